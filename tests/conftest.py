@@ -1,0 +1,31 @@
+"""pytest set-up: the portable core and the CPython shim on the path, and a summary line
+for the MicroPython half of the suite."""
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+for sub in ("firmware", "host_tools/shim", "host_tools", "tests/portable", "tests"):
+    p = str(ROOT / sub)
+    if p not in sys.path:
+        sys.path.insert(0, p)
+
+# tests/mpy needs MicroPython itself (littlefs, the fake bluetooth); the bridge runs it.
+collect_ignore_glob = ["mpy/*", "fakes/*", "mpy_runner.py"]
+
+
+def pytest_terminal_summary(terminalreporter):
+    try:
+        import test_micropython as bridge
+    except ImportError:
+        return
+    res = getattr(bridge, "RESULTS", {})
+    if not res:
+        return
+    p = sum(r[0] for r in res.values())
+    f = sum(r[1] for r in res.values())
+    s = sum(r[2] for r in res.values())
+    terminalreporter.write_line(
+        "MicroPython unix port (-X heapsize=%s): %d modules, %d tests passed, %d failed, %d skipped"
+        % (bridge.HEAP, len(res), p, f, s)
+    )
