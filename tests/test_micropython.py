@@ -29,10 +29,10 @@ def micropython_binary():
 
 def run_module(path, heap=HEAP, timeout=900):
     env = dict(os.environ)
-    env["MICROPYPATH"] = ":".join(
-        str(ROOT / d)
-        for d in ("firmware", "tests/fakes", "tests/portable", "tests/mpy", "tests")
-    ) + ":.frozen"
+    env["MICROPYPATH"] = (
+        ":".join(str(ROOT / d) for d in ("firmware", "tests/fakes", "tests/portable", "tests/mpy", "tests"))
+        + ":.frozen"
+    )
     return subprocess.run(
         [micropython_binary(), "-X", "heapsize=" + heap, str(ROOT / "tests" / "mpy_runner.py"), path.stem],
         cwd=str(ROOT),

@@ -22,16 +22,20 @@ def main(argv):
     scripts = sorted((ROOT / "tools").glob("bench_*.py"))
     report = {
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "machine": {"platform": platform.platform(), "python": platform.python_version(),
-                    "cpus": os.cpu_count()},
-        "commit": subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
-                                 capture_output=True, text=True).stdout.strip(),
+        "machine": {
+            "platform": platform.platform(),
+            "python": platform.python_version(),
+            "cpus": os.cpu_count(),
+        },
+        "commit": subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+        ).stdout.strip(),
         "benchmark_set": "../shared/bench/positions_2000.json",
         "areas": {},
         "failed": [],
     }
     for s in scripts:
-        area = s.stem[len("bench_"):]
+        area = s.stem[len("bench_") :]
         print("== bench %s" % area, flush=True)
         t0 = time.time()
         proc = subprocess.run([sys.executable, str(s), str(out)], cwd=ROOT)
@@ -43,8 +47,10 @@ def main(argv):
         data["bench_wall_s"] = round(time.time() - t0, 1)
         report["areas"][area] = data
     (out / "report.json").write_text(json.dumps(report, indent=2) + "\n")
-    print("report: %s (%d areas, failed: %s)" % (out / "report.json", len(report["areas"]),
-                                                 ", ".join(report["failed"]) or "none"))
+    print(
+        "report: %s (%d areas, failed: %s)"
+        % (out / "report.json", len(report["areas"]), ", ".join(report["failed"]) or "none")
+    )
     return 1 if report["failed"] else 0
 
 

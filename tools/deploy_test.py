@@ -23,8 +23,11 @@ import deploy  # noqa: E402
 def main():
     if not shutil.which("socat"):
         if os.geteuid() == 0 and shutil.which("apt-get"):
-            subprocess.run(["apt-get", "install", "-y", "-qq", "socat"], check=False,
-                           env=dict(os.environ, DEBIAN_FRONTEND="noninteractive"))
+            subprocess.run(
+                ["apt-get", "install", "-y", "-qq", "socat"],
+                check=False,
+                env=dict(os.environ, DEBIAN_FRONTEND="noninteractive"),
+            )
         if not shutil.which("socat"):
             print("deploy-test: socat missing (apt-get install socat)", file=sys.stderr)
             return 1
@@ -35,7 +38,8 @@ def main():
     mpy = deploy.tool("micropython")
     sock = subprocess.Popen(
         ["socat", "PTY,link=%s,raw,echo=0" % pty, "EXEC:%s -i,pty,raw,echo=0,stderr,setsid" % mpy],
-        cwd=str(device), stderr=subprocess.DEVNULL,
+        cwd=str(device),
+        stderr=subprocess.DEVNULL,
     )
     try:
         for _ in range(100):
@@ -54,8 +58,11 @@ def main():
                 assert got.exists(), "not on the device: %s" % rel
                 assert got.read_bytes() == f.read_bytes(), "corrupted on the device: %s" % rel
                 n += 1
-        mods = [p.relative_to(built).with_suffix("").as_posix().replace("/", ".")
-                for p in built.rglob("*.mpy") if p.name != "__init__.mpy"]
+        mods = [
+            p.relative_to(built).with_suffix("").as_posix().replace("/", ".")
+            for p in built.rglob("*.mpy")
+            if p.name != "__init__.mpy"
+        ]
         probe = (
             "ok=0\nnat=0\ndev=0\nbad=[]\n"
             "for m in %r:\n"
@@ -68,8 +75,12 @@ def main():
             "  else: bad.append((m,str(e)))\n"
             "print('IMPORTED',ok,'NATIVE',nat,'DEVICE_ONLY',dev,'BAD',bad)\n" % (mods,)
         )
-        out = subprocess.run([deploy.tool("mpremote"), "connect", str(pty), "resume", "exec", probe],
-                             capture_output=True, text=True, timeout=60)
+        out = subprocess.run(
+            [deploy.tool("mpremote"), "connect", str(pty), "resume", "exec", probe],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         print(out.stdout.strip())
         assert "BAD []" in out.stdout, out.stdout + out.stderr
         print("deploy-test: %d files deployed over %s and verified" % (n, pty))
