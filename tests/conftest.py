@@ -25,7 +25,12 @@ def pytest_terminal_summary(terminalreporter):
     p = sum(r[0] for r in res.values())
     f = sum(r[1] for r in res.values())
     s = sum(r[2] for r in res.values())
+    big = sorted({r[3] for r in res.values() if r[3] != bridge.HEAP})
+    extra = ""
+    if big:
+        nbig = sum(1 for r in res.values() if r[3] != bridge.HEAP)
+        extra = " (%d two-ended link modules at %s)" % (nbig, "/".join(big))
     terminalreporter.write_line(
-        "MicroPython unix port (-X heapsize=%s): %d modules, %d tests passed, %d failed, %d skipped"
-        % (bridge.HEAP, len(res), p, f, s)
+        "MicroPython unix port (-X heapsize=%s): %d modules, %d tests passed, %d failed, %d skipped%s"
+        % (bridge.HEAP, len(res), p, f, s, extra)
     )
