@@ -1,0 +1,197 @@
+# pyright: reportOptionalMemberAccess=false, reportOptionalSubscript=false
+# pyright: reportOptionalIterable=false, reportArgumentType=false
+# (opening, cup, dice and the ambiguity candidates exist exactly in the phases that use them)
+"""The game controller: a whole match as a pure state machine.
+
+Everything the board decides happens in :class:`Controller`; it never sleeps, reads a pin or
+touches the flash. Three inputs drive it:
+
+- ``board(counts, now)`` -- a stable reading of the reed sensors as colour-blind counts
+  (28 rows, see :func:`app.rules.counts_of`), from the scanner after debounce;
+- ``button(side, role, kind, now)`` -- a press (``PRESS``) or a long press (``LONG``) of a
+  side's ``ROLL`` (roll/confirm) or ``CUBE`` button;
+- ``tick(now)`` -- time passing (the match clock).
+
+Every decision the players confirm becomes an *action* ``(kind, fields)`` -- exactly the
+record kinds and field tuples of ``bg.record`` -- appended to ``outbox`` and folded into the
+controller's own state by :meth:`Controller.apply`, the same function that replays the
+journal at boot: a resumed match is exactly the state its actions describe. The async glue
+(``app.main``) drains ``outbox`` into the journal.
+
+Example (deterministic dice; the checkers on the start position)::
+
+    c = Controller(Settings(length=3), rules, dice_factory, new_match_id)
+    c.board(rules.counts_of(rules.start_position()), 0)
+    c.button(0, ROLL)          # IDLE -> OPENING (the dice seed is drawn)
+    c.button(0, ROLL)          # MATCH_START, GAME_START, OPENING: the winner moves
+    c.phase == MOVING
+
+Buttons: docs/controller.md has the full table.
+"""
+from app.ctl_defs import *  # noqa: F403 - the controller's vocabulary is part of its API
+from app.ctl_defs import (
+    AWAIT_ROLL,
+    CHOICE,
+    CUBE,
+    DOUBLED,
+    END_DROP,
+    END_RESIGN,
+    END_TIME,
+    GAME_OVER,
+    IDLE,
+    ILLEGAL,
+    K_BEAVER,
+    K_DOUBLE,
+    K_DROP,
+    K_PLAY,
+    K_RESIGN,
+    K_RESIGN_ACCEPT,
+    K_RESIGN_REJECT,
+    K_TAKE,
+    LONG,
+    MATCH_OVER,
+    MOVING,
+    OPENING,
+    PLAY_ILLEGAL_ACCEPTED,
+    PRESS,
+    RESIGNING,
+    ROLL,
+)
+from app.ctl_turns import Turns
+
+
+class Controller(Turns):
+    """One board's match state machine.
+
+    ``rules``: the engine adapter (``app.rules``). ``dice_factory(match_id)``: a new
+    ``bg.dice_match.Fairness`` (board seed from the HAL's random source). ``new_match_id()``:
+    8 bytes. ``unix_time()``: wall clock seconds. All injected, so tests are deterministic."""
+
+    def board(self, counts, now=0):
+        """A stable sensor reading (28 colour-blind row counts)."""
+        self.sensed[:] = counts
+        self.sensed_valid = True
+        if self.phase == MOVING:
+            self.message = ""  # the player is correcting: free until confirmed
+            self.choices = None
+            if self.hinter is not None:
+                self.hinter.update(self.sensed)
+        elif self.phase == ILLEGAL and self.sensed != self._illegal_counts:
+            self.phase = MOVING  # the mover changed the board again: nothing was accepted
+            self.message = ""
+        self._update_marks()
+        self._run_clock(now)
+
+    def button(self, side, role, kind=PRESS, now=0):
+        """A button event. Returns True when it did something; a press at the wrong time is
+        ignored (the cup stays closed, nothing is thrown or recorded)."""
+        if side not in (0, 1):
+            raise ValueError("side must be 0 or 1")
+        self.mix(now)
+        self.clock.charge(now)
+        ph = self.phase
+        done = False
+        mine = side == self.side
+        if ph == IDLE:
+            if role == ROLL and self.board_matches():
+                self._prepare_match()
+                done = True
+        elif ph == OPENING:
+            if role == ROLL and self.board_matches():
+                if self.match_id is None:
+                    self._start_match()
+                done = self._opening_throw(side)
+        elif ph == CHOICE:
+            if mine and role == ROLL:
+                self.opening.keep()
+                self._begin_moving(self.opening.starter, self.opening.dice)
+                done = True
+            elif mine and role == CUBE:
+                self.opening.reroll()
+                done = self._opening_throw(side)
+        elif ph == AWAIT_ROLL:
+            if mine and kind == PRESS and role == ROLL and self.board_matches():
+                self._roll()
+                done = True
+            elif mine and kind == PRESS and role == CUBE and self.may_double and self.board_matches():
+                self._emit(K_DOUBLE, (side, 2 * self.cube))
+                done = True
+            elif mine and kind == LONG and role == CUBE:
+                self._offer_resign(side)
+                done = True
+        elif ph == MOVING:
+            if mine and kind == PRESS and role == ROLL:
+                done = self._confirm()
+            elif mine and kind == PRESS and role == CUBE and self.choices:
+                done = self.next_choice()
+            elif mine and kind == LONG and role == CUBE:
+                self._offer_resign(side)
+                done = True
+        elif ph == DOUBLED:
+            if not mine and role == ROLL:
+                self._emit(K_TAKE, (side,))
+                done = True
+            elif not mine and role == CUBE and kind == LONG and self._may_beaver():
+                self._emit(K_BEAVER, (side, 4 * self.cube))
+                done = True
+            elif not mine and role == CUBE and kind == PRESS:
+                self._emit(K_DROP, (side,))
+                self._end_game(self.side, self.cube, 1, END_DROP)
+                done = True
+        elif ph == RESIGNING:
+            if mine and role == CUBE and kind == PRESS:
+                self.resign_value = self.resign_value % 3 + 1  # single -> gammon -> backgammon
+                done = True
+            elif mine and role == CUBE and kind == LONG:
+                self.phase = self._prev_phase  # withdrawn before the opponent answered
+                done = True
+            elif not mine and role == ROLL:
+                v = self.resign_value
+                self._emit(K_RESIGN, (self.side, v))
+                self._emit(K_RESIGN_ACCEPT, (side,))
+                self._end_game(side, self._points(v), v, END_RESIGN)
+                done = True
+            elif not mine and role == CUBE:
+                self._emit(K_RESIGN, (self.side, self.resign_value))
+                self._emit(K_RESIGN_REJECT, (side,))
+                done = True
+        elif ph == ILLEGAL:
+            if not mine and role == ROLL:
+                # seed 000: the opponent accepts the play as it stands
+                self._emit(K_PLAY, (self.side, self.pending_play, PLAY_ILLEGAL_ACCEPTED))
+                self._after_play(1 - side)
+                done = True
+            elif not mine and role == CUBE:
+                self.phase = MOVING  # the opponent insists on a legal play
+                self.message = "illegal play refused"
+                done = True
+        elif ph == GAME_OVER:
+            if role == ROLL:
+                self._start_game()
+                done = True
+        elif ph == MATCH_OVER:
+            if role == ROLL:
+                self.fair = None
+                self.cup = None
+                self._new_match_state()
+                done = True
+        if done:
+            self._update_marks()
+            self._run_clock(now)
+        return done
+
+    def tick(self, now):
+        """Time passes: charge the running clock; a flag fall loses the match."""
+        out = self.clock.charge(now)
+        if out >= 0 and self.phase not in (IDLE, GAME_OVER, MATCH_OVER):
+            self.flagged = out
+            self._end_game(1 - out, 1, 1, END_TIME)
+            self._update_marks()
+            return True
+        return False
+
+    def mix(self, ticks):
+        """Button timing (microseconds) for the player seed, until the first throw."""
+        if self.fair is not None and not self.fair.fixed:
+            self.fair.mix_timing(ticks)
+

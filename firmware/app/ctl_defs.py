@@ -1,0 +1,156 @@
+"""The controller's vocabulary: action kinds (the ``bg.record`` values), phases, buttons,
+``Settings`` and the match ``Clock``. Split from ``app.controller`` so each module compiles
+within a 64k MicroPython heap."""
+
+from micropython import const
+
+# Action kinds and flags: the values of ``bg.record`` (the journal's format), repeated as
+# const() so the controller does not need the encoder in RAM (tests check they agree).
+K_MATCH_START = const(0x01)
+K_GAME_START = const(0x02)
+K_OPENING = const(0x03)
+K_ROLL = const(0x04)
+K_PLAY = const(0x05)
+K_DOUBLE = const(0x06)
+K_TAKE = const(0x07)
+K_DROP = const(0x08)
+K_BEAVER = const(0x09)
+K_AUTO_DOUBLE = const(0x0A)
+K_RESIGN = const(0x0B)
+K_RESIGN_ACCEPT = const(0x0C)
+K_RESIGN_REJECT = const(0x0D)
+K_GAME_END = const(0x0E)
+K_MATCH_END = const(0x0F)
+K_SEED_REVEAL = const(0x10)
+K_CLOCK = const(0x11)
+OPT_CRAWFORD = const(0x01)
+OPT_JACOBY = const(0x02)
+OPT_BEAVER = const(0x04)
+OPT_CASUAL = const(0x08)
+OPT_HOUSE_OPENING = const(0x10)
+OPT_CLOCK = const(0x20)
+GAME_CRAWFORD = const(0x01)
+OPEN_HOUSE = const(0x01)
+OPEN_REROLL = const(0x02)
+PLAY_ILLEGAL_ACCEPTED = const(0x01)
+END_BEAROFF = const(0)
+END_DROP = const(1)
+END_RESIGN = const(2)
+END_TIME = const(3)
+
+# Buttons
+ROLL = const(0)
+CUBE = const(1)
+PRESS = const(0)
+LONG = const(1)
+
+# Phases
+IDLE = const(0)  # no match: set up the start position, press ROLL to begin
+OPENING = const(1)  # press ROLL for the opening throw (house variant: each side in turn)
+CHOICE = const(2)  # house variant: the starter keeps (ROLL) or throws again (CUBE)
+AWAIT_ROLL = const(3)  # ``side`` may double (CUBE) or roll (ROLL)
+MOVING = const(4)  # ``side`` moves checkers; ROLL confirms ("picks up the dice")
+DOUBLED = const(5)  # ``side`` offered the cube: opponent takes (ROLL), drops (CUBE), beavers (LONG CUBE)
+RESIGNING = const(6)  # ``side`` offers to resign: opponent accepts (ROLL) / rejects (CUBE)
+ILLEGAL = const(7)  # casual: ``side`` confirmed an illegal play: opponent accepts (ROLL) / refuses (CUBE)
+GAME_OVER = const(8)  # result shown; ROLL starts the next game
+MATCH_OVER = const(9)  # result shown; ROLL returns to IDLE
+
+PHASE_NAMES = (
+    "idle", "opening", "choice", "await_roll", "moving", "doubled", "resigning", "illegal",
+    "game_over", "match_over",
+)
+
+# Marks (what the LEDs show on a row)
+M_NONE = const(0)
+M_MISSING = const(1)  # a checker should be here and is not
+M_EXTRA = const(2)  # a checker is here that should not be
+
+_MAX_CUBE = const(1 << 30)
+
+
+class Settings:
+    """Match settings. ``length`` 0 = money play. ``auto_doubles`` is the automatic-double
+    limit (money play; 0 = off). ``clock_s``/``delay_s``: reserve per player and delay per
+    move, seconds (0 = no clock). ``casual``: the opponent may accept an illegal play (seed
+    000). ``house``: the seed-004 opening (highest total starts, one re-roll)."""
+
+    def __init__(self, length=0, crawford=True, jacoby=False, beaver=False, auto_doubles=0,
+                 casual=False, clock_s=0, delay_s=0, house=False, names=("white", "black")):
+        if not 0 <= length <= 255:
+            raise ValueError("match length must be 0 (money) .. 255")
+        if not 0 <= clock_s <= 65535 or not 0 <= delay_s <= 255:
+            raise ValueError("clock reserve 0..65535 s, delay 0..255 s")
+        if not 0 <= auto_doubles <= 6:
+            raise ValueError("automatic doubles limit must be 0..6")
+        self.length = length
+        self.crawford = crawford
+        self.jacoby = jacoby
+        self.beaver = beaver
+        self.auto_doubles = auto_doubles
+        self.casual = casual
+        self.clock_s = clock_s
+        self.delay_s = delay_s
+        self.house = house
+        self.names = (names[0], names[1])
+
+    def flags(self):
+        f = 0
+        if self.crawford:
+            f |= OPT_CRAWFORD
+        if self.jacoby:
+            f |= OPT_JACOBY
+        if self.beaver:
+            f |= OPT_BEAVER
+        if self.casual:
+            f |= OPT_CASUAL
+        if self.house:
+            f |= OPT_HOUSE_OPENING
+        if self.clock_s:
+            f |= OPT_CLOCK
+        return f
+
+    @classmethod
+    def from_record(cls, f):
+        """Settings from MATCH_START fields."""
+        fl = f[3]
+        return cls(f[2], bool(fl & OPT_CRAWFORD), bool(fl & OPT_JACOBY), bool(fl & OPT_BEAVER),
+                   f[4], bool(fl & OPT_CASUAL), f[5], f[6], bool(fl & OPT_HOUSE_OPENING),
+                   (f[7], f[8]))
+
+
+class Clock:
+    """The match clock: a reserve per player plus a delay per move (the first ``delay_ms``
+    each time a player's clock starts are free). Only the player the board is waiting on is
+    ever charged (``run(side)``); ``run(-1)`` stops both."""
+
+    def __init__(self, reserve_ms, delay_ms):
+        self.enabled = reserve_ms > 0
+        self.left = [reserve_ms, reserve_ms]
+        self.used = [0, 0]
+        self.delay_ms = delay_ms
+        self.side = -1
+        self._since = 0
+        self._delay_left = 0
+
+    def run(self, side, now):
+        self.charge(now)
+        if side != self.side:
+            self.side = side
+            self._delay_left = self.delay_ms
+        self._since = now
+
+    def charge(self, now):
+        """Charge the running side up to ``now``; returns the side that ran out, or -1."""
+        s = self.side
+        dt = now - self._since
+        self._since = now
+        if not self.enabled or s < 0 or dt <= 0:
+            return -1
+        free = dt if dt < self._delay_left else self._delay_left
+        self._delay_left -= free
+        dt -= free
+        if dt:
+            self.used[s] += dt
+            self.left[s] = self.left[s] - dt if self.left[s] > dt else 0
+        return s if self.left[s] == 0 else -1

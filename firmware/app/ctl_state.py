@@ -1,0 +1,302 @@
+# pyright: reportOptionalMemberAccess=false, reportOptionalSubscript=false
+# pyright: reportOptionalIterable=false, reportArgumentType=false
+# (opening, cup, dice and the ambiguity candidates exist exactly in the phases that use them)
+"""The controller's state and its fold: ``State.apply(kind, fields)`` folds one confirmed
+action (a ``bg.record`` kind and field tuple) into the match state -- the same function for
+live play and for replaying the journal after a power cut. ``app.controller.Controller`` adds
+the inputs (sensors, buttons, time) on top."""
+
+from app.ctl_defs import (
+    AWAIT_ROLL,
+    CHOICE,
+    DOUBLED,
+    GAME_CRAWFORD,
+    GAME_OVER,
+    IDLE,
+    ILLEGAL,
+    K_AUTO_DOUBLE,
+    K_BEAVER,
+    K_CLOCK,
+    K_DOUBLE,
+    K_DROP,
+    K_GAME_END,
+    K_GAME_START,
+    K_MATCH_END,
+    K_MATCH_START,
+    K_OPENING,
+    K_PLAY,
+    K_RESIGN,
+    K_RESIGN_ACCEPT,
+    K_RESIGN_REJECT,
+    K_ROLL,
+    K_SEED_REVEAL,
+    K_TAKE,
+    MATCH_OVER,
+    MOVING,
+    OPEN_HOUSE,
+    OPEN_REROLL,
+    OPENING,
+    PLAY_ILLEGAL_ACCEPTED,
+    RESIGNING,
+    Clock,
+    Settings,
+)
+from app.rules import NLOC, counts_of
+
+_MAX_CUBE = 1 << 30
+
+
+class State:
+    """Match state (see ``app.controller.Controller`` for the constructor's arguments)."""
+
+    def __init__(self, settings, rules, dice_factory, new_match_id, unix_time=None, cap=6):
+        self.settings = settings
+        self.rules = rules
+        self._dice_factory = dice_factory
+        self._new_match_id = new_match_id
+        self._unix_time = unix_time
+        self.cap = cap
+        self.outbox = []
+        self.sensed = bytearray(NLOC)
+        self.sensed_valid = False
+        self.missing = 0  # row masks for the LEDs (bit r = row r)
+        self.extra = 0
+        self._expect = bytearray(NLOC)
+        self._illegal_counts = bytearray(NLOC)
+        self.turn_start = bytearray(52)
+        self.fair = None
+        self.cup = None
+        self.hinter = None  # optional app.rules.Hinter: a lifted checker's legal destinations
+        self.message = ""
+        self.flagged = -1
+        self._new_match_state()
+
+    def _new_match_state(self):
+        self.phase = IDLE
+        self.side = -1
+        self.dice = bytearray(2)
+        self.cube = 1
+        self.owner = -1
+        self.score = [0, 0]
+        self.game_no = 0
+        self.crawford_game = False
+        self.crawford_done = False
+        self.resign_value = 0
+        self.result = None  # (winner, points, kind, reason) of the last game
+        self.match_id = None
+        self.commitment = None
+        self.player_seed = None
+        self.throws = 0
+        self.pending_play = None
+        self.choices = None  # several legal plays read the same: the candidates (step tuples)
+        self.choice = 0
+        self.last_play = None  # (side, steps) of the last recorded play
+        self.opening = None
+        self.house_first = None  # house variant: side 0's throw until side 1 throws
+        self.rolled = 0  # ticks of the last throw (dice animation)
+        self._prev_phase = IDLE
+        self._auto = 0
+        self.pos = self.rules.start_position()
+        self.clock = Clock(self.settings.clock_s * 1000, self.settings.delay_s * 1000)
+
+    @property
+    def may_double(self):
+        """The side on roll may offer the cube now: before rolling, cube centred or its own,
+        not in the Crawford game (match play: up to the 64 of the physical cube)."""
+        if self.phase != AWAIT_ROLL or self.crawford_game:
+            return False
+        if self.owner not in (-1, self.side):
+            return False
+        return self.cube < (64 if self.settings.length else _MAX_CUBE)
+
+    def expected(self):
+        """The counts the physical board should read when it is at rest now."""
+        return counts_of(self.pos, self._expect, self.cap)
+
+    def board_matches(self):
+        return self.sensed_valid and self.sensed == self.expected()
+
+
+    def apply(self, k, f):
+        """Fold one action (a ``bg.record`` kind and field tuple) into the state. Replaying
+        a journal is ``for k, f in actions: c.apply(k, f)``; ``outbox`` is not touched."""
+        if k == K_MATCH_START:
+            self.settings = Settings.from_record(f)
+            self._new_match_state()
+            self.match_id = bytes(f[0])
+            self.commitment = bytes(f[9])
+            self.player_seed = bytes(f[10])
+        elif k == K_GAME_START:
+            self.game_no = f[0]
+            self.score[0] = f[1]
+            self.score[1] = f[2]
+            self.crawford_game = bool(f[3] & GAME_CRAWFORD)
+            if self.crawford_game:
+                self.crawford_done = True
+            self.pos = self.rules.start_position()
+            self.cube = 1
+            self.owner = -1
+            self.side = -1
+            self.dice[0] = self.dice[1] = 0
+            self.result = None
+            self.last_play = None
+            self._auto = 0
+            self.house_first = None
+            self.phase = OPENING
+            from bg.dice_cup import Opening
+
+            self.opening = Opening(self.settings.house)
+        elif k == K_OPENING:
+            flags, dice = f
+            o = self.opening
+            if flags & OPEN_REROLL:
+                self.throws += 1
+                o.reroll()
+                o.feed(dice[0], dice[1])
+            elif flags & OPEN_HOUSE:
+                self.throws += 2
+                o.feed(dice[0], dice[1])
+                o.feed(dice[2], dice[3])
+            else:
+                self.throws += 1
+                o.feed(dice[0], dice[1])
+            self.house_first = None
+            self.dice[0] = dice[-2]
+            self.dice[1] = dice[-1]
+            if o.state == 2:  # DONE
+                self._begin_moving(o.starter, o.dice)
+            elif o.state == 1:  # CHOICE
+                self.phase = CHOICE
+                self.side = o.starter
+                d = o.dice
+                self.dice[0] = d[0]
+                self.dice[1] = d[1]
+        elif k == K_AUTO_DOUBLE:
+            self.cube = f[0]
+            self._auto += 1
+        elif k == K_ROLL:
+            self.throws += 1
+            self._begin_moving(f[0], (f[1], f[2]))
+        elif k == K_PLAY:
+            side, steps, flags = f
+            if self.phase == CHOICE:
+                self.opening.keep()
+            if flags & PLAY_ILLEGAL_ACCEPTED:
+                self.rules.apply_free(self.pos, side, steps)
+            else:
+                self.rules.apply_steps(self.pos, side, steps)
+            self.last_play = (side, steps)
+            self.pending_play = None
+            self.phase = AWAIT_ROLL
+            self.side = 1 - side
+            self.dice[0] = self.dice[1] = 0
+        elif k == K_DOUBLE:
+            self.side = f[0]
+            self.phase = DOUBLED
+        elif k == K_TAKE:
+            self.cube *= 2
+            self.owner = f[0]
+            self.phase = AWAIT_ROLL  # the doubler (self.side) rolls
+        elif k == K_BEAVER:
+            self.cube = f[1]
+            self.owner = f[0]
+            self.phase = AWAIT_ROLL
+        elif k == K_RESIGN:
+            self.resign_value = f[1]
+        elif k == K_RESIGN_REJECT:
+            if self.phase == RESIGNING:
+                self.phase = self._prev_phase
+                self.side = 1 - f[0]
+        elif k == K_GAME_END:
+            w, pts = f[0], f[1]
+            self.score[w] += pts
+            self.result = (w, pts, f[2], f[3])
+            self.phase = GAME_OVER
+            self.dice[0] = self.dice[1] = 0
+        elif k == K_MATCH_END:
+            self.phase = MATCH_OVER
+        elif k == K_CLOCK:
+            self.clock.used[f[0]] = f[1]
+            self.clock.left[f[0]] = f[2]
+        elif k in (K_DROP, K_RESIGN_ACCEPT, K_SEED_REVEAL):
+            pass  # GAME_END follows / nothing to fold
+        else:
+            raise ValueError("unknown action kind %d" % k)
+
+    def resume(self, actions, board_seed=None):
+        """Replay a journal's actions after a power cut (any iterable of ``(kind, fields)``,
+        consumed one at a time). ``board_seed``: the match's secret dice seed (32 bytes, from
+        the journal) so the next throw is the one the journal expects."""
+        for k, f in actions:
+            self.apply(k, f)
+        if self.match_id is not None and self.phase != MATCH_OVER and board_seed is not None:
+            from bg.dice_cup import Cup
+            from bg.dice_match import Fairness
+
+            fair = Fairness(self.match_id, board_seed, self.player_seed, self.throws)
+            if fair.commitment != self.commitment:
+                raise ValueError("dice seed does not match the journal's commitment")
+            self.fair = fair
+            self.cup = Cup(fair)
+        self._update_marks()
+
+    def board_seed(self):
+        """The current match's secret dice seed (32 bytes) for the journal, or None."""
+        if self.fair is None:
+            return None
+        from bg.dice_match import unpack_secret
+
+        return unpack_secret(self.fair.secret())[1]
+
+
+    def _begin_moving(self, side, dice):
+        self.phase = MOVING
+        self.side = side
+        self.dice[0] = dice[0]
+        self.dice[1] = dice[1]
+        self.turn_start[:] = self.pos
+        self.pending_play = None
+        self.choices = None
+        h = self.hinter
+        if h is not None:
+            h.begin(self.turn_start, side, dice[0], dice[1])
+        self.message = ""
+
+    def clock_side(self):
+        """Whom the board is waiting on (the only side a clock may charge), or -1."""
+        ph = self.phase
+        if ph == AWAIT_ROLL:
+            # a board out of place after a confirmed play is nobody's decision
+            return self.side if self.board_matches() else -1
+        if ph in (MOVING, CHOICE):
+            return self.side
+        if ph in (DOUBLED, RESIGNING, ILLEGAL):
+            return 1 - self.side
+        return -1
+
+    def _run_clock(self, now):
+        if self.clock.enabled:
+            self.clock.run(self.clock_side(), now)
+
+    def _update_marks(self):
+        """Row masks for the LEDs: where a checker is missing / extra compared with what
+        the board should show now (during a turn: only after an illegal confirm)."""
+        self.missing = self.extra = 0
+        if not self.sensed_valid:
+            return
+        ph = self.phase
+        if ph in (MOVING, ILLEGAL):
+            if not self.message and ph == MOVING:
+                return
+            ref = counts_of(self.turn_start, self._expect, self.cap)
+        else:
+            ref = self.expected()
+        m = e = 0
+        for i in range(NLOC):
+            d = self.sensed[i] - ref[i]
+            if d < 0:
+                m |= 1 << i
+            elif d > 0:
+                e |= 1 << i
+        self.missing = m
+        self.extra = e

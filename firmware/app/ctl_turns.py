@@ -1,0 +1,199 @@
+# pyright: reportOptionalMemberAccess=false, reportOptionalSubscript=false
+# pyright: reportOptionalIterable=false, reportArgumentType=false
+# (opening, cup, dice and the ambiguity candidates exist exactly in the phases that use them)
+"""The controller's transitions: what a confirmed press does to the match (throws, plays,
+cube, resignations, game and match ends). ``app.controller.Controller`` decides *when*
+(buttons, sensors); this module decides *what*, emitting ``bg.record`` actions folded by
+``app.ctl_state.State.apply``."""
+
+from app.ctl_defs import (
+    END_BEAROFF,
+    END_TIME,
+    GAME_CRAWFORD,
+    GAME_OVER,
+    ILLEGAL,
+    K_AUTO_DOUBLE,
+    K_CLOCK,
+    K_GAME_END,
+    K_GAME_START,
+    K_MATCH_END,
+    K_MATCH_START,
+    K_OPENING,
+    K_PLAY,
+    K_ROLL,
+    K_SEED_REVEAL,
+    OPEN_HOUSE,
+    OPEN_REROLL,
+    OPENING,
+    RESIGNING,
+)
+from app.ctl_state import State
+
+
+class Turns(State):
+    """Transitions on top of the state fold."""
+
+    def _emit(self, kind, fields):
+        self.outbox.append((kind, fields))
+        self.apply(kind, fields)
+
+    def _prepare_match(self):
+        """ROLL in IDLE: draw the dice seed and wait for the opening throw. Nothing is
+        journaled yet; button timing until that throw goes into the player seed."""
+        self.fair = self._dice_factory(self._new_match_id())
+        self.cup = None
+        self.phase = OPENING
+
+    def _start_match(self):
+        s = self.settings
+        ps = self.fair.fix()
+        from bg.dice_cup import Cup
+
+        self.cup = Cup(self.fair)
+        t = self._unix_time() if self._unix_time else 0
+        self._emit(K_MATCH_START, (self.fair.match_id, t, s.length, s.flags(), s.auto_doubles,
+                                   s.clock_s, s.delay_s, s.names[0], s.names[1],
+                                   self.fair.commitment, ps))
+        self._start_game()
+
+    def _start_game(self):
+        s = self.settings
+        crawford = s.length and s.crawford and not self.crawford_done and max(self.score) == s.length - 1
+        self._emit(K_GAME_START, (self.game_no + 1, self.score[0], self.score[1],
+                                  GAME_CRAWFORD if crawford else 0))
+
+    def _throw(self, side):
+        cup = self.cup
+        cup.allow(side)
+        return cup.press(side)
+
+    def _opening_throw(self, side):
+        o = self.opening
+        s = self.settings
+        if not s.house:
+            d = self._throw(2)  # EITHER: whoever presses throws both dice
+            self._emit(K_OPENING, (0, (d[0], d[1])))
+            if d[0] == d[1] and not s.length and self._auto < s.auto_doubles:
+                self._emit(K_AUTO_DOUBLE, (2 * self.cube,))
+            return True
+        if o.state == 0 and o._rerolling:  # the starter's one re-roll
+            if side != o.starter:
+                return False
+            d = self._throw(side)
+            o._rerolling = False
+            o.state = 1
+            self._emit(K_OPENING, (OPEN_HOUSE | OPEN_REROLL, (d[0], d[1])))
+            return True
+        want = 0 if self.house_first is None else 1
+        if side != want:
+            return False
+        d = self._throw(side)
+        if want == 0:
+            # side 0's two dice wait (unjournaled: after a power cut the same throw comes
+            # again, the counter is derived from the journal) for side 1's throw
+            self.house_first = (d[0], d[1])
+            self.dice[0], self.dice[1] = d[0], d[1]
+            self.throws += 1
+            return True
+        a = self.house_first
+        self.throws -= 1  # the pair's record counts both throws
+        self._emit(K_OPENING, (OPEN_HOUSE, (a[0], a[1], d[0], d[1])))
+        return True
+
+    def _roll(self):
+        d = self._throw(self.side)
+        self._emit(K_ROLL, (self.side, d[0], d[1]))
+
+    def _confirm(self):
+        """ROLL while moving: record the sensed play when exactly one legal play reads like
+        it; otherwise say what is wrong (casual mode: the opponent may accept it)."""
+        if not self.sensed_valid:
+            return False
+        if self.choices:
+            return self._record_play(self.choices[self.choice])
+        plays = self.rules.plays_matching(self.turn_start, self.side, self.dice[0], self.dice[1],
+                                          self.sensed, self.cap)
+        if len(plays) == 1:
+            return self._record_play(plays[0])
+        if plays:
+            # several legal plays read the same (stacks beyond the slot count): never guess.
+            # The LEDs show candidate ``choice``; CUBE shows the next, ROLL records the shown one.
+            self.message = "ambiguous: %d legal plays read the same" % len(plays)
+            self.choices = plays
+            self.choice = 0
+            return True
+        self.message = "illegal play"
+        if self.settings.casual:
+            steps = self.rules.steps_between(self.turn_start, self.side, self.sensed, self.cap)
+            if steps is not None:
+                self.pending_play = steps
+                self._illegal_counts[:] = self.sensed
+                self.phase = ILLEGAL
+                return True
+        self._update_marks()
+        return False
+
+    def _record_play(self, steps):
+        self.message = ""
+        self.choices = None
+        self._emit(K_PLAY, (self.side, steps, 0))
+        if self.clock.enabled:  # the mover's time, so a resumed match keeps it
+            s = self.side
+            self._emit(K_CLOCK, (s, self.clock.used[s], self.clock.left[s]))
+        self._after_play(1 - self.side)
+        return True
+
+    def next_choice(self):
+        """CUBE while several legal plays read the same: show the next candidate."""
+        self.choice = (self.choice + 1) % len(self.choices)
+        return True
+
+    def _after_play(self, mover):
+        """After a recorded play: the game is over when the mover bore off all 15."""
+        r = self.rules.game_result(self.pos, mover)
+        if r:
+            self._end_game(mover, self._points(r), r, END_BEAROFF)
+
+    def _points(self, kind):
+        """Points for a single (1), gammon (2), backgammon (3) at the current cube. Jacoby
+        (money): gammons count only once the cube was turned."""
+        s = self.settings
+        if not s.length and s.jacoby and self.owner == -1:
+            kind = 1
+        return self.cube * kind
+
+    def _end_game(self, winner, points, kind, reason):
+        s = self.settings
+        if reason == END_TIME:
+            # a flag fall loses the match (money play: the game at the current stake)
+            points = max(1, s.length - self.score[winner]) if s.length else self.cube
+        self._emit(K_GAME_END, (winner, points, kind, reason))
+        if reason == END_TIME or (s.length and self.score[winner] >= s.length):
+            w = 0 if self.score[0] > self.score[1] else 1
+            if reason == END_TIME:
+                w = winner
+            self._emit(K_MATCH_END, (w, self.score[0], self.score[1]))
+            if self.fair is not None:
+                self.fair.end_match()
+                self._emit(K_SEED_REVEAL, (self.fair.reveal(),))
+
+    def _offer_resign(self, side):
+        self._prev_phase = self.phase
+        self.phase = RESIGNING
+        self.side = side
+        self.resign_value = 1
+
+    def _may_beaver(self):
+        return self.settings.beaver and not self.settings.length
+
+    def end_money_session(self):
+        """Money play has no natural end: the players end the session (both CUBE buttons
+        held, see app.main) between games."""
+        if self.phase == GAME_OVER and not self.settings.length:
+            w = 0 if self.score[0] >= self.score[1] else 1
+            self._emit(K_MATCH_END, (w, self.score[0], self.score[1]))
+            if self.fair is not None:
+                self.fair.end_match()
+                self._emit(K_SEED_REVEAL, (self.fair.reveal(),))
+            return True
+        return False

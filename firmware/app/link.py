@@ -1,0 +1,152 @@
+"""The link task: one ``Link`` per transport (BLE, USB serial, simulator socket) drives the
+protocol (``bg.linksession.Session``) without ever blocking the game.
+
+A transport is any object with:
+
+- ``conn``: an identity of the current connection, ``None`` when nobody is connected (a new
+  value means a new host: the old session is closed, a fresh one starts);
+- ``mtu``: the negotiated ATT MTU (streams report a large one, e.g. 515);
+- ``read()``: the bytes received since the last call, or ``None`` -- never blocks;
+- ``async send(frame)``: transmit one whole frame (the transport splits it into packets of
+  ``mtu - 3`` bytes and paces them);
+- ``async wait(ms)``: return when something happened (data, connect, disconnect, a ``wake()``)
+  or after ``ms`` milliseconds;
+- ``wake()``: make ``wait`` return (called by ``Hub.publish``).
+
+The controller talks to the ``Hub``: ``hub.publish(record_bytes)`` queues a confirmed action
+for every watching host and returns at once; ``hub.open_pairing()`` / ``hub.revoke_all()``
+are the board's button combos.
+
+Example::
+
+    hub = Hub(Board(store, clock, os.urandom, show_code=view.show_code))
+    asyncio.create_task(hub.add(BleTransport(name=store.get_name())).run())
+    ...
+    hub.publish(record)          # from the controller, after each confirmed action
+"""
+
+import asyncio
+import time
+
+from bg.linksession import Session
+
+_IDLE_RESET_MS = 2000  # a partial frame older than this is dropped (a stalled or hostile sender)
+_WAIT_MS = 250
+
+
+class Link:
+    """Runs the protocol over one transport. ``run()`` is the asyncio task."""
+
+    def __init__(self, board, transport):
+        self.board = board
+        self.t = transport
+        self.session = None
+        self.conn = None
+        self.last_rx = 0
+        self.frames_out = 0
+        self.running = True
+
+    def _switch(self):
+        c = self.t.conn
+        if c == self.conn:
+            return
+        if self.session is not None:
+            self.session.close()
+            self.session = None
+        self.conn = c
+        if c is not None:
+            self.session = Session(self.board, self.t.mtu)
+            self.last_rx = time.ticks_ms()
+
+    async def step(self):
+        """One round: adopt a new connection, feed received bytes, send what is due."""
+        self._switch()
+        data = self.t.read()  # also lets the transport do its housekeeping (re-advertise)
+        s = self.session
+        if s is None:
+            return
+        s.set_mtu(self.t.mtu)
+        now = time.ticks_ms()
+        if data:
+            s.feed(data)
+            self.last_rx = now
+        elif s.dec.pending() and time.ticks_diff(now, self.last_rx) > _IDLE_RESET_MS:
+            s.dec.reset()
+        conn = self.conn
+        f = s.pump()
+        while f is not None:
+            await self.t.send(f)
+            self.frames_out += 1
+            if self.t.conn != conn:
+                return
+            # received bytes (an ACK, a CANCEL) are handled between frames
+            data = self.t.read()
+            if data:
+                s.feed(data)
+                self.last_rx = time.ticks_ms()
+            f = s.pump()
+
+    async def run(self):
+        while self.running:
+            await self.t.wait(_WAIT_MS)
+            try:
+                await self.step()
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:  # noqa: BLE001 - the link must never take the board down
+                print("link: error", repr(e))
+                if self.session is not None:
+                    self.session.close()
+                    self.session = None
+                self.conn = None
+                await asyncio.sleep_ms(100)
+        if self.session is not None:
+            self.session.close()
+
+
+class Hub:
+    """The board's links and the controller's entry points."""
+
+    def __init__(self, board):
+        self.board = board
+        self.links = []
+
+    def add(self, transport):
+        link = Link(self.board, transport)
+        self.links.append(link)
+        return link
+
+    def remove(self, link):
+        link.running = False
+        if link in self.links:
+            self.links.remove(link)
+
+    def publish(self, record):
+        """Queue one confirmed action record for watching hosts; never blocks."""
+        self.board.publish(record)
+        for link in self.links:
+            link.t.wake()
+
+    def open_pairing(self, ms=60000):
+        self.board.open_pairing(ms)
+
+    def revoke_all(self):
+        self.board.revoke_all()
+        for link in self.links:
+            link.t.wake()
+
+
+class Waker:
+    """The ``wait``/``wake`` half of a transport: an IRQ-safe flag with a timeout."""
+
+    def __init__(self):
+        self.flag = asyncio.ThreadSafeFlag()
+
+    def wake(self):
+        self.flag.set()
+
+    async def wait(self, ms):
+        try:
+            await asyncio.wait_for_ms(self.flag.wait(), ms)
+        except asyncio.TimeoutError:
+            pass

@@ -1,0 +1,411 @@
+"""The device application: wires a HAL backend to the tasks that run the board.
+
+Tasks (all asyncio, none blocks):
+
+- **scan** -- reads the reed chain ``scan_hz`` times a second into a preallocated buffer,
+  debounces it (``bg.sensing``) and hands each stable change to the controller;
+- **buttons** -- turns the HAL's press counts into PRESS / LONG events (a press held
+  ``LONG_MS`` is a long press; both CUBE buttons held end a money session; both ROLL
+  buttons held open the link's pairing window, its code shown on the console/LEDs);
+- **leds** -- repaints the frame (``app.view``) when something changed and while an
+  animation runs, then ``leds.show()``;
+- **clock** -- the match clock's tick;
+- **link** -- the host link (``app.link``), when that module is present.
+
+The controller (``app.controller``) is pure; this module is the thin glue: it drains the
+controller's confirmed actions into the journal (``bg.journal``) and replays the journal at
+boot so a power cut loses nothing confirmed.
+
+Configuration: ``run(backend, config)``. On the unix port ``firmware/main.py`` reads
+environment variables (``SG_HAL``, ``SG_SIM_PORT``, ``SG_SIM_IMAGE``, ``SG_SIM_SEED``,
+``SG_SETTINGS`` as JSON, ``SG_SCAN_HZ``); docs/simulator.md lists them.
+"""
+
+import asyncio
+import gc
+import time
+
+from app import controller as C
+from app import rules
+from app.view import View
+from bg import hwdesc
+from bg import record as R
+from bg.leds import Painter
+from bg.sensing import SelfTest, Sensing
+from micropython import const
+
+LONG_MS = const(800)
+_BUTTON_POLL_MS = const(10)
+_FRAME_MS = const(40)
+
+
+def _ticks_us():
+    f = getattr(time, "ticks_us", None)
+    return f() if f else int(time.time() * 1000000)
+
+
+_NAMES = {1: "MATCH_START", 2: "GAME_START", 3: "OPENING", 4: "ROLL", 5: "PLAY", 6: "DOUBLE",
+          7: "TAKE", 8: "DROP", 9: "BEAVER", 10: "AUTO_DOUBLE", 11: "RESIGN", 12: "RESIGN_ACCEPT",
+          13: "RESIGN_REJECT", 14: "GAME_END", 15: "MATCH_END", 16: "SEED_REVEAL", 17: "CLOCK"}
+
+
+def _short(f):
+    out = []
+    for x in f:
+        if isinstance(x, (bytes, bytearray)):
+            x = "".join("%02x" % b for b in x[:4]) + ".."
+        out.append(str(x))
+    return " ".join(out)
+
+
+class App:
+    """One board: HAL parts, sensing, controller, view, journal."""
+
+    def __init__(self, hw, board, settings, log=None):
+        self.hw = hw
+        self.board = board
+        self.log = log or (lambda m: None)
+        self.sensing = Sensing(board)
+        self.raw = bytearray(board.nbytes)
+        self.painter = Painter(board, hw.leds.buf)
+        self.view = View(self.painter)
+        self.ctl = C.Controller(settings, rules, self._new_dice, self._new_match_id,
+                                hw.clock.unix_time, cap=board.slots_per_point)
+        try:
+            self.ctl.hinter = rules.Hinter(board.slots_per_point)  # pyright: ignore[reportAttributeAccessIssue]
+        except (ImportError, MemoryError) as e:  # the board plays without hints
+            self.log("hints off: %r" % (e,))
+        self.journal = None
+        self.wake = asyncio.Event()
+        self.running = True
+        self.scan_hz = board.scan_hz
+        self.last_change_ms = 0  # ticks of the last stable sensor change (latency bench)
+        self._pending_roll = None
+        self._btn = [(board.buttons[i][1], board.buttons[i][2]) for i in range(len(board.buttons))]
+        self.watchers = []  # callables(kind, fields) for live watch (the link)
+        self.verbose = True  # the serial console shows every confirmed action
+        self.link_port = 0
+        self.hub = None
+        self.animate = True  # the roll animation (needs the asyncio loop running)
+
+    # -- dice and ids -----------------------------------------------------------------------
+
+    def _new_dice(self, match_id):
+        from bg.dice_match import Fairness
+
+        return Fairness.new(self.hw.random, match_id)
+
+    def _new_match_id(self):
+        return bytes(self.hw.random.urandom(8))
+
+    # -- boot ---------------------------------------------------------------------------------
+
+    def boot(self):
+        """Self-test the sensor chain, open the journal and replay the match in progress."""
+        hw = self.hw
+        st = SelfTest()
+        for _ in range(3):
+            hw.sensors.read_into(self.raw)
+            st.run(self.sensing, self.raw)
+        if not st.chain_ok:
+            self.log("self-test: sensor chain broken")
+        self.view.fault_rows = self.sensing.fault_rows()
+        if hw.storage.ok():
+            from bg.journal import Journal
+
+            self.journal = Journal(hw.storage.root)
+            try:
+                actions = self.journal.open()
+                seed = None
+                n = 0
+                for k, f in actions:
+                    self.ctl.apply(k, f)
+                    n += 1
+                if self.journal.active is not None and self.ctl.phase != C.MATCH_OVER:
+                    seed = self.journal.secret_seed()
+                self.ctl.resume((), seed)
+                if n:
+                    self.log("resumed match: %d actions, phase %s" % (n, C.PHASE_NAMES[self.ctl.phase]))
+            except Exception as e:  # noqa: BLE001 - a damaged journal must not stop the board
+                self.log("journal: %s" % (e,))
+                self.view.storage_error = self.journal.error or 4
+        else:
+            self.view.storage_error = 1
+            self.log("storage: %s" % (getattr(hw.storage, "error", "") or "not mounted"))
+        gc.collect()
+
+    # -- the journal ----------------------------------------------------------------------------
+
+    def drain(self):
+        """Store the controller's confirmed actions. A roll waits for its play so the pair
+        fits one compact TURN record (the throw is derived from the journal's throw count,
+        so a roll lost to a power cut comes back identical on the next press)."""
+        ob = self.ctl.outbox
+        while ob:
+            k, f = ob.pop(0)
+            if self.verbose:
+                self.log("%s %s" % (_NAMES.get(k, k), _short(f)))
+            for w in self.watchers:
+                w(k, f)
+            self._store(k, f)
+
+    def _store(self, k, f):
+        j = self.journal
+        if j is None:
+            return
+        from bg.journal import JournalError
+
+        try:
+            if k == R.MATCH_START:
+                j.begin_match(f, self.ctl.board_seed())
+            elif k == R.ROLL:
+                self._pending_roll = f
+                return
+            elif k == R.PLAY and self._pending_roll is not None and self._pending_roll[0] == f[0]:
+                r = self._pending_roll
+                self._pending_roll = None
+                j.append(R.TURN, (f[0], r[1], r[2], f[1], f[2]))
+            elif k == R.MATCH_END:
+                self._flush_roll(j)
+                j.end_match(f[0], f[1], f[2])
+            elif k == R.SEED_REVEAL:
+                pass  # end_match wrote it
+            else:
+                self._flush_roll(j)
+                j.append(k, f)
+            self.view.storage_error = 0
+        except JournalError as e:
+            self.view.storage_error = e.code
+            self.log("journal: %s" % (e,))
+
+    def _flush_roll(self, j):
+        if self._pending_roll is not None:
+            r = self._pending_roll
+            self._pending_roll = None
+            j.append(R.ROLL, r)
+
+    # -- events -----------------------------------------------------------------------------------
+
+    def on_button(self, i, kind, now):
+        role, side = self._btn[i]
+        ctl = self.ctl
+        if ctl.button(side, C.ROLL if role == "roll" else C.CUBE, kind, now):
+            self.drain()
+            if ctl.choices and self.verbose:
+                self.log("CHOICE %d %d %s" % (ctl.choice, len(ctl.choices), ctl.choices[ctl.choice]))
+            if self.animate and ctl.phase == C.MOVING and ctl.dice[0] and not ctl.choices:
+                self._animate()
+        self.ctl.mix(_ticks_us())
+        self.wake.set()
+
+    def on_board(self, now):
+        self.ctl.board(self.sensing.counts, now)
+        self.drain()
+        self.wake.set()
+
+    def _animate(self):
+        try:
+            from app.dice_anim import DiceAnimator, FuncDisplay
+        except ImportError:
+            return
+        a = getattr(self, "_anim", None)
+        if a is None:
+            a = self._anim = DiceAnimator(FuncDisplay(self._anim_frame))
+        a.start(self.ctl.dice[0], self.ctl.dice[1])
+
+    def _anim_frame(self, a, b, dim):
+        self.view.show_dice(a, b, dim)
+        self.wake.set()
+
+    # -- tasks ------------------------------------------------------------------------------------
+
+    async def scan_task(self):
+        hw = self.hw
+        s = self.sensing
+        raw = self.raw
+        period = 1000 // self.scan_hz
+        while self.running:
+            hw.sensors.read_into(raw)
+            if s.feed(raw):
+                now = hw.clock.ticks_ms()
+                self.last_change_ms = now
+                self.on_board(now)
+            await asyncio.sleep_ms(period)
+
+    async def button_task(self):
+        b = self.hw.buttons
+        n = len(self._btn)
+        was = bytearray(n)
+        fired = bytearray(n)
+        since = [0] * n
+        clock = self.hw.clock
+        while self.running:
+            now = clock.ticks_ms()
+            for i in range(n):
+                presses = b.take(i)
+                down = 1 if b.is_down(i) else 0
+                if down and not was[i]:
+                    since[i] = now
+                    fired[i] = 0
+                if down and not fired[i] and clock.ticks_diff(now, since[i]) >= LONG_MS:
+                    fired[i] = 1
+                    self._long(i, now, was)
+                elif was[i] and not down:
+                    if not fired[i]:
+                        self.on_button(i, C.PRESS, now)
+                elif presses and not down and not was[i]:
+                    self.on_button(i, C.PRESS, now)  # a click shorter than the poll period
+                was[i] = down
+            await asyncio.sleep_ms(_BUTTON_POLL_MS)
+
+    def _long(self, i, now, was):
+        role, side = self._btn[i]
+        other = self._btn.index((role, 1 - side))
+        if role == "roll" and self.hw.buttons.is_down(other):
+            if self.hub is not None:  # both ROLL buttons held: open the link's pairing window
+                self.hub.open_pairing()
+                self.log("pairing window open")
+            return
+        if role == "cube" and self.hw.buttons.is_down(other):
+            if self.ctl.end_money_session():  # both cube buttons held: end the session
+                self.drain()
+                self.wake.set()
+                return
+        self.on_button(i, C.LONG, now)
+
+    async def led_task(self):
+        hw = self.hw
+        last = bytearray(len(hw.leds.buf))
+        while self.running:
+            now = hw.clock.ticks_ms()
+            self.view.paint(self.ctl, now)
+            if hw.leds.buf != last:
+                last[:] = hw.leds.buf
+                hw.leds.show()
+            self.wake.clear()
+            try:
+                await asyncio.wait_for_ms(self.wake.wait(), _FRAME_MS)
+            except asyncio.TimeoutError:
+                pass
+
+    async def clock_task(self):
+        while self.running:
+            if self.ctl.tick(self.hw.clock.ticks_ms()):
+                self.drain()
+                self.wake.set()
+            await asyncio.sleep_ms(100)
+
+    async def run(self):
+        self.boot()
+        tasks = [
+            asyncio.create_task(self.scan_task()),
+            asyncio.create_task(self.button_task()),
+            asyncio.create_task(self.led_task()),
+            asyncio.create_task(self.clock_task()),
+        ]
+        bus = getattr(self.hw, "bus", None)
+        if bus is not None:
+            bus.on_quit = self.stop
+            tasks.append(asyncio.create_task(bus.run()))
+        link = self._link()
+        if link is not None:
+            tasks.append(asyncio.create_task(link))  # pyright: ignore[reportArgumentType]
+        while self.running:
+            await asyncio.sleep_ms(100)
+        for t in tasks:
+            t.cancel()
+        await asyncio.sleep_ms(0)
+
+    def _link(self):
+        """The host link over the simulator's socket (``app.sock_link``) when ``link_port``
+        is set; on the ESP32 the BLE transport is wired the same way. Returns a coroutine."""
+        if not self.link_port or self.journal is None:
+            return None
+        try:
+            from app import sock_link
+            from app.link import Hub
+            from bg.linkboard import Board
+            from bg.linkjournal import JournalStore
+
+            store = JournalStore(self.journal, self.hw.storage.root)
+            hub = Hub(Board(store, self.hw.clock, self.hw.random.urandom, show_code=self._show_code))
+            self.hub = hub
+            self.watchers.append(self._publish)
+        except Exception as e:  # noqa: BLE001 - the board plays without its link
+            self.log("link: %r" % (e,))
+            return None
+        self.log("link: listening on 127.0.0.1:%d" % self.link_port)
+        return sock_link.serve(hub, self.link_port)
+
+    def _publish(self, k, f):
+        hub = self.hub
+        if hub is not None:
+            try:
+                hub.publish(R.encode(k, f))
+            except ValueError:
+                pass
+
+    def _show_code(self, code):
+        self.log("pairing code: %s" % (code,) if code else "pairing closed")
+
+    def stop(self):
+        self.running = False
+
+
+def settings_from(obj):
+    """``Settings`` from a dict (JSON from the host or the simulator)."""
+    obj = obj or {}
+    names = obj.get("names") or ("white", "black")
+    return C.Settings(
+        length=int(obj.get("length", 3)), crawford=bool(obj.get("crawford", True)),
+        jacoby=bool(obj.get("jacoby", False)), beaver=bool(obj.get("beaver", False)),
+        auto_doubles=int(obj.get("auto_doubles", 0)), casual=bool(obj.get("casual", False)),
+        clock_s=int(obj.get("clock_s", 0)), delay_s=int(obj.get("delay_s", 0)),
+        house=bool(obj.get("house", False)), names=(names[0], names[1]),
+    )
+
+
+def _env(name):
+    import os
+
+    f = getattr(os, "getenv", None)
+    return f(name) if f else None
+
+
+def run(backend=None, config=None, settings=None):
+    """Build the hardware and run the board until the backend stops it."""
+    import hal
+
+    backend = backend or _env("SG_HAL") or "esp32"
+    board = hwdesc.load()
+    cfg = {"sensor_bytes": board.nbytes, "leds": board.nleds, "buttons": len(board.buttons)}
+    if backend == "sim":
+        import json
+
+        port = _env("SG_SIM_PORT")
+        if port:
+            cfg["port"] = int(port)
+        img = _env("SG_SIM_IMAGE")
+        if img:
+            cfg["image"] = img
+        seed = _env("SG_SIM_SEED")
+        if seed:
+            cfg["seed"] = seed.encode()
+        if settings is None:
+            raw = _env("SG_SETTINGS")
+            settings = settings_from(json.loads(raw) if raw else None)
+        lp = _env("SG_LINK_PORT")
+        if lp:
+            cfg["link_port"] = int(lp)
+        hz = _env("SG_SCAN_HZ")
+        if hz:
+            board.scan_hz = int(hz)
+    if config:
+        cfg.update(config)
+    hw = hal.load(backend).make(cfg)
+    bus = getattr(hw, "bus", None)
+    log = bus.log if bus is not None else print
+    app = App(hw, board, settings or settings_from(None), log)
+    app.link_port = int(cfg.get("link_port", 0))
+    asyncio.run(app.run())
+    return app

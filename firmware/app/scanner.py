@@ -1,0 +1,83 @@
+"""The scan task: reads the reed chain at ``board.scan_hz`` (>= 100 Hz) and feeds ``bg.sensing``.
+
+Written against the HAL interface only (``hw.sensors.read_into``, ``hw.clock``), so it runs the
+same on the ESP32 and in the simulator. Each scan reads into the ``Sensing`` object's own
+preallocated ``raw`` buffer and calls ``Sensing.feed`` -- no allocation per scan. When the
+debounced state changes, ``event`` (an ``asyncio.Event``) is set and ``on_change(now_ms)``
+is called; consumers read ``sensing.counts`` / ``sensing.seq``.
+
+The period is kept from the clock, not from ``sleep`` alone, so a slow scan (a busy event
+loop) shortens the next sleep instead of drifting; a scan never waits longer than one
+period behind.
+
+Example::
+
+    import asyncio
+    from app.scanner import Scanner
+    sc = Scanner(hw, board)
+    asyncio.create_task(sc.run())
+    await sc.event.wait()        # a checker moved
+    print(sc.sensing.counts)
+"""
+
+import asyncio
+import time
+
+from bg.sensing import Sensing
+
+
+class Scanner:
+    """Owns the scan loop. ``sensing`` may be shared with the caller (default: a new one)."""
+
+    def __init__(self, hw, board, sensing=None, on_change=None, hz=None):
+        self.hw = hw
+        self.sensing = sensing if sensing is not None else Sensing(board)
+        hz = hz or board.scan_hz
+        if hz < 100:
+            raise ValueError("scan rate must be >= 100 Hz, got %d" % hz)
+        self.period_ms = 1000 // hz
+        self.event = asyncio.Event()
+        self.on_change = on_change
+        self.running = False
+        self.last_change_ms = 0  # ticks of the last accepted change (latency measurements)
+        self.overruns = 0  # scans that started more than one period late
+
+    def scan_once(self):
+        """One read + feed; returns True when the debounced state changed."""
+        s = self.sensing
+        self.hw.sensors.read_into(s.raw)
+        if s.feed(s.raw):
+            now = self.hw.clock.ticks_ms()
+            self.last_change_ms = now
+            self.event.set()
+            cb = self.on_change
+            if cb is not None:
+                cb(now)
+            return True
+        return False
+
+    async def run(self, scans=0):
+        """Scan until ``stop()`` (or ``scans`` scans, for tests)."""
+        clock = self.hw.clock
+        period = self.period_ms
+        self.running = True
+        due = clock.ticks_ms()
+        n = 0
+        while self.running:
+            self.scan_once()
+            n += 1
+            if scans and n >= scans:
+                break
+            due = time.ticks_add(due, period)
+            now = clock.ticks_ms()
+            wait = clock.ticks_diff(due, now)
+            if wait < 0:
+                if -wait > period:
+                    self.overruns += 1
+                    due = now  # fell behind: resynchronise rather than burst
+                wait = 0
+            await asyncio.sleep_ms(wait)
+        self.running = False
+
+    def stop(self):
+        self.running = False

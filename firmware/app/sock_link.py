@@ -1,0 +1,94 @@
+"""Socket transport for the simulator (unix port): an asyncio TCP server on 127.0.0.1:PORT.
+
+Each accepted connection is one ``app.link`` transport (a stream: the frames' sync byte and
+CRC delimit them) and gets its own ``Link``/``Session``; the host tool connects with
+``gammon pair tcp:127.0.0.1:PORT``. The same protocol, pairing and authentication as over BLE.
+
+Example::
+
+    server = await sock_link.serve(hub, 7607)
+"""
+
+import asyncio
+
+from app.link import Waker
+
+DEFAULT_PORT = 7607
+_STREAM_MTU = 515  # a stream has no ATT packets: one frame (<= 529 bytes) goes in 1-2 writes
+_READ = 512
+
+
+class StreamTransport(Waker):
+    """``app.link`` transport over an asyncio stream pair (socket or serial)."""
+
+    def __init__(self, reader, writer, conn=1):
+        super().__init__()
+        self.reader = reader
+        self.writer = writer
+        self.conn = conn
+        self.mtu = _STREAM_MTU
+        self.rx = []
+        self.closed = False
+
+    def read(self):
+        if not self.rx:
+            return None
+        data = b"".join(self.rx)
+        self.rx = []
+        return data
+
+    async def send(self, frame):
+        if self.closed:
+            return
+        try:
+            self.writer.write(frame)
+            await self.writer.drain()
+        except OSError:
+            self._close()
+
+    def _close(self):
+        self.closed = True
+        self.conn = None
+        self.wake()
+
+    async def pump_reader(self):
+        """Move bytes from the stream into ``rx`` until EOF (a bounded backlog: a host that
+        floods faster than the board parses is cut off)."""
+        try:
+            while not self.closed:
+                data = await self.reader.read(_READ)
+                if not data:
+                    break
+                if len(self.rx) > 64:
+                    break
+                self.rx.append(data)
+                self.wake()
+        except OSError:
+            pass
+        self._close()
+
+
+async def _serve_one(hub, reader, writer):
+    t = StreamTransport(reader, writer)
+    link = hub.add(t)
+    task = asyncio.create_task(link.run())
+    try:
+        await t.pump_reader()
+        await asyncio.sleep_ms(50)  # let the link notice the disconnect and close the session
+    finally:
+        hub.remove(link)
+        task.cancel()
+        try:
+            writer.close()
+            await writer.wait_closed()
+        except OSError:
+            pass
+
+
+async def serve(hub, port=DEFAULT_PORT, host="127.0.0.1"):
+    """Start the server; returns the asyncio server object."""
+
+    def cb(reader, writer):
+        return _serve_one(hub, reader, writer)
+
+    return await asyncio.start_server(cb, host, port)

@@ -1,0 +1,297 @@
+"""The LED language: what the board tells the players with its WS2812B chain.
+
+``Painter`` owns (or is given) the frame buffer: 3 bytes per LED in wire order (G, R, B), the
+buffer the HAL's ``Leds.show()`` sends. Every paint call scales colours by the board's
+``brightness_cap`` as it writes; ``finish()`` then scales the whole frame down if it would draw
+more than ``budget_ma`` (so the board stays within a USB port's 500 mA whatever is shown).
+Nothing allocates per frame.
+
+Colours are the Okabe-Ito palette (distinguishable with every common colour-vision
+deficiency) and no meaning relies on colour alone: errors also differ by animation (a fast
+blink for "take away", a slow pulse for "put here"). The full table is ``docs/leds.md``.
+
+Animations are small state objects (``Blink``, ``Pulse``, ``Chase``) stepped by
+``Painter.tick(t_ms)`` from the LED task; nothing sleeps here.
+
+Masks: point masks have bit ``p - 1`` for board point ``p`` (board numbering = side 0's);
+row masks (errors, setup, faults) use ``bg.sensing`` rows: bits 0..23 points, 24/25 the bars
+of side 0/1, 26/27 the trays. Destination masks use bit 24 for "bear off".
+
+Example::
+
+    >>> from bg import hwdesc, leds
+    >>> b = hwdesc.load()
+    >>> p = leds.Painter(b)
+    >>> p.clear(); p.tick(0)
+    >>> p.destinations((1 << 4) | (1 << 7), side=0)    # points 5 and 8 are legal
+    >>> p.turn(0); p.dice(3, 5, side=0)
+    >>> ma = p.finish()                                 # estimated LED current, capped
+"""
+
+from micropython import const
+
+# Okabe-Ito palette, (R, G, B) at full scale
+BLACK = (0, 0, 0)
+ORANGE = (230, 159, 0)
+SKY_BLUE = (86, 180, 233)
+BLUISH_GREEN = (0, 158, 115)
+YELLOW = (240, 228, 66)
+BLUE = (0, 114, 178)
+VERMILLION = (213, 94, 0)
+REDDISH_PURPLE = (204, 121, 167)
+WHITE = (255, 255, 255)
+
+SIDE_COLOURS = (SKY_BLUE, ORANGE)  # side 0 ("white" checkers), side 1 ("black")
+DEST = BLUISH_GREEN
+MISSING = YELLOW
+EXTRA = VERMILLION
+FAULT = REDDISH_PURPLE
+OK = BLUISH_GREEN
+
+DIM = const(64)  # level of secondary marks (origin of a move, ok points)
+OFF_BIT = const(24)  # destination mask bit meaning "bear off"
+
+# 7-pip die: pips 0..6 = top-left, mid-left, bottom-left, centre, top-right, mid-right,
+# bottom-right (board.json dice_pips); bit k = pip k.
+DIE_FACES = (0b0000000, 0b0001000, 0b1000001, 0b1001001, 0b1010101, 0b1011101, 0b1110111)
+
+
+class Blink:
+    """On/off: ``level`` is 255 for the first ``duty``/256 of each period, else 0."""
+
+    def __init__(self, period_ms, duty=128):
+        self.period = period_ms
+        self.duty = duty
+        self.level = 255
+
+    def step(self, t_ms):
+        self.level = 255 if (t_ms % self.period) * 256 < self.duty * self.period else 0
+
+
+class Pulse:
+    """A triangle between ``low`` and 255 over ``period_ms`` (a breathing light)."""
+
+    def __init__(self, period_ms, low=48):
+        self.period = period_ms
+        self.low = low
+        self.level = 255
+
+    def step(self, t_ms):
+        half = self.period >> 1
+        x = t_ms % self.period
+        if x >= half:
+            x = self.period - x
+        self.level = self.low + (255 - self.low) * x // half
+
+
+class Chase:
+    """A running index 0..n-1 advancing every ``step_ms`` (result celebration)."""
+
+    def __init__(self, n, step_ms):
+        self.n = n
+        self.step_ms = step_ms
+        self.pos = 0
+
+    def step(self, t_ms):
+        self.pos = (t_ms // self.step_ms) % self.n
+
+
+# rows on the board rim in circular order, for the chase
+_RIM = (13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12)
+
+
+class Painter:
+    """Composes LED frames. ``buf`` defaults to a new ``bytearray(3 * nleds)``; pass the HAL's
+    ``leds.buf`` to paint straight into what ``show()`` sends."""
+
+    def __init__(self, board, buf=None):
+        self.board = board
+        n = board.nleds
+        if buf is None:
+            buf = bytearray(3 * n)
+        if len(buf) != 3 * n:
+            raise ValueError("LED buffer must be %d bytes (3 per LED), got %d" % (3 * n, len(buf)))
+        self.buf = buf
+        self.n = n
+        self.cap = board.brightness_cap
+        # channel units (0..255 summed over the frame) the budget allows
+        self.limit = int(board.budget_ma * 255 / board.ma_per_channel)
+        self._ua = int(board.ma_per_channel * 1000)  # uA per channel at 255 (int: no floats per frame)
+        self.fast = Blink(300)
+        self.slow = Pulse(1400)
+        self.chase = Chase(24, 70)
+        self.scaled = False
+
+    def tick(self, t_ms):
+        """Step every animation to time ``t_ms`` (call once per frame, before painting)."""
+        self.fast.step(t_ms)
+        self.slow.step(t_ms)
+        self.chase.step(t_ms)
+
+    # -- primitives ----------------------------------------------------------------------
+    def clear(self):
+        b = self.buf
+        for i in range(len(b)):
+            b[i] = 0
+
+    def set(self, i, c, level=255):
+        """LED ``i`` to colour ``c`` (R, G, B) at ``level``/255, brightness cap applied."""
+        if i >= self.n:
+            return  # NONE (255) or out of range: this board has no such LED
+        k = level * self.cap
+        j = 3 * i
+        b = self.buf
+        b[j] = c[1] * k // 65025
+        b[j + 1] = c[0] * k // 65025
+        b[j + 2] = c[2] * k // 65025
+
+    def get(self, i):
+        """(R, G, B) as sent (after the cap); allocates, for tests and tools."""
+        j = 3 * i
+        b = self.buf
+        return (b[j + 1], b[j], b[j + 2])
+
+    def point(self, p, c, level=255):
+        self.set(self.board.point_led[p], c, level)
+
+    def points(self, mask, c, level=255):
+        pl = self.board.point_led
+        for p in range(1, 25):
+            if mask >> (p - 1) & 1:
+                self.set(pl[p], c, level)
+
+    def row_led(self, row):
+        """LED index of a sensing row (point, bar or tray)."""
+        b = self.board
+        if row < 24:
+            return b.point_led[row + 1]
+        if row < 26:
+            return b.bar_led[row - 24]
+        return b.tray_led[row - 26]
+
+    def rows(self, mask, c, level=255):
+        for row in range(28):
+            if mask >> row & 1:
+                self.set(self.row_led(row), c, level)
+
+    def _step_led(self, side, q):
+        """LED of a position in ``side``'s own numbering (25 = bar, 0 = off)."""
+        b = self.board
+        if q == 25:
+            return b.bar_led[side]
+        if q == 0:
+            return b.tray_led[side]
+        return b.point_led[q if side == 0 else 25 - q]
+
+    # -- the language ------------------------------------------------------------------
+    def destinations(self, mask, side, origin=0):
+        """A lifted checker's legal destinations (board point mask; bit 24 = bear off),
+        pulsing green; ``origin`` (board point, 0 = none, 25 = bar) dim in the mover's colour."""
+        lvl = self.slow.level
+        self.points(mask, DEST, lvl)
+        if mask >> OFF_BIT & 1:
+            self.set(self.board.tray_led[side], DEST, lvl)
+        if origin == 25:
+            self.set(self.board.bar_led[side], SIDE_COLOURS[side], DIM)
+        elif origin:
+            self.point(origin, SIDE_COLOURS[side], DIM)
+
+    def last_move(self, play, side):
+        """The opponent's last play (flat steps ``(f1, t1, f2, t2, ...)`` in ``side``'s own
+        numbering, 25 = bar, 0 = off): origins dim, destinations full, in ``side``'s colour."""
+        c = SIDE_COLOURS[side]
+        for k in range(0, len(play) - 1, 2):
+            self.set(self._step_led(side, play[k]), c, DIM)
+        for k in range(0, len(play) - 1, 2):
+            self.set(self._step_led(side, play[k + 1]), c, 255)
+
+    def errors(self, missing, extra):
+        """Wrong rows (row masks): ``missing`` = put a checker here (yellow, slow pulse),
+        ``extra`` = take a checker away (vermillion, fast blink)."""
+        self.rows(missing, MISSING, self.slow.level)
+        self.rows(extra, EXTRA, self.fast.level)
+
+    def setup(self, missing, extra, ok):
+        """Setup guidance: rows already right dim green, wrong ones as in ``errors``."""
+        self.rows(ok, OK, DIM)
+        self.errors(missing, extra)
+
+    def faults(self, rows):
+        """Rows with a faulty sensor (self-test): reddish purple, fast blink."""
+        self.rows(rows, FAULT, self.fast.level)
+
+    def turn(self, side):
+        """Whose turn: that side's turn LED in its colour, the other off (``side`` None: both off)."""
+        b = self.board
+        for s in (0, 1):
+            self.set(b.turn_led[s], SIDE_COLOURS[s], 255 if side == s else 0)
+
+    def cube(self, value, owner, offered=False):
+        """Cube: centred (``owner`` None) lights the 64 LED dim white (the physical cube's
+        convention for value 1); owned lights the value LED and the owner LED in the owner's
+        colour. ``offered``: the value LED blinks (a double waits for an answer)."""
+        b = self.board
+        for k in range(6):
+            self.set(b.cube_value_led[k], BLACK)
+        for s in (0, 1):
+            self.set(b.cube_owner_led[s], BLACK)
+        if owner is None:
+            if value <= 1:
+                self.set(b.cube_value_led[5], WHITE, DIM)
+                return
+            c = WHITE
+        else:
+            c = SIDE_COLOURS[owner]
+            self.set(b.cube_owner_led[owner], c)
+        k = 0
+        v = 2
+        while v < value and k < 5:
+            v <<= 1
+            k += 1
+        self.set(b.cube_value_led[k], c, self.fast.level if offered else 255)
+
+    def dice(self, d1, d2, side, level=255):
+        """Two 7-pip dice (0 = blank) in the roller's colour."""
+        b = self.board
+        c = SIDE_COLOURS[side]
+        for d in (0, 1):
+            face = DIE_FACES[d1 if d == 0 else d2]
+            for pip in range(7):
+                self.set(b.die_led[7 * d + pip], c, level if face >> pip & 1 else 0)
+
+    def result(self, winner, kind, match_over=False):
+        """Game/match result: a light runs round the rim in the winner's colour; die 0 shows
+        the kind (1 single, 2 gammon, 3 backgammon); at match end every point pulses too."""
+        c = SIDE_COLOURS[winner]
+        if match_over:
+            self.points(0xFFFFFF, c, self.slow.level >> 2)
+        pos = self.chase.pos
+        for k in range(3):
+            self.point(_RIM[(pos + 24 - k) % 24], c, 255 >> k)
+        self.dice(kind, 0, winner)
+        self.turn(winner)
+
+    # -- output ---------------------------------------------------------------------------
+    def current_ma(self):
+        """Estimated LED current of the frame in whole mA (channel currents only)."""
+        b = self.buf
+        t = 0
+        for i in range(len(b)):
+            t += b[i]
+        return t * self._ua // 255000
+
+    def finish(self):
+        """Scale the frame into the current budget; returns the estimated current (whole mA)."""
+        b = self.buf
+        t = 0
+        for i in range(len(b)):
+            t += b[i]
+        lim = self.limit
+        self.scaled = t > lim
+        if self.scaled:
+            for i in range(len(b)):
+                b[i] = b[i] * lim // t
+            t = 0
+            for i in range(len(b)):
+                t += b[i]
+        return t * self._ua // 255000

@@ -1,0 +1,204 @@
+"""The host's end of the link protocol without I/O (``HostEnd``): used by the host tool's
+``gammon.link`` and by the tests that drive a board ``Session`` directly.
+"""
+
+from bg.linkcrypto import (
+    Mac,
+    auth_proofs,
+    dh_keypair,
+    dh_shared,
+    equal,
+    pair_keys,
+    pair_transcript,
+)
+from bg.protocol import (
+    E_AUTH,
+    E_BACKOFF,
+    E_BUSY,
+    E_CRC,
+    E_DENIED,
+    E_FRAME,
+    E_FULL,
+    E_LENGTH,
+    E_MAC,
+    E_NOT_FOUND,
+    E_PAIRING,
+    E_PAYLOAD,
+    E_SEQ,
+    E_STATE,
+    E_STORE,
+    E_TYPE,
+    ERROR,
+    NONCE_LEN,
+    PUB_LEN,
+    REQ_AUTH_PROOF,
+    REQ_AUTH_START,
+    REQ_PAIR_CONFIRM,
+    REQ_PAIR_START,
+    Decoder,
+    Frame,
+    encode_frame,
+    error_payload,
+)
+
+# Human-readable error names (host side only: the board sends codes).
+ERROR_NAMES = {
+    E_CRC: "bad CRC",
+    E_LENGTH: "frame too long",
+    E_FRAME: "malformed frame",
+    E_TYPE: "unknown request",
+    E_PAYLOAD: "malformed payload",
+    E_AUTH: "not authenticated",
+    E_MAC: "bad MAC",
+    E_SEQ: "replayed or out-of-order sequence number",
+    E_BACKOFF: "too many failed attempts, retry later",
+    E_PAIRING: "pairing not open or no pairing in progress",
+    E_DENIED: "wrong code or key",
+    E_NOT_FOUND: "no such match or host",
+    E_STATE: "not allowed in this state",
+    E_BUSY: "busy",
+    E_STORE: "storage error",
+    E_FULL: "too many paired hosts",
+}
+
+
+def error_text(code):
+    return ERROR_NAMES.get(code, "error %d" % code)
+
+
+# ---------------------------------------------------------------- the host's end (sans I/O)
+
+
+def _local(code, ftype, seq, msg):
+    return (ERROR, error_payload(code, ftype, seq, 0, "local: " + msg), 0)
+
+
+class HostEnd:
+    """The host's half of a session, without I/O: builds request frames (MAC'd and numbered
+    once authenticated) and checks the board's frames. The host tool's ``gammon.link`` wraps
+    it with a transport; tests drive a ``Session`` with it directly.
+
+    >>> h = HostEnd(urandom)
+    >>> frame = h.request(REQ_INFO)
+    """
+
+    def __init__(self, urandom):
+        self.urandom = urandom
+        self.dec = Decoder()
+        self.seq = 0
+        self.mac_in = None
+        self.mac_out = None
+        self.last_seq = 0
+        self._pair = None
+        self._paired = None
+        self._auth = None
+        self._authed = None
+
+    def request(self, ftype, payload=b""):
+        self.seq = (self.seq + 1) & 0xFFFF
+        if self.mac_out is not None and self.seq == 0:
+            raise ValueError("session sequence numbers exhausted: authenticate again")
+        return encode_frame(ftype, self.seq, payload, 0, self.mac_out, b"H")
+
+    def feed(self, data):
+        """Frames from the board in ``data``: a list of ``(type, payload, flags)``; a frame
+        that fails the CRC, MAC or sequence check comes out as ``(ERROR, error payload, 0)``
+        with a local code (the host treats it as a broken link)."""
+        out = []
+        i = 0
+        while True:
+            i += self.dec.feed(data, i)
+            while True:
+                r = self.dec.next()
+                if r is None:
+                    break
+                fr = r[1]
+                if not isinstance(fr, Frame):  # (BAD, code)
+                    out.append(_local(fr, 0, 0, ERROR_NAMES[fr]))
+                    continue
+                if self.mac_in is not None:
+                    if fr.mac is None:
+                        if fr.type == ERROR:  # pre-auth style error (e.g. decoder noise): pass on
+                            out.append((fr.type, fr.payload, fr.flags))
+                            continue
+                        out.append(_local(E_MAC, fr.type, fr.seq, "unsigned frame"))
+                        continue
+                    if not equal(self.mac_in.tag(b"B", fr.header, fr.payload), fr.mac):
+                        out.append(_local(E_MAC, fr.type, fr.seq, "bad MAC"))
+                        continue
+                    if fr.seq <= self.last_seq:
+                        out.append(_local(E_SEQ, fr.type, fr.seq, "replayed frame"))
+                        continue
+                    self.last_seq = fr.seq
+                out.append((fr.type, fr.payload, fr.flags))
+            if i >= len(data):
+                return out
+
+    # -- pairing
+    def pair_start(self, host_id, name):
+        x, pub = dh_keypair(self.urandom)
+        nonce = self.urandom(NONCE_LEN)
+        self._pair = (host_id, nonce, x, pub)
+        return self.request(REQ_PAIR_START, host_id + nonce + pub + name.encode())
+
+    def pair_confirm(self, challenge, code):
+        """The PAIR_CONFIRM frame for the board's challenge payload and the typed code."""
+        if self._pair is None or len(challenge) != NONCE_LEN + PUB_LEN:
+            raise ValueError("unexpected pairing challenge")
+        code = str(code).strip()
+        if len(code) != 6 or not code.isdigit():
+            raise ValueError("the pairing code is 6 digits")
+        if self._pair is None:
+            raise ValueError("unexpected pairing challenge")
+        host_id, nonce, x, pub = self._pair
+        board_nonce = bytes(challenge[:NONCE_LEN])
+        board_pub = bytes(challenge[NONCE_LEN:])
+        shared = dh_shared(x, board_pub)
+        tr = pair_transcript(host_id, nonce, board_nonce, pub, board_pub)
+        hp, bp, key = pair_keys(shared, tr, code)
+        self._pair = None
+        self._paired = (bp, key)
+        return self.request(REQ_PAIR_CONFIRM, hp)
+
+    def pair_finish(self, payload):
+        """The long-term key once the board's proof checks out; ValueError otherwise."""
+        p = self._paired
+        self._paired = None
+        if p is None or not equal(p[0], payload):
+            raise ValueError("the board's pairing proof is wrong")
+        return p[1]
+
+    # -- authentication
+    def auth_start(self, host_id, key):
+        self.mac_in = self.mac_out = None
+        nonce = self.urandom(NONCE_LEN)
+        self._auth = (host_id, key, nonce)
+        return self.request(REQ_AUTH_START, host_id + nonce)
+
+    def auth_proof(self, challenge):
+        if self._auth is None or len(challenge) != NONCE_LEN:
+            raise ValueError("unexpected auth challenge")
+        host_id, key, nonce = self._auth
+        hp, bp, skey = auth_proofs(key, host_id, nonce, bytes(challenge))
+        self._auth = None
+        self._authed = (bp, skey)
+        return self.request(REQ_AUTH_PROOF, hp)
+
+    def auth_expect(self):
+        """Arm the session key before the board's AUTH reply arrives (that reply is MAC'd)."""
+        if self._authed is None:
+            raise ValueError("no authentication in progress")
+        bp, skey = self._authed
+        self.mac_in = Mac(skey)
+        self.last_seq = 0
+
+    def auth_finish(self, payload):
+        if self._authed is None:
+            raise ValueError("no authentication in progress")
+        bp, skey = self._authed
+        self._authed = None
+        if not equal(bp, payload):
+            self.mac_in = None
+            raise ValueError("the board's authentication proof is wrong")
+        self.mac_out = Mac(skey)
+        self.seq = 0

@@ -1,0 +1,103 @@
+"""``bg.linkstore.Store`` on the flash journal (``bg.journal.Journal``) for the link.
+
+The journal keeps the matches; this adapter adds the two small link files next to it:
+``<root>/link/name`` (the board's name) and ``<root>/link/hosts`` (the paired-hosts blob),
+both written atomically (temp file + rename). Match states map as: journal ``MATCH_DONE`` ->
+``STATE_FINISHED``; ``MATCH_LIVE`` and ``MATCH_DAMAGED`` -> ``STATE_LIVE`` (never deleted or
+revealed over the link). A finished match's dice seed is its ``SEED_REVEAL`` record.
+
+Example::
+
+    j = Journal("/flash"); j.open()
+    store = JournalStore(j, "/flash", board_id=machine.unique_id()[:8])
+"""
+
+import os
+
+from bg import record
+from bg.journal import MATCH_DONE
+from bg.protocol import STATE_FINISHED, STATE_LIVE
+
+_DEFAULT_NAME = "Gammon"
+
+
+def _read(path):
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def _write_atomic(path, data):
+    tmp = path + ".t"
+    with open(tmp, "wb") as f:
+        f.write(data)
+    os.rename(tmp, path)
+
+
+class JournalStore:
+    """The link's ``Store`` over a ``Journal`` (see ``bg.linkstore.Store`` for the contract)."""
+
+    def __init__(self, journal, root, board_id=b"GAMMON00"):
+        self.j = journal
+        self.dir = root + "/link"
+        self._id = (bytes(board_id) + bytes(8))[:8]
+        try:
+            os.mkdir(self.dir)
+        except OSError:
+            pass  # exists
+        raw = _read(self.dir + "/name")
+        try:
+            self._name = raw.decode() if raw else _DEFAULT_NAME
+        except UnicodeError:
+            self._name = _DEFAULT_NAME
+
+    def board_id(self):
+        return self._id
+
+    def get_name(self):
+        return self._name
+
+    def set_name(self, name):
+        _write_atomic(self.dir + "/name", name.encode())
+        self._name = name
+
+    def list_matches(self):
+        return [
+            (m, size, STATE_FINISHED if st == MATCH_DONE else STATE_LIVE)
+            for m, size, st in self.j.list_matches()
+        ]
+
+    def read_match(self, match_id, offset, n):
+        try:
+            return self.j.read_match(match_id, offset, n)
+        except ValueError:
+            raise KeyError(match_id) from None
+
+    def delete_match(self, match_id):
+        try:
+            self.j.delete_match(match_id)
+        except ValueError:
+            raise KeyError(match_id) from None
+
+    def reveal_seed(self, match_id):
+        """The seed from the match's ``SEED_REVEAL`` record (streamed, never all in RAM)."""
+        path = self.j._path(bytes(match_id), ".m")
+        try:
+            f = open(path, "rb")
+        except OSError:
+            raise KeyError(match_id) from None
+        try:
+            for kind, fields in record.decode_stream(f):
+                if kind == record.SEED_REVEAL:
+                    return bytes(fields[0])
+        finally:
+            f.close()
+        raise ValueError("match has no revealed seed")
+
+    def load_keys(self):
+        return _read(self.dir + "/hosts")
+
+    def save_keys(self, blob):
+        _write_atomic(self.dir + "/hosts", blob)

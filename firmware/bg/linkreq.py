@@ -1,0 +1,166 @@
+"""Link requests of an authenticated session: list, fetch/ack/cancel, delete, watch, reveal,
+set clock, rename, unpair, hosts.
+
+Functions ``f(session, frame)`` dispatched by ``bg.linksession``; each checks everything
+before it changes anything (a delete of several matches is all-or-nothing).
+"""
+
+import struct
+
+from bg.protocol import (
+    E_STATE,
+    ID_LEN,
+    LIST_PAGE,
+    MAX_DELETE,
+    REQ_CANCEL,
+    REQ_DELETE,
+    REQ_FETCH,
+    REQ_HOSTS,
+    REQ_LIST,
+    REQ_RENAME,
+    REQ_REVEAL,
+    REQ_SET_CLOCK,
+    REQ_UNPAIR,
+    REQ_WATCH,
+    RSP,
+    STATE_LIVE,
+    check_name,
+)
+
+
+def list_matches(s, fr):
+    p = fr.payload
+    if len(p) != 2:
+        raise ValueError("list needs a start index (u16)")
+    start = p[0] | (p[1] << 8)
+    ms = s.board.store.list_matches()
+    page = ms[start : start + LIST_PAGE]
+    out = bytearray(struct.pack("<HHB", len(ms), start, len(page)))
+    for mid, size, state in page:
+        out += bytes(mid) + struct.pack("<IB", size, state)
+    s._reply(RSP | REQ_LIST, out)
+
+
+def find(s, mid):
+    for m in s.board.store.list_matches():
+        if m[0] == mid:
+            return m
+    raise KeyError(mid)
+
+
+def fetch(s, fr):
+    p = fr.payload
+    if len(p) != ID_LEN + 9:
+        raise ValueError("fetch needs match id, offset, length, credits")
+    mid = bytes(p[:ID_LEN])
+    off, ln, credits = struct.unpack("<IIB", p[ID_LEN:])
+    m = find(s, mid)
+    size = m[1]
+    if off > size:
+        raise ValueError("offset beyond the end of the match")
+    end = size if ln > size - off else off + ln
+    s.xfer = [mid, off, end, credits or 8]
+    s._reply(RSP | REQ_FETCH, mid + struct.pack("<III", size, off, end))
+
+
+def ack(s, fr):
+    p = fr.payload
+    if len(p) != 5:
+        raise ValueError("ack needs offset and credits")
+    off, credits = struct.unpack("<IB", p)
+    x = s.xfer
+    if x is None:
+        return  # the transfer already ended: a late ack is harmless
+    if off > x[1] or off > x[2]:
+        raise ValueError("ack beyond what was sent")
+    x[1] = off if off < x[1] else x[1]
+    c = x[3] + credits
+    x[3] = c if c < 255 else 255
+
+
+def cancel(s, fr):
+    s.xfer = None
+    s._reply(RSP | REQ_CANCEL, b"")
+
+
+def delete(s, fr):
+    p = fr.payload
+    if not p or len(p) % ID_LEN or len(p) // ID_LEN > MAX_DELETE:
+        raise ValueError("delete needs 1..%d match ids" % MAX_DELETE)
+    ids = [bytes(p[i : i + ID_LEN]) for i in range(0, len(p), ID_LEN)]
+    known = {}
+    for m in s.board.store.list_matches():
+        known[bytes(m[0])] = m[2]
+    for mid in ids:  # all-or-nothing: check every id before deleting any
+        if mid not in known:
+            raise KeyError(mid)
+        if known[mid] == STATE_LIVE:
+            return s._error(E_STATE, fr.type, fr.seq, 0, "match is still being played")
+    n = 0
+    for mid in ids:
+        if s.xfer is not None and s.xfer[0] == mid:
+            s.xfer = None
+        s.board.store.delete_match(mid)
+        n += 1
+    s._reply(RSP | REQ_DELETE, struct.pack("<H", n))
+
+
+def watch(s, fr):
+    if len(fr.payload) != 1 or fr.payload[0] > 1:
+        raise ValueError("watch needs 0 or 1")
+    s.watching = fr.payload[0] == 1
+    if not s.watching:
+        s.events = []
+        s.lost = 0
+    s._reply(RSP | REQ_WATCH, bytes([fr.payload[0]]))
+
+
+def reveal(s, fr):
+    if len(fr.payload) != ID_LEN:
+        raise ValueError("reveal needs a match id")
+    mid = bytes(fr.payload)
+    m = find(s, mid)
+    if m[2] == STATE_LIVE:
+        return s._error(E_STATE, fr.type, fr.seq, 0, "match not finished")
+    seed = s.board.store.reveal_seed(mid)
+    s._reply(RSP | REQ_REVEAL, mid + bytes(seed))
+
+
+def set_clock(s, fr):
+    if len(fr.payload) != 4:
+        raise ValueError("set clock needs unix time u32")
+    t = struct.unpack("<I", fr.payload)[0]
+    if t < 1500000000:
+        raise ValueError("unix time before 2017")
+    setter = getattr(s.board.clock, "set_unix_time", None)
+    if setter is None:
+        return s._error(E_STATE, fr.type, fr.seq, 0, "board has no wall clock")
+    setter(t)
+    s._reply(RSP | REQ_SET_CLOCK, fr.payload)
+
+
+def rename(s, fr):
+    name = check_name(fr.payload)
+    s.board.store.set_name(name)
+    if s.board.on_rename:
+        s.board.on_rename(name)
+    s._reply(RSP | REQ_RENAME, fr.payload)
+
+
+def unpair(s, fr):
+    p = fr.payload
+    if len(p) not in (0, ID_LEN):
+        raise ValueError("unpair needs nothing (this host) or a host id")
+    hid = bytes(p) if p else s.host_id
+    if s.board.find_host(hid) is None:
+        raise KeyError(hid)
+    s._reply(RSP | REQ_UNPAIR, hid)  # built (and MAC'd) before this session may end
+    s.board.revoke(hid)
+
+
+def hosts(s, fr):
+    out = bytearray([len(s.board.hosts)])
+    for hid, _, name in s.board.hosts:
+        nb = name.encode()
+        out += hid + bytes([len(nb)]) + nb
+    s._reply(RSP | REQ_HOSTS, out)

@@ -1,0 +1,248 @@
+"""One connection's side of the link protocol (``Session``): parsing, MAC and sequence
+checks, dispatch, and the output queue (responses, live events, transfer data).
+
+Example::
+
+    board = Board(store, clock, os.urandom, show_code=leds.show_code)
+    s = Session(board, mtu=185)
+    s.feed(received_bytes)
+    frame = s.pump()
+    while frame is not None:
+        transport.send(frame)
+        frame = s.pump()
+"""
+
+import struct
+
+from bg.linkcrypto import (
+    equal,
+)
+from bg.protocol import (
+    BAD,
+    CRC_LEN,
+    DATA,
+    E_AUTH,
+    E_BUSY,
+    E_MAC,
+    E_NOT_FOUND,
+    E_PAYLOAD,
+    E_SEQ,
+    E_STORE,
+    E_TYPE,
+    ERROR,
+    EV_LOST,
+    EV_RECORD,
+    EVENT,
+    FLAG_LAST,
+    HEADER,
+    MAC_LEN,
+    MAX_PAYLOAD,
+    OUT_QUEUE,
+    REQ_ACK,
+    REQ_AUTH_PROOF,
+    REQ_AUTH_START,
+    REQ_CANCEL,
+    REQ_DELETE,
+    REQ_FETCH,
+    REQ_HOSTS,
+    REQ_INFO,
+    REQ_LIST,
+    REQ_PAIR_CONFIRM,
+    REQ_PAIR_START,
+    REQ_RENAME,
+    REQ_REVEAL,
+    REQ_SET_CLOCK,
+    REQ_UNPAIR,
+    REQ_WATCH,
+    Decoder,
+    encode_frame,
+    error_payload,
+)
+
+
+class Session:
+    """One connected host. ``feed(bytes)`` parses and handles requests; ``pump()`` returns the
+    next frame to send (responses, then events, then transfer data within the credits) or
+    None. A frame that fails any check is answered by an ERROR frame and changes nothing."""
+
+    def __init__(self, board, mtu=23):
+        self.board = board
+        self.dec = Decoder()
+        self.mtu = mtu
+        self.out = []
+        self.dropped = 0
+        self.seq_out = 0
+        self.events = []
+        self.lost = 0
+        self.watching = False
+        self.xfer = None  # [match_id, pos, end, credits]
+        self.auth = None  # (host_id, host_nonce, board_nonce) between AUTH_START and AUTH_PROOF
+        self._logout()
+        board.sessions.append(self)
+
+    def _logout(self):
+        self.host_id = None
+        self.key = None
+        self.mac_in = None
+        self.mac_out = None
+        self.last_seq = 0
+        self.watching = False
+        self.xfer = None
+        self.events = []
+
+    def logout(self):
+        self._logout()
+
+    def close(self):
+        """The connection ended: drop the session (a pairing it started is cancelled)."""
+        b = self.board
+        if b.pairing is not None and b.pairing[0] is self:
+            b.cancel_pairing()
+        if self in b.sessions:
+            b.sessions.remove(self)
+        self._logout()
+
+    def set_mtu(self, mtu):
+        self.mtu = mtu
+
+    def chunk_size(self):
+        """Data bytes per DATA frame so one frame fits one ATT packet (MTU - 3) when it can."""
+        n = self.mtu - 3 - (HEADER + MAC_LEN + CRC_LEN) - 4
+        if n < 32:
+            n = 32
+        if n > MAX_PAYLOAD - 4:
+            n = MAX_PAYLOAD - 4
+        return n
+
+    @property
+    def authenticated(self):
+        return self.mac_in is not None
+
+    # -- output
+    def _send(self, ftype, payload, flags=0):
+        self.seq_out = (self.seq_out + 1) & 0xFFFF
+        return encode_frame(ftype, self.seq_out, payload, flags, self.mac_out, b"B")
+
+    def _reply(self, ftype, payload, flags=0):
+        if len(self.out) >= OUT_QUEUE:
+            self.dropped += 1
+            return
+        self.out.append(self._send(ftype, payload, flags))
+
+    def _error(self, code, req_type=0, req_seq=0, retry_ms=0, msg=None):
+        self._reply(ERROR, error_payload(code, req_type, req_seq, retry_ms, msg))
+
+    def pump(self):
+        """The next frame (bytes) to transmit, or None when there is nothing to send."""
+        if self.out:
+            return self.out.pop(0)
+        if self.lost and self.mac_out is not None:
+            n, self.lost = self.lost, 0
+            return self._send(EVENT, bytes([EV_LOST]) + struct.pack("<I", n))
+        if self.events:
+            return self._send(EVENT, bytes([EV_RECORD]) + self.events.pop(0))
+        x = self.xfer
+        if x is not None and x[3] > 0:
+            mid, pos, end = x[0], x[1], x[2]
+            n = end - pos
+            cs = self.chunk_size()
+            if n > cs:
+                n = cs
+            try:
+                data = self.board.store.read_match(mid, pos, n) if n else b""
+            except Exception:  # noqa: BLE001 - any storage failure ends the transfer cleanly
+                data = None
+            if data is None or len(data) != n:
+                self.xfer = None
+                return self._send(ERROR, error_payload(E_STORE, REQ_FETCH, 0, 0, "read failed"))
+            last = pos + n >= end
+            x[1] = pos + n
+            x[3] -= 1
+            if last:
+                self.xfer = None
+            return self._send(DATA, struct.pack("<I", pos) + data, FLAG_LAST if last else 0)
+        return None
+
+    # -- input
+    def feed(self, data):
+        """Parse ``data`` and handle every complete frame in it."""
+        i = 0
+        n = len(data)
+        while True:
+            took = self.dec.feed(data, i)
+            i += took
+            handled = 0
+            while True:
+                r = self.dec.next()
+                if r is None:
+                    break
+                handled += 1
+                if r[0] == BAD:
+                    self._error(r[1])
+                else:
+                    self.handle(r[1])
+            if i >= n:
+                return
+            if not took and not handled:  # cannot happen (a full buffer always parses); be safe
+                self.dec.reset()
+
+    def handle(self, fr):
+        """Handle one decoded frame: checks first (MAC, sequence, auth, payload), then act."""
+        t = fr.type
+        if self.mac_in is not None:
+            if fr.mac is None:
+                return self._error(E_MAC, t, fr.seq)
+            if not equal(self.mac_in.tag(b"H", fr.header, fr.payload), fr.mac):
+                return self._error(E_MAC, t, fr.seq)
+            if fr.seq <= self.last_seq:
+                return self._error(E_SEQ, t, fr.seq)
+            self.last_seq = fr.seq
+        elif fr.mac is not None:
+            return self._error(E_AUTH, t, fr.seq)
+        h = _HANDLERS.get(t)
+        if h is None:
+            return self._error(E_TYPE, t, fr.seq)
+        if h[2] and self.mac_in is None:
+            return self._error(E_AUTH, t, fr.seq)
+        try:
+            _handler(h)(self, fr)
+        except ValueError as e:
+            self._error(E_PAYLOAD, t, fr.seq, 0, str(e))
+        except KeyError:
+            self._error(E_NOT_FOUND, t, fr.seq)
+        except OSError:
+            self._error(E_STORE, t, fr.seq)
+        except MemoryError:
+            self._error(E_BUSY, t, fr.seq, 0, "out of memory")
+        except Exception:  # noqa: BLE001 - a hostile payload must never reach the game
+            self._error(E_PAYLOAD, t, fr.seq, 0, "rejected")
+
+
+# type -> (module, function name, needs authentication). The handler modules are imported on
+# first use, so a board that is never paired does not pay for them.
+_HANDLERS = {
+    REQ_INFO: (0, "info", False),
+    REQ_PAIR_START: (0, "pair_start", False),
+    REQ_PAIR_CONFIRM: (0, "pair_confirm", False),
+    REQ_AUTH_START: (0, "auth_start", False),
+    REQ_AUTH_PROOF: (0, "auth_proof", False),
+    REQ_LIST: (1, "list_matches", True),
+    REQ_FETCH: (1, "fetch", True),
+    REQ_ACK: (1, "ack", True),
+    REQ_CANCEL: (1, "cancel", True),
+    REQ_DELETE: (1, "delete", True),
+    REQ_WATCH: (1, "watch", True),
+    REQ_REVEAL: (1, "reveal", True),
+    REQ_SET_CLOCK: (1, "set_clock", True),
+    REQ_RENAME: (1, "rename", True),
+    REQ_UNPAIR: (1, "unpair", True),
+    REQ_HOSTS: (1, "hosts", True),
+}
+
+
+def _handler(h):
+    if h[0] == 0:
+        from bg import linkauth as mod
+    else:
+        from bg import linkreq as mod
+    return getattr(mod, h[1])

@@ -1,0 +1,135 @@
+"""Legal plays: generation, recognition, hints, forced/no-play detection.
+
+Positions are ``bytearray(52)`` (``bg.board``); a play is a flat tuple of steps
+``(from1, to1, from2, to2, ...)`` in the mover's own numbering (25 = bar, 0 = off).
+
+Everything works by make/unmake on one preallocated buffer, depth first:
+
+* doubles: the steps of a play are generated in non-increasing order of their source point,
+  which reaches every distinct play once per multiset of steps (moving the higher checker
+  first never makes a lower step illegal);
+* other rolls: the larger die first, then the smaller die first; in the second order a
+  second step that was already legal at the start is skipped, because the first order
+  reaches the same position.
+
+The rules enforced (seed 000/002/003/004): both dice when possible; with only one, the larger
+if it can be played; doubles as many as possible; bar first; bearing off with all checkers
+home, exact die or from the highest point with a larger die; a point with two or more
+opposing checkers is closed (also as an intermediate landing of one checker).
+
+Example::
+
+    >>> from bg import board, movegen
+    >>> pos = board.start_position()
+    >>> len(movegen.plays(pos, 0, 3, 1))
+    16
+    >>> movegen.recognize(pos, 0, 3, 1, movegen.plays(pos, 0, 3, 1)[0][1]) is not None
+    True
+
+The device-side functions (``recognize``, ``hints``, ``partial_ok``, ``forced``,
+``no_play``, ``for_each_end``) allocate nothing per visited play; only their small results.
+"""
+
+import sys
+
+from bg._mghints import MoveGenHints
+
+_HOST = sys.implementation.name != "micropython"
+
+
+class MoveGen(MoveGenHints):
+    """A move generator with its own preallocated buffers (not re-entrant: one call at a
+    time per instance). Methods: ``plays``, ``for_each_end``, ``recognize``, ``hints``,
+    ``partial_ok``, ``no_play``, ``forced``, ``is_legal``, ``apply``, ``max_steps``."""
+
+    def max_steps(self, pos, side, d1, d2):
+        """How many dice the roll lets ``side`` play (0..4)."""
+        self._setup(pos, side, d1, d2)
+        return self.maxd
+
+    def plays(self, pos, side, d1, d2):
+        """Every distinct legal play as ``(steps, resulting position as bytes)``, in
+        generation order; ``[]`` when the turn passes. Host use (allocates the list)."""
+        if not (1 <= d1 <= 6 and 1 <= d2 <= 6):
+            raise ValueError("dice must be 1..6, got %d-%d" % (d1, d2))
+        if _HOST:
+            from bg._fastplays import fast_plays  # host speed path, never compiled on the device
+
+            r = fast_plays(pos, side, d1, d2)
+            if r is not None:
+                return r
+        seen = {}
+        out = []
+
+        def visit(w, st, n):
+            k = bytes(w)
+            if k not in seen:
+                seen[k] = 1
+                out.append((tuple(st[: 2 * n]), k))
+
+        self.for_each_end(pos, side, d1, d2, visit)
+        return out
+
+    def no_play(self, pos, side, d1, d2):
+        """True when ``side`` cannot move at all with this roll (the turn passes)."""
+        self._setup(pos, side, d1, d2)
+        return self.maxd == 0
+
+    def apply(self, pos, side, steps):
+        """Apply ``steps`` to ``pos`` in place (hits go to the opponent's bar). Checks only
+        that each step has a checker to move and an open landing point."""
+        from bg.board import apply_step
+        for i in range(0, len(steps), 2):
+            apply_step(pos, side, steps[i], steps[i + 1])
+        return pos
+
+
+_GEN = None
+
+
+def _gen():
+    global _GEN
+    if _GEN is None:
+        _GEN = MoveGen()
+    return _GEN
+
+
+def plays(pos, side, d1, d2):
+    return _gen().plays(pos, side, d1, d2)
+
+
+def for_each_end(pos, side, d1, d2, visit):
+    return _gen().for_each_end(pos, side, d1, d2, visit)
+
+
+def recognize(start, side, d1, d2, end):
+    return _gen().recognize(start, side, d1, d2, end)
+
+
+def hints(start, side, d1, d2, current, from_point):
+    return _gen().hints(start, side, d1, d2, current, from_point)
+
+
+def partial_ok(start, side, d1, d2, current):
+    return _gen().partial_ok(start, side, d1, d2, current)
+
+
+def no_play(pos, side, d1, d2):
+    return _gen().no_play(pos, side, d1, d2)
+
+
+def forced(pos, side, d1, d2):
+    return _gen().forced(pos, side, d1, d2)
+
+
+def is_legal(pos, side, d1, d2, steps):
+    return _gen().is_legal(pos, side, d1, d2, steps)
+
+
+def apply(pos, side, steps):
+    return _gen().apply(pos, side, steps)
+
+
+def max_steps(pos, side, d1, d2):
+    return _gen().max_steps(pos, side, d1, d2)
+

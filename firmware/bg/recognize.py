@@ -1,0 +1,723 @@
+"""Move recognition that never guesses: which legal play do the reed sensors show?
+
+Input: the position at the turn's start, the side on roll, the dice, and each stable
+(debounced) sensor observation: ``counts[28]`` in ``bg.sensing`` row order (rows 0..23 =
+board points 1..24, 24/25 = bar of side 0/1, 26/27 = tray of side 0/1), each row read as
+"``cap`` or more" when it reaches its cap (the slot count). Reed switches cannot tell
+colours; colour comes from the position: only the mover's checkers move, a hit blot goes to
+its own bar row, and every candidate the engine generates carries its colours.
+
+Method: one depth-first pass of the engine (``MoveGen.for_each_end``) visits every maximal
+legal play without allocating. For each play, every subset of its steps (in play order, as
+counts per row) is compared with the observation on the rows it touches; a bitmask of the rows
+that differ from the start lets most plays be rejected with one ``&``. The result:
+
+=============  ==========================================================================
+``WAITING``    nothing visible moved (the start's reading)
+``PARTIAL``    part of a legal play (e.g. one die played); ``pending`` = blots hit but not
+               yet on the bar. In both, ``ncand > 0`` means a complete play reads the same
+               (hidden in a stack, or a colour-blind hit): confirm asks instead of recording
+``LIFTED``     one checker is off the board (in the hand): ``hints`` = rows where putting
+               it down gives a legal (partial or complete) state, take-backs included
+               (``forward_hints()`` without them); ``lifted`` = its row
+``COMPLETE``   exactly one distinct legal end position reads like this, and nothing
+               unfinished does: the confirm press records it
+``AMBIGUOUS``  several distinct legal end positions read like this (stacks beyond the slots,
+               colour-blind hits): the player picks one (see below)
+``ILLEGAL``    no legal state reads like this: ``missing``/``extra`` say which rows differ from
+               the last legal state (``ref``), ``irregular`` rows are misplaced checkers
+``NO_PLAY``    the roll has no legal play and nothing moved: confirm passes
+=============  ==========================================================================
+
+Disambiguation: in ``AMBIGUOUS`` the LEDs show candidate ``selected`` (``show(k)``: the rows
+of its steps that not every candidate shares); the mover's cube button calls
+``next_candidate()``, the roll/confirm button ``confirm()`` records the shown one. A confirm
+press in ``WAITING``/``PARTIAL`` with ``ncand > 0`` enters that selection instead of
+recording anything. See ``docs/recognition.md``.
+
+Example::
+
+    >>> from bg import board, recognize
+    >>> start = board.start_position()
+    >>> r = recognize.Recognizer()
+    >>> r.begin(start, 0, 6, 1)
+    >>> end = board.start_position()
+    >>> _ = board.apply_step(end, 0, 13, 7); _ = board.apply_step(end, 0, 8, 7)
+    >>> obs = bytearray(28); _ = recognize.observe(end, obs, r.caps)
+    >>> r.update(obs) == recognize.COMPLETE, r.confirm()
+    (True, (13, 7, 8, 7))
+"""
+
+from micropython import const
+
+from bg.movegen import MoveGen
+
+WAITING = const(0)
+PARTIAL = const(1)
+LIFTED = const(2)
+COMPLETE = const(3)
+AMBIGUOUS = const(4)
+ILLEGAL = const(5)
+NO_PLAY = const(6)
+STATE_NAMES = ("waiting", "partial", "lifted", "complete", "ambiguous", "illegal", "no play")
+
+NROWS = const(28)
+_LOWK = b"\x00\x00\x01\x00\x02\x00\x00\x00\x03"  # lowest set bit (1, 2, 4, 8) -> step index
+ROW_BAR0 = const(24)
+ROW_TRAY0 = const(26)
+MAX_CANDIDATES = const(16)
+
+
+def row_of(side, point):
+    """Sensor row of ``side``'s own ``point`` (1..24; 25 = its bar; 0 = its tray)."""
+    if point == 25:
+        return ROW_BAR0 + side
+    if point == 0:
+        return ROW_TRAY0 + side
+    return point - 1 if side == 0 else 24 - point
+
+
+def observe(pos, out, caps):
+    """Fill ``out[28]`` with what ideal sensors read for ``pos``: each row's checker count,
+    capped at ``caps[row]`` (a cap of 0 = row not sensed, read 0). Returns ``out``."""
+    for r in range(24):
+        v = pos[r] + pos[48 - r]
+        c = caps[r]
+        out[r] = v if v < c else c
+    for r, i in ((24, 24), (25, 49), (26, 50), (27, 51)):
+        v = pos[i]
+        c = caps[r]
+        out[r] = v if v < c else c
+    return out
+
+
+def make_caps(slots=6, bar_slots=6, tray_slots=15, out=None):
+    """Per-row caps as ``bg.sensing`` reports them (``Sensing.cap``)."""
+    if out is None:
+        out = bytearray(NROWS)
+    for r in range(24):
+        out[r] = slots
+    out[24] = out[25] = bar_slots
+    out[26] = out[27] = tray_slots
+    return out
+
+
+class Recognizer:
+    """Recognise the play on the board during one turn. Build once (all buffers here);
+    ``begin()`` at each turn, ``update()`` at each stable sensor change, then ``confirm()``.
+    """
+
+    def __init__(self, slots=6, bar_slots=6, tray_slots=15, gen=None, strict=True):
+        self.caps = make_caps(slots, bar_slots, tray_slots)
+        self._dcaps = bytearray(self.caps)  # caps when update() is not given any
+        self.gen = gen if gen is not None else MoveGen()
+        # strict: a reading that is both one complete play and part of another (colour-blind
+        # sensors: a hit on one point reads like a hit on another) is asked, not recorded
+        self.strict = strict
+        self.start = bytearray(52)
+        self.movb = bytearray(NROWS)  # mover's checkers per row at the start
+        self.oppb = bytearray(NROWS)  # opponent's checkers per row at the start
+        self.mov = bytearray(NROWS)  # scratch: a subset of a play applied
+        self.opp = bytearray(NROWS)
+        self.baseobs = bytearray(NROWS)  # the start's reading
+        self.obs = bytearray(NROWS)  # the reading being recognised
+        self.ref = bytearray(NROWS)  # the last reading in a legal state
+        self._fr = bytearray(4)  # rows of the current play's steps
+        self._tr = bytearray(4)
+        self._hr = bytearray(4)  # rows hit by the subset being checked
+        self._tm = [0, 0, 0, 0]  # rows each step touches (bitmask; small ints, no allocation)
+        self._u = [0] * 16  # per subset of a play's steps: rows touched
+        self._ld = [0] * 16  # rows landed on
+        self._nd = [0] * 16  # source rows that need a checker back
+        self._ep = bytearray(NROWS)  # reading of an end position (checked by the engine's end)
+        self._im = bytearray(NROWS)  # position index of the mover's checkers on each row (255: none)
+        self._io = bytearray(NROWS)  # same for the opponent
+        self._phase2 = False
+        # candidates k = 0..ncand-1: end position at cpos[52k:52k+52], steps at cstep[8k:8k+8]
+        self.cpos = bytearray(52 * MAX_CANDIDATES)
+        self.cstep = bytearray(8 * MAX_CANDIDATES)
+        self.cn = bytearray(MAX_CANDIDATES)
+        self._cb = self._visit  # bound once: no allocation per visited play
+        self._steps = self._fr
+        self.side = 0
+        self.d1 = self.d2 = 0
+        self.nomove = False
+        self.active = False
+        self._reset_result()
+        self.state = WAITING
+
+    def _reset_result(self):
+        self.ncand = 0  # distinct complete candidates stored
+        self.overflow = 0  # complete candidates beyond MAX_CANDIDATES (never recorded)
+        self.npartial = 0
+        self.waiting = False
+        self.pending = 0  # rows whose blot was hit but is not on the bar yet
+        self.hints = 0  # rows where a lifted checker may be put down
+        self.lifted = -1  # row a lifted checker came from (-1: unknown)
+        self.missing = 0  # ILLEGAL: rows reading fewer checkers than ``ref``
+        self.extra = 0  # ILLEGAL: rows reading more checkers than ``ref``
+        self.irregular = 0
+        self.selected = 0
+        self._asking = False
+        self._m = 0
+
+    # ------------------------------------------------------------------ turn set-up
+    def begin(self, start, side, d1, d2):
+        """Start recognising a turn: ``start`` (52-byte position, copied), ``side`` on roll
+        (0/1) and the dice. The board must read like ``start`` when this is called."""
+        if len(start) != 52:
+            raise ValueError("position must be 52 bytes")
+        if side not in (0, 1):
+            raise ValueError("side must be 0 or 1")
+        if not (1 <= d1 <= 6 and 1 <= d2 <= 6):
+            raise ValueError("dice must be 1..6, got %d-%d" % (d1, d2))
+        st = self.start
+        for i in range(52):
+            st[i] = start[i]
+        self.side = side
+        self.d1 = d1
+        self.d2 = d2
+        mb = self.movb
+        ob = self.oppb
+        for r in range(NROWS):
+            mb[r] = 0
+            ob[r] = 0
+        im = self._im
+        io = self._io
+        for r in range(NROWS):
+            im[r] = io[r] = 255
+        for x in (0, 1):
+            dst = mb if x == side else ob
+            ix = im if x == side else io
+            b = 25 * x
+            for p in range(1, 26):
+                r = row_of(x, p)
+                dst[r] = start[b + p - 1]
+                ix[r] = b + p - 1
+            dst[ROW_TRAY0 + x] = start[50 + x]
+            ix[ROW_TRAY0 + x] = 50 + x
+        self.nomove = self.gen.no_play(start, side, d1, d2)
+        self.active = True
+        self._set_caps(None)
+        self._reset_result()
+        self._obs_from_base()
+        for r in range(NROWS):
+            self.ref[r] = self.baseobs[r]
+        self._classify()
+
+    def _set_caps(self, caps):
+        c = self.caps
+        src = self._dcaps if caps is None else caps
+        changed = False
+        for r in range(NROWS):
+            if c[r] != src[r]:
+                c[r] = src[r]
+                changed = True
+        if changed or caps is None:
+            bo = self.baseobs
+            for r in range(NROWS):
+                v = self.movb[r] + self.oppb[r]
+                cr = c[r]
+                bo[r] = v if v < cr else cr
+        return changed
+
+    def _obs_from_base(self):
+        for r in range(NROWS):
+            self.obs[r] = self.baseobs[r]
+
+    # ------------------------------------------------------------------ recognition
+    def update(self, counts, caps=None, irregular=0):
+        """Recognise a stable reading: ``counts`` (28 rows, ``Sensing.counts``), optional
+        per-row ``caps`` (``Sensing.cap``; default: the slot counts given at construction),
+        ``irregular`` (``Sensing.irregular_mask()``: rows with a closed slot above an open
+        one). Returns the new state. Calling it again with the same reading changes nothing
+        (a selection in progress is kept)."""
+        if not self.active:
+            raise ValueError("begin() a turn first")
+        if len(counts) < NROWS:
+            raise ValueError("counts must have 28 rows")
+        same = not self._set_caps(caps)
+        o = self.obs
+        c = self.caps
+        for r in range(NROWS):
+            v = counts[r]
+            if c[r] and v > c[r]:
+                raise ValueError("row %d reads %d checkers, more than its cap %d" % (r, v, c[r]))
+            if o[r] != v:
+                o[r] = v
+                same = False
+        if same and irregular == self.irregular:
+            return self.state
+        self._reset_result()
+        if irregular:
+            self.irregular = irregular
+            self._illegal()
+            return self.state
+        self._classify()
+        return self.state
+
+    def _classify(self):
+        o = self.obs
+        bo = self.baseobs
+        c = self.caps
+        m = 0
+        for r in range(NROWS):
+            if c[r] and o[r] != bo[r]:
+                m |= 1 << r
+        self._m = m
+        self.waiting = m == 0
+        self._phase2 = False
+        if m == 0 and not self._hideable():
+            pass  # the start's reading, and no play can hide in a stack: nothing to search
+        elif not self.nomove:
+            self.gen.for_each_end(self.start, self.side, self.d1, self.d2, self._cb)
+            if self.ncand and self.npartial:
+                # both a complete play and part of one read like this: count again, keeping
+                # only the unfinished states whose checkers (colours included) differ from
+                # every candidate's: only those make a confirm press ambiguous (rare: a hit)
+                self._phase2 = True
+                self.npartial = 0
+                self.pending = 0
+                self.gen.for_each_end(self.start, self.side, self.d1, self.d2, self._cb)
+                self._phase2 = False
+        if m and not (m & (m - 1)):
+            # the start itself, one checker short on one row: a checker lifted at the start
+            r = 0
+            while not (m >> r) & 1:
+                r += 1
+            if o[r] + 1 == bo[r]:
+                self.hints |= m
+        if self.ncand == 0:
+            if self.waiting:
+                self.state = NO_PLAY if self.nomove else WAITING
+            elif self.npartial:
+                self.state = PARTIAL
+            elif self.hints:
+                self.state = LIFTED
+                self._find_lifted()
+                return
+            else:
+                self._illegal()
+                return
+        elif (
+            self.ncand == 1 and not self.overflow and not self.waiting and not (self.npartial and self.strict)
+        ):
+            self.state = COMPLETE
+        elif self.waiting or (self.npartial and self.strict):
+            # it may be unfinished: show it as such; confirm() asks which play it was
+            self.state = WAITING if self.waiting else PARTIAL
+        else:
+            self.state = AMBIGUOUS
+        ref = self.ref
+        for r in range(NROWS):
+            ref[r] = o[r]
+
+    def _hideable(self):
+        """True when some play might read exactly like the start: every play takes a checker
+        off some row for good, so that row must read "cap or more" before and after."""
+        c = self.caps
+        mb = self.movb
+        for r in range(NROWS):
+            if c[r] and mb[r] > c[r]:
+                return True
+        return False
+
+    def _find_lifted(self):
+        """The row one checker came from, relative to the last legal reading (-1 if the
+        difference is not exactly one checker less on one row)."""
+        o = self.obs
+        ref = self.ref
+        row = -1
+        for r in range(NROWS):
+            if o[r] != ref[r]:
+                if row >= 0 or o[r] + 1 != ref[r]:
+                    self.lifted = -1
+                    return
+                row = r
+        self.lifted = row
+        if row >= 0:
+            self.hints &= ~(1 << row)
+
+    def _illegal(self):
+        self.state = ILLEGAL
+        o = self.obs
+        ref = self.ref
+        miss = 0
+        ext = 0
+        for r in range(NROWS):
+            if not self.caps[r]:
+                continue
+            if o[r] < ref[r]:
+                miss |= 1 << r
+            elif o[r] > ref[r]:
+                ext |= 1 << r
+        self.missing = miss
+        self.extra = ext
+
+    def _visit(self, endpos, steps, n):
+        """One maximal legal play: test every subset of its steps against the reading."""
+        side = self.side
+        fr = self._fr
+        tr = self._tr
+        tm = self._tm
+        oppb = self.oppb
+        movb = self.movb
+        caps = self.caps
+        m = self._m
+        obar = ROW_BAR0 + 1 - side
+        t_all = 0
+        fb = 0  # steps whose source row would visibly lose a checker
+        for k in range(n):
+            f = steps[2 * k]
+            t = steps[2 * k + 1]
+            rf = row_of(side, f)
+            rt = row_of(side, t)
+            fr[k] = rf
+            tr[k] = rt
+            x = (1 << rf) | (1 << rt)
+            if rt < 24 and oppb[rt] == 1:
+                x |= 1 << obar
+            tm[k] = x
+            t_all |= x
+            if not (m >> rf) & 1 and movb[rf] + oppb[rf] <= caps[rf]:
+                fb |= 1 << k
+        self._steps = steps
+        out = m & ~t_all
+        if not out & (out - 1):  # else two rows differ that this play never touches
+            full = (1 << n) - 1
+            # per subset, built from the subset without its lowest step: rows touched, rows
+            # landed on, and source rows that must get a checker back (else they read one
+            # short); cheap necessary conditions before the real count check
+            uu = self._u
+            ld = self._ld
+            nd = self._nd
+            for sub in range(1, full + 1):
+                low = sub & -sub
+                k = _LOWK[low]
+                prev = sub ^ low
+                u = uu[prev] | tm[k]
+                uu[sub] = u
+                d = ld[prev] | (1 << tr[k])
+                ld[sub] = d
+                e = nd[prev]
+                if (fb >> k) & 1:
+                    e |= 1 << fr[k]
+                nd[sub] = e
+                if e & ~d:
+                    continue
+                out = m & ~u
+                if out & (out - 1):
+                    continue
+                self._subset(sub, n, sub == full, endpos)
+        if n == 2 and self.d1 != self.d2 and steps[2] == steps[1] and steps[3]:
+            # one checker moved by both dice: the engine visits one order of the chain; the
+            # hand may use the other die first (13/12/6 for 13/7/6), a different half-way point
+            f = steps[0]
+            m = f - (steps[2] - steps[3])
+            rm = row_of(side, m)
+            if oppb[rm] == 0:
+                tr[0] = rm
+                out = self._m & ~((1 << fr[0]) | (1 << rm))
+                if not out & (out - 1):
+                    self._subset(1, 1, False, endpos)
+
+    def _subset(self, sub, n, full, endpos):
+        side = self.side
+        fr = self._fr
+        tr = self._tr
+        mov = self.mov
+        opp = self.opp
+        movb = self.movb
+        oppb = self.oppb
+        hr = self._hr
+        obar = ROW_BAR0 + 1 - side
+        touched = 0
+        nh = 0
+        ok = True
+        for k in range(n):
+            if not (sub >> k) & 1:
+                continue
+            f = fr[k]
+            t = tr[k]
+            bit = 1 << f
+            if not touched & bit:
+                mov[f] = movb[f]
+                opp[f] = oppb[f]
+                touched |= bit
+            bit = 1 << t
+            if not touched & bit:
+                mov[t] = movb[t]
+                opp[t] = oppb[t]
+                touched |= bit
+            if mov[f] == 0:
+                ok = False  # no checker of the mover there in this order of hands
+                break
+            mov[f] -= 1
+            if t < 24:
+                ot = opp[t]
+                if ot >= 2:
+                    ok = False
+                    break
+                if ot == 1:
+                    opp[t] = 0
+                    bit = 1 << obar
+                    if not touched & bit:
+                        mov[obar] = movb[obar]
+                        opp[obar] = oppb[obar]
+                        touched |= bit
+                    opp[obar] += 1
+                    hr[nh] = t
+                    nh += 1
+            mov[t] += 1
+        if not ok:
+            return
+        # rows that differ from the start but this subset leaves alone
+        out = self._m & ~touched
+        if out & (out - 1):
+            return
+        obs = self.obs
+        caps = self.caps
+        nv = 1 << nh  # variant v: hits in v are pending (blot still on its point)
+        for v in range(nv):
+            miss = -1  # the one row reading one checker less than this state (a lifted one)
+            bad = False
+            if out:
+                r = 0
+                while not (out >> r) & 1:
+                    r += 1
+                miss = r
+                if obs[r] + 1 != (self.baseobs[r]):
+                    continue
+            r = 0
+            tt = touched
+            while tt:
+                if tt & 1:
+                    x = mov[r] + opp[r]
+                    if v:
+                        for j in range(nh):
+                            if (v >> j) & 1:
+                                if hr[j] == r:
+                                    x += 1
+                                elif r == obar:
+                                    x -= 1
+                    c = caps[r]
+                    if c:
+                        if x > c:
+                            x = c
+                        if x != obs[r]:
+                            if miss < 0 and x == obs[r] + 1:
+                                miss = r
+                            else:
+                                bad = True
+                                break
+                tt >>= 1
+                r += 1
+            if bad:
+                continue
+            if miss >= 0:
+                self.hints |= 1 << miss
+                continue
+            if full and not v:
+                if not self._phase2:
+                    self._candidate(endpos, n)
+                continue
+            if self._phase2 and self._same_as_candidate(touched, nh, v):
+                continue  # the very checkers of a complete candidate: nothing else to ask
+            self.npartial += 1
+            for j in range(nh):
+                if (v >> j) & 1:
+                    self.pending |= 1 << hr[j]
+
+    def _same_as_candidate(self, touched, nh, v):
+        """True when the subset just matched (with hits ``v`` pending) puts every checker,
+        colours included, where some complete candidate does: then recording that candidate
+        records exactly what is on the board."""
+        mov = self.mov
+        opp = self.opp
+        movb = self.movb
+        oppb = self.oppb
+        im = self._im
+        io = self._io
+        hr = self._hr
+        obar = ROW_BAR0 + 1 - self.side
+        cp = self.cpos
+        for k in range(self.ncand):
+            base = 52 * k
+            same = True
+            for r in range(NROWS):
+                if (touched >> r) & 1:
+                    a = mov[r]
+                    b = opp[r]
+                    for j in range(nh):
+                        if (v >> j) & 1:
+                            if hr[j] == r:
+                                b += 1
+                            elif r == obar:
+                                b -= 1
+                else:
+                    a = movb[r]
+                    b = oppb[r]
+                if a != (cp[base + im[r]] if im[r] != 255 else 0) or b != (
+                    cp[base + io[r]] if io[r] != 255 else 0
+                ):
+                    same = False
+                    break
+            if same:
+                return True
+        return False
+
+    def _candidate(self, endpos, n):
+        """A complete legal play reads like the observation: keep it if its end is new."""
+        ep = observe(endpos, self._ep, self.caps)
+        o = self.obs
+        c = self.caps
+        for r in range(NROWS):
+            if c[r] and ep[r] != o[r]:
+                return  # defensive: the engine's own end must read the same, or nothing counts
+        cp = self.cpos
+        for k in range(self.ncand):
+            base = 52 * k
+            i = 0
+            while i < 52 and cp[base + i] == endpos[i]:
+                i += 1
+            if i == 52:
+                return  # the same end position by other steps
+        k = self.ncand
+        if k >= MAX_CANDIDATES:
+            self.overflow += 1  # counted once per play visit; only "more than we keep" matters
+            return
+        base = 52 * k
+        for i in range(52):
+            cp[base + i] = endpos[i]
+        cs = self.cstep
+        st = self._steps
+        for i in range(2 * n):
+            cs[8 * k + i] = st[i]
+        self.cn[k] = n
+        self.ncand = k + 1
+
+    # ------------------------------------------------------------------ player actions
+    def confirm(self):
+        """The roll/confirm press. Returns the play to record (flat steps tuple; ``()`` to
+        pass in ``NO_PLAY``), or None when nothing can be recorded: then the state says why
+        (``ILLEGAL``, ``PARTIAL``...). In ``WAITING``/``PARTIAL`` with a complete play hidden
+        by a stack, the press enters ``AMBIGUOUS`` to let the player pick it."""
+        s = self.state
+        if s == NO_PLAY:
+            return ()
+        if s == COMPLETE:
+            return self.steps(0)
+        if s == AMBIGUOUS and self.ncand and not self.overflow:
+            return self.steps(self.selected)
+        if s in (WAITING, PARTIAL) and self.ncand:
+            self.state = AMBIGUOUS
+            self.selected = 0
+            self._asking = True
+        return None
+
+    def cancel(self):
+        """Leave a selection entered by ``confirm()`` (back to waiting/partial)."""
+        if self._asking:
+            self._asking = False
+            self.state = WAITING if self.waiting else PARTIAL
+
+    def next_candidate(self):
+        """The cube button in ``AMBIGUOUS``: show the next candidate. Returns its index."""
+        if self.state == AMBIGUOUS and self.ncand:
+            self.selected = (self.selected + 1) % self.ncand
+        return self.selected
+
+    def steps(self, k):
+        """Steps of candidate ``k`` as a flat tuple (allocates; for recording)."""
+        if not 0 <= k < self.ncand:
+            raise ValueError("no candidate %d" % k)
+        return tuple(self.cstep[8 * k : 8 * k + 2 * self.cn[k]])
+
+    def end(self, k):
+        """End position of candidate ``k`` as ``bytes`` (allocates; tests and the host)."""
+        if not 0 <= k < self.ncand:
+            raise ValueError("no candidate %d" % k)
+        return bytes(self.cpos[52 * k : 52 * k + 52])
+
+    def show(self, k):
+        """``(from_rows, to_rows)`` bitmasks of candidate ``k``'s steps that not every
+        candidate shares: what the LEDs blink so the player can tell the candidates apart."""
+        if not 0 <= k < self.ncand:
+            raise ValueError("no candidate %d" % k)
+        side = self.side
+        cs = self.cstep
+        src = 0
+        dst = 0
+        for i in range(self.cn[k]):
+            f = cs[8 * k + 2 * i]
+            t = cs[8 * k + 2 * i + 1]
+            shared = self.ncand > 1  # a lone candidate shows all its steps
+            for j in range(self.ncand):
+                if j != k and self._count_step(j, f, t) < self._count_step(k, f, t):
+                    shared = False
+                    break
+            if not shared:
+                src |= 1 << row_of(side, f)
+                dst |= 1 << row_of(side, t)
+        return src, dst
+
+    def _count_step(self, k, f, t):
+        cs = self.cstep
+        c = 0
+        for i in range(self.cn[k]):
+            if cs[8 * k + 2 * i] == f and cs[8 * k + 2 * i + 1] == t:
+                c += 1
+        return c
+
+    def dest_points(self, take_backs=False):
+        """``forward_hints()`` (or all ``hints`` with ``take_backs``) as ``bg.leds``
+        destination masks want them: bit ``p - 1`` for board point ``p``, bit 24 for bearing
+        off (the mover's tray)."""
+        h = self.hints if take_backs else self.forward_hints()
+        m = h & 0xFFFFFF
+        if (h >> (ROW_TRAY0 + self.side)) & 1:
+            m |= 1 << 24
+        return m
+
+    def forward_hints(self):
+        """``hints`` without the take-backs: only rows ahead of the lifted checker in the
+        mover's direction (and its tray), i.e. where a die can still carry it. All of
+        ``hints`` if the origin is unknown."""
+        r = self.lifted
+        h = self.hints
+        if r < 0:
+            return h
+        side = self.side
+        tray = ROW_TRAY0 + side
+        if r == ROW_BAR0 + side:
+            return h & ~(1 << (ROW_BAR0 + 1 - side)) & ~(1 << r)
+        if r >= 24:
+            return 0  # an opponent's bar or a tray: no die moves it
+        if side == 0:
+            ahead = (1 << r) - 1  # rows below: lower board points
+        else:
+            ahead = ((1 << 24) - 1) & ~((1 << (r + 1)) - 1)  # higher board points
+        return h & (ahead | (1 << tray))
+
+    def lifted_point(self):
+        """Board point (1..24) the lifted checker came from, 25 for a bar, 0 if unknown."""
+        r = self.lifted
+        if 0 <= r < 24:
+            return r + 1
+        if r in (ROW_BAR0, ROW_BAR0 + 1):
+            return 25
+        return 0
+
+    def diff_start(self):
+        """``(missing, extra)`` row bitmasks of the reading against the turn's start (what
+        to move to put everything back)."""
+        miss = 0
+        ext = 0
+        for r in range(NROWS):
+            if not self.caps[r]:
+                continue
+            if self.obs[r] < self.baseobs[r]:
+                miss |= 1 << r
+            elif self.obs[r] > self.baseobs[r]:
+                ext |= 1 << r
+        return miss, ext

@@ -1,0 +1,225 @@
+"""The ``esp32`` HAL backend: the real board (hardware/board.json, hardware/README.md).
+
+- ``Sensors``: the 74HC165 chain on the VSPI bus. One read = a ``PL`` pulse (all switches
+  latched at once), then ``CE`` low and ``spi.readinto(buf, 0xFF)`` into the caller's
+  preallocated buffer (the SPI peripheral shifts; nothing is allocated).
+- ``Leds``: ``neopixel.NeoPixel``; its own ``buf`` (GRB, 3 bytes per LED) *is* the frame
+  buffer ``bg.leds.Painter`` paints into, and ``show()`` is ``NeoPixel.write()``.
+- ``Buttons``: ``Pin.irq`` on the falling edge (active low, internal pull-ups). The handler
+  only bumps a press counter after a dead time (contact bounce); tasks poll ``take(i)``.
+- ``Clock``: ``time.ticks_ms``; wall time from the RTC (set by the host link).
+- ``Random``: ``os.urandom`` -- the ESP32's hardware RNG (true random while the radio runs).
+- ``Storage``: the littlefs root the MicroPython firmware mounts at ``/``.
+- ``Radio``: BLE from ``app.ble`` (the link engineer's module), imported lazily so the board
+  boots (and plays) without it.
+
+Example (on the device)::
+
+    from hal import esp32
+    hw = esp32.make()
+    buf = bytearray(hw.sensors.nbytes)
+    hw.sensors.read_into(buf)
+"""
+
+import os
+import time
+
+import machine
+import neopixel
+from machine import SPI, Pin
+from micropython import const
+
+import hal
+
+_EPOCH_2000 = const(946684800)  # seconds from 1970-01-01 to 2000-01-01
+
+
+class Sensors(hal.Sensors):
+    """The reed-switch chain: ``read_into(buf)`` fills ``buf[:nbytes]`` with the raw chain
+    (register 0 first, input A in bit 0, wire levels: 0 = closed on this board)."""
+
+    def __init__(self, board):
+        p = board.pins
+        s = board.spi
+        self.nbytes = board.nbytes
+        # PL and CE idle high: registers shifting nothing, inputs transparent
+        self._pl = Pin(p["pl"], Pin.OUT, value=1)
+        self._ce = Pin(p["ce"], Pin.OUT, value=1)
+        self._spi = SPI(
+            p["spi_id"],
+            baudrate=s["baudrate"],
+            polarity=s["polarity"],
+            phase=s["phase"],
+            bits=8,
+            firstbit=SPI.MSB,
+            sck=Pin(p["sck"]),
+            mosi=Pin(p["mosi"]),
+            miso=Pin(p["miso"], Pin.IN, Pin.PULL_UP),
+        )
+        self._view = None
+
+    def read_into(self, buf):
+        if len(buf) < self.nbytes:
+            raise ValueError("sensor buffer too small")
+        if len(buf) != self.nbytes:
+            # read exactly the chain; the memoryview is made once per buffer, not per scan
+            if self._view is None or len(self._view) != self.nbytes:
+                self._view = memoryview(buf)[: self.nbytes]
+            buf = self._view
+        pl = self._pl
+        pl(0)  # latch: >= 100 ns low at 3.3 V; a MicroPython pin call takes ~1 us
+        pl(1)
+        self._ce(0)
+        self._spi.readinto(buf, 0xFF)
+        self._ce(1)
+
+
+class Leds(hal.Leds):
+    """The WS2812B chain through neopixel; ``buf`` is the driver's own GRB buffer."""
+
+    def __init__(self, board):
+        self.count = board.nleds
+        self._np = neopixel.NeoPixel(Pin(board.pins["led_data"], Pin.OUT), board.nleds, bpp=3, timing=1)
+        self.buf = self._np.buf
+        self.clear()
+
+    def clear(self):
+        b = self.buf
+        for i in range(len(b)):
+            b[i] = 0
+
+    def show(self):
+        self._np.write()
+
+
+class Buttons(hal.Buttons):
+    """Active-low buttons with IRQ press counters. The handler allocates nothing: it reads
+    ``ticks_ms`` (a small int), compares with the last accepted edge and bumps a bytearray."""
+
+    def __init__(self, board):
+        self.count = len(board.buttons)
+        self._pins = []
+        self._presses = bytearray(self.count)
+        self._dead = board.button_debounce_ms
+        # "last accepted press" starts one dead time ago, so a press right after boot counts
+        self._last = [time.ticks_add(time.ticks_ms(), -self._dead)] * self.count
+        self._low = board.buttons_active_low
+        for i in range(self.count):
+            pin = Pin(board.buttons[i][3], Pin.IN, Pin.PULL_UP if self._low else Pin.PULL_DOWN)
+            self._pins.append(pin)
+            pin.irq(handler=self._handler(i), trigger=Pin.IRQ_FALLING if self._low else Pin.IRQ_RISING)
+
+    def _handler(self, i):
+        # one closure per button, made at construction; the IRQ itself allocates nothing
+        presses = self._presses
+        last = self._last
+        dead = self._dead
+
+        def irq(_pin):
+            now = time.ticks_ms()
+            if time.ticks_diff(now, last[i]) >= dead:
+                last[i] = now
+                if presses[i] < 255:
+                    presses[i] += 1
+
+        return irq
+
+    def take(self, i):
+        state = machine.disable_irq()  # read-and-clear must not lose a press landing between
+        n = self._presses[i]
+        self._presses[i] = 0
+        machine.enable_irq(state)
+        return n
+
+    def is_down(self, i):
+        v = self._pins[i].value()
+        return v == 0 if self._low else v == 1
+
+    def down_since(self, i):
+        """ticks_ms of the last accepted press edge (long-press detection)."""
+        return self._last[i]
+
+
+class Clock(hal.Clock):
+    """Monotonic ticks and the RTC as unix time (the port's epoch may be 1970 or 2000)."""
+
+    def __init__(self):
+        self._rtc = machine.RTC()
+        self._offset = _EPOCH_2000 if time.gmtime(0)[0] == 2000 else 0
+
+    def ticks_ms(self):
+        return time.ticks_ms()
+
+    def ticks_diff(self, a, b):
+        return time.ticks_diff(a, b)
+
+    def unix_time(self):
+        return time.time() + self._offset
+
+    def set_unix_time(self, t):
+        tm = time.gmtime(int(t) - self._offset)  # (y, mo, d, h, mi, s, weekday, yearday)
+        self._rtc.datetime((tm[0], tm[1], tm[2], tm[6], tm[3], tm[4], tm[5], 0))
+
+
+class Random(hal.Random):
+    """The hardware RNG. It is a true RNG only while the RF subsystem runs (or during the
+    bootloader's entropy phase), so ``ready()`` switches BLE on and reports whether it is;
+    the dice refuse to draw a match seed until it says True (docs/dice.md)."""
+
+    def urandom(self, n):
+        return os.urandom(n)
+
+    def ready(self):
+        try:
+            import bluetooth
+
+            ble = bluetooth.BLE()
+            if not ble.active():
+                ble.active(True)
+            return bool(ble.active())
+        except (ImportError, OSError):
+            return False
+
+
+class Storage(hal.Storage):
+    """The littlefs volume MicroPython mounts at ``/`` on the ESP32."""
+
+    def __init__(self, root="/"):
+        self.root = root
+        self.error = ""
+
+    def ok(self):
+        try:
+            os.statvfs(self.root)
+            return True
+        except OSError as e:
+            self.error = str(e)
+            return False
+
+
+def _radio(config):
+    """BLE from ``app.ble`` when it exists (lazy: the board plays without a link)."""
+    try:
+        from app import ble  # type: ignore[attr-defined]  # the link engineer's module
+    except ImportError:
+        return None
+    make = getattr(ble, "make", None)
+    if make is not None:
+        return make(config)
+    cls = getattr(ble, "Radio", None)
+    return cls() if cls is not None else None
+
+
+def make(config=None):
+    """Build the board's hardware. ``config`` may carry a loaded ``board``
+    (``bg.hwdesc.Board``); otherwise board.json is loaded here. ``radio=False`` skips BLE."""
+    config = config or {}
+    board = config.get("board")
+    if board is None:
+        from bg import hwdesc
+
+        board = hwdesc.load()
+    radio = _radio(config) if config.get("radio", True) else None
+    hw = hal.Hardware(Sensors(board), Leds(board), Buttons(board), Clock(), Random(), Storage(), radio)
+    setattr(hw, "board", board)  # noqa: B010 - an extra part the sim backend does not have
+    return hw

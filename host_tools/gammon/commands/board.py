@@ -1,0 +1,135 @@
+"""Board link commands: ``gammon scan`` (BLE, needs bleak), ``gammon pair ADDRESS``,
+``gammon boards`` (saved pairings, default board) and ``gammon board info|rename|clock|hosts|
+unpair``. Other commands that talk to a board use the helpers here::
+
+    from gammon.commands.board import add_board_argument, open_board
+
+    def register(sub):
+        p = sub.add_parser("sync")
+        add_board_argument(p)                 # --board NAME|ID|ADDRESS (default: the default)
+        p.set_defaults(func=run)
+
+    def run(args):
+        with open_board(args) as client:       # an authenticated gammon.link.Client
+            for g in client.list_games(): ...
+"""
+
+import asyncio
+import time
+
+from gammon import link as L
+from gammon.cli import UserError
+
+_STATES = {0: "live", 1: "finished", 2: "abandoned"}
+
+
+def add_board_argument(parser):
+    parser.add_argument(
+        "--board", metavar="BOARD", help="saved board name, id or address (default: the default board)"
+    )
+
+
+def open_board(args):
+    """An authenticated ``Client`` for ``args.board``; one-line errors as ``UserError``."""
+    try:
+        return L.connect(getattr(args, "board", None))
+    except L.LinkError as e:
+        raise UserError(str(e)) from None
+
+
+def _ask_code():
+    code = input("Code shown on the board: ").strip().replace(" ", "")
+    if len(code) != 6 or not code.isdigit():
+        raise UserError("the code is 6 digits")
+    return code
+
+
+def cmd_scan(args):
+    try:
+        found = asyncio.run(L.scan(args.timeout))
+    except L.LinkError as e:
+        raise UserError(str(e)) from None
+    if not found:
+        print("no board found (is it on and in range?)")
+        return 1
+    for addr, name, rssi in found:
+        print("ble:%s  %-24s %4d dBm" % (addr, name, rssi))
+    return 0
+
+
+def cmd_pair(args):
+    print("Put the board in pairing mode (pair button combo), then wait for its code.")
+    try:
+        bid = L.pair(args.address, _ask_code, host_name=args.name)
+    except L.LinkError as e:
+        raise UserError("pairing failed: %s" % e) from None
+    entry = L.Boards().find(bid)[1]
+    print("paired with %s (%s) at %s" % (entry["name"], bid, args.address))
+    return 0
+
+
+def cmd_boards(args):
+    b = L.Boards()
+    if args.forget:
+        print("forgot", b.forget(args.forget))
+        return 0
+    if args.default:
+        print("default board:", b.set_default(args.default))
+        return 0
+    items = b.items()
+    if not items:
+        print("no paired board: run 'gammon pair ADDRESS'")
+        return 0
+    for bid, e in items:
+        mark = "*" if bid == b.data.get("default") else " "
+        print("%s %s  %-24s %s" % (mark, bid, e["name"], e["address"]))
+    return 0
+
+
+def cmd_board(args):
+    with open_board(args) as c:
+        try:
+            if args.action == "info":
+                for k, v in c.info().items():
+                    print("%-15s %s" % (k, v))
+                for g in c.list_games():
+                    print("game %s  %7d bytes  %s" % (g["id"], g["size"], _STATES.get(g["state"], "?")))
+            elif args.action == "rename":
+                if not args.value:
+                    raise UserError("rename needs the new name")
+                c.rename(args.value)
+                print("renamed to", args.value)
+            elif args.action == "clock":
+                t = c.set_clock(int(args.value) if args.value else None)
+                print("board clock set to", time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(t)))
+            elif args.action == "hosts":
+                for hid, name in c.hosts():
+                    print(hid, name)
+            elif args.action == "unpair":
+                c.unpair(args.value)
+                print("unpaired", args.value or "this host")
+        except L.LinkError as e:
+            raise UserError(str(e)) from None
+    return 0
+
+
+def register(sub):
+    p = sub.add_parser("scan", help="find boards over BLE (needs bleak)")
+    p.add_argument("--timeout", type=float, default=5.0, help="seconds to listen (default 5)")
+    p.set_defaults(func=cmd_scan)
+
+    p = sub.add_parser("pair", help="pair with a board (type the code it shows)")
+    p.add_argument("address", help="ble:ADDRESS, serial:/dev/ttyUSB0 or tcp:127.0.0.1:7607")
+    p.add_argument("--name", help="this host's name on the board (default: hostname)")
+    p.set_defaults(func=cmd_pair)
+
+    p = sub.add_parser("boards", help="list paired boards; choose the default; forget one")
+    p.add_argument("--default", metavar="BOARD", help="make BOARD the default")
+    p.add_argument("--forget", metavar="BOARD", help="delete the saved key of BOARD")
+    p.set_defaults(func=cmd_boards)
+
+    p = sub.add_parser("board", help="talk to a paired board: info, rename, clock, hosts, unpair")
+    p.add_argument("action", choices=("info", "rename", "clock", "hosts", "unpair"))
+    p.add_argument("value", nargs="?", help="new name / unix time / host id")
+    add_board_argument(p)
+    p.set_defaults(func=cmd_board)

@@ -1,0 +1,295 @@
+"""Dice commands: ``gammon verify`` (commit-reveal proof of a match's dice), ``gammon dice-stats``
+(frequencies, chi-square, a picture) and ``gammon dice-sim`` (a made-up match to try them on).
+
+A MATCH is a board journal file (binary records, ``bg.record``) or a JSON dice transcript::
+
+    {"format": "smartgammon-dice/1",
+     "match_id": "<16 hex>", "commitment": "<64 hex>",
+     "player_seed": "<32 hex, optional: none = 16 zero bytes>",
+     "board_seed": "<64 hex, once revealed>",
+     "throws": [{"kind": "opening", "dice": [3, 5]}, {"kind": "roll", "side": 1, "dice": [6, 2]}]}
+
+(``throws`` entries may also be bare ``[d1, d2]`` pairs.) See docs/dice.md.
+"""
+
+import json
+import os
+import sys
+
+from bg import dice  # firmware/ is on the path: gammon/__init__ imports gammon._paths
+
+from gammon import dice_stats
+
+FORMAT = "smartgammon-dice/1"
+
+
+class Match:
+    """One match's dice as read from a file: what verify and dice-stats need."""
+
+    def __init__(self, source, match_id, commitment, player_seed, board_seed, throws, note=""):
+        self.source = source
+        self.match_id = match_id
+        self.commitment = commitment
+        self.player_seed = player_seed
+        self.board_seed = board_seed
+        self.throws = throws
+        self.note = note
+
+
+def _hex(value, n, what, source):
+    if not isinstance(value, str):
+        raise ValueError("%s: %s must be a hex string" % (source, what))
+    try:
+        b = bytes.fromhex(value)
+    except ValueError:
+        raise ValueError("%s: %s is not hex: %r" % (source, what, value[:70])) from None
+    if len(b) != n:
+        raise ValueError("%s: %s must be %d bytes (%d hex digits)" % (source, what, n, 2 * n))
+    return b
+
+
+def _throw(entry, i, source):
+    d = entry.get("dice") if isinstance(entry, dict) else entry
+    if (not isinstance(d, (list, tuple)) or len(d) != 2
+            or not all(isinstance(x, int) and not isinstance(x, bool) for x in d)):
+        raise ValueError("%s: throw %d must be two dice, got %r" % (source, i, d))
+    return (d[0], d[1])
+
+
+def parse_transcript(obj, source="transcript"):
+    """A :class:`Match` from a decoded JSON transcript (ValueError on anything malformed)."""
+    if not isinstance(obj, dict) or obj.get("format") != FORMAT:
+        raise ValueError("%s: not a dice transcript (format must be %r)" % (source, FORMAT))
+    mid = _hex(obj.get("match_id"), dice.MATCH_ID_LEN, "match_id", source)
+    com = _hex(obj.get("commitment"), dice.COMMIT_LEN, "commitment", source)
+    ps = obj.get("player_seed")
+    ps = dice.NO_PLAYER_SEED if ps in (None, "") else _hex(ps, dice.PLAYER_SEED_LEN, "player_seed", source)
+    seed = obj.get("board_seed")
+    seed = None if seed in (None, "") else _hex(seed, dice.BOARD_SEED_LEN, "board_seed", source)
+    throws = obj.get("throws")
+    if not isinstance(throws, list):
+        raise ValueError("%s: throws must be a list" % source)
+    return Match(source, mid, com, ps, seed, [_throw(t, i, source) for i, t in enumerate(throws)])
+
+
+def transcript(match_id, commitment, player_seed, board_seed, throws, kinds=None):
+    """The JSON-ready transcript dict (``kinds``: optional "opening"/"roll" per throw)."""
+    out = []
+    for i, t in enumerate(throws):
+        e = {"kind": kinds[i] if kinds else "roll", "dice": [t[0], t[1]]}
+        out.append(e)
+    obj = {"format": FORMAT, "match_id": match_id.hex(), "commitment": commitment.hex(),
+           "player_seed": (player_seed or dice.NO_PLAYER_SEED).hex()}
+    if board_seed is not None:
+        obj["board_seed"] = board_seed.hex()
+    obj["throws"] = out
+    return obj
+
+
+def matches_from_journal(data, source):
+    """Every match in a journal byte stream (``bg.record``). Throws, in counter order:
+
+    - ``OPENING`` with two dice: one throw; with four (house variant): two throws, side 0's
+      pair then side 1's (a house re-roll follows as its own ``OPENING`` or ``ROLL``);
+    - ``ROLL`` (also the roll half of a compact turn record): one throw.
+    """
+    from bg import record
+
+    dec = record.decode_stream(data)
+    out = []
+    cur = None
+    for kind, f in dec:
+        if kind == record.MATCH_START:
+            ps = bytes(f[10] or b"")
+            if not ps:
+                ps = dice.NO_PLAYER_SEED
+            cur = Match(source, bytes(f[0]), bytes(f[9]), ps, None, [])
+            out.append(cur)
+        elif cur is None:
+            continue
+        elif kind == record.OPENING:
+            d = f[1]
+            for j in range(0, len(d), 2):
+                cur.throws.append((d[j], d[j + 1]))
+        elif kind == record.ROLL:
+            cur.throws.append((f[1], f[2]))
+        elif kind == record.SEED_REVEAL:
+            cur.board_seed = bytes(f[0])
+    if not out:
+        raise ValueError("%s: no match in this file (%s)" % (
+            source, dec.error or "no MATCH_START record"))
+    if dec.status != record.OK:
+        out[-1].note = "journal ends with a damaged record (%s); read up to it" % dec.error
+    return out
+
+
+def load_matches(path):
+    """All matches in a file: a JSON transcript (or a list of them) or a journal."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError as e:
+        raise ValueError("%s: cannot read (%s)" % (path, e.strerror or e)) from None
+    if data.lstrip()[:1] in (b"{", b"["):
+        try:
+            obj = json.loads(data.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as e:
+            raise ValueError("%s: bad JSON (%s)" % (path, e)) from None
+        objs = obj if isinstance(obj, list) else [obj]
+        return [parse_transcript(o, path) for o in objs]
+    return matches_from_journal(data, path)
+
+
+# verify -------------------------------------------------------------------------------
+
+
+def cmd_verify(args):
+    matches = load_matches(args.match)
+    if args.index is not None:
+        if not 0 <= args.index < len(matches):
+            raise ValueError("%s holds %d match(es); --match-index %d does not exist"
+                             % (args.match, len(matches), args.index))
+        matches = [matches[args.index]]
+    expect_ps = None
+    if args.player_seed is not None:
+        expect_ps = dice.player_seed_from_text(args.player_seed)
+    elif args.player_seed_hex is not None:
+        expect_ps = _hex(args.player_seed_hex, dice.PLAYER_SEED_LEN, "--player-seed-hex", "argument")
+    seed_arg = None
+    if args.seed is not None:
+        seed_arg = _hex(args.seed, dice.BOARD_SEED_LEN, "--seed", "argument")
+    status = 0
+    for m in matches:
+        name = "match %s" % m.match_id.hex()
+        seed = seed_arg if seed_arg is not None else m.board_seed
+        print("%s: %d throws, commitment %s" % (name, len(m.throws), m.commitment.hex()))
+        if m.note:
+            print("  note: " + m.note)
+        if expect_ps is not None and expect_ps != m.player_seed:
+            print("FAIL: the recorded player seed %s is not the one you gave (%s)"
+                  % (m.player_seed.hex(), expect_ps.hex()))
+            status = 1
+            continue
+        if seed is None:
+            print("FAIL: the board seed is not revealed yet (the match is not over); "
+                  "nothing can be verified before the reveal")
+            status = 1
+            continue
+        ok, idx, msg = dice.verify_transcript(m.match_id, m.commitment, seed, m.player_seed, m.throws)
+        print(msg)
+        if not ok:
+            status = 1
+    return status
+
+
+# dice-stats ---------------------------------------------------------------------------
+
+
+def cmd_stats(args):
+    st = dice_stats.DiceStats()
+    nmatch = 0
+    for path in args.files:
+        for m in load_matches(path):
+            nmatch += 1
+            st.add_all(m.throws)
+    if not st.throws:
+        raise ValueError("no throws in %s" % ", ".join(args.files))
+    t = st.tests()
+    n = st.throws
+    if args.json:
+        print(json.dumps({
+            "matches": nmatch, "throws": n, "faces": st.faces, "pairs_ordered": st.pairs,
+            "doubles": st.doubles, "serial_r": st.serial_r(),
+            "tests": {k: {"statistic": v[0], "df": v[1], "p": v[2]} for k, v in t.items()},
+        }, indent=1))
+    else:
+        print("%d throws (%d dice) in %d match(es)" % (n, 2 * n, nmatch))
+        print("faces:   " + "  ".join("%d: %d (%.1f%%)" % (i + 1, c, 100.0 * c / (2 * n))
+                                       for i, c in enumerate(st.faces)) + "   fair: 16.7% each")
+        print("doubles: %d (%.2f%%, fair 16.67%%)" % (st.doubles, 100.0 * st.doubles / n))
+        u = st.unordered()
+        print("throws:  " + " ".join("%d%d:%d" % (a, b, u[(a, b)]) for a, b in sorted(u, reverse=True)))
+        print("tests (p = chance a fair dice stream looks at least this far off):")
+        for key, label in (("faces", "faces chi-square"), ("pairs_unordered", "21 throws chi-square"),
+                           ("pairs_ordered", "36 ordered pairs chi-square"),
+                           ("doubles", "doubles rate z"), ("serial_lag1", "serial correlation z"),
+                           ("across_throws", "consecutive throws chi-square")):
+            if key in t:
+                x, df, p = t[key]
+                print("  %-30s %9.3f%s  p = %.4g" % (label, x, " (df %d)" % df if df else "", p))
+        if 5 * n < 36 * 5:
+            print("note: fewer than 5 expected per pair: the pair p-values are rough")
+        if n * 2 < 6 * 5:
+            print("note: too few throws for the face chi-square to mean much")
+    if args.svg:
+        title = "%d match(es)" % nmatch
+        try:
+            with open(args.svg, "w", encoding="utf-8") as fh:
+                fh.write(dice_stats.svg(st, title))
+        except OSError as e:
+            raise ValueError("cannot write %s (%s)" % (args.svg, e.strerror or e)) from None
+        if not args.json:
+            print("picture: " + args.svg)
+    return 0
+
+
+# dice-sim -----------------------------------------------------------------------------
+
+
+def cmd_sim(args):
+    from bg.dice_match import Fairness
+
+    if args.throws < 0 or args.throws > 10_000_000:
+        raise ValueError("--throws must be 0..10000000")
+
+    class _Rnd:
+        def urandom(self, n):
+            return os.urandom(n)
+
+    f = Fairness.new(_Rnd(), os.urandom(8))
+    if args.player_seed is not None:
+        f.set_player_seed(dice.player_seed_from_text(args.player_seed))
+    ps = f.fix()
+    throws = [tuple(f.roll()) for _ in range(args.throws)]
+    f.end_match()
+    obj = transcript(f.match_id, f.commitment, ps, f.reveal(), throws)
+    text = json.dumps(obj, indent=None if args.throws > 100 else 1) + "\n"
+    if args.out == "-":
+        sys.stdout.write(text)
+    else:
+        try:
+            with open(args.out, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        except OSError as e:
+            raise ValueError("cannot write %s (%s)" % (args.out, e.strerror or e)) from None
+        print("%d throws of match %s written to %s" % (args.throws, f.match_id.hex(), args.out))
+    return 0
+
+
+def register(sub):
+    p = sub.add_parser("verify", help="prove a match's dice were fair (commit-reveal)",
+                       description="Re-derive every throw of a match from the revealed seed, check the "
+                       "commitment, and print PASS, or FAIL naming the first throw that does not match.")
+    p.add_argument("match", metavar="MATCH",
+                   help="a journal file from the board/simulator or a JSON transcript")
+    p.add_argument("--seed", metavar="HEX", help="the revealed board seed, if the file does not hold it")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--player-seed", metavar="TEXT", help="check the board used the phrase you typed")
+    g.add_argument("--player-seed-hex", metavar="HEX", help="check the board used this 16-byte player seed")
+    p.add_argument("--match-index", dest="index", type=int, metavar="N",
+                   help="only the N-th match of the file (0-based)")
+    p.set_defaults(func=cmd_verify)
+
+    p = sub.add_parser("dice-stats", help="are the dice fair? frequencies, chi-square, picture",
+                       description="Face and pair frequencies, doubles rate, chi-square tests with "
+                       "p-values over the throws of matches (journal files or JSON transcripts).")
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("--svg", metavar="PATH", help="also draw an SVG picture there")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=cmd_stats)
+
+    p = sub.add_parser("dice-sim", help="write a made-up match's dice transcript (to try verify/dice-stats)")
+    p.add_argument("--throws", type=int, default=60)
+    p.add_argument("--player-seed", metavar="TEXT")
+    p.add_argument("--out", default="-", metavar="FILE")
+    p.set_defaults(func=cmd_sim)

@@ -1,0 +1,574 @@
+"""Library commands: ``gammon sync`` (board -> library, incremental), ``gammon import FILE``,
+``gammon list`` (filters), ``gammon export GAME --format mat|sgf|json|svg|ids -o PATH``,
+``gammon watch`` (live view), ``gammon analyze GAME`` (GNU Backgammon's evaluation, when the
+``gnubg`` package is installed). ``show_game(args)`` prints a match move by move with board
+diagrams (wired as ``gammon show GAME`` by the CLI's ``show`` command).
+
+GAME is a match id from ``gammon list`` (or a unique prefix of 4+ hex digits), ``#N`` (the N-th
+match of ``gammon list``), or the path of a journal file from the board or the simulator.
+See docs/host-tool.md.
+"""
+
+import datetime
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from gammon import model
+from gammon.cli import UserError
+from gammon.library import CONFLICT, NEW, SAME, UPDATED, Library, LibraryError
+
+FORMATS = ("mat", "sgf", "json", "svg", "ids")
+_EXT = {"mat": ".mat", "sgf": ".sgf", "json": ".json", "ids": ".txt"}
+
+
+# --- helpers ---------------------------------------------------------------------------------
+
+def _open_library(create=True):
+    try:
+        return Library.open(create=create)
+    except LibraryError as e:
+        raise UserError(str(e)) from None
+
+
+def load_game(spec, lib=None):
+    """``(match, label)`` for GAME: a journal file path (label: the file name) or a library
+    game (label: the board it came from, else its id)."""
+    p = Path(spec)
+    if p.is_file():
+        try:
+            data = p.read_bytes()
+        except OSError as e:
+            raise UserError("cannot read %s: %s" % (spec, e.strerror or e)) from None
+        try:
+            parts = model.split_matches(data)
+        except ValueError as e:
+            raise UserError("%s: %s" % (spec, e)) from None
+        if len(parts) > 1:
+            raise UserError("%s holds %d matches; import it ('gammon import') and export each one"
+                            % (spec, len(parts)))
+        try:
+            m = model.load_match(parts[0][0])
+        except ValueError as e:
+            raise UserError("%s: %s" % (spec, e)) from None
+        return m, p.name
+    own = lib is None
+    lib = lib or _open_library(create=False)
+    try:
+        mid = lib.resolve(spec)
+        try:
+            return lib.load(mid), lib.get(mid).board or mid
+        except ValueError as e:
+            raise UserError("stored match %s: %s" % (mid, e)) from None
+    finally:
+        if own:
+            lib.close()
+
+
+def _write_atomic(path, text):
+    """Write ``text`` to ``path`` via a temp file + rename: a full disk leaves no half file."""
+    path = Path(path)
+    tmp = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".gammon-", dir=str(path.parent))
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+        tmp = None
+    except OSError as e:
+        raise UserError("cannot write %s: %s" % (path, e.strerror or e)) from None
+    finally:
+        if tmp and os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _parse_date(text, end=False):
+    try:
+        d = datetime.datetime.strptime(text, "%Y-%m-%d").replace(tzinfo=datetime.timezone.utc)
+    except ValueError:
+        raise UserError("bad date %r (use YYYY-MM-DD)" % text) from None
+    if end:
+        d += datetime.timedelta(days=1, seconds=-1)
+    return int(d.timestamp())
+
+
+class Progress:
+    """A one-line text progress bar on stderr (only when it is a terminal, unless forced)."""
+
+    def __init__(self, stream=None, force=False):
+        self.stream = stream or sys.stderr
+        self.on = force or self.stream.isatty()
+        self.label = ""
+
+    def __call__(self, done, total):
+        if not self.on:
+            return
+        total = max(total or 0, done, 1)
+        n = int(30 * done / total)
+        bar = "#" * n + "." * (30 - n)
+        self.stream.write("\r%-28s [%s] %3d%%" % (self.label[:28], bar, 100 * done // total))
+        self.stream.flush()
+
+    def end(self):
+        if self.on:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+# --- gammon list -----------------------------------------------------------------------------
+
+def cmd_list(args):
+    length = None
+    if args.length is not None:
+        length = 0 if args.length in ("money", "0") else _int(args.length, "--length")
+    try:
+        lib = Library.open(create=False)
+    except LibraryError as e:
+        print("no match in the library (%s)" % e)
+        return 0
+    with lib:
+        rows = lib.find(player=args.player, since=_parse_date(args.since) if args.since else None,
+                        until=_parse_date(args.until, end=True) if args.until else None,
+                        result=args.result, length=length, board=args.board)
+        total = lib.count()
+        index = {mid: i + 1 for i, (mid,) in enumerate(
+            lib.db.execute("SELECT id FROM matches ORDER BY started, id").fetchall())}
+    if not rows:
+        print("no match%s in the library (%d stored; %s)" % (" matches these filters" if total else "",
+                                                               total, lib.path))
+        return 0
+    print("%-4s %-16s %-16s %-5s %-33s %-7s %s"
+          % ("#", "id", "date (UTC)", "len", "players", "score", "result"))
+    for e in rows:
+        print("%-4s %-16s %-16s %-5s %-33s %-7s %s" % (
+            "#%d" % index[e.id], e.id, e.date_text(), e.length or "money",
+            ("%s - %s" % e.players)[:33], "%d-%d" % e.score, e.result_text()))
+    return 0
+
+
+def _int(v, what):
+    try:
+        return int(v)
+    except ValueError:
+        raise UserError("%s wants a number, got %r" % (what, v)) from None
+
+
+# --- gammon export ---------------------------------------------------------------------------
+
+def export_text(m, fmt):
+    """The text of ``m`` in a text format (mat, sgf, json, ids)."""
+    from gammon.formats import ids, json_export, mat, sgf
+
+    return {"mat": mat.export, "sgf": sgf.export, "json": json_export.export, "ids": ids.export}[fmt](m)
+
+
+def cmd_export(args):
+    m, label = load_game(args.game)
+    fmt = args.format
+    if fmt == "svg":
+        from gammon.formats import svg
+
+        if not args.output:
+            raise UserError("svg needs -o DIR (a folder of images) or -o FILE.svg (one position)")
+        if args.output.endswith(".svg"):
+            g = _pick_game(m, args.game_no)
+            plays = [a for a in g.actions if a.kind == "play"]
+            if args.move:
+                if not 1 <= args.move <= len(plays):
+                    raise UserError("game %d has %d plays; --move must be 1..%d" % (g.number, len(plays),
+                                                                                 len(plays)))
+                a = plays[args.move - 1]
+                cap = "%s to play %d%d" % (m.names[a.side], a.dice[0], a.dice[1])
+                text = svg.position_svg(a.pos, a.side, m.names, cap)
+            else:
+                pos = g.final_pos if g.finished else (plays[-1].after if plays else None)
+                if pos is None:
+                    raise UserError("game %d has no position to draw yet" % g.number)
+                side = g.winner if g.finished else 1 - plays[-1].side
+                text = svg.position_svg(pos, side, m.names, "after game %d" % g.number if g.finished else "")
+            _write_atomic(args.output, text)
+            print("wrote %s" % args.output)
+            return 0
+        try:
+            paths = svg.export_folder(m, args.output, game=args.game_no)
+        except OSError as e:
+            raise UserError("cannot write %s: %s" % (args.output, e.strerror or e)) from None
+        print("wrote %d diagrams under %s" % (len(paths), args.output))
+        return 0
+    if fmt == "mat" and not Path(args.game).is_file():
+        from gammon.formats import mat
+
+        text = mat.export(m, site=label if label != m.id_hex else "Smart backgammon board")
+    else:
+        text = export_text(m, fmt)
+    if not args.output or args.output == "-":
+        sys.stdout.write(text)
+        return 0
+    out = args.output
+    if os.path.isdir(out):
+        out = os.path.join(out, "%s%s" % (m.id_hex, _EXT[fmt]))
+    _write_atomic(out, text)
+    print("wrote %s" % out)
+    return 0
+
+
+def _pick_game(m, number):
+    if not m.games:
+        raise UserError("the match has no game yet")
+    if number is None:
+        return m.games[-1]
+    for g in m.games:
+        if g.number == number:
+            return g
+    raise UserError("no game %d (the match has %d)" % (number, len(m.games)))
+
+
+# --- gammon import ---------------------------------------------------------------------------
+
+def import_bytes(lib, data, source, board=""):
+    """Store every match of a record byte stream. Returns ``[(status, entry_or_error)]``."""
+    out = []
+    for part, note in model.split_matches(data):
+        try:
+            status, e = lib.store(part, board=board, source=source)
+        except LibraryError:
+            raise
+        except ValueError as err:
+            out.append(("bad", str(err)))
+            continue
+        out.append((status, e))
+        if note:
+            out.append(("note", note))
+    return out
+
+
+def cmd_import(args):
+    p = Path(args.file)
+    try:
+        data = p.read_bytes()
+    except OSError as e:
+        raise UserError("cannot read %s: %s" % (args.file, e.strerror or e)) from None
+    try:
+        parts = model.split_matches(data)
+    except ValueError as e:
+        raise UserError("%s: %s" % (args.file, e)) from None
+    bad = 0
+    with _open_library() as lib:
+        for part, note in parts:
+            try:
+                status, e = lib.store(part, board=args.board or "", source="import:" + p.name)
+            except LibraryError as err:
+                raise UserError(str(err)) from None
+            except ValueError as err:
+                print("%s: skipped a damaged match: %s" % (args.file, err))
+                bad += 1
+                continue
+            print("%-8s %s  %s - %s  %d-%d  %s" % (status, e.id, e.player0, e.player1, e.score0, e.score1,
+                                                  e.result_text()))
+            if status == CONFLICT:
+                print("         (a different match with this id is already stored; kept the stored one)")
+            if note:
+                print("         note: %s" % note)
+    if bad and bad == len(parts):
+        raise UserError("%s: no valid match in the file" % args.file)
+    return 1 if bad else 0
+
+
+# --- gammon sync -----------------------------------------------------------------------------
+
+def sync(client, lib, delete=True, progress=None, out=print):
+    """Copy every new or grown match from the board into the library, then delete on the board
+    the finished matches whose exact bytes are committed in the library. Safe to interrupt: each
+    match is one transaction, and an interrupted transfer resumes (``fetch_game(resume=True)``).
+    Returns ``(stored, deleted, problems)``."""
+    try:
+        name = client.info().get("name", "")
+    except Exception:  # noqa: BLE001 - a board without a name still syncs
+        name = ""
+    games = client.list_games()
+    todo = [g for g in games if not lib.has(g["id"], g["size"])]
+    stored = 0
+    problems = []
+    for i, g in enumerate(todo):
+        if hasattr(progress, "label"):
+            progress.label = "%d/%d %s" % (i + 1, len(todo), g["id"][:8])
+        data = client.fetch_game(g["id"], progress=progress, resume=True)
+        if hasattr(progress, "end"):
+            progress.end()
+        try:
+            status, e = lib.store(data, board=name, source="sync")
+        except LibraryError:
+            raise
+        except ValueError as err:
+            problems.append("%s: damaged on the board, not stored (%s)" % (g["id"], err))
+            out("warning: " + problems[-1])
+            continue
+        if status == CONFLICT:
+            problems.append("%s: differs from the stored copy; kept the stored one" % g["id"])
+            out("warning: " + problems[-1])
+            continue
+        if status in (NEW, UPDATED):
+            stored += 1
+        out("%-8s %s  %s - %s  %d-%d  %s" % (status, e.id, e.player0, e.player1, e.score0, e.score1,
+                                              e.result_text()))
+    deleted = 0
+    if delete:
+        done = [g["id"] for g in games if g["finished"] and lib.has(g["id"], g["size"])]
+        if done:
+            deleted = client.delete_games(done)
+    return stored, deleted, problems
+
+
+def cmd_sync(args):
+    from gammon.commands.board import open_board
+
+    with _open_library() as lib, open_board(args) as client:
+        try:
+            stored, deleted, problems = sync(client, lib, delete=not args.keep, progress=Progress())
+        except LibraryError as e:
+            raise UserError(str(e)) from None
+    print("synced: %d new or updated match%s, %d deleted on the board%s" % (
+        stored, "" if stored == 1 else "es", deleted,
+        "" if not problems else ", %d problem(s)" % len(problems)))
+    return 1 if problems else 0
+
+
+# --- gammon show / watch ---------------------------------------------------------------------
+
+def _action_line(m, a):
+    from gammon.formats.ids import describe
+
+    who = m.names[a.side] if a.side >= 0 else "board"
+    return "%s: %s" % (who, describe(m, a))
+
+
+def show_lines(m, game=None):
+    """The move-by-move text of a match (board diagrams before every play)."""
+    from gammon.render import render_board
+
+    out = ["%s - %s, %s, match %s" % (m.names[0], m.names[1],
+                                      "%d-point match" % m.length if m.length else "money play", m.id_hex)]
+    for g in m.games:
+        if game is not None and g.number != game:
+            continue
+        out.append("")
+        out.append("Game %d  (%s %d, %s %d)%s" % (g.number, m.names[0], g.score[0], m.names[1], g.score[1],
+                                                   "  Crawford game" if g.crawford else ""))
+        for a in g.actions:
+            if a.kind == "play":
+                out.append("")
+                out.append(render_board(a.pos, a.side, m.names))
+            out.append(_action_line(m, a) + ("" if a.cube == 1 else "   (cube %d)" % a.cube))
+        if g.finished:
+            out.append("%s wins %d point%s (%s, %s)" % (m.names[g.winner], g.points,
+                                                       "" if g.points == 1 else "s",
+                                                       model.KIND_NAMES.get(g.result_kind, "?"), g.reason))
+    out.append("")
+    out.append(m.result_text() + ("" if m.complete else " (match not finished)"))
+    return out
+
+
+def show_game(args):
+    """``gammon show GAME [--game N]``: the match move by move with board diagrams."""
+    m, _label = load_game(args.game)
+    for line in show_lines(m, getattr(args, "game_no", None)):
+        print(line)
+    return 0
+
+
+def watch_loop(client, out=None, clear=True, max_events=None):
+    """Follow the board's live match: draw the position after every confirmed action.
+    ``client``: a link Client (``list_games``, ``fetch_game``, ``watch``). Returns the replay."""
+    from bg import record
+
+    from gammon.render import render_board
+
+    out = out or sys.stdout
+
+    def fresh():
+        r = model._Replay()
+        live = [g for g in client.list_games() if not g["finished"]]
+        if live:
+            data = client.fetch_game(live[-1]["id"], resume=False)
+            for k, f in record.decode_stream(data):
+                r.feed(k, f)
+        return r
+
+    def draw(r, last=""):
+        if clear:
+            out.write("\x1b[2J\x1b[H")
+        if r.m is None:
+            out.write("waiting for a match to start...\n")
+        else:
+            m = r.m
+            score = r.score
+            out.write("%s %d - %s %d   %s\n" % (m.names[0], score[0], m.names[1], score[1],
+                                              "%d-point match" % m.length if m.length else "money"))
+            side = r.side if r.side >= 0 else 0
+            out.write(render_board(r.pos, side, m.names) + "\n")
+            if r.g is not None:
+                out.write("cube %d%s\n" % (r.g.cube, "" if r.g.owner < 0 else " (%s)" % m.names[r.g.owner]))
+            if last:
+                out.write(last + "\n")
+        out.flush()
+
+    r = fresh()
+    draw(r)
+    n = 0
+    for rec in client.watch():
+        n += 1
+        if rec is None:
+            r = fresh()   # events were lost: rebuild from the board's copy
+            draw(r, "(resynchronised)")
+        else:
+            last = ""
+            for k, f in record.decode_stream(rec):
+                if k == record.MATCH_START:
+                    r = model._Replay()
+                if r.m is None and k != record.MATCH_START:
+                    continue
+                r.feed(k, f)
+                if r.g is not None and r.g.actions:
+                    last = _action_line(r.m, r.g.actions[-1])
+            draw(r, last)
+        if max_events is not None and n >= max_events:
+            break
+    return r
+
+
+def cmd_watch(args):
+    from gammon.commands.board import open_board
+
+    with open_board(args) as client:
+        try:
+            watch_loop(client, clear=not args.no_clear)
+        except KeyboardInterrupt:
+            pass
+        except ValueError as e:
+            raise UserError("the live match does not replay: %s" % e) from None
+    return 0
+
+
+# --- gammon analyze --------------------------------------------------------------------------
+
+def analyze(m, plies=0, top=3):
+    """Chequer-play analysis with GNU Backgammon's evaluator (in-process ``gnubg``): for each
+    play with a choice, the equity lost against gnubg's best play. Returns ``(per_side, worst)``:
+    ``per_side[s] = (decisions, total_error)``; ``worst`` the ``top`` biggest errors as
+    ``(error, game, action, best_text)``."""
+    try:
+        import gnubg
+    except ImportError:
+        raise UserError("analysis needs GNU Backgammon's Python module: pip install gnubg") from None
+    from bg import ids as bgids
+    from bg import movegen, notation
+
+    ec = gnubg.evalcontext(1, plies, 1, 1, 0.0)
+    per = [[0, 0.0], [0, 0.0]]
+    errors = []
+    for g in m.games:
+        for a in g.actions:
+            if a.kind != "play" or not a.steps:
+                continue
+            moves = gnubg.findbestmoves(gnubg.positionfromid(bgids.position_id(a.pos, a.side)),
+                                        gnubg.cubeinfo(a.cube, a.owner, a.side, m.length, tuple(g.score),
+                                                       int(g.crawford), 0), ec, tuple(a.dice))
+            if len(moves) < 2:
+                continue
+            mine = None
+            for mv in moves:
+                mv["move"] = _gnubg_steps(mv["move"])
+                p = bytearray(a.pos)
+                movegen.apply(p, a.side, mv["move"])
+                if bytes(p) == a.after:
+                    mine = mv["score"]
+                    break
+            if mine is None:
+                continue
+            err = max(0.0, moves[0]["score"] - mine)
+            per[a.side][0] += 1
+            per[a.side][1] += err
+            best = notation.format_play(a.pos, a.side, _gnubg_steps(moves[0]["move"]))
+            errors.append((err, g, a, best))
+    errors.sort(key=lambda e: -e[0])
+    return per, errors[:top]
+
+
+def _gnubg_steps(move):
+    """gnubg's move tuple as our steps: the module drops a final 'off' (0, its terminator)."""
+    move = tuple(move)
+    return move + (0,) if len(move) % 2 else move
+
+
+def cmd_analyze(args):
+    from gammon.render import render_board
+
+    m, _label = load_game(args.game)
+    per, worst = analyze(m, plies=args.plies, top=args.top)
+    print("GNU Backgammon %d-ply chequer-play analysis of %s - %s" % (args.plies, m.names[0], m.names[1]))
+    for s in (0, 1):
+        n, tot = per[s]
+        rate = 1000.0 * tot / n if n else 0.0
+        print("  %-16s %4d decisions, error rate %6.1f (equity x 1000 per move), total %.3f"
+              % (m.names[s], n, rate, tot))
+    for err, g, a, best in worst:
+        if err <= 0:
+            break
+        print("")
+        print("game %d, %s rolled %d%d: played %s, best %s (-%.3f)" % (
+            g.number, m.names[a.side], a.dice[0], a.dice[1], a.text or "no move", best, err))
+        print(render_board(a.pos, a.side, m.names))
+    return 0
+
+
+# --- registration ----------------------------------------------------------------------------
+
+def register(sub):
+    from gammon.commands.board import add_board_argument
+
+    p = sub.add_parser("sync", help="copy new games from the board into the local library")
+    add_board_argument(p)
+    p.add_argument("--keep", action="store_true", help="do not delete stored games on the board")
+    p.set_defaults(func=cmd_sync)
+
+    p = sub.add_parser("import", help="store a journal file from the board/simulator in the library")
+    p.add_argument("file")
+    p.add_argument("--board", help="the board it came from (for 'gammon list --board')")
+    p.set_defaults(func=cmd_import)
+
+    p = sub.add_parser("list", help="list the matches in the library")
+    p.add_argument("--player", help="a player's name (part of it, any case)")
+    p.add_argument("--since", metavar="YYYY-MM-DD")
+    p.add_argument("--until", metavar="YYYY-MM-DD")
+    p.add_argument("--result", choices=("won", "lost", "finished", "unfinished"),
+                   help="won/lost: by --player")
+    p.add_argument("--length", help="match length, or 'money'")
+    p.add_argument("--board", help="the board's name (part of it)")
+    p.set_defaults(func=cmd_list)
+
+    p = sub.add_parser("export", help="export a match: mat, sgf, json, svg, ids")
+    p.add_argument("game", help="match id (prefix), #N from 'gammon list', or a journal file")
+    p.add_argument("--format", "-f", choices=FORMATS, default="mat")
+    p.add_argument("-o", "--output", help="file or folder (default: standard output; svg: required)")
+    p.add_argument("--game", dest="game_no", type=int, help="only this game (svg)")
+    p.add_argument("--move", type=int, help="svg to FILE.svg: the position before this play of the game")
+    p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser("watch", help="live view of the match being played on the board")
+    add_board_argument(p)
+    p.add_argument("--no-clear", action="store_true", help="do not clear the screen between moves")
+    p.set_defaults(func=cmd_watch)
+
+    p = sub.add_parser("analyze", help="GNU Backgammon's evaluation of a match (needs gnubg)")
+    p.add_argument("game", help="match id (prefix), #N from 'gammon list', or a journal file")
+    p.add_argument("--plies", type=int, default=0, help="evaluation depth (default 0)")
+    p.add_argument("--top", type=int, default=3, help="how many of the biggest mistakes to show")
+    p.set_defaults(func=cmd_analyze)
+
+
+# names the status strings for callers
+STATUSES = (NEW, UPDATED, SAME, CONFLICT)

@@ -1,0 +1,84 @@
+"""``gammon plays POSITION_ID DICE [--notation]`` and ``gammon show POSITION_ID``.
+
+``plays`` prints every distinct legal play's resulting position as a gnubg Position ID in
+the input's orientation (the side that moved is still the side on roll, as gnubg's own move
+generator reports it), sorted, one per line; nothing when the turn passes::
+
+    $ gammon plays 4HPwATDgc/ABMA 31 --notation
+    4HPwATCkc/ABMA  6/5 6/3
+    4HPwATCwZ/ABMA  8/5 6/5
+    ...
+
+``show`` draws the position with pip counts. An argument that is not a Position ID is handed
+to ``gammon.library_show`` (the game library's ``show``) when that module exists.
+"""
+
+import importlib
+import sys
+
+from bg import ids, movegen, notation
+
+from gammon.cli import UserError
+from gammon.render import render_board
+
+
+def parse_dice(text):
+    """``"31"``, ``"3-1"``, ``"3,1"`` or ``"3 1"`` -> (3, 1); ValueError otherwise."""
+    t = text.strip().replace("-", "").replace(",", "").replace(" ", "")
+    if len(t) != 2 or not t.isdigit() or not all("1" <= c <= "6" for c in t):
+        raise ValueError("dice must be two digits 1..6 such as 31 or 3-1, got %r" % text)
+    return int(t[0]), int(t[1])
+
+
+def cmd_plays(args):
+    pos = ids.decode_position_id(args.position_id)
+    d1, d2 = parse_dice(args.dice)
+    rows = []
+    for steps, res in movegen.MoveGen().plays(pos, 0, d1, d2):
+        pid = ids.position_id(res, 0)
+        rows.append((pid, notation.format_play(pos, 0, steps)))
+    rows.sort()
+    out = "".join(("%s  %s\n" % r) if args.notation else r[0] + "\n" for r in rows)
+    try:
+        sys.stdout.write(out)
+        sys.stdout.flush()
+    except BrokenPipeError:      # e.g. piped into head
+        pass
+    return 0
+
+
+def _delegate_show(args):
+    try:
+        mod = importlib.import_module("gammon.library_show")
+    except ImportError:
+        return None
+    fn = getattr(mod, "library_show", None) or getattr(mod, "show", None)
+    return fn(args) if fn else None
+
+
+def cmd_show(args):
+    try:
+        pos = ids.decode_position_id(args.position_id)
+    except ValueError as e:
+        r = _delegate_show(args)
+        if r is None:
+            raise UserError(str(e)) from None
+        return r
+    print(render_board(pos, 0))
+    print("Position ID: %s" % ids.position_id(pos, 0))
+    return 0
+
+
+def register(sub):
+    p = sub.add_parser("plays", help="list every distinct legal play of a position and roll",
+                       description="Print every distinct legal play's resulting Position ID "
+                                   "(same orientation as the input), sorted, one per line.")
+    p.add_argument("position_id", metavar="POSITION_ID", help="gnubg Position ID, e.g. 4HPwATDgc/ABMA")
+    p.add_argument("dice", metavar="DICE", help="the roll, e.g. 31 or 3-1")
+    p.add_argument("--notation", action="store_true", help="print the move text beside each ID")
+    p.set_defaults(func=cmd_plays)
+    if "show" not in sub.choices:
+        s = sub.add_parser("show", help="draw a position (or a stored game) in the terminal")
+        s.add_argument("position_id", metavar="POSITION_ID|GAME",
+                       help="gnubg Position ID (player on roll at the bottom), or a game")
+        s.set_defaults(func=cmd_show)

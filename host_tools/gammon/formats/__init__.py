@@ -1,0 +1,27 @@
+"""Export formats of a decoded match (``gammon.model.Match``): ``mat`` (Jellyfish, read by
+eXtreme Gammon and GNU Backgammon), ``sgf`` (GNU Backgammon), ``json`` (docs/export-json.md),
+``svg`` (board diagrams) and ``ids`` (gnubg Position ID / Match ID and XGID of every position).
+
+Each module has ``export(match, **options) -> str`` (``svg`` also writes folders)."""
+
+FORMATS = ("mat", "sgf", "json", "svg", "ids")
+
+
+def check_exportable(match, what, auto_doubles=True):
+    """ValueError when ``match`` holds something the format cannot carry faithfully."""
+    for g in match.games:
+        if g.auto_doubles and not auto_doubles:
+            raise ValueError("game %d began with automatic doubles, which %s cannot represent; "
+                             "export it as sgf or json" % (g.number, what))
+        for a in g.actions:
+            if a.kind == "play" and a.illegal:
+                raise ValueError("game %d has an illegal play accepted in casual mode (%s %s); %s cannot "
+                                 "represent it" % (g.number, "%d%d" % a.dice, a.text or "no move", what))
+
+
+def safe_name(name, default):
+    """A player name for the text formats: never empty, no characters that break them."""
+    name = (name or "").strip() or default
+    for ch in ":[]\\\n\r\t":
+        name = name.replace(ch, "_")
+    return name

@@ -1,0 +1,577 @@
+"""Client library for the board's link (the host side of docs/protocol.md).
+
+Transports: ``tcp:HOST:PORT`` (the simulator), ``serial:/dev/ttyUSB0[@BAUD]`` (pyserial, if
+installed), ``ble:AA:BB:CC:DD:EE:FF`` (bleak, if installed). Frames, MACs and key derivation
+come from the firmware's own ``bg.protocol``/``bg.linkhost`` (one copy of the protocol).
+
+Pairing keys live in the per-user config dir (``platformdirs``; ``GAMMON_CONFIG_DIR``
+overrides it), in ``boards.json`` (mode 0600)::
+
+    {"default": "<board id hex>",
+     "boards": {"<board id hex>": {"name": ..., "address": "tcp:127.0.0.1:7607",
+                                   "host_id": "<hex>", "key": "<hex>"}}}
+
+Example::
+
+    from gammon.link import connect
+    with connect("tcp:127.0.0.1:7607") as c:          # or a saved board's name/id, or None
+        for g in c.list_games():
+            data = c.fetch_game(g["id"], progress=print)
+        c.delete_games([g["id"] for g in c.list_games() if g["finished"]])
+        for record in c.watch():                       # live actions as they are confirmed
+            ...
+"""
+
+import json
+import os
+import socket
+import struct
+import threading
+import time
+from pathlib import Path
+
+from bg import protocol as P  # firmware/ is on the path: gammon/__init__ imports gammon._paths
+from bg.linkhost import HostEnd, error_text
+
+BLE_SERVICE_UUID = "b6a70001-3b1c-4a4e-9c8e-6d5f0a7e2b10"
+BLE_RX_UUID = "b6a70002-3b1c-4a4e-9c8e-6d5f0a7e2b10"
+BLE_TX_UUID = "b6a70003-3b1c-4a4e-9c8e-6d5f0a7e2b10"
+SERIAL_MAGIC = b"\x00GMN"
+WINDOW = 16  # DATA frames in flight during a fetch
+TIMEOUT = 10.0
+PAIR_TIMEOUT = 60.0  # the board computes a 2048-bit DH (about a second on an ESP32)
+
+
+class LinkError(Exception):
+    """The board refused a request (``code`` is a protocol ``E_*``) or the link failed."""
+
+    def __init__(self, msg, code=0, retry_ms=0):
+        super().__init__(msg)
+        self.code = code
+        self.retry_ms = retry_ms
+
+
+# ---------------------------------------------------------------- transports
+
+
+class TcpTransport:
+    """A TCP connection to the simulator's socket transport."""
+
+    mtu = 515
+
+    def __init__(self, host, port, timeout=5.0):
+        try:
+            self.sock = socket.create_connection((host, int(port)), timeout=timeout)
+        except OSError as e:
+            raise LinkError("cannot connect to %s:%s: %s" % (host, port, e)) from None
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def send(self, data):
+        try:
+            self.sock.sendall(data)
+        except OSError as e:
+            raise LinkError("link lost: %s" % e) from None
+
+    def recv(self, timeout):
+        self.sock.settimeout(max(timeout, 0.001))
+        try:
+            data = self.sock.recv(4096)
+        except TimeoutError:
+            return b""
+        except OSError as e:
+            raise LinkError("link lost: %s" % e) from None
+        if not data:
+            raise LinkError("the board closed the connection")
+        return data
+
+    def close(self):
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+
+class SerialTransport:
+    """USB serial (pyserial); frames are preceded by the magic ``SERIAL_MAGIC``."""
+
+    mtu = 259
+
+    def __init__(self, port, baud=115200):
+        try:
+            import serial
+        except ImportError:
+            raise LinkError("serial transport needs pyserial: pip install pyserial") from None
+        try:
+            self.ser = serial.Serial(port, baud, timeout=0.1)
+        except (OSError, ValueError) as e:
+            raise LinkError("cannot open %s: %s" % (port, e)) from None
+
+    def send(self, data):
+        self.ser.write(SERIAL_MAGIC + data)
+
+    def recv(self, timeout):
+        self.ser.timeout = max(timeout, 0.001)
+        return self.ser.read(self.ser.in_waiting or 1)
+
+    def close(self):
+        self.ser.close()
+
+
+class BleTransport:
+    """BLE through bleak, run on a private asyncio loop in a thread so the API stays sync."""
+
+    def __init__(self, address, timeout=15.0):
+        try:
+            import bleak  # noqa: F401
+        except ImportError:
+            raise LinkError("BLE needs bleak: pip install 'gammon[ble]' (or pip install bleak)") from None
+        import asyncio
+
+        self._asyncio = asyncio
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+        self.rx = []
+        self.cv = threading.Condition()
+        self.mtu = 23
+        self.client = None
+        self._run(self._connect(address), timeout)
+
+    def _run(self, coro, timeout):
+        fut = self._asyncio.run_coroutine_threadsafe(coro, self.loop)
+        try:
+            return fut.result(timeout)
+        except Exception as e:  # noqa: BLE001 - bleak raises many kinds
+            raise LinkError("BLE: %s" % (e or type(e).__name__)) from None
+
+    async def _connect(self, address):
+        from bleak import BleakClient
+
+        self.client = BleakClient(address)
+        await self.client.connect()
+        self.mtu = getattr(self.client, "mtu_size", 23) or 23
+
+        def on_notify(_, data):
+            with self.cv:
+                self.rx.append(bytes(data))
+                self.cv.notify_all()
+
+        await self.client.start_notify(BLE_TX_UUID, on_notify)
+
+    def send(self, data):
+        n = max(self.mtu - 3, 20)
+        for i in range(0, len(data), n):
+            self._run(self.client.write_gatt_char(BLE_RX_UUID, data[i : i + n], response=True), 10)
+
+    def recv(self, timeout):
+        with self.cv:
+            if not self.rx:
+                self.cv.wait(timeout)
+            data = b"".join(self.rx)
+            self.rx = []
+        return data
+
+    def close(self):
+        if self.client is not None:
+            try:
+                self._run(self.client.disconnect(), 5)
+            except LinkError:
+                pass
+        self.loop.call_soon_threadsafe(self.loop.stop)
+
+
+def open_transport(address):
+    """A transport for ``tcp:HOST:PORT``, ``serial:DEVICE[@BAUD]`` or ``ble:ADDRESS``."""
+    kind, _, rest = address.partition(":")
+    if kind == "tcp":
+        host, _, port = rest.rpartition(":")
+        if not host or not port.isdigit():
+            raise ValueError("tcp address must be tcp:HOST:PORT, got %r" % address)
+        return TcpTransport(host, int(port))
+    if kind == "serial":
+        dev, _, baud = rest.partition("@")
+        return SerialTransport(dev, int(baud) if baud else 115200)
+    if kind == "ble":
+        return BleTransport(rest)
+    raise ValueError("unknown board address %r (use tcp:, serial: or ble:)" % address)
+
+
+# ---------------------------------------------------------------- saved boards
+
+
+def config_dir():
+    env = os.environ.get("GAMMON_CONFIG_DIR")
+    if env:
+        return Path(env)
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir("gammon"))
+
+
+class Boards:
+    """The saved pairings (``boards.json`` in the config dir)."""
+
+    def __init__(self, path=None):
+        self.path = Path(path) if path else config_dir() / "boards.json"
+        self.data = {"default": None, "boards": {}}
+        if self.path.exists():
+            try:
+                self.data = json.loads(self.path.read_text())
+            except ValueError:
+                raise ValueError("damaged board list %s: fix or delete it" % self.path) from None
+            self.data.setdefault("boards", {})
+
+    def save(self):
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(".tmp")
+        fd = os.open(str(tmp), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as f:
+            json.dump(self.data, f, indent=2, sort_keys=True)
+        os.replace(str(tmp), str(self.path))
+
+    def add(self, board_id, name, address, host_id, key):
+        bid = board_id.hex()
+        self.data["boards"][bid] = {
+            "name": name,
+            "address": address,
+            "host_id": host_id.hex(),
+            "key": key.hex(),
+            "paired": int(time.time()),
+        }
+        if not self.data.get("default"):
+            self.data["default"] = bid
+        self.save()
+        return bid
+
+    def forget(self, spec):
+        bid = self.find(spec)[0]
+        del self.data["boards"][bid]
+        if self.data.get("default") == bid:
+            self.data["default"] = next(iter(self.data["boards"]), None)
+        self.save()
+        return bid
+
+    def set_default(self, spec):
+        bid = self.find(spec)[0]
+        self.data["default"] = bid
+        self.save()
+        return bid
+
+    def items(self):
+        return sorted(self.data["boards"].items(), key=lambda kv: kv[1]["name"])
+
+    def find(self, spec):
+        """``(board id hex, entry)`` for a saved board by id, name, address or None (default)."""
+        boards = self.data["boards"]
+        if spec is None:
+            bid = self.data.get("default")
+            if not bid or bid not in boards:
+                raise ValueError("no paired board: run 'gammon pair ADDRESS' first")
+            return bid, boards[bid]
+        if spec in boards:
+            return spec, boards[spec]
+        hits = [(b, e) for b, e in boards.items() if spec in (e["name"], e["address"])]
+        if len(hits) == 1:
+            return hits[0]
+        if len(hits) > 1:
+            raise ValueError("%r matches several boards: use the board id" % spec)
+        raise ValueError("no paired board %r (see 'gammon boards')" % spec)
+
+
+# ---------------------------------------------------------------- the client
+
+
+class Client:
+    """One connection to a board. Methods raise ``LinkError`` when the board refuses."""
+
+    def __init__(self, transport, address=""):
+        self.t = transport
+        self.address = address
+        self.host = HostEnd(os.urandom)
+        self.events = []
+        self.pending = []
+        self.board_id = None
+        self.sent = []  # every frame sent (tests use it to replay a captured session)
+
+    # context manager
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def close(self):
+        self.t.close()
+
+    # -- frame exchange
+    def _send(self, frame):
+        self.sent.append(frame)
+        self.t.send(frame)
+
+    def _next(self, timeout):
+        """The next non-event frame ``(type, payload, flags)`` within ``timeout`` seconds."""
+        end = time.monotonic() + timeout
+        while True:
+            while self.pending:
+                fr = self.pending.pop(0)
+                if fr[0] == P.EVENT:
+                    self.events.append(fr[1])
+                    continue
+                return fr
+            left = end - time.monotonic()
+            if left <= 0:
+                raise LinkError("the board did not answer within %.0f s" % timeout)
+            data = self.t.recv(min(left, 0.5))
+            if data:
+                self.pending.extend(self.host.feed(data))
+
+    def _check(self, fr, want):
+        t, payload, _ = fr
+        if t == P.ERROR:
+            code, rt, rs, retry, msg = P.parse_error(payload)
+            text = error_text(code) + (": " + msg if msg else "")
+            if retry:
+                text += " (retry in %.1f s)" % (retry / 1000.0)
+            raise LinkError(text, code, retry)
+        if t != want:
+            raise LinkError("unexpected reply type 0x%02x (wanted 0x%02x)" % (t, want))
+        return payload
+
+    def call(self, ftype, payload=b"", timeout=TIMEOUT):
+        self._send(self.host.request(ftype, payload))
+        fr = self._next(timeout)
+        while fr[0] == P.DATA:  # the tail of an abandoned transfer
+            fr = self._next(timeout)
+        return self._check(fr, P.RSP | ftype)
+
+    # -- requests
+    def info(self):
+        p = self.call(P.REQ_INFO)
+        ver, flags, maxp, nhosts = struct.unpack("<BBHB", p[:5])
+        bid = p[5:13]
+        n = p[13]
+        name = p[14 : 14 + n].decode("utf-8", "replace")
+        m = p[14 + n]
+        fw = p[15 + n : 15 + n + m].decode("utf-8", "replace")
+        self.board_id = bid
+        return {
+            "protocol": ver,
+            "authenticated": bool(flags & 1),
+            "pairing_open": bool(flags & 2),
+            "max_payload": maxp,
+            "paired_hosts": nhosts,
+            "board_id": bid.hex(),
+            "name": name,
+            "firmware": fw,
+        }
+
+    def pair(self, host_name, ask_code, host_id=None):
+        """Pair with the board: ``ask_code()`` returns the 6 digits the board shows.
+        Returns ``(host_id, key)``; the caller stores them (``Boards.add``)."""
+        host_id = host_id or os.urandom(P.ID_LEN)
+        self._send(self.host.pair_start(host_id, host_name))
+        ch = self._check(self._next(PAIR_TIMEOUT), P.RSP | P.REQ_PAIR_START)
+        code = ask_code()
+        self._send(self.host.pair_confirm(ch, code))
+        proof = self._check(self._next(PAIR_TIMEOUT), P.RSP | P.REQ_PAIR_CONFIRM)
+        try:
+            key = self.host.pair_finish(proof)
+        except ValueError as e:
+            raise LinkError(str(e)) from None
+        return host_id, key
+
+    def authenticate(self, host_id, key):
+        self._send(self.host.auth_start(host_id, key))
+        ch = self._check(self._next(TIMEOUT), P.RSP | P.REQ_AUTH_START)
+        self._send(self.host.auth_proof(ch))
+        self.host.auth_expect()
+        fr = self._next(TIMEOUT)
+        if fr[0] == P.ERROR:
+            self.host.mac_in = None
+        proof = self._check(fr, P.RSP | P.REQ_AUTH_PROOF)
+        try:
+            self.host.auth_finish(proof)
+        except ValueError as e:
+            raise LinkError(str(e)) from None
+
+    def list_games(self):
+        """``[{"id": hex, "size": bytes, "state": ..., "finished": bool}]``."""
+        out = []
+        start = 0
+        while True:
+            p = self.call(P.REQ_LIST, struct.pack("<H", start))
+            total, _, n = struct.unpack("<HHB", p[:5])
+            for i in range(n):
+                e = p[5 + 13 * i : 18 + 13 * i]
+                size, state = struct.unpack("<IB", e[8:])
+                out.append(
+                    {"id": e[:8].hex(), "size": size, "state": state, "finished": state != P.STATE_LIVE}
+                )
+            start += n
+            if n == 0 or start >= total:
+                return out
+
+    def _partial_path(self, gid):
+        bid = self.board_id.hex() if self.board_id else "board"
+        return config_dir() / "partial" / bid / (gid + ".part")
+
+    def fetch_game(self, game_id, progress=None, resume=True, offset=None):
+        """The bytes of one game/match. ``resume``: continue an interrupted fetch from the
+        bytes kept in the config dir's ``partial/`` (the offset the board resumes at);
+        ``progress(done, total)`` is called as data arrives."""
+        gid = game_id if isinstance(game_id, str) else bytes(game_id).hex()
+        mid = bytes.fromhex(gid)
+        part = self._partial_path(gid)
+        have = b""
+        if offset is None:
+            offset = 0
+            if resume and part.exists():
+                have = part.read_bytes()
+                offset = len(have)
+        p = self.call(P.REQ_FETCH, mid + struct.pack("<IIB", offset, 0xFFFFFFFF, WINDOW))
+        size, start, end = struct.unpack("<III", p[8:20])
+        if start != offset:
+            raise LinkError("board resumed at %d, asked %d" % (start, offset))
+        if offset > size:
+            have, offset = b"", 0
+        buf = bytearray(have)
+        part.parent.mkdir(parents=True, exist_ok=True)
+        pos = offset
+        since_ack = 0
+        with open(part, "ab" if have else "wb") as f:
+            while True:
+                t, payload, flags = self._next(TIMEOUT)
+                if t == P.ERROR:
+                    self._check((t, payload, flags), P.DATA)
+                if t != P.DATA:
+                    continue
+                at = struct.unpack("<I", payload[:4])[0]
+                if at != pos:
+                    raise LinkError("data out of order at %d (expected %d)" % (at, pos))
+                chunk = payload[4:]
+                buf += chunk
+                f.write(chunk)
+                f.flush()
+                pos += len(chunk)
+                if progress:
+                    progress(pos, end)
+                if flags & P.FLAG_LAST:
+                    break
+                since_ack += 1
+                if since_ack >= WINDOW // 2:
+                    self._send(self.host.request(P.REQ_ACK, struct.pack("<IB", pos, since_ack)))
+                    since_ack = 0
+        part.unlink()
+        return bytes(buf)
+
+    def delete_games(self, ids):
+        """Delete games the host has stored (finished ones only; all-or-nothing per call of
+        up to 32). Returns the number deleted."""
+        n = 0
+        ids = [i if isinstance(i, str) else bytes(i).hex() for i in ids]
+        for k in range(0, len(ids), P.MAX_DELETE):
+            raw = b"".join(bytes.fromhex(i) for i in ids[k : k + P.MAX_DELETE])
+            n += struct.unpack("<H", self.call(P.REQ_DELETE, raw))[0]
+        return n
+
+    def watch(self, timeout=None):
+        """Yield each confirmed action record as the board publishes it (``None`` marks lost
+        events: re-fetch the live match). Stops after ``timeout`` idle seconds, if given."""
+        self.call(P.REQ_WATCH, b"\x01")
+        try:
+            while True:
+                while self.events:
+                    ev = self.events.pop(0)
+                    yield ev[1:] if ev[:1] == b"\x00" else None
+                data = self.t.recv(timeout if timeout is not None else 1.0)
+                if not data:
+                    if timeout is not None:
+                        return
+                    continue
+                for fr in self.host.feed(data):
+                    if fr[0] == P.EVENT:
+                        self.events.append(fr[1])
+                    elif fr[0] == P.ERROR:
+                        self._check(fr, P.EVENT)
+        finally:
+            try:
+                self.call(P.REQ_WATCH, b"\x00")
+            except LinkError:
+                pass
+
+    def reveal_seed(self, game_id):
+        gid = game_id if isinstance(game_id, str) else bytes(game_id).hex()
+        return self.call(P.REQ_REVEAL, bytes.fromhex(gid))[8:]
+
+    def set_clock(self, unix_time=None):
+        t = int(time.time() if unix_time is None else unix_time)
+        self.call(P.REQ_SET_CLOCK, struct.pack("<I", t))
+        return t
+
+    def rename(self, name):
+        raw = name.encode("utf-8")
+        P.check_name(raw)
+        self.call(P.REQ_RENAME, raw)
+
+    def hosts(self):
+        p = self.call(P.REQ_HOSTS)
+        out = []
+        i = 1
+        for _ in range(p[0]):
+            hid = p[i : i + 8]
+            n = p[i + 8]
+            out.append((hid.hex(), p[i + 9 : i + 9 + n].decode("utf-8", "replace")))
+            i += 9 + n
+        return out
+
+    def unpair(self, host_id=None):
+        self.call(P.REQ_UNPAIR, bytes.fromhex(host_id) if host_id else b"")
+
+
+def connect(board_spec=None, boards=None):
+    """An authenticated ``Client`` for a saved board (id, name, address, or None for the
+    default) or for an address of a board paired earlier."""
+    boards = boards or Boards()
+    if board_spec and ":" in board_spec and board_spec.split(":")[0] in ("tcp", "serial", "ble"):
+        hits = [(b, e) for b, e in boards.data["boards"].items() if e["address"] == board_spec]
+        if not hits:
+            raise ValueError("board %s is not paired: run 'gammon pair %s'" % (board_spec, board_spec))
+        bid, entry = hits[0]
+    else:
+        bid, entry = boards.find(board_spec)
+    c = Client(open_transport(entry["address"]), entry["address"])
+    try:
+        info = c.info()
+        if info["board_id"] != bid:
+            raise LinkError(
+                "the board at %s is %s, not the paired %s" % (entry["address"], info["board_id"], bid)
+            )
+        c.authenticate(bytes.fromhex(entry["host_id"]), bytes.fromhex(entry["key"]))
+    except BaseException:
+        c.close()
+        raise
+    return c
+
+
+def pair(address, ask_code, host_name=None, boards=None):
+    """Pair with the board at ``address`` and save the key. Returns the board id (hex)."""
+    boards = boards or Boards()
+    host_name = (host_name or socket.gethostname() or "host")[: P.MAX_NAME]
+    with Client(open_transport(address), address) as c:
+        info = c.info()
+        host_id, key = c.pair(host_name, ask_code)
+        c.authenticate(host_id, key)
+    return boards.add(bytes.fromhex(info["board_id"]), info["name"], address, host_id, key)
+
+
+async def scan(timeout=5.0):
+    """``[(address, name, rssi)]`` of boards advertising the service (needs bleak)."""
+    try:
+        from bleak import BleakScanner
+    except ImportError:
+        raise LinkError("scanning needs bleak: pip install 'gammon[ble]'") from None
+    found = await BleakScanner.discover(timeout=timeout, service_uuids=[BLE_SERVICE_UUID], return_adv=True)
+    out = []
+    for dev, adv in found.values():
+        out.append((dev.address, adv.local_name or dev.name or "?", adv.rssi))
+    return sorted(out, key=lambda x: -x[2])

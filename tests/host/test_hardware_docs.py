@@ -1,0 +1,93 @@
+"""hardware/: the generated SVG and power budget are current, the BOM agrees with board.json."""
+
+import importlib.util
+import json
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+HW = ROOT / "hardware"
+
+
+def _tool(name):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / (name + ".py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _board():
+    return json.loads((HW / "board.json").read_text())
+
+
+def test_wiring_svg_is_generated_from_board_json():
+    svg = _tool("wiring_svg").render(_board())
+    assert (HW / "wiring.svg").read_text() == svg, "run tools/wiring_svg.py"
+    assert _tool("wiring_svg").render(_board()) == svg  # deterministic
+
+
+def test_wiring_svg_shows_every_register_and_led():
+    b = _board()
+    svg = (HW / "wiring.svg").read_text()
+    for r in range(len(b["sensors"]["registers"])):
+        assert ">U%d  74HC165  #%d<" % (r + 1, r) in svg
+    assert svg.count('class="led"') == len(b["leds"]["chain"])
+    for k in ("sck", "miso", "pl", "ce", "led_data"):
+        assert "GPIO%d " % b["pins"][k] in svg
+
+
+def test_wiring_svg_follows_a_changed_board():
+    b = _board()
+    b["sensors"]["slots_per_point"] = 7
+    assert "slots 0-6 on A-G" in _tool("wiring_svg").render(b)
+
+
+def test_power_md_is_generated_and_fits_usb():
+    text = _tool("power_budget").render(_board())
+    assert (HW / "power.md").read_text() == text, "run tools/power_budget.py"
+    assert "Verdict: the board fits a 500 mA USB port" in text
+    total = int(re.search(r"\*\*total\*\* \| \*\*(\d+)\*\*", text).group(1))
+    assert total <= _board()["power"]["supply_ma"]
+
+
+def test_power_budget_notices_an_overload():
+    b = _board()
+    b["leds"]["budget_ma"] = 450
+    assert "DOES NOT FIT" in _tool("power_budget").render(b)
+
+
+def _bom_rows():
+    rows = {}
+    for line in (HW / "bom.md").read_text().splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 6 and re.fullmatch(r"[A-Z0-9-]+", cells[0]) and cells[3].isdigit():
+            rows[cells[0]] = (int(cells[3]), float(cells[4]), float(cells[5]))
+    return rows
+
+
+def test_bom_quantities_match_board_json():
+    b = _board()
+    s = b["sensors"]
+    rows = _bom_rows()
+    assert rows["REED"][0] == 24 * s["slots_per_point"] + 2 * s["bar_slots"] + 2 * s["tray_slots"]
+    assert rows["SR"][0] == len(s["registers"])
+    assert rows["RN"][0] == len(s["registers"])
+    assert rows["LED"][0] == len(b["leds"]["chain"])
+    assert rows["BTN"][0] == len(b["buttons"])
+    assert rows["MAG"][0] == 2 * b["power"]["checkers_per_side"]
+    assert rows["C100N"][0] == len(s["registers"]) + len(b["leds"]["chain"])
+
+
+def test_bom_totals_add_up():
+    rows = _bom_rows()
+    for k, (qty, unit, total) in rows.items():
+        assert abs(qty * unit - total) < 0.006, k
+    grand = sum(t for _, _, t in rows.values())
+    stated = int(re.search(r"Approximate total: \*\*(\d+) EUR", (HW / "bom.md").read_text()).group(1))
+    assert abs(grand - stated) <= 0.05 * stated
+
+
+def test_readme_documents_the_bit_rule_the_loader_uses():
+    text = (HW / "README.md").read_text()
+    assert "closed(kind, index, slot) == not (chain[r] >> s) & 1" in text
+    assert "8 * r + s" in text

@@ -1,0 +1,164 @@
+"""hal.esp32 against fake ``machine``/``neopixel`` modules that model the 74HC165 chain:
+latch before read, CE low while clocking, buffer filled in place, IRQ press counting."""
+
+import importlib
+import sys
+import time
+import types
+
+import pytest
+from bg import hwdesc
+
+
+class FakeChain:
+    """74HC165s: PL low latches the inputs; clocking with CE (CLK INH) high shifts nothing."""
+
+    def __init__(self, n):
+        self.inputs = bytearray(b"\xff" * n)
+        self.latched = bytearray(n)
+        self.pl_level = 1
+        self.ce_level = 1
+        self.latches = 0
+
+    def pl(self, v):
+        if self.pl_level == 1 and v == 0:
+            self.latched[:] = self.inputs
+            self.latches += 1
+        self.pl_level = v
+
+    def read(self, buf):
+        if self.ce_level:
+            q = 0xFF if self.latched[0] & 0x80 else 0  # clock inhibited: QH never changes
+            for i in range(len(buf)):
+                buf[i] = q
+        else:
+            buf[:] = self.latched[: len(buf)]
+
+
+@pytest.fixture
+def esp32(monkeypatch):
+    board = hwdesc.load()
+    chain = FakeChain(board.nbytes)
+    chain.inputs[:] = board.idle_chain()
+    pins = {}
+
+    class Pin:
+        IN, OUT, PULL_UP, PULL_DOWN, IRQ_FALLING, IRQ_RISING = 1, 2, 3, 4, 5, 6
+
+        def __init__(self, num, mode=None, pull=None, value=None):
+            self.num = num
+            self.level = 1 if value is None else value
+            self.handler = None
+            pins[num] = self
+            if value is not None:
+                self(value)
+
+        def __call__(self, v=None):
+            if v is None:
+                return self.level
+            self.level = v
+            if self.num == board.pins["pl"]:
+                chain.pl(v)
+            elif self.num == board.pins["ce"]:
+                chain.ce_level = v
+
+        def value(self, v=None):
+            return self(v)
+
+        def irq(self, handler=None, trigger=None):
+            self.handler = handler
+
+    class SPI:
+        MSB = 0
+
+        def __init__(self, ident, **kw):
+            self.kw = kw
+
+        def readinto(self, buf, write=0):
+            chain.read(buf)
+
+    class NeoPixel:
+        def __init__(self, pin, n, bpp=3, timing=1):
+            self.buf = bytearray(bpp * n)
+            self.writes = []
+
+        def write(self):
+            self.writes.append(bytes(self.buf))
+
+    class RTC:
+        def datetime(self, t=None):
+            self.t = t
+
+    machine = types.ModuleType("machine")
+    machine.Pin, machine.SPI, machine.RTC = Pin, SPI, RTC
+    machine.disable_irq = lambda: 0
+    machine.enable_irq = lambda s: None
+    neopixel = types.ModuleType("neopixel")
+    neopixel.NeoPixel = NeoPixel
+    monkeypatch.setitem(sys.modules, "machine", machine)
+    monkeypatch.setitem(sys.modules, "neopixel", neopixel)
+    now = [1000]
+    monkeypatch.setattr(time, "ticks_ms", lambda: now[0], raising=False)
+    monkeypatch.setattr(time, "ticks_diff", lambda a, b: a - b, raising=False)
+    monkeypatch.setattr(time, "ticks_add", lambda a, d: a + d, raising=False)
+    import hal
+
+    monkeypatch.delitem(sys.modules, "hal.esp32", raising=False)
+    monkeypatch.delattr(hal, "esp32", raising=False)
+    esp32 = importlib.import_module("hal.esp32")  # fresh, bound to this test's fakes
+
+    hw = esp32.make({"board": board, "radio": False})
+    return types.SimpleNamespace(hw=hw, board=board, chain=chain, pins=pins, now=now)
+
+
+def test_read_latches_then_clocks_with_ce_low(esp32):
+    b, chain = esp32.board, esp32.chain
+    counts = bytearray(28)
+    counts[0] = 2
+    chain.inputs[:] = b.fill_chain(counts)
+    buf = bytearray(b.nbytes)
+    esp32.hw.sensors.read_into(buf)
+    assert chain.latches == 1
+    assert buf == b.fill_chain(counts)
+    assert chain.ce_level == 1 and chain.pl_level == 1  # idle levels restored
+
+
+def test_read_into_longer_buffer_fills_chain_part_only(esp32):
+    b = esp32.board
+    buf = bytearray(b.nbytes + 4)
+    buf[-1] = 0x55
+    esp32.hw.sensors.read_into(buf)
+    assert buf[: b.nbytes] == b.idle_chain() and buf[-1] == 0x55
+    with pytest.raises(ValueError):
+        esp32.hw.sensors.read_into(bytearray(2))
+
+
+def test_leds_buffer_is_the_drivers(esp32):
+    from bg import leds
+
+    hw = esp32.hw
+    p = leds.Painter(esp32.board, hw.leds.buf)
+    p.turn(0)
+    hw.leds.show()
+    assert hw.leds._np.writes[-1] == bytes(p.buf)
+    assert len(hw.leds.buf) == 3 * esp32.board.nleds
+
+
+def test_button_irq_counts_presses_with_dead_time(esp32):
+    b, hw = esp32.board, esp32.hw
+    i = b.button_index("roll", 1)
+    pin = esp32.pins[b.buttons[i][3]]
+    pin.handler(pin)
+    esp32.now[0] += 5
+    pin.handler(pin)  # bounce inside the dead time: ignored
+    esp32.now[0] += b.button_debounce_ms + 1
+    pin.handler(pin)
+    assert hw.buttons.take(i) == 2 and hw.buttons.take(i) == 0
+    pin.level = 0
+    assert hw.buttons.is_down(i)
+
+
+def test_clock_and_random(esp32):
+    hw = esp32.hw
+    assert hw.clock.ticks_diff(hw.clock.ticks_ms(), 0) == esp32.now[0]
+    assert len(hw.random.urandom(16)) == 16

@@ -1,0 +1,124 @@
+"""Game-end compaction in the journal (bg.jpack): a finished legal game becomes one GAME_PACKED
+record, the replay is unchanged, a game with a casual illegal play stays raw, a failed swap
+or a leftover temp file never loses anything. (Power cuts: tests/mpy/test_journal_packcut.)"""
+
+import os
+
+import pack_games as PG
+from bg import journal as J
+from bg import jpack
+from bg import record as R
+
+MID = b"\x01\x23\x45\x67\x89\xab\xcd\xef"
+SEED = bytes(range(50, 82))
+
+
+def _start():
+    return (MID, 1763700000, 0, 0, 0, 0, 0, "Ann", "Ben", bytes(32), b"")
+
+
+def _path(root):
+    return "%s/journal/%s.m" % (root, MID.hex())
+
+
+def _append_game(j, raw):
+    for k, f in R.Decoder(raw, split_turns=False):
+        j.append(k, f)
+
+
+def _kinds(path):
+    with open(path, "rb") as f:
+        return [k for k, _ in R.Decoder(f, split_turns=False, expand=False)]
+
+
+def _legal_game(seed, no):
+    # a plain game (no casual illegal play), so it packs
+    return bytes(PG.game(PG.Rng(seed), no, False))
+
+
+def test_finished_games_are_packed_and_replay_unchanged(tmp_path):
+    root = str(tmp_path)
+    j = J.Journal(root)
+    j.open()
+    j.begin_match(_start(), SEED)
+    g1, g2 = _legal_game(1, 1), _legal_game(2, 2)
+    head = R.encode(R.MATCH_START, _start())
+    _append_game(j, g1)
+    assert _kinds(_path(root)) == [R.MATCH_START, R.GAME_PACKED]
+    packed1 = os.path.getsize(_path(root))
+    assert packed1 * 2 < len(head) + len(g1)
+    assert PG.same_actions(head + g1, open(_path(root), "rb").read())
+    # the next game appends after the packed one; it is packed in turn
+    _append_game(j, g2)
+    assert _kinds(_path(root)) == [R.MATCH_START, R.GAME_PACKED, R.GAME_PACKED]
+    assert PG.same_actions(head + g1 + g2, open(_path(root), "rb").read(), False)
+    # a reboot replays the same actions and appends resume at the right place
+    k = J.Journal(root)
+    assert PG.same_actions(head + g1 + g2, b"".join(bytes(R.encode(*a)) for a in k.open()))
+    k.end_match(0, 1, 1)
+    data = open(_path(root), "rb").read()
+    tail = R.encode(R.MATCH_END, (0, 1, 1)) + R.encode(R.SEED_REVEAL, (SEED,))
+    assert PG.same_actions(head + g1 + g2 + tail, data)
+    assert k.list_matches() == [(MID, len(data), J.MATCH_DONE)]
+
+
+def test_game_with_a_casual_illegal_play_stays_raw(tmp_path):
+    root = str(tmp_path)
+    j = J.Journal(root)
+    j.open()
+    j.begin_match(_start(), SEED)
+    rng = PG.Rng(5)
+    while True:
+        st = {}
+        g = bytes(PG.game(rng, 1, True, st))
+        if st.get("illegal") and _kinds_of(g)[-1] == R.GAME_END:
+            break
+    _append_game(j, g)
+    assert open(_path(root), "rb").read() == R.encode(R.MATCH_START, _start()) + g
+
+
+def _kinds_of(b):
+    return [k for k, _ in R.Decoder(b, split_turns=False)]
+
+
+def test_a_failed_swap_keeps_the_raw_game(tmp_path, monkeypatch):
+    root = str(tmp_path)
+    j = J.Journal(root)
+    j.open()
+    j.begin_match(_start(), SEED)
+    g = _legal_game(3, 1)
+
+    def full(*a):
+        raise OSError(28, "no space")
+
+    monkeypatch.setattr(jpack.os, "rename", full)
+    _append_game(j, g)     # GAME_END itself is stored; the swap fails quietly
+    monkeypatch.undo()
+    assert j.error == J.OK
+    raw = R.encode(R.MATCH_START, _start()) + g
+    assert open(_path(root), "rb").read() == raw
+    assert not os.path.exists(_path(root)[:-2] + ".t")
+    j.append(R.GAME_START, (2, 1, 0, 0))
+    assert PG.same_actions(raw + R.encode(R.GAME_START, (2, 1, 0, 0)), open(_path(root), "rb").read())
+
+
+def test_a_leftover_temp_file_is_discarded_at_boot(tmp_path):
+    # A power cut after the temp file was written but before the rename: the raw file stays.
+    root = str(tmp_path)
+    j = J.Journal(root)
+    j.open()
+    j.begin_match(_start(), SEED)
+    g = _legal_game(4, 1)
+    raw = R.encode(R.MATCH_START, _start()) + g
+    for k, f in list(R.Decoder(g, split_turns=False))[:-1]:
+        j.append(k, f)
+    with open(_path(root), "ab") as f:
+        f.write(R.encode(R.GAME_END, (0, 1, 1, R.END_BEAROFF)))
+    with open(_path(root)[:-2] + ".t", "wb") as f:
+        f.write(b"\x01\x02half a packed file")
+    k = J.Journal(root)
+    acts = list(k.open())
+    assert not os.path.exists(_path(root)[:-2] + ".t")
+    assert open(_path(root), "rb").read() == raw[:len(raw) - len(R.encode(R.GAME_END, (0, 1, 1, 0)))] + \
+        R.encode(R.GAME_END, (0, 1, 1, R.END_BEAROFF))
+    assert acts[-1] == (R.GAME_END, (0, 1, 1, R.END_BEAROFF))

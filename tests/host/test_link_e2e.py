@@ -1,0 +1,260 @@
+"""End to end over the simulator transport: the firmware's link (``app.sock_link`` +
+``app.link`` + ``bg.link*``) runs under the real MicroPython unix port as a subprocess; the
+host tool's ``gammon.link`` pairs, authenticates, lists, fetches (interrupted and resumed),
+deletes, reveals, watches, sets the clock and renames. An unpaired client and a replayed
+session are refused."""
+
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from bg import protocol as P
+from gammon import link as L
+
+ROOT = Path(__file__).resolve().parents[2]
+BIG = bytes((i * 7) & 0xFF for i in range(5000))  # MATCH001 in tests/mpy/link_server.py
+
+
+def _free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+class Server:
+    def __init__(self, store="memory"):
+        self.port = _free_port()
+        env = dict(os.environ)
+        env["MICROPYPATH"] = ":".join(str(ROOT / d) for d in ("firmware", "tests/mpy")) + ":.frozen"
+        exe = Path(sys.executable).parent / "micropython"
+        self.proc = subprocess.Popen(
+            [str(exe), "-X", "heapsize=256k", str(ROOT / "tests/mpy/link_server.py"), str(self.port), store],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            bufsize=1,
+        )
+        self.lines = []
+        self.ready = threading.Event()
+        threading.Thread(target=self._read, daemon=True).start()
+        if not self.ready.wait(20):
+            self.stop()
+            raise RuntimeError("link server did not start:\n" + "\n".join(self.lines))
+        self.address = "tcp:127.0.0.1:%d" % self.port
+
+    def _read(self):
+        for line in self.proc.stdout:
+            self.lines.append(line.rstrip())
+            if line.startswith("READY"):
+                self.ready.set()
+
+    def code(self):
+        for _ in range(100):
+            codes = [ln.split()[1] for ln in self.lines if ln.startswith("CODE ")]
+            if codes:
+                return codes[-1]
+            time.sleep(0.05)
+        raise AssertionError("no code shown")
+
+    def stop(self):
+        self.proc.kill()
+        self.proc.wait()
+
+
+@pytest.fixture
+def server(tmp_path, monkeypatch):
+    monkeypatch.setenv("GAMMON_CONFIG_DIR", str(tmp_path / "cfg"))
+    s = Server()
+    yield s
+    s.stop()
+
+
+def test_pair_list_fetch_resume_delete_reveal_watch(server):
+    bid = L.pair(server.address, server.code, host_name="test-host")
+    assert bid == b"SIMBOARD".hex()
+    saved = L.Boards().find(None)[1]
+    assert saved["address"] == server.address and len(bytes.fromhex(saved["key"])) == 32
+    assert (Path(os.environ["GAMMON_CONFIG_DIR"]) / "boards.json").stat().st_mode & 0o077 == 0
+
+    with L.connect() as c:  # the default board
+        games = c.list_games()
+        assert [(g["id"], g["size"], g["finished"]) for g in games] == [
+            (b"MATCH001".hex(), 5000, True),
+            (b"MATCH002".hex(), 20, True),
+            (b"MATCH003".hex(), 17, False),
+        ]
+
+        class Stop(Exception):
+            pass
+
+        def interrupt(done, total):
+            if done > 2000:
+                raise Stop
+
+        with pytest.raises(Stop):
+            c.fetch_game(games[0]["id"], progress=interrupt)
+    # a new connection resumes from the bytes already received
+    with L.connect(server.address) as c:
+        seen = []
+        data = c.fetch_game(games[0]["id"], progress=lambda d, t: seen.append(d))
+        assert data == BIG
+        assert seen[0] > 2000 + 400  # the first new chunk ends beyond what was kept
+        assert c.fetch_game(games[1]["id"]) == b"short finished match"
+
+        assert c.reveal_seed(games[0]["id"]) == b"S" * 32
+        with pytest.raises(L.LinkError) as e:
+            c.reveal_seed(games[2]["id"])
+        assert e.value.code == P.E_STATE
+
+        with pytest.raises(L.LinkError) as e:
+            c.delete_games([games[1]["id"], games[2]["id"]])
+        assert e.value.code == P.E_STATE
+        assert c.delete_games([games[1]["id"]]) == 1
+        assert [g["id"] for g in c.list_games()] == [games[0]["id"], games[2]["id"]]
+
+        ticks = []
+        for rec in c.watch():
+            ticks.append(rec)
+            if len(ticks) == 3:
+                break
+        assert all(t.startswith(b"tick ") for t in ticks)
+        assert c.list_games()  # the session still works after leaving watch
+
+        t = c.set_clock(1800000000)
+        assert t == 1800000000
+        c.rename("Salon")
+        assert c.info()["name"] == "Salon"
+        assert c.hosts()[0][1] == "test-host"
+    assert any(ln == "CLOCK 1800000000" for ln in server.lines)
+
+
+def test_unpaired_client_is_refused(server):
+    with L.Client(L.open_transport(server.address)) as c:
+        info = c.info()
+        assert info["authenticated"] is False and info["name"] == "Sim board"
+        with pytest.raises(L.LinkError) as e:
+            c.list_games()
+        assert e.value.code == P.E_AUTH
+        with pytest.raises(L.LinkError) as e:
+            c.authenticate(b"STRANGER", os.urandom(32))
+        assert e.value.code == P.E_DENIED
+        with pytest.raises(L.LinkError) as e:  # and now it must wait
+            c.authenticate(b"STRANGER", os.urandom(32))
+        assert e.value.code == P.E_BACKOFF and e.value.retry_ms > 0
+    with pytest.raises(ValueError):
+        L.connect(server.address)  # not paired: refused before any traffic
+
+
+def test_wrong_pairing_code_is_refused(server):
+    with L.Client(L.open_transport(server.address)) as c:
+
+        def wrong():
+            return "%06d" % ((int(server.code()) + 1) % 1000000)
+
+        with pytest.raises(L.LinkError) as e:
+            c.pair("intruder", wrong)
+        assert e.value.code == P.E_DENIED
+
+
+def test_replayed_session_is_refused(server):
+    L.pair(server.address, server.code, host_name="victim")
+    with L.connect(server.address) as c:
+        ids = [g["id"] for g in c.list_games()]
+        c.delete_games([ids[1]])
+        captured = list(c.sent)
+    with L.connect(server.address) as c:
+        assert len(c.list_games()) == 2
+    # an eavesdropper replays the whole captured session on a new connection
+    replies = []
+    with socket.create_connection(("127.0.0.1", server.port), timeout=2) as s:
+        dec = P.Decoder()
+        for f in captured:
+            s.sendall(f)
+            time.sleep(0.05)
+        time.sleep(0.3)
+        s.settimeout(0.5)
+        try:
+            while True:
+                data = s.recv(4096)
+                if not data:
+                    break
+                dec.feed(data)
+        except TimeoutError:
+            pass
+        r = dec.next()
+        while r is not None:
+            replies.append(r[1])
+            r = dec.next()
+    errors = [P.parse_error(fr.payload)[0] for fr in replies if fr.type == P.ERROR]
+    assert P.E_DENIED in errors and P.E_AUTH in errors
+    assert not any(fr.type == (P.RSP | P.REQ_LIST) or fr.type == (P.RSP | P.REQ_DELETE) for fr in replies)
+
+
+def test_cli_pair_boards_and_board_info(server, tmp_path):
+    gammon = str(Path(sys.executable).parent / "gammon")
+    p = subprocess.Popen(
+        [gammon, "pair", server.address, "--name", "cli-host"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    out, err = p.communicate(server.code() + "\n", timeout=30)
+    assert p.returncode == 0, err
+    assert "paired with Sim board" in out
+    out = subprocess.run([gammon, "boards"], capture_output=True, text=True, check=True).stdout
+    assert "* " + b"SIMBOARD".hex() in out and server.address in out
+    r = subprocess.run([gammon, "board", "info", "--board", "Sim board"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "game " + b"MATCH003".hex() in r.stdout and "live" in r.stdout
+    r = subprocess.run([gammon, "board", "info", "--board", "nope"], capture_output=True, text=True)
+    assert r.returncode == 2 and "no paired board" in r.stderr
+
+
+def test_journal_backed_board(tmp_path, monkeypatch):
+    """The same link over a store on the real journal (bg.journal files on disk)."""
+    from bg import record
+    from bg.journal import Journal
+
+    root = tmp_path / "flash"
+    root.mkdir()
+    j = Journal(str(root))
+    j.open()
+    done, live = b"J0000001", b"J0000002"
+    j.begin_match((done, 1767225600, 0, 0, 0, 0, 0, "Ann", "Bo", bytes(32), b""), b"Z" * 32)
+    j.append(record.TURN, (0, 3, 1, (8, 5, 6, 5), 0))
+    j.end_match(0, 1, 0)
+    j.begin_match((live, 1767225601, 0, 0, 0, 0, 0, "Ann", "Bo", bytes(32), b""), b"Y" * 32)
+    expected = (root / "journal" / (done.hex() + ".m")).read_bytes()
+
+    monkeypatch.setenv("GAMMON_CONFIG_DIR", str(tmp_path / "cfg"))
+    s = Server("journal:" + str(root))
+    try:
+        L.pair(s.address, s.code, host_name="j-host")
+        assert (root / "link" / "hosts").exists()  # the pairing key is stored next to the journal
+        with L.connect(s.address) as c:
+            games = {g["id"]: g for g in c.list_games()}
+            assert games[done.hex()]["finished"] and not games[live.hex()]["finished"]
+            data = c.fetch_game(done.hex())
+            assert data == expected
+            kinds = [k for k, _ in record.decode_stream(data)]
+            assert kinds[0] == record.MATCH_START and record.SEED_REVEAL in kinds
+            assert c.reveal_seed(done.hex()) == b"Z" * 32
+            with pytest.raises(L.LinkError):
+                c.reveal_seed(live.hex())  # the live seed never leaves the board
+            with pytest.raises(L.LinkError):
+                c.delete_games([live.hex()])
+            assert c.delete_games([done.hex()]) == 1
+            c.rename("Flash board")
+        assert not (root / "journal" / (done.hex() + ".m")).exists()
+        assert (root / "link" / "name").read_bytes() == b"Flash board"
+    finally:
+        s.stop()

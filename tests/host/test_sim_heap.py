@@ -1,0 +1,46 @@
+"""The whole board application (sensing, controller, rules, dice, LED frames, journal on
+littlefs) on MicroPython, headless through the sim HAL: consecutive games must not grow the
+heap, and every game must be in the journal. (tools/bench_sim.py runs 100 games and finds the
+smallest heap; this test runs a few.)"""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tools" / "sim"))
+
+import demo  # noqa: E402
+import server  # noqa: E402
+from bg import record  # noqa: E402
+
+
+def run_heapcheck(games, image, heap="256k"):
+    env = dict(os.environ)
+    env["MICROPYPATH"] = server.build_firmware() + ":.frozen"
+    proc = subprocess.run([server.micropython_binary(), "-X", "heapsize=" + heap,
+                           str(ROOT / "tools" / "sim" / "heapcheck.py"), str(games), str(image)],
+                          capture_output=True, text=True, env=env, cwd=str(ROOT), timeout=300)
+    import json
+
+    rows = [json.loads(x) for x in proc.stdout.splitlines() if x.startswith("{")]
+    return proc, rows
+
+
+def test_consecutive_games_do_not_grow_the_heap_and_are_journaled(tmp_path):
+    img = tmp_path / "flash.lfs"
+    proc, rows = run_heapcheck(6, img)
+    assert proc.returncode == 0 and len(rows) == 6, proc.stdout[-2000:] + proc.stderr[-2000:]
+    heaps = [r["heap_bytes"] for r in rows]
+    # after a collection the heap holds the same objects after every game (a few blocks of
+    # slack for the journal's file handles and small ints)
+    assert max(heaps[1:]) - heaps[1] <= 256, heaps
+    files = demo.dump_image(img)
+    [m] = [v for k, v in files.items() if k.endswith(".m")]
+    acts = list(record.decode_stream(m))
+    ends = [f for k, f in acts if k == record.GAME_END]
+    assert len(ends) >= 6
+    starts = [f[0] for k, f in acts if k == record.GAME_START]
+    assert starts == list(range(1, len(starts) + 1)) and len(starts) in (len(ends), len(ends) + 1)
+    assert sum(f[1] for f in ends if f[0] == 0) == rows[len(ends) - 1]["score"][0]

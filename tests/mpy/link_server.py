@@ -1,0 +1,87 @@
+"""A firmware-side link server for the end-to-end tests (run under the MicroPython unix port).
+
+    micropython tests/mpy/link_server.py PORT [journal:DIR]
+
+Serves the real ``app.link``/``app.sock_link`` code on 127.0.0.1:PORT with a ``MemoryStore``
+(three demo matches) or a journal-backed store on DIR. Pairing is open for ten minutes; the
+code the board would show on its LEDs is printed as ``CODE nnnnnn``. While a host watches, a
+record is published every 100 ms (``tick N``), as the controller would after each action.
+"""
+
+import asyncio
+import os
+import sys
+import time
+
+from app import sock_link
+from app.link import Hub
+from bg import protocol as P
+from bg.linkboard import Board
+from bg.linkstore import MemoryStore
+
+
+class Clock:
+    def __init__(self):
+        self.offset = 0
+
+    def ticks_ms(self):
+        return time.ticks_ms()
+
+    def ticks_diff(self, a, b):
+        return time.ticks_diff(a, b)
+
+    def unix_time(self):
+        return int(time.time()) + self.offset
+
+    def set_unix_time(self, t):
+        self.offset = t - int(time.time())
+        print("CLOCK", t)
+
+
+def show(code):
+    if code is not None:
+        print("CODE", code)
+
+
+def memory_store():
+    st = MemoryStore(b"SIMBOARD", "Sim board")
+    big = bytes((i * 7) & 0xFF for i in range(5000))
+    st.add(b"MATCH001", big, P.STATE_FINISHED, b"S" * 32)
+    st.add(b"MATCH002", b"short finished match", P.STATE_FINISHED, b"T" * 32)
+    st.add(b"MATCH003", b"live match so far", P.STATE_LIVE, b"U" * 32)
+    return st
+
+
+async def ticker(hub):
+    n = 0
+    while True:
+        await asyncio.sleep_ms(100)
+        n += 1
+        hub.publish(b"tick %d" % n)
+
+
+async def main(port, store):
+    board = Board(store, Clock(), os.urandom, show_code=show, firmware="sim-0.1")
+    board.open_pairing(600000)
+    hub = Hub(board)
+    await sock_link.serve(hub, port)
+    print("READY", port)
+    await ticker(hub)
+
+
+def make_store(arg):
+    if arg.startswith("journal:"):
+        from bg.journal import Journal
+        from bg.linkjournal import JournalStore
+
+        root = arg[8:]
+        j = Journal(root)
+        j.open()
+        return JournalStore(j, root, b"JOURNAL1")
+    return memory_store()
+
+
+if __name__ == "__main__":
+    port = int(sys.argv[1])
+    store = make_store(sys.argv[2] if len(sys.argv) > 2 else "memory")
+    asyncio.run(main(port, store))

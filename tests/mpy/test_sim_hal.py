@@ -1,0 +1,100 @@
+"""The simulator's HAL backend (hal.sim) on MicroPython: the chain bytes, LED frames,
+buttons, seeded randomness and the littlefs journal volume on a file-backed block device."""
+
+import os
+
+from hal import sim
+
+IMG = "/tmp/sg_test_sim_hal.lfs"
+
+
+def _rm(path):
+    try:
+        os.remove(path)
+    except OSError:
+        pass
+
+
+def _hw(**kw):
+    cfg = {"sensor_bytes": 4, "leds": 3, "buttons": 4}
+    cfg.update(kw)
+    return sim.make(cfg)
+
+
+def test_sensors_copy_the_chain_bytes():
+    hw = _hw()
+    hw.sensors.set_bits(b"\xff\x7f\x01\x00")
+    buf = bytearray(4)
+    hw.sensors.read_into(buf)
+    assert buf == b"\xff\x7f\x01\x00"
+
+
+def test_sensors_reject_a_wrong_length():
+    hw = _hw()
+    try:
+        hw.sensors.set_bits(b"\x00")
+    except ValueError as e:
+        assert "4 bytes" in str(e)
+        return
+    raise AssertionError("accepted a short chain")
+
+
+def test_leds_show_counts_frames():
+    hw = _hw()
+    hw.leds.buf[0] = 9
+    hw.leds.show()
+    hw.leds.show()
+    assert hw.leds.frames == 2 and len(hw.leds.buf) == 9
+
+
+def test_buttons_count_presses_on_the_down_edge():
+    hw = _hw()
+    b = hw.buttons
+    b.edge(1, 1)
+    assert b.is_down(1)
+    b.edge(1, 1)  # no new edge while held
+    b.edge(1, 0)
+    b.press(1)
+    assert b.take(1) == 2 and b.take(1) == 0 and not b.is_down(1)
+    b.edge(9, 1)  # a button this board does not have: ignored
+    assert b.take(0) == 0
+
+
+def test_seeded_random_is_deterministic_and_os_random_is_not():
+    a = _hw(seed=b"demo").random
+    b = _hw(seed=b"demo").random
+    x = a.urandom(40)
+    assert x == b.urandom(40) and len(x) == 40
+    assert _hw(seed=b"other").random.urandom(40) != x
+    r = _hw().random
+    assert r.urandom(16) != r.urandom(16)
+
+
+def test_storage_littlefs_image_survives_a_remount():
+    _rm(IMG)
+    st = sim.Storage(image=IMG, mount="/simhal")
+    assert st.ok() and st.root == "/simhal"
+    with open("/simhal/x.bin", "wb") as f:
+        f.write(b"confirmed")
+    assert st.bdev.writes > 0 and st.bdev.block_size == 4096
+    st.unmount()
+    st = sim.Storage(image=IMG, mount="/simhal")
+    with open("/simhal/x.bin", "rb") as f:
+        assert f.read() == b"confirmed"
+    st.unmount()
+    _rm(IMG)
+
+
+def test_storage_missing_directory_is_reported_not_raised():
+    st = sim.Storage(image="/nonexistent-dir/x/img.lfs", mount="/simhal2")
+    assert not st.ok() and "cannot mount" in st.error
+
+
+def test_radio_headless_keeps_sent_frames_and_delivers_received():
+    hw = _hw()
+    hw.radio.send(b"\x01\x02")
+    assert hw.radio.sent[-1] == b"\x01\x02"
+    assert hw.radio.recv() is None
+    for i in range(20):
+        hw.radio.deliver(bytes([i]))
+    assert hw.radio.recv() == bytes([12])  # a flood keeps only the newest frames

@@ -1,0 +1,204 @@
+"""board.json loads into consistent tables, and bad descriptions fail with clear messages."""
+
+import json
+
+from bg import hwdesc
+from sensing_helpers import board
+
+
+def _desc():
+    with open(hwdesc.find()) as f:
+        return json.load(f)
+
+
+def _error(desc):
+    try:
+        hwdesc.Board(desc)
+    except ValueError as e:
+        return str(e)
+    raise AssertionError("description accepted")
+
+
+def test_chain_length_is_one_register_per_row_group():
+    b = board()
+    regs = _desc()["sensors"]["registers"]
+    assert b.nbytes == len(regs) and b.nbits == 8 * len(regs)
+
+
+def test_every_fitted_slot_has_exactly_one_bit():
+    b = board()
+    seen = bytearray(b.nbits)
+    for row in range(hwdesc.NROWS):
+        for s in range(b.row_slots[row]):
+            bit = b.slot_bit(row, s)
+            assert seen[bit] == 0
+            seen[bit] = 1
+            assert b.bit_kind[bit] == hwdesc.BIT_SLOT
+            assert b.bit_row[bit] == row and b.bit_slot[bit] == s
+    fitted = 24 * b.slots_per_point + 2 * b.bar_slots + 2 * b.tray_slots
+    assert sum(seen) == fitted
+
+
+def test_point_slot_bits_follow_readme_rule():
+    # README: slot s of a row whose register is r (slot_base b) is bit 8 * r + (s - b)
+    b = board()
+    regs = _desc()["sensors"]["registers"]
+    for r in range(len(regs)):
+        row = hwdesc.row_of(regs[r]["kind"], regs[r]["index"])
+        for s in range(8):
+            slot = regs[r]["slot_base"] + s
+            if slot < b.row_slots[row]:
+                assert b.slot_bit(row, slot) == 8 * r + s
+
+
+def test_idle_chain_reads_open_except_closed_canary():
+    b = board()
+    c = b.idle_chain()
+    closed = 0
+    for bit in range(b.nbits):
+        level = c[bit >> 3] >> (bit & 7) & 1
+        if b.bit_kind[bit] == hwdesc.BIT_TIED_CLOSED:
+            assert level == (0 if b.active_low else 1)
+            closed += 1
+        else:
+            assert level == (1 if b.active_low else 0)
+    assert closed >= 1
+
+
+def test_set_slot_and_fill_chain():
+    b = board()
+    c = b.idle_chain()
+    b.set_slot(c, 0, 0, True)
+    b.set_slot(c, 0, 1, True)
+    bit0 = b.slot_bit(0, 0)
+    assert c[bit0 >> 3] >> (bit0 & 7) & 1 == (0 if b.active_low else 1)
+    counts = bytearray(28)
+    counts[0] = 2
+    assert b.fill_chain(counts) == c
+    b.set_slot(c, 0, 1, False)
+    counts[0] = 1
+    assert b.fill_chain(counts) == c
+
+
+def test_fill_chain_caps_stacks_at_slot_count():
+    b = board()
+    counts = bytearray(28)
+    counts[12] = 9  # nine checkers on point 13
+    full = bytearray(28)
+    full[12] = b.slots_per_point
+    assert b.fill_chain(counts) == b.fill_chain(full)
+
+
+def test_led_tables_cover_every_indicator_once():
+    b = board()
+    used = bytearray(b.nleds)
+    tables = (
+        b.point_led[1:],
+        b.bar_led,
+        b.tray_led,
+        b.turn_led,
+        b.cube_owner_led,
+        b.cube_value_led,
+        b.die_led,
+    )
+    for t in tables:
+        for i in t:
+            assert i < b.nleds
+            used[i] += 1
+    assert all(u == 1 for u in used)
+    assert len(b.die_led) == 14 and len(b.cube_value_led) == 6
+
+
+def test_buttons():
+    b = board()
+    assert len(b.buttons) == 4
+    for role in hwdesc.ROLES:
+        for side in (0, 1):
+            i = b.button_index(role, side)
+            assert b.buttons[i][1] == role and b.buttons[i][2] == side
+
+
+def test_rejects_unknown_format():
+    d = _desc()
+    d["format"] = "x"
+    assert "unknown format" in _error(d)
+
+
+def test_rejects_missing_section():
+    d = _desc()
+    del d["sensors"]
+    assert "missing 'sensors'" in _error(d)
+
+
+def test_rejects_slot_wired_twice():
+    d = _desc()
+    regs = d["sensors"]["registers"]
+    regs[1]["index"] = regs[0]["index"]  # two registers claim the same point
+    msg = _error(d)
+    assert "wired twice" in msg
+
+
+def test_rejects_unwired_slot():
+    d = _desc()
+    d["sensors"]["slots_per_point"] = 9  # one register per point holds at most 8
+    assert "not wired" in _error(d)
+
+
+def test_rejects_bad_slot_count():
+    d = _desc()
+    d["sensors"]["slots_per_point"] = 0
+    assert "slots_per_point" in _error(d)
+
+
+def test_rejects_missing_point_led():
+    d = _desc()
+    chain = d["leds"]["chain"]
+    for i in range(len(chain)):
+        if chain[i]["kind"] == "point" and chain[i]["index"] == 7:
+            chain.pop(i)
+            break
+    assert "point 7 has no LED" in _error(d)
+
+
+def test_rejects_duplicate_button_role_and_pin_clash():
+    d = _desc()
+    d["buttons"][1]["role"] = "roll"
+    assert "two roll buttons" in _error(d)
+    d = _desc()
+    d["buttons"][0]["pin"] = d["pins"]["led_data"]
+    assert "used twice" in _error(d)
+
+
+def test_rejects_tied_fitted_input():
+    d = _desc()
+    d["sensors"]["registers"][0]["tied"] = {"0": "closed"}
+    assert "fitted slot" in _error(d)
+
+
+def test_parse_rejects_bad_json():
+    try:
+        hwdesc.parse("{not json")
+    except ValueError as e:
+        assert "not valid JSON" in str(e)
+    else:
+        raise AssertionError("bad JSON accepted")
+
+
+def test_slot_counts_derive_from_file():
+    d = _desc()
+    d["sensors"]["slots_per_point"] = 8
+    b = hwdesc.Board(d)
+    assert b.row_slots[0] == 8 and b.row_start[1] == 8
+    d["sensors"]["slots_per_point"] = 5
+    b = hwdesc.Board(d)
+    assert b.row_slots[23] == 5
+    assert b.fixed_mask[0] == 0b11100000
+
+
+def test_load_missing_file_is_a_clear_error():
+    try:
+        hwdesc.load("no/such/board.json")
+    except ValueError as e:
+        assert "cannot read no/such/board.json" in str(e)
+    else:
+        raise AssertionError("missing file accepted")

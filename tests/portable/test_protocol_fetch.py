@@ -1,0 +1,133 @@
+"""bg.linkreq transfers: fetch in MTU-sized chunks, credits and acks, resume after a disconnect.
+
+Runs unchanged under CPython and the MicroPython unix port.
+"""
+
+# mpy-heap: 128k
+
+from link_fakes import roomy, skip_all
+
+if roomy(120000, 90000):
+    import struct
+
+    from bg import protocol as P
+    from bg.linksession import Session
+    from link_helpers import M1, M2, error_code, exchange, make_board, one, paired_session, snapshot
+
+
+def _fetch(s, h, mid, off=0, ln=0xFFFFFFFF, credits=255):
+    return h.request(P.REQ_FETCH, mid + struct.pack("<IIB", off, ln, credits))
+
+
+def _drain(s, h):
+    out = []
+    f = s.pump()
+    while f is not None:
+        out.extend(h.feed(f))
+        f = s.pump()
+    return out
+
+
+def test_fetch_whole_match():
+    b, s, h, _ = paired_session()
+    r = exchange(s, h, _fetch(s, h, M1))
+    assert r[0][0] == P.RSP | P.REQ_FETCH
+    assert struct.unpack("<III", r[0][1][8:]) == (771, 0, 771)
+    data = b""
+    for t, p, _flags in r[1:]:
+        assert t == P.DATA
+        assert struct.unpack("<I", p[:4])[0] == len(data)
+        data += p[4:]
+    assert r[-1][2] & P.FLAG_LAST
+    assert data == b.store.read_match(M1, 0, 10000)
+
+
+def test_fetch_respects_credits_and_ack_grants_more():
+    b, s, h, _ = paired_session()
+    r = exchange(s, h, _fetch(s, h, M1, credits=2))
+    assert [t for t, _, _ in r] == [P.RSP | P.REQ_FETCH, P.DATA, P.DATA]
+    got = sum(len(p) - 4 for _, p, _ in r[1:])
+    r = exchange(s, h, h.request(P.REQ_ACK, struct.pack("<IB", got, 2)))
+    assert [t for t, _, _ in r] == [P.DATA] * 2
+    got += sum(len(p) - 4 for _, p, _ in r)
+    r = exchange(s, h, h.request(P.REQ_ACK, struct.pack("<IB", got, 10)))
+    assert len(r) == 1 and r[0][2] & P.FLAG_LAST and s.xfer is None  # 771 bytes = 5 frames
+
+
+def test_ack_can_rewind_but_not_skip():
+    b, s, h, _ = paired_session()
+    exchange(s, h, _fetch(s, h, M1, credits=2))
+    r = exchange(s, h, h.request(P.REQ_ACK, struct.pack("<IB", 10, 1)))
+    assert struct.unpack("<I", r[0][1][:4])[0] == 10
+    before = snapshot(b, s)
+    r = exchange(s, h, h.request(P.REQ_ACK, struct.pack("<IB", 700, 1)))
+    assert error_code(r[0]) == P.E_PAYLOAD
+    after = snapshot(b, s)
+    assert after[:5] + after[6:] == before[:5] + before[6:]  # only the sequence number moved
+
+
+def test_resume_after_disconnect():
+    """Interrupt a fetch, reconnect with a new session and continue from the offset."""
+    b, s, h, key = paired_session()
+    r = exchange(s, h, _fetch(s, h, M1, credits=3))
+    part = b"".join(p[4:] for t, p, _ in r if t == P.DATA)
+    s.close()
+    from bg.linkhost import HostEnd
+    from link_helpers import Rand, auth
+
+    s2 = Session(b, 185)
+    h2 = HostEnd(Rand(b"again"))
+    auth(s2, h2, key)
+    r = exchange(s2, h2, _fetch(s2, h2, M1, off=len(part)))
+    assert struct.unpack("<III", r[0][1][8:]) == (771, len(part), 771)
+    rest = b"".join(p[4:] for t, p, _ in r if t == P.DATA)
+    assert part + rest == b.store.read_match(M1, 0, 10000)
+
+
+def test_fetch_range_and_errors():
+    b, s, h, _ = paired_session()
+    r = exchange(s, h, _fetch(s, h, M2, off=6, ln=3))
+    assert r[1][1][4:] == b"mat" and r[1][2] & P.FLAG_LAST
+    assert error_code(one(s, h, _fetch(s, h, b"NOPE0000"))) == P.E_NOT_FOUND
+    assert error_code(one(s, h, _fetch(s, h, M2, off=100))) == P.E_PAYLOAD
+    assert error_code(one(s, h, h.request(P.REQ_FETCH, M2))) == P.E_PAYLOAD
+
+
+def test_fetch_at_end_sends_one_empty_last_frame():
+    b, s, h, _ = paired_session()
+    r = exchange(s, h, _fetch(s, h, M2, off=11))
+    assert len(r) == 2 and r[1][1] == struct.pack("<I", 11) and r[1][2] & P.FLAG_LAST
+
+
+def test_cancel_stops_transfer():
+    b, s, h, _ = paired_session()
+    exchange(s, h, _fetch(s, h, M1, credits=1))
+    assert one(s, h, h.request(P.REQ_CANCEL))[0] == P.RSP | P.REQ_CANCEL
+    assert exchange(s, h, h.request(P.REQ_ACK, struct.pack("<IB", 0, 5))) == []
+
+
+def test_chunk_size_fits_one_att_packet():
+    b = make_board()
+    s = Session(b, 185)
+    assert s.chunk_size() == 185 - 3 - 17 - 4
+    s.set_mtu(23)
+    assert s.chunk_size() == 32  # tiny MTU: frames span several ATT packets
+    s.set_mtu(517)
+    assert s.chunk_size() == 517 - 3 - 21
+
+
+def test_data_frames_fit_the_mtu():
+    b, s, h, _ = paired_session()
+    s.set_mtu(185)
+    s.feed(h.request(P.REQ_FETCH, M1 + struct.pack("<IIB", 0, 0xFFFFFFFF, 255)))
+    n = 0
+    f = s.pump()
+    while f is not None:
+        assert len(f) <= 185 - 3
+        n += 1
+        f = s.pump()
+    assert n == 1 + (771 + 160) // 161  # the FETCH reply, then the DATA frames
+
+
+if not roomy(120000, 90000):
+    skip_all(globals())

@@ -1,0 +1,113 @@
+"""bg.protocol frames: CRC, encoding, the total stream decoder, names.
+
+Runs unchanged under CPython and the MicroPython unix port.
+"""
+
+from bg import linkcrypto as C
+from bg import protocol as P
+
+
+def _h(s):
+    return bytes.fromhex(s)
+
+
+def test_crc16_ccitt_false_check_value():
+    assert P.crc16(b"123456789") == 0x29B1
+    assert P.crc16(b"") == 0xFFFF
+
+
+def test_frame_layout():
+    f = P.encode_frame(P.REQ_LIST, 0x1234, b"\x05\x00")
+    assert f[0] == P.SYNC and f[1] == P.REQ_LIST and f[2] == 0
+    assert f[3:5] == b"\x34\x12" and f[5:7] == b"\x02\x00" and f[7:9] == b"\x05\x00"
+    c = P.crc16(f[:-2])
+    assert f[-2] == c & 0xFF and f[-1] == c >> 8
+    assert len(f) == P.HEADER + 2 + P.CRC_LEN
+
+
+def test_roundtrip_with_mac():
+    mac = C.Mac(b"x" * 32)
+    f = P.encode_frame(P.DATA, 9, b"hello", P.FLAG_LAST, mac, b"B")
+    d = P.Decoder()
+    d.feed(f)
+    t, fr = d.next()
+    assert t == P.DATA and fr.seq == 9 and fr.payload == b"hello"
+    assert fr.flags == P.FLAG_LAST | P.FLAG_MAC
+    assert fr.mac == mac.tag(b"B", fr.header, fr.payload)
+    assert d.next() is None
+
+
+def test_payload_too_long_is_a_value_error():
+    try:
+        P.encode_frame(P.DATA, 1, bytes(P.MAX_PAYLOAD + 1))
+    except ValueError as e:
+        assert "too long" in str(e)
+    else:
+        raise AssertionError("no error")
+
+
+def test_decoder_byte_at_a_time():
+    frames = [P.encode_frame(P.REQ_INFO, i, bytes([i]) * i) for i in range(1, 6)]
+    d = P.Decoder()
+    got = []
+    for b in b"".join(frames):
+        d.feed(bytes([b]))
+        r = d.next()
+        while r is not None:
+            got.append(r[1].payload)
+            r = d.next()
+    assert got == [bytes([i]) * i for i in range(1, 6)]
+
+
+def test_decoder_bad_crc_reported_then_resyncs():
+    good = P.encode_frame(P.REQ_INFO, 1, b"ok")
+    bad = bytearray(good)
+    bad[8] ^= 0x40
+    d = P.Decoder()
+    d.feed(bytes(bad) + good)
+    assert d.next() == (P.BAD, P.E_CRC)
+    t, fr = d.next()
+    assert t == P.REQ_INFO and fr.payload == b"ok"
+
+
+def test_decoder_oversized_length_and_unknown_flags():
+    d = P.Decoder()
+    d.feed(bytes([P.SYNC, 1, 0, 0, 0, 0xFF, 0xFF]))
+    assert d.next() == (P.BAD, P.E_LENGTH)
+    d.feed(bytes([P.SYNC, 1, 0x80, 0, 0, 0, 0]))
+    assert d.next() == (P.BAD, P.E_FRAME)
+
+
+def test_decoder_skips_noise_and_finds_hidden_frame():
+    good = P.encode_frame(P.REQ_INFO, 3, b"")
+    d = P.Decoder()
+    # a fake header claiming 40 bytes swallows the good frame, which is found on rescan
+    d.feed(b"garbage" + bytes([P.SYNC, 1, 0, 0, 0, 40, 0]) + good + bytes(40))
+    results = []
+    r = d.next()
+    while r is not None:
+        results.append(r)
+        r = d.next()
+    assert (P.BAD, P.E_CRC) in results
+    assert any(r[0] == P.REQ_INFO for r in results)
+    assert d.noise >= 7
+
+
+def test_decoder_feed_reports_partial_take_when_full():
+    d = P.Decoder()
+    data = bytes(2 * P.MAX_FRAME)  # zeros: all noise
+    took = d.feed(data)
+    assert took == P.MAX_FRAME
+    assert d.next() is None and d.pending() == 0
+    assert d.feed(data, took) == P.MAX_FRAME
+
+
+def test_check_name():
+    assert P.check_name(b"Kitchen") == "Kitchen"
+    assert P.check_name("Küche".encode()) == "Küche"
+    for bad in (b"", b"x" * 25, b"a\x00b", b"\xff\xfe"):
+        try:
+            P.check_name(bad)
+        except ValueError:
+            continue
+        raise AssertionError(bad)

@@ -1,0 +1,119 @@
+"""bg.linkboard requests: list, fetch with credits and resume, delete, watch, reveal, clock, name.
+
+Runs unchanged under CPython and the MicroPython unix port.
+"""
+
+# mpy-heap: 128k
+
+from link_fakes import roomy, skip_all
+
+if roomy(120000, 90000):
+    import struct
+
+    from bg import protocol as P
+    from link_helpers import LIVE, M1, M2, error_code, one, paired_session, snapshot
+
+
+def _fetch(s, h, mid, off=0, ln=0xFFFFFFFF, credits=255):
+    return h.request(P.REQ_FETCH, mid + struct.pack("<IIB", off, ln, credits))
+
+
+def _drain(s, h):
+    out = []
+    f = s.pump()
+    while f is not None:
+        out.extend(h.feed(f))
+        f = s.pump()
+    return out
+
+
+def test_list_pages():
+    b, s, h, _ = paired_session()
+    for i in range(40):
+        b.store.add(b"X%07d" % i, b"x" * i, P.STATE_FINISHED)
+    _, p = one(s, h, h.request(P.REQ_LIST, b"\x00\x00"), P.RSP | P.REQ_LIST)
+    total, start, n = struct.unpack("<HHB", p[:5])
+    assert (total, start, n) == (43, 0, P.LIST_PAGE)
+    assert p[5:13] == M1 and struct.unpack("<IB", p[13:18]) == (771, P.STATE_FINISHED)
+    _, p = one(s, h, h.request(P.REQ_LIST, struct.pack("<H", 32)), P.RSP | P.REQ_LIST)
+    assert struct.unpack("<HHB", p[:5]) == (43, 32, 11)
+
+
+def test_delete_finished_matches():
+    b, s, h, _ = paired_session()
+    _, p = one(s, h, h.request(P.REQ_DELETE, M1 + M2), P.RSP | P.REQ_DELETE)
+    assert p == b"\x02\x00"
+    assert [m[0] for m in b.store.list_matches()] == [LIVE]
+
+
+def test_delete_is_all_or_nothing():
+    b, s, h, _ = paired_session()
+    before = snapshot(b, s)
+    assert error_code(one(s, h, h.request(P.REQ_DELETE, M1 + LIVE))) == P.E_STATE
+    assert error_code(one(s, h, h.request(P.REQ_DELETE, M1 + b"NOPE0000"))) == P.E_NOT_FOUND
+    assert error_code(one(s, h, h.request(P.REQ_DELETE, M1[:5]))) == P.E_PAYLOAD
+    assert snapshot(b, s)[0] == before[0]
+
+
+def test_reveal_seed_only_after_the_end():
+    b, s, h, _ = paired_session()
+    _, p = one(s, h, h.request(P.REQ_REVEAL, M1), P.RSP | P.REQ_REVEAL)
+    assert p == M1 + b"S" * 32
+    assert error_code(one(s, h, h.request(P.REQ_REVEAL, LIVE))) == P.E_STATE
+
+
+def test_watch_pushes_published_records():
+    b, s, h, _ = paired_session()
+    b.publish(b"before watch")
+    assert one(s, h, h.request(P.REQ_WATCH, b"\x01"))[0] == P.RSP | P.REQ_WATCH
+    b.publish(b"\x05roll")
+    b.publish(b"\x06play")
+    r = _drain(s, h)
+    assert r == [(P.EVENT, b"\x00\x05roll", P.FLAG_MAC), (P.EVENT, b"\x00\x06play", P.FLAG_MAC)]
+    for i in range(P.EVENT_QUEUE + 5):
+        b.publish(b"r%d" % i)
+    r = _drain(s, h)
+    assert r[0] == (P.EVENT, b"\x01" + struct.pack("<I", 5), P.FLAG_MAC)  # the loss comes first
+    assert len(r) == 1 + P.EVENT_QUEUE
+    one(s, h, h.request(P.REQ_WATCH, b"\x00"))
+    b.publish(b"after")
+    assert _drain(s, h) == []
+
+
+def test_set_clock_and_rename():
+    b, s, h, _ = paired_session()
+    renamed = []
+    b.on_rename = renamed.append
+    one(s, h, h.request(P.REQ_SET_CLOCK, struct.pack("<I", 1800000000)), P.RSP | P.REQ_SET_CLOCK)
+    assert b.clock.unix == 1800000000
+    assert error_code(one(s, h, h.request(P.REQ_SET_CLOCK, struct.pack("<I", 5)))) == P.E_PAYLOAD
+    one(s, h, h.request(P.REQ_RENAME, "Salon ♥".encode()), P.RSP | P.REQ_RENAME)
+    assert b.store.get_name() == "Salon ♥" and renamed == ["Salon ♥"]
+    assert error_code(one(s, h, h.request(P.REQ_RENAME, b"\x01bad"))) == P.E_PAYLOAD
+    assert b.store.get_name() == "Salon ♥"
+
+
+def test_hosts_list():
+    b, s, h, _ = paired_session()
+    _, p = one(s, h, h.request(P.REQ_HOSTS), P.RSP | P.REQ_HOSTS)
+    assert p == b"\x01HOST0001\x06laptop"
+
+
+def test_unknown_request_type():
+    b, s, h, _ = paired_session()
+    assert error_code(one(s, h, h.request(0x3E))) == P.E_TYPE
+
+
+def test_board_responses_are_macd_and_checked_by_host():
+    b, s, h, _ = paired_session()
+    s.feed(h.request(P.REQ_HOSTS))
+    f = bytearray(s.pump())
+    f[9] ^= 1
+    c = P.crc16(f, 0, len(f) - 2)
+    f[-2], f[-1] = c & 0xFF, c >> 8
+    r = h.feed(bytes(f))
+    assert r[0][0] == P.ERROR and P.parse_error(r[0][1])[0] == P.E_MAC
+
+
+if not roomy(120000, 90000):
+    skip_all(globals())

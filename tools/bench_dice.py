@@ -1,0 +1,129 @@
+"""Dice benchmark: throws per second and heap allocated per throw.
+
+    .venv/bin/python tools/bench_dice.py OUTDIR      -> OUTDIR/dice.json
+
+MicroPython (unix port, ``-X heapsize=64k`` like the tests): ``Fairness.roll()`` and a gated
+``Cup.press()`` timed with ``time.ticks_us``; heap per throw from ``gc.mem_alloc()`` deltas with
+the collector disabled (so nothing is freed behind the count); the RAM the dice modules keep
+once imported. CPython: throws per second of the same code and of ``verify_transcript``.
+The ESP32 itself is slower (240 MHz Xtensa, hashlib in C either way): the unix-port figure is
+an upper bound on speed, the allocation figure is the same on the device.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT / "firmware"), str(ROOT / "host_tools" / "shim")]
+
+MPY_SCRIPT = r"""
+import gc, time
+gc.collect()
+m0 = gc.mem_alloc()
+import bg.dice
+gc.collect()
+m1 = gc.mem_alloc()
+import bg.dice_match
+gc.collect()
+m2 = gc.mem_alloc()
+import bg.dice_cup
+gc.collect()
+m3 = gc.mem_alloc()
+from bg.dice_match import Fairness
+from bg.dice_cup import Cup
+f = Fairness(bytes(8), bytes(range(32)))
+f.set_player_seed(bytes(16))
+f.fix()
+cup = Cup(f)
+N = %(n)d
+NA = 40  # with the collector off the heap must hold every allocation: 40 throws fit in 64k
+for _ in range(20):  # warm up
+    f.roll()
+gc.collect()
+gc.disable()
+a = gc.mem_alloc()
+for _ in range(NA):
+    f.roll()
+roll_alloc = gc.mem_alloc() - a
+a = gc.mem_alloc()
+for i in range(NA):
+    cup.allow(i & 1)
+    cup.press(i & 1)
+press_alloc = gc.mem_alloc() - a
+gc.enable()
+gc.collect()
+t = time.ticks_us()
+for _ in range(N):
+    f.roll()
+dt = time.ticks_diff(time.ticks_us(), t)
+print("RESULT", m1 - m0, m2 - m1, m3 - m2, roll_alloc, press_alloc, dt, N, NA, gc.mem_free())
+"""
+
+
+def micropython(n):
+    binary = Path(sys.executable).parent / "micropython"
+    env = dict(os.environ, MICROPYPATH=str(ROOT / "firmware"))
+    proc = subprocess.run(
+        [str(binary) if binary.exists() else "micropython", "-X", "heapsize=64k", "-c",
+         MPY_SCRIPT % {"n": n}],
+        capture_output=True, text=True, env=env, timeout=300, cwd=str(ROOT))
+    line = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT")]
+    if proc.returncode or not line:
+        raise SystemExit("micropython run failed:\n" + proc.stdout + proc.stderr)
+    v = [int(x) for x in line[0].split()[1:]]
+    ram_dice, ram_match, ram_cup, roll_alloc, press_alloc, dt_us, n, na, free = v
+    return {
+        "micropython_heap": "64k",
+        "micropython_rolls_per_s": round(n / (dt_us / 1e6)),
+        "micropython_us_per_roll": round(dt_us / n, 2),
+        "micropython_heap_bytes_per_roll": round(roll_alloc / na, 1),
+        "micropython_heap_bytes_per_cup_press": round(press_alloc / na, 1),
+        "micropython_module_ram_bytes": {"bg.dice": ram_dice, "bg.dice_match": ram_match,
+                                         "bg.dice_cup": ram_cup},
+        "micropython_heap_free_after_bytes": free,
+    }
+
+
+def cpython(n):
+    from bg import dice
+    from bg.dice_match import Fairness
+
+    f = Fairness(bytes(8), bytes(range(32)))
+    f.fix()
+    t = time.perf_counter()
+    for _ in range(n):
+        f.roll()
+    roll_s = time.perf_counter() - t
+    rolls = dice.derive_rolls(bytes(8), bytes(range(32)), None, n)
+    com = dice.commitment(bytes(8), bytes(range(32)))
+    t = time.perf_counter()
+    ok, _, _ = dice.verify_transcript(bytes(8), com, bytes(range(32)), None, rolls)
+    ver_s = time.perf_counter() - t
+    assert ok
+    return {
+        "cpython_rolls_per_s": round(n / roll_s),
+        "cpython_us_per_roll": round(roll_s / n * 1e6, 3),
+        "cpython_verify_throws_per_s": round(n / ver_s),
+    }
+
+
+def main(argv):
+    out = Path(argv[1] if len(argv) > 1 else ROOT / "build" / "bench")
+    out.mkdir(parents=True, exist_ok=True)
+    res = {"rolls_measured": 20000}
+    res.update(micropython(20000))
+    res.update(cpython(200000))
+    (out / "dice.json").write_text(json.dumps(res, indent=2) + "\n")
+    print("dice: MicroPython %d rolls/s, %.1f heap bytes/roll (%.1f per cup press); CPython %d rolls/s, "
+          "verify %d throws/s" % (res["micropython_rolls_per_s"], res["micropython_heap_bytes_per_roll"],
+                                  res["micropython_heap_bytes_per_cup_press"], res["cpython_rolls_per_s"],
+                                  res["cpython_verify_throws_per_s"]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

