@@ -29,8 +29,10 @@ def pytest_terminal_summary(terminalreporter):
     extra = ""
     if big:
         nbig = sum(1 for r in res.values() if r[3] != bridge.HEAP)
-        extra = " (%d two-ended link modules at %s)" % (nbig, "/".join(big))
+        unit = " working heap" if getattr(bridge, "ROM", False) else ""
+        extra = " (%d modules at %s%s)" % (nbig, "/".join(big), unit)
+    how = bridge.describe() if hasattr(bridge, "describe") else "-X heapsize=%s" % bridge.HEAP
     terminalreporter.write_line(
-        "MicroPython unix port (-X heapsize=%s): %d modules, %d tests passed, %d failed, %d skipped%s"
-        % (bridge.HEAP, len(res), p, f, s, extra)
+        "MicroPython unix port (%s): %d modules, %d tests passed, %d failed, %d skipped%s"
+        % (how, len(res), p, f, s, extra)
     )

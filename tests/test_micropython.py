@@ -3,6 +3,12 @@
 Each module becomes one pytest test, so a failure under MicroPython fails ``make test`` and
 shows in pytest's summary with the interpreter's own output. The heap is capped at
 ``MPY_HEAP`` (64k by default) to model the ESP32.
+
+By default (``MPY_ROM=1``) the firmware runs from a ROMFS image, as on an ESP32 whose code is
+in flash: ``tools/romfs.py`` builds it, ``tools/rom_boot.py`` mounts it, and the heap is the
+image plus ``MPY_HEAP`` of working heap for the program (docs/memory.md). ``MPY_ROM=0`` imports
+precompiled ``.mpy`` files from the filesystem instead, whose bytecode the unix port copies
+into the heap (``MPY_PRECOMPILE=0``: the sources, compiled in the heap).
 """
 
 import os
@@ -20,7 +26,9 @@ MODULES = sorted(
     + [p for p in (ROOT / "tests" / "mpy").glob("test_*.py")]
 )
 RESULTS = {}
+ROM = os.environ.get("MPY_ROM", "1") != "0"
 _PRECOMPILED = []
+_ROM_IMAGE = []
 _ARCH = {"x86_64": "x64", "AMD64": "x64", "i686": "x86", "i386": "x86"}
 
 
@@ -59,20 +67,55 @@ def precompiled_firmware():
     return out
 
 
+def rom_image():
+    """The firmware's ROMFS image for this host's arch (built once, cached in build/)."""
+    if not _ROM_IMAGE:
+        sys.path.insert(0, str(ROOT / "tools"))
+        try:
+            import romfs
+        finally:
+            sys.path.remove(str(ROOT / "tools"))
+        img = romfs.build()
+        _ROM_IMAGE.append((img, img.stat().st_size, romfs.heapsize_for))
+    return _ROM_IMAGE[0]
+
+
+def describe():
+    """How the firmware and the heap are modelled, for the summary line (tests/conftest.py)."""
+    if ROM and _ROM_IMAGE:
+        return "firmware in ROM image (%d kB), working heap %s" % (-(-_ROM_IMAGE[0][1] // 1024), HEAP)
+    where = "precompiled .mpy in heap" if _PRECOMPILED and _PRECOMPILED[0] else "source compiled in heap"
+    return "-X heapsize=%s, firmware as %s" % (HEAP, where)
+
+
 def micropython_binary():
     here = Path(sys.executable).parent / "micropython"
     return str(here) if here.exists() else "micropython"
 
 
 def run_module(path, heap=HEAP, timeout=900):
+    """Run one test module; ``heap`` is the working heap (ROM mode) or the whole heap."""
     env = dict(os.environ)
-    dirs = [str(ROOT / d) for d in ("firmware", "tests/fakes", "tests/portable", "tests/mpy", "tests")]
-    pre = precompiled_firmware()
-    if pre:
-        dirs.insert(0, str(pre))
+    dirs = [str(ROOT / d) for d in ("tests/fakes", "tests/portable", "tests/mpy", "tests")]
+    if ROM:
+        img, size, heapsize_for = rom_image()
+        cmd = [
+            "-X",
+            "heapsize=%d" % heapsize_for(heap, size),
+            str(ROOT / "tools" / "rom_boot.py"),
+            str(img),
+            "mpy_runner",
+            path.stem,
+        ]
+    else:
+        dirs.insert(0, str(ROOT / "firmware"))
+        pre = precompiled_firmware()
+        if pre:
+            dirs.insert(0, str(pre))
+        cmd = ["-X", "heapsize=" + heap, str(ROOT / "tests" / "mpy_runner.py"), path.stem]
     env["MICROPYPATH"] = ":".join(dirs) + ":.frozen"
     return subprocess.run(
-        [micropython_binary(), "-X", "heapsize=" + heap, str(ROOT / "tests" / "mpy_runner.py"), path.stem],
+        [micropython_binary()] + cmd,
         cwd=str(ROOT),
         env=env,
         capture_output=True,
@@ -83,8 +126,9 @@ def run_module(path, heap=HEAP, timeout=900):
 
 @pytest.mark.parametrize("path", MODULES, ids=[p.parent.name + "/" + p.name for p in MODULES])
 def test_module_on_micropython(path):
-    # A module may ask for more heap with a "# mpy-heap: 128k" line -- only modules that run
-    # BOTH ends of the link (board and host) in one interpreter do; the summary counts them.
+    # A module may ask for more (working) heap with a "# mpy-heap: 128k" line -- only modules
+    # that run BOTH ends of the link (board and host) in one interpreter and do not fit in 64k
+    # even with the firmware in ROM; the summary counts them.
     m = re.search(r"^# mpy-heap: (\w+)$", path.read_text(), re.M)
     heap = m.group(1) if m else HEAP
     proc = run_module(path, heap=heap)

@@ -68,9 +68,19 @@ def micropython(n):
     binary = Path(sys.executable).parent / "micropython"
     env = dict(os.environ, MICROPYPATH=str(ROOT / "firmware"))
     proc = subprocess.run(
-        [str(binary) if binary.exists() else "micropython", "-X", "heapsize=64k", "-c",
-         MPY_SCRIPT % {"n": n}],
-        capture_output=True, text=True, env=env, timeout=300, cwd=str(ROOT))
+        [
+            str(binary) if binary.exists() else "micropython",
+            "-X",
+            "heapsize=64k",
+            "-c",
+            MPY_SCRIPT % {"n": n},
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        cwd=str(ROOT),
+    )
     line = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT")]
     if proc.returncode or not line:
         raise SystemExit("micropython run failed:\n" + proc.stdout + proc.stderr)
@@ -82,8 +92,11 @@ def micropython(n):
         "micropython_us_per_roll": round(dt_us / n, 2),
         "micropython_heap_bytes_per_roll": round(roll_alloc / na, 1),
         "micropython_heap_bytes_per_cup_press": round(press_alloc / na, 1),
-        "micropython_module_ram_bytes": {"bg.dice": ram_dice, "bg.dice_match": ram_match,
-                                         "bg.dice_cup": ram_cup},
+        "micropython_module_ram_bytes": {
+            "bg.dice": ram_dice,
+            "bg.dice_match": ram_match,
+            "bg.dice_cup": ram_cup,
+        },
         "micropython_heap_free_after_bytes": free,
     }
 
@@ -118,10 +131,17 @@ def main(argv):
     res.update(micropython(20000))
     res.update(cpython(200000))
     (out / "dice.json").write_text(json.dumps(res, indent=2) + "\n")
-    print("dice: MicroPython %d rolls/s, %.1f heap bytes/roll (%.1f per cup press); CPython %d rolls/s, "
-          "verify %d throws/s" % (res["micropython_rolls_per_s"], res["micropython_heap_bytes_per_roll"],
-                                  res["micropython_heap_bytes_per_cup_press"], res["cpython_rolls_per_s"],
-                                  res["cpython_verify_throws_per_s"]))
+    print(
+        "dice: MicroPython %d rolls/s, %.1f heap bytes/roll (%.1f per cup press); CPython %d rolls/s, "
+        "verify %d throws/s"
+        % (
+            res["micropython_rolls_per_s"],
+            res["micropython_heap_bytes_per_roll"],
+            res["micropython_heap_bytes_per_cup_press"],
+            res["cpython_rolls_per_s"],
+            res["cpython_verify_throws_per_s"],
+        )
+    )
     return 0
 
 

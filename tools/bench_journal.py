@@ -2,8 +2,9 @@
 
 Usage: ``.venv/bin/python tools/bench_journal.py OUTDIR`` -> ``OUTDIR/journal.json``.
 
-* Bytes per game, three kinds of games, all encoded with ``bg.record`` exactly as the
-  controller appends them (one TURN record per turn, GAME_START/OPENING/GAME_END):
+* Bytes per game, raw (as appended while a game is played: one TURN record per turn,
+  GAME_START/OPENING/GAME_END, cube records) and packed (one GAME_PACKED record after the
+  game-end compaction, checked to expand to the same records), three kinds of games:
   - realistic: GNU Backgammon (``gnubg_nn``, 0-ply) plays both sides, cubeless, and again
     with a simple cube policy (doubles, takes, drops that end games early);
   - random legal: uniformly random legal plays from ``bg.movegen`` (longer games).
@@ -12,6 +13,9 @@ Usage: ``.venv/bin/python tools/bench_journal.py OUTDIR`` -> ``OUTDIR/journal.js
 * Append time: the real journal under the MicroPython unix port on littlefs (``vfs.VfsLfs2``,
   4096-byte blocks, image in a host file), one ``append()`` = open, write, flush (sync),
   close; and on CPython on a host directory.
+* Game-end compaction on MicroPython/littlefs: 20 gnubg games appended as the board does;
+  time and block writes of a GAME_END append with its compaction, boot replay of the
+  packed match.
 * Power-cut points: runs ``tests/mpy/test_journal_powercut.py`` under MicroPython.
 """
 
@@ -42,7 +46,7 @@ def _first_visit(gen, pos, side, d1, d2, target):
 
     def visit(w, st, n):
         if bytes(w) == target:
-            found.append(tuple(st[:2 * n]))
+            found.append(tuple(st[: 2 * n]))
             gen.stop = True
 
     gen.for_each_end(pos, side, d1, d2, visit)
@@ -96,8 +100,8 @@ def gnubg_games(n, seed=1, cube=False):
                 board.apply_step(tgt, side, f, t)
             steps = _first_visit(gen, pos, side, d1, d2, bytes(tgt))
             if steps is None:
-                steps = tuple(x for s in mv for x in s)   # never seen; keeps the game honest
-            if first:   # the starter plays the opening dice: a bare PLAY (docs/dice.md)
+                steps = tuple(x for s in mv for x in s)  # never seen; keeps the game honest
+            if first:  # the starter plays the opening dice: a bare PLAY (docs/dice.md)
                 recs += R.encode(R.PLAY, (side, steps, 0))
                 first = False
             else:
@@ -132,7 +136,7 @@ def random_legal_games(n, seed=2):
         d1, d2 = 2, 1
         while True:
             vis = []
-            gen.for_each_end(pos, side, d1, d2, lambda w, st, k, vis=vis: vis.append(tuple(st[:2 * k])))
+            gen.for_each_end(pos, side, d1, d2, lambda w, st, k, vis=vis: vis.append(tuple(st[: 2 * k])))
             steps = vis[rng.randrange(len(vis))] if vis else ()
             if turns == 0:
                 recs += R.encode(R.PLAY, (side, steps, 0))
@@ -171,8 +175,10 @@ def packed(raw):
 
 
 def match_overhead():
-    ms = R.encode(R.MATCH_START, (b"\x00" * 8, 1763700000, 7, R.OPT_CRAWFORD, 0, 0, 0,
-                                  "Alice", "Bruno", b"\x00" * 32, b""))
+    ms = R.encode(
+        R.MATCH_START,
+        (b"\x00" * 8, 1763700000, 7, R.OPT_CRAWFORD, 0, 0, 0, "Alice", "Bruno", b"\x00" * 32, b""),
+    )
     return len(ms) + len(R.encode(R.MATCH_END, (0, 7, 3))) + len(R.encode(R.SEED_REVEAL, (b"\x00" * 32,)))
 
 
@@ -209,8 +215,14 @@ F.umount("/flash")
 
 def mpy_append():
     env = dict(os.environ, MICROPYPATH=MPYPATH)
-    p = subprocess.run([MPY, "-X", "heapsize=64k", "-c", _MPY_APPEND], env=env, capture_output=True,
-                       text=True, timeout=300, cwd=str(ROOT))
+    p = subprocess.run(
+        [MPY, "-X", "heapsize=64k", "-c", _MPY_APPEND],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=str(ROOT),
+    )
     m = re.search(r"RESULT (\S+) (\S+) (\S+) (\S+) (\S+) (\S+)", p.stdout)
     if not m:
         raise RuntimeError("micropython append bench failed:\n" + p.stdout + p.stderr)
@@ -238,8 +250,6 @@ dev = F.fresh(F.tmpdir() + "/pbench.img", 64, "/flash")
 j = journal.Journal("/flash")
 j.open()
 j.begin_match((b"packbnch", 0, 0, 0, 0, 0, 0, "a", "b", bytes(32), b""), bytes(32))
-gc.collect()
-free0 = gc.mem_free()
 tot = worst = writes = ngames = 0
 for kind, fields in record.Decoder(games, split_turns=False):
     if kind == record.GAME_END:
@@ -252,8 +262,6 @@ for kind, fields in record.Decoder(games, split_turns=False):
         worst = max(worst, dt)
         writes += dev.writes - w0
         ngames += 1
-gc.collect()
-free1 = gc.mem_free()
 a = time.ticks_us()
 k = journal.Journal("/flash")
 n = 0
@@ -261,8 +269,10 @@ for _ in k.open():
     n += 1
 boot = time.ticks_diff(time.ticks_us(), a)
 import os
-size = os.stat("/flash/journal/" + "%02x" * 8 % tuple(b"packbnch") + ".m")[6]
-print("RESULT", ngames, tot // ngames, worst, writes / ngames, boot, n, size, free0 - free1)
+path = "/flash/journal/" + "%02x" * 8 % tuple(b"packbnch") + ".m"
+size = os.stat(path)[6]
+packed = sum(1 for kd, _ in record.Decoder(open(path, "rb"), False, False) if kd == record.GAME_PACKED)
+print("RESULT", ngames, tot // ngames, worst, writes / ngames, boot, n, size, packed)
 F.umount("/flash")
 """
 
@@ -276,8 +286,14 @@ def mpy_pack(games):
         script = Path(d) / "pack.py"
         script.write_text(_MPY_PACK)
         env = dict(os.environ, MICROPYPATH=MPYPATH)
-        p = subprocess.run([MPY, "-X", "heapsize=192k", str(script), str(src)], env=env,
-                           capture_output=True, text=True, timeout=600, cwd=str(ROOT))
+        p = subprocess.run(
+            [MPY, "-X", "heapsize=192k", str(script), str(src)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            cwd=str(ROOT),
+        )
     m = re.search(r"RESULT (\S+) (\S+) (\S+) (\S+) (\S+) (\S+) (\S+) (\S+)", p.stdout)
     if not m:
         raise RuntimeError("micropython pack bench failed:\n" + p.stdout + p.stderr)
@@ -292,7 +308,7 @@ def mpy_pack(games):
         "mpy_boot_replay_packed_match_actions": int(n),
         "mpy_packed_match_file_bytes": int(size),
         "mpy_raw_match_bytes": raw,
-        "mpy_heap_kept_after_packing_bytes": int(kept),
+        "mpy_games_packed": int(kept),
     }
 
 
@@ -314,13 +330,21 @@ def cpython_append():
 def powercut_points():
     env = dict(os.environ, MICROPYPATH=MPYPATH)
     runner = str(ROOT / "tests" / "mpy_runner.py")
-    p = subprocess.run([MPY, "-X", "heapsize=64k", runner, "test_journal_powercut"],
-                       env=env, capture_output=True, text=True, timeout=600, cwd=str(ROOT))
+    p = subprocess.run(
+        [MPY, "-X", "heapsize=64k", runner, "test_journal_powercut"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=str(ROOT),
+    )
     m = re.search(r"power-cut points tried: (\d+) images checked: (\d+)", p.stdout)
     ok = "1 passed, 0 failed" in p.stdout
-    return {"powercut_points_tried": int(m.group(1)) if m else 0,
-            "powercut_images_checked": int(m.group(2)) if m else 0,
-            "powercut_test_passed": ok}
+    return {
+        "powercut_points_tried": int(m.group(1)) if m else 0,
+        "powercut_images_checked": int(m.group(2)) if m else 0,
+        "powercut_test_passed": ok,
+    }
 
 
 def _stats(games):
@@ -377,18 +401,37 @@ def main(outdir):
     g = out["gnubg_selfplay"]
     if isinstance(g, dict):
         c = out["gnubg_selfplay_with_cube"]
-        print("journal: gnubg self-play %.1f turns/game: %.1f bytes/game packed (%.1f raw), target 128;"
-              " with a cube policy %.1f packed (%.1f raw)"
-              % (g["turns_per_game_mean"], g["packed_bytes_per_game_mean"], g["raw_bytes_per_game_mean"],
-                 c["packed_bytes_per_game_mean"], c["raw_bytes_per_game_mean"]))
+        print(
+            "journal: gnubg self-play %.1f turns/game: %.1f bytes/game packed (%.1f raw), target 128;"
+            " with a cube policy %.1f packed (%.1f raw)"
+            % (
+                g["turns_per_game_mean"],
+                g["packed_bytes_per_game_mean"],
+                g["raw_bytes_per_game_mean"],
+                c["packed_bytes_per_game_mean"],
+                c["raw_bytes_per_game_mean"],
+            )
+        )
     r = out["random_legal"]
-    print("journal: random legal %.1f turns/game: %.1f bytes/game packed (%.1f raw), %d left raw"
-          % (r["turns_per_game_mean"], r["packed_bytes_per_game_mean"], r["raw_bytes_per_game_mean"],
-             r["games_left_raw"]))
-    print("journal: append %d us on MicroPython/littlefs, %.1f us on CPython; GAME_END + compaction %d us;"
-          " power-cut points %d"
-          % (out["mpy_append_mean_us"], out["cpython_append_mean_us"],
-             out["mpy_game_end_with_compaction_mean_us"], out["powercut_points_tried"]))
+    print(
+        "journal: random legal %.1f turns/game: %.1f bytes/game packed (%.1f raw), %d left raw"
+        % (
+            r["turns_per_game_mean"],
+            r["packed_bytes_per_game_mean"],
+            r["raw_bytes_per_game_mean"],
+            r["games_left_raw"],
+        )
+    )
+    print(
+        "journal: append %d us on MicroPython/littlefs, %.1f us on CPython; GAME_END + compaction %d us;"
+        " power-cut points %d"
+        % (
+            out["mpy_append_mean_us"],
+            out["cpython_append_mean_us"],
+            out["mpy_game_end_with_compaction_mean_us"],
+            out["powercut_points_tried"],
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -6,11 +6,14 @@
    the firmware debounces them like hardware) to the LED frame that shows it, measured on the
    host side of the simulator socket: a checker is taken off the start position (the point's
    LED turns from "right" green to "missing" yellow) and put back, 20 times each way.
-2. The smallest ``-X heapsize`` (8k steps) at which the whole application (sensing, controller,
-   rules, dice, LEDs, journal on littlefs) plays 2 consecutive games, and how much of that heap
-   is bytecode (the unix port loads modules into the heap; the ESP32 runs them frozen in flash).
-3. Heap in use after each of 100 consecutive games (money session, after ``gc.collect()``);
-   growth = last - first.
+2. The smallest working heap (4k steps) at which the whole application (sensing, controller,
+   rules, dice, LEDs, journal on littlefs) plays 2 consecutive games with the firmware in a ROMFS
+   image (``tools/romfs.py``, mounted by ``tools/rom_boot.py``): its bytecode runs in place, as
+   from the ESP32's flash, and the heap is the image plus the working heap (docs/memory.md).
+   For comparison the old figure, "code in heap": the smallest ``-X heapsize`` with the
+   ``.mpy`` files on the filesystem, where the unix port copies all bytecode into the heap.
+3. Heap in use (working heap, after ``gc.collect()``) after each of 100 consecutive games of a
+   money session in ROM mode, at the smallest working heap found; growth = last - first.
 """
 
 import json
@@ -25,6 +28,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools" / "sim"))
 
 import server  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "tools"))
+import romfs  # noqa: E402
 
 
 def latency(n=20):
@@ -68,17 +74,48 @@ def latency(n=20):
     return out
 
 
-def heapcheck(heap, games, image):
-    build = server.build_firmware()
+def heapcheck(heap, games, image, rom=True):
+    """Play ``games`` games headless (tools/sim/heapcheck.py) -> (ok, rows, boot).
+
+    ``rom``: the firmware from the ROMFS image with ``heap`` of working heap beside it; each
+    row gains ``working_bytes`` (heap in use minus the image) and ``boot`` is the loader's
+    figures. Otherwise ``heap`` is the whole ``-X heapsize`` with the bytecode in it."""
     env = dict(os.environ)
-    env["MICROPYPATH"] = build + ":.frozen"
+    script = str(ROOT / "tools" / "sim" / "heapcheck.py")
+    if rom:
+        env["MICROPYPATH"] = ".frozen"
+        cmd = romfs.command(server.micropython_binary(), heap, script, games, image)
+    else:
+        env["MICROPYPATH"] = server.build_firmware() + ":.frozen"
+        cmd = [server.micropython_binary(), "-X", "heapsize=" + heap, script, str(games), image]
     if os.path.exists(image):
         os.unlink(image)
-    proc = subprocess.run(
-        [server.micropython_binary(), "-X", "heapsize=" + heap, str(ROOT / "tools" / "sim" / "heapcheck.py"),
-         str(games), image], capture_output=True, text=True, env=env, cwd=str(ROOT), timeout=600)
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=str(ROOT), timeout=600)
     rows = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
-    return proc.returncode == 0 and len(rows) == games, rows
+    boot = romfs.boot_figures(proc.stdout) if rom else None
+    for r in rows:
+        if boot:
+            r["working_bytes"] = r["heap_bytes"] - boot["image_heap_bytes"]
+    return proc.returncode == 0 and len(rows) == games, rows, boot
+
+
+def smallest_heap(lo_kb, hi_kb, step_kb, image, rom):
+    """Bisect the smallest heap (a multiple of ``step_kb``) at which 2 games complete; it is
+    monotonic in practice: more heap never makes the run fail. -> (kb or None, rows, boot)."""
+    ok, rows, boot = heapcheck("%dk" % hi_kb, 2, image, rom)
+    if not ok:
+        return None, rows, boot
+    best = (hi_kb, rows, boot)
+    lo, hi = lo_kb // step_kb, hi_kb // step_kb - 1
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        ok, rows, boot = heapcheck("%dk" % (mid * step_kb), 2, image, rom)
+        if ok:
+            best = (mid * step_kb, rows, boot)
+            hi = mid - 1
+        else:
+            lo = mid + 1
+    return best
 
 
 def main(argv):
@@ -92,30 +129,66 @@ def main(argv):
     res["latency_target_ms"] = 50
     tmp = tempfile.mkdtemp()
     img = os.path.join(tmp, "h.lfs")
-    smallest = None
-    for kb in range(128, 264, 8):
-        ok, rows = heapcheck("%dk" % kb, 2, img)
-        if ok:
-            smallest = kb
-            res["heap_code_bytes"] = rows[-1]["code_bytes"]
+    kb, rows, boot = smallest_heap(32, 256, 4, img, rom=True)
+    res["smallest_working_heap_kb_rom"] = kb
+    res["working_heap_target_kb"] = 64
+    if boot:
+        res["rom_image_bytes"] = boot["image_bytes"]
+        res["rom_image_heap_bytes"] = boot["image_heap_bytes"]
+        res["rom_heapsize_bytes_at_smallest"] = (
+            romfs.heapsize_for("%dk" % kb, boot["image_bytes"]) if kb else None
+        )
+    if rows:
+        # heapcheck's code_bytes: what importing every module left in the heap; from ROM that is
+        # module objects (functions, classes, constants, qstrs), not bytecode
+        res["rom_module_objects_bytes"] = rows[-1]["code_bytes"]
+    old_kb, old_rows, _ = smallest_heap(128, 320, 8, img, rom=False)
+    res["smallest_heapsize_kb_code_in_heap"] = old_kb
+    if old_rows:
+        res["code_in_heap_bytes"] = old_rows[-1]["code_bytes"]
+    # 100 games at the smallest working heap; a later game may peak higher than the first two,
+    # so step up (and say so in games_100_working_heap_kb) until all complete
+    run_kb = kb or 256
+    while True:
+        t0 = time.monotonic()
+        ok, rows, _ = heapcheck("%dk" % run_kb, 100, img, rom=True)
+        if ok or run_kb >= (kb or 256) + 32:
             break
-    res["smallest_heapsize_kb_unix_port"] = smallest
-    t0 = time.monotonic()
-    ok, rows = heapcheck("256k", 100, img)
+        run_kb += 8
     res["games_100_seconds"] = round(time.monotonic() - t0, 1)
-    heaps = [r["heap_bytes"] for r in rows]
+    res["games_100_working_heap_kb"] = run_kb
+    heaps = [r.get("working_bytes", r["heap_bytes"]) for r in rows]
     res["games_100_completed"] = len(rows)
-    res["heap_after_game_bytes"] = heaps
+    res["working_heap_after_game_bytes"] = heaps
     if heaps:
-        res["heap_growth_bytes_100_games"] = heaps[-1] - heaps[0]
-        res["heap_data_bytes"] = heaps[-1] - rows[-1]["code_bytes"]
+        res["working_heap_growth_bytes_100_games"] = heaps[-1] - heaps[0]
+        res["working_heap_data_bytes"] = heaps[-1] - rows[-1]["code_bytes"]
     (outdir / "sim.json").write_text(json.dumps(res, indent=1))
-    print("sim: latency median %.1f ms (p95 %.1f, max %.1f; target <= 50 incl. debounce)"
-          % (res["latency_median_ms"], res["latency_p95_ms"], res["latency_max_ms"]))
-    print("sim: smallest heapsize on the unix port %sk (bytecode in heap: %s bytes); "
-          "heap after game 1/100: %s/%s bytes, growth %s bytes"
-          % (smallest, res.get("heap_code_bytes"), heaps[0] if heaps else None,
-             heaps[-1] if heaps else None, res.get("heap_growth_bytes_100_games")))
+    print(
+        "sim: latency median %.1f ms (p95 %.1f, max %.1f; target <= 50 incl. debounce)"
+        % (res["latency_median_ms"], res["latency_p95_ms"], res["latency_max_ms"])
+    )
+    print(
+        "sim: firmware in ROM image (%s bytes): smallest working heap %sk (target 64k; module objects %s "
+        "bytes); code in heap: smallest heapsize %sk (bytecode %s bytes)"
+        % (
+            res.get("rom_image_bytes"),
+            kb,
+            res.get("rom_module_objects_bytes"),
+            old_kb,
+            res.get("code_in_heap_bytes"),
+        )
+    )
+    print(
+        "sim: %d/100 games at %sk working heap; in use after game 1/100: %s/%s bytes, growth %s bytes"
+        % (
+            len(rows),
+            res["games_100_working_heap_kb"],
+            heaps[0] if heaps else None,
+            heaps[-1] if heaps else None,
+            res.get("working_heap_growth_bytes_100_games"),
+        )
+    )
     return 0
 
 

@@ -6,8 +6,10 @@
 Everything the board decides happens in :class:`Controller`; it never sleeps, reads a pin or
 touches the flash. Three inputs drive it:
 
-- ``board(counts, now)`` -- a stable reading of the reed sensors as colour-blind counts
-  (28 rows, see :func:`app.rules.counts_of`), from the scanner after debounce;
+- ``board(counts, now, caps, irregular)`` -- a stable reading of the reed sensors as
+  colour-blind counts (28 rows, see :func:`app.rules.counts_of`), from the scanner after
+  debounce; during a turn ``bg.recognize.Recognizer`` follows it and decides which legal play
+  it shows (never guessing);
 - ``button(side, role, kind, now)`` -- a press (``PRESS``) or a long press (``LONG``) of a
   side's ``ROLL`` (roll/confirm) or ``CUBE`` button;
 - ``tick(now)`` -- time passing (the match clock).
@@ -28,6 +30,7 @@ Example (deterministic dice; the checkers on the start position)::
 
 Buttons: docs/controller.md has the full table.
 """
+
 from app.ctl_defs import *  # noqa: F403 - the controller's vocabulary is part of its API
 from app.ctl_defs import (
     AWAIT_ROLL,
@@ -58,6 +61,7 @@ from app.ctl_defs import (
     ROLL,
 )
 from app.ctl_turns import Turns
+from bg.recognize import AMBIGUOUS as R_AMBIGUOUS
 
 
 class Controller(Turns):
@@ -67,18 +71,22 @@ class Controller(Turns):
     ``bg.dice_match.Fairness`` (board seed from the HAL's random source). ``new_match_id()``:
     8 bytes. ``unix_time()``: wall clock seconds. All injected, so tests are deterministic."""
 
-    def board(self, counts, now=0):
-        """A stable sensor reading (28 colour-blind row counts)."""
+    def board(self, counts, now=0, caps=None, irregular=0):
+        """A stable sensor reading: 28 colour-blind row counts (``bg.sensing`` order), and
+        optionally the per-row caps (``Sensing.cap``) and the irregular rows
+        (``Sensing.irregular_mask()``). During a turn the recogniser (``bg.recognize``)
+        follows it; nothing is ever recorded from a reading alone."""
         self.sensed[:] = counts
+        if caps is not None:
+            self.caps[:] = caps
+        self.irregular = irregular
         self.sensed_valid = True
         if self.phase == MOVING:
             self.message = ""  # the player is correcting: free until confirmed
-            self.choices = None
-            if self.hinter is not None:
-                self.hinter.update(self.sensed)
         elif self.phase == ILLEGAL and self.sensed != self._illegal_counts:
             self.phase = MOVING  # the mover changed the board again: nothing was accepted
             self.message = ""
+        self._track(now)
         self._update_marks()
         self._run_clock(now)
 
@@ -121,8 +129,8 @@ class Controller(Turns):
                 done = True
         elif ph == MOVING:
             if mine and kind == PRESS and role == ROLL:
-                done = self._confirm()
-            elif mine and kind == PRESS and role == CUBE and self.choices:
+                done = self._confirm(now)
+            elif mine and kind == PRESS and role == CUBE and self.rec.state == R_AMBIGUOUS:
                 done = self.next_choice()
             elif mine and kind == LONG and role == CUBE:
                 self._offer_resign(side)
@@ -176,6 +184,7 @@ class Controller(Turns):
                 self._new_match_state()
                 done = True
         if done:
+            self._track(now)
             self._update_marks()
             self._run_clock(now)
         return done
@@ -194,4 +203,3 @@ class Controller(Turns):
         """Button timing (microseconds) for the player seed, until the first throw."""
         if self.fair is not None and not self.fair.fixed:
             self.fair.mix_timing(ticks)
-

@@ -57,8 +57,16 @@ GAME_OVER = const(8)  # result shown; ROLL starts the next game
 MATCH_OVER = const(9)  # result shown; ROLL returns to IDLE
 
 PHASE_NAMES = (
-    "idle", "opening", "choice", "await_roll", "moving", "doubled", "resigning", "illegal",
-    "game_over", "match_over",
+    "idle",
+    "opening",
+    "choice",
+    "await_roll",
+    "moving",
+    "doubled",
+    "resigning",
+    "illegal",
+    "game_over",
+    "match_over",
 )
 
 # Marks (what the LEDs show on a row)
@@ -75,8 +83,19 @@ class Settings:
     move, seconds (0 = no clock). ``casual``: the opponent may accept an illegal play (seed
     000). ``house``: the seed-004 opening (highest total starts, one re-roll)."""
 
-    def __init__(self, length=0, crawford=True, jacoby=False, beaver=False, auto_doubles=0,
-                 casual=False, clock_s=0, delay_s=0, house=False, names=("white", "black")):
+    def __init__(
+        self,
+        length=0,
+        crawford=True,
+        jacoby=False,
+        beaver=False,
+        auto_doubles=0,
+        casual=False,
+        clock_s=0,
+        delay_s=0,
+        house=False,
+        names=("white", "black"),
+    ):
         if not 0 <= length <= 255:
             raise ValueError("match length must be 0 (money) .. 255")
         if not 0 <= clock_s <= 65535 or not 0 <= delay_s <= 255:
@@ -114,9 +133,18 @@ class Settings:
     def from_record(cls, f):
         """Settings from MATCH_START fields."""
         fl = f[3]
-        return cls(f[2], bool(fl & OPT_CRAWFORD), bool(fl & OPT_JACOBY), bool(fl & OPT_BEAVER),
-                   f[4], bool(fl & OPT_CASUAL), f[5], f[6], bool(fl & OPT_HOUSE_OPENING),
-                   (f[7], f[8]))
+        return cls(
+            f[2],
+            bool(fl & OPT_CRAWFORD),
+            bool(fl & OPT_JACOBY),
+            bool(fl & OPT_BEAVER),
+            f[4],
+            bool(fl & OPT_CASUAL),
+            f[5],
+            f[6],
+            bool(fl & OPT_HOUSE_OPENING),
+            (f[7], f[8]),
+        )
 
 
 class Clock:

@@ -41,15 +41,18 @@ from app.ctl_defs import (
     Clock,
     Settings,
 )
-from app.rules import NLOC, counts_of
+from app.rules import NLOC
+from bg import recognize as _rec
 
 _MAX_CUBE = 1 << 30
+ILLEGAL_SHOW_MS = 500  # an illegal reading is shown only once it lasted this long (a hand
+# carrying a hit blot to the bar passes through illegal readings)
 
 
 class State:
     """Match state (see ``app.controller.Controller`` for the constructor's arguments)."""
 
-    def __init__(self, settings, rules, dice_factory, new_match_id, unix_time=None, cap=6):
+    def __init__(self, settings, rules, dice_factory, new_match_id, unix_time=None, cap=6, recognizer=None):
         self.settings = settings
         self.rules = rules
         self._dice_factory = dice_factory
@@ -59,6 +62,15 @@ class State:
         self.outbox = []
         self.sensed = bytearray(NLOC)
         self.sensed_valid = False
+        # the turn's recogniser (bg.recognize): the one place that decides which legal play
+        # the sensors show; its default caps are the board's slot counts
+        self.rec = recognizer if recognizer is not None else rules.recognizer(cap)
+        self.caps = bytearray(self.rec.caps)  # per-row caps of the latest reading
+        self.irregular = 0  # rows with a closed slot above an open one (bg.sensing)
+        self._rec_turn = False  # rec.begin() done for the turn in progress
+        self.selecting = False  # the mover asked to pick among candidates (confirm/cube)
+        self.illegal_since = None  # ticks when the reading became ILLEGAL (None: it is not)
+        self.errors_now = False  # a refused confirm: show what is wrong at once
         self.missing = 0  # row masks for the LEDs (bit r = row r)
         self.extra = 0
         self._expect = bytearray(NLOC)
@@ -66,7 +78,6 @@ class State:
         self.turn_start = bytearray(52)
         self.fair = None
         self.cup = None
-        self.hinter = None  # optional app.rules.Hinter: a lifted checker's legal destinations
         self.message = ""
         self.flagged = -1
         self._new_match_state()
@@ -88,8 +99,6 @@ class State:
         self.player_seed = None
         self.throws = 0
         self.pending_play = None
-        self.choices = None  # several legal plays read the same: the candidates (step tuples)
-        self.choice = 0
         self.last_play = None  # (side, steps) of the last recorded play
         self.opening = None
         self.house_first = None  # house variant: side 0's throw until side 1 throws
@@ -111,11 +120,10 @@ class State:
 
     def expected(self):
         """The counts the physical board should read when it is at rest now."""
-        return counts_of(self.pos, self._expect, self.cap)
+        return _rec.observe(self.pos, self._expect, self.caps)
 
     def board_matches(self):
         return self.sensed_valid and self.sensed == self.expected()
-
 
     def apply(self, k, f):
         """Fold one action (a ``bg.record`` kind and field tuple) into the state. Replaying
@@ -238,6 +246,7 @@ class State:
                 raise ValueError("dice seed does not match the journal's commitment")
             self.fair = fair
             self.cup = Cup(fair)
+        self._track(0)
         self._update_marks()
 
     def board_seed(self):
@@ -248,7 +257,6 @@ class State:
 
         return unpack_secret(self.fair.secret())[1]
 
-
     def _begin_moving(self, side, dice):
         self.phase = MOVING
         self.side = side
@@ -256,11 +264,52 @@ class State:
         self.dice[1] = dice[1]
         self.turn_start[:] = self.pos
         self.pending_play = None
-        self.choices = None
-        h = self.hinter
-        if h is not None:
-            h.begin(self.turn_start, side, dice[0], dice[1])
+        self._rec_turn = False  # begun lazily (_track): a journal replay folds many turns
+        self.selecting = False
+        self.illegal_since = None
+        self.errors_now = False
         self.message = ""
+
+    def _track(self, now):
+        """While the mover moves: let the recogniser follow the latest reading. Returns
+        the recogniser's state (-1 outside a turn or before any reading)."""
+        if self.phase not in (MOVING, ILLEGAL) or not self.sensed_valid:
+            return -1
+        rec = self.rec
+        if not self._rec_turn:
+            rec.begin(self.turn_start, self.side, self.dice[0], self.dice[1])
+            self._rec_turn = True
+        st = rec.update(self.sensed, self.caps, self.irregular)
+        if st != _rec.AMBIGUOUS:
+            self.selecting = False
+        if st == _rec.ILLEGAL:
+            if self.illegal_since is None:
+                self.illegal_since = now
+        else:
+            self.illegal_since = None
+            self.errors_now = False
+        return st
+
+    def show_errors(self, now):
+        """True when the LEDs should show what is wrong: the reading has been illegal for
+        ``ILLEGAL_SHOW_MS`` (a hand mid-move passes through illegal readings), or the mover
+        pressed confirm on it."""
+        if self.illegal_since is None:
+            return False
+        return self.errors_now or now - self.illegal_since >= ILLEGAL_SHOW_MS
+
+    @property
+    def choices(self):
+        """While the mover picks among legal plays reading alike: their steps (allocates;
+        for logs and tests), else None. The LEDs show ``rec.show(choice)``."""
+        if not self.selecting:
+            return None
+        r = self.rec
+        return [r.steps(k) for k in range(r.ncand)]
+
+    @property
+    def choice(self):
+        return self.rec.selected
 
     def clock_side(self):
         """Whom the board is waiting on (the only side a clock may charge), or -1."""
@@ -279,16 +328,22 @@ class State:
             self.clock.run(self.clock_side(), now)
 
     def _update_marks(self):
-        """Row masks for the LEDs: where a checker is missing / extra compared with what
-        the board should show now (during a turn: only after an illegal confirm)."""
+        """Row masks for the LEDs: where a checker is missing / extra. During a turn: the
+        recogniser's (against the last legal reading) while the reading is illegal; in
+        casual mode's ``illegal`` phase the rows of the play against the turn's start;
+        otherwise against what the board should show now (setup guidance)."""
         self.missing = self.extra = 0
         if not self.sensed_valid:
             return
         ph = self.phase
-        if ph in (MOVING, ILLEGAL):
-            if not self.message and ph == MOVING:
-                return
-            ref = counts_of(self.turn_start, self._expect, self.cap)
+        if ph == MOVING:
+            r = self.rec
+            if self._rec_turn and r.state == _rec.ILLEGAL:
+                self.missing = r.missing
+                self.extra = r.extra | r.irregular
+            return
+        if ph == ILLEGAL:
+            ref = _rec.observe(self.turn_start, self._expect, self.caps)
         else:
             ref = self.expected()
         m = e = 0

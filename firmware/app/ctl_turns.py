@@ -28,6 +28,9 @@ from app.ctl_defs import (
     RESIGNING,
 )
 from app.ctl_state import State
+from bg.recognize import AMBIGUOUS as R_AMBIGUOUS
+from bg.recognize import ILLEGAL as R_ILLEGAL
+from bg.recognize import LIFTED as R_LIFTED
 
 
 class Turns(State):
@@ -51,16 +54,30 @@ class Turns(State):
 
         self.cup = Cup(self.fair)
         t = self._unix_time() if self._unix_time else 0
-        self._emit(K_MATCH_START, (self.fair.match_id, t, s.length, s.flags(), s.auto_doubles,
-                                   s.clock_s, s.delay_s, s.names[0], s.names[1],
-                                   self.fair.commitment, ps))
+        self._emit(
+            K_MATCH_START,
+            (
+                self.fair.match_id,
+                t,
+                s.length,
+                s.flags(),
+                s.auto_doubles,
+                s.clock_s,
+                s.delay_s,
+                s.names[0],
+                s.names[1],
+                self.fair.commitment,
+                ps,
+            ),
+        )
         self._start_game()
 
     def _start_game(self):
         s = self.settings
         crawford = s.length and s.crawford and not self.crawford_done and max(self.score) == s.length - 1
-        self._emit(K_GAME_START, (self.game_no + 1, self.score[0], self.score[1],
-                                  GAME_CRAWFORD if crawford else 0))
+        self._emit(
+            K_GAME_START, (self.game_no + 1, self.score[0], self.score[1], GAME_CRAWFORD if crawford else 0)
+        )
 
     def _throw(self, side):
         cup = self.cup
@@ -104,28 +121,42 @@ class Turns(State):
         d = self._throw(self.side)
         self._emit(K_ROLL, (self.side, d[0], d[1]))
 
-    def _confirm(self):
-        """ROLL while moving: record the sensed play when exactly one legal play reads like
-        it; otherwise say what is wrong (casual mode: the opponent may accept it)."""
-        if not self.sensed_valid:
+    def _confirm(self, now=0):
+        """ROLL while moving: ask the recogniser (``bg.recognize``) for the play the sensors
+        show. Exactly one legal play reads like this: record it. Several read alike (stacks
+        beyond the slots, colour-blind hits): the first press only shows candidate 0 (CUBE
+        shows the next), a second press records the one shown -- the board never guesses.
+        Anything else is refused and the LEDs say what is wrong; in casual mode the opponent
+        may accept the play as it stands (seed 000)."""
+        st = self._track(now)
+        if st < 0:
             return False
-        if self.choices:
-            return self._record_play(self.choices[self.choice])
-        plays = self.rules.plays_matching(self.turn_start, self.side, self.dice[0], self.dice[1],
-                                          self.sensed, self.cap)
-        if len(plays) == 1:
-            return self._record_play(plays[0])
-        if plays:
-            # several legal plays read the same (stacks beyond the slot count): never guess.
-            # The LEDs show candidate ``choice``; CUBE shows the next, ROLL records the shown one.
-            self.message = "ambiguous: %d legal plays read the same" % len(plays)
-            self.choices = plays
-            self.choice = 0
+        rec = self.rec
+        if st == R_AMBIGUOUS and not self.selecting:
+            self.selecting = True  # show the candidates; nothing recorded on this press
+            self.message = "ambiguous: %d legal plays read the same" % rec.ncand
             return True
-        self.message = "illegal play"
-        if self.settings.casual:
+        steps = rec.confirm()
+        if steps is not None:
+            return self._record_play(steps)
+        if rec.state == R_AMBIGUOUS:  # a play hidden in a stack: confirm again to record it
+            self.selecting = True
+            self.message = "confirm the play shown (%d candidate%s)" % (
+                rec.ncand,
+                "" if rec.ncand == 1 else "s",
+            )
+            return True
+        if st == R_ILLEGAL:
+            self.message = "illegal play"
+            self.errors_now = True
+        elif rec.overflow:
+            self.message = "too many plays read alike: enter it on the host"
+        else:
+            self.message = "play not finished"
+        if self.settings.casual and st != R_LIFTED:
             steps = self.rules.steps_between(self.turn_start, self.side, self.sensed, self.cap)
             if steps is not None:
+                self.message = "illegal play"
                 self.pending_play = steps
                 self._illegal_counts[:] = self.sensed
                 self.phase = ILLEGAL
@@ -135,7 +166,7 @@ class Turns(State):
 
     def _record_play(self, steps):
         self.message = ""
-        self.choices = None
+        self.selecting = False
         self._emit(K_PLAY, (self.side, steps, 0))
         if self.clock.enabled:  # the mover's time, so a resumed match keeps it
             s = self.side
@@ -145,7 +176,8 @@ class Turns(State):
 
     def next_choice(self):
         """CUBE while several legal plays read the same: show the next candidate."""
-        self.choice = (self.choice + 1) % len(self.choices)
+        self.rec.next_candidate()
+        self.selecting = True
         return True
 
     def _after_play(self, mover):

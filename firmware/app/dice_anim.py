@@ -22,11 +22,14 @@ import asyncio
 
 from micropython import const
 
-# LED order inside one die, reading order:   0 TL  1 TR
-#                                             2 ML  3 C  4 MR
-#                                             5 BL  6 BR
-# PIPS[face] has bit i set when LED i is lit. A face's pips are point-symmetric
-# (LED i and LED 6 - i together), as on a real die.
+# Pips inside one die in reading order:   0 TL  1 TR
+#                                         2 ML  3 C  4 MR
+#                                         5 BL  6 BR
+# PIPS[face] has bit i set when pip i is lit. A face's pips are point-symmetric
+# (pip i and pip 6 - i together), as on a real die. The board wires its pips in the order
+# of hardware/board.json ``dice_pips`` (``bg.hwdesc.Board.dice_pips``); ``faces_for`` maps
+# these masks onto that order, and ``FrameDice.for_board`` uses it.
+PIP_NAMES = ("top_left", "top_right", "mid_left", "centre", "mid_right", "bottom_left", "bottom_right")
 PIPS = (0, 0b0001000, 0b1000001, 0b1001001, 0b1100011, 0b1101011, 0b1110111)
 LEDS_PER_DIE = const(7)
 
@@ -41,6 +44,31 @@ def pips(face):
     if not 0 <= face <= 6:
         raise ValueError("die face must be 0..6")
     return PIPS[face]
+
+
+def faces_for(pip_names):
+    """The 7 face masks (faces 0..6) in a board's pip order: bit ``j`` is the pip named
+    ``pip_names[j]`` (board.json ``dice_pips``, e.g. top_left, mid_left, bottom_left, centre,
+    top_right, mid_right, bottom_right).
+
+    >>> faces_for(PIP_NAMES) == PIPS
+    True
+    """
+    if len(pip_names) != LEDS_PER_DIE:
+        raise ValueError("a die has 7 pips, got %d names" % len(pip_names))
+    where = []
+    for n in PIP_NAMES:
+        if n not in pip_names:
+            raise ValueError("pip %s missing from the board's dice_pips" % n)
+        where.append(pip_names.index(n))
+    out = []
+    for m in PIPS:
+        b = 0
+        for i in range(LEDS_PER_DIE):
+            if m >> i & 1:
+                b |= 1 << where[i]
+        out.append(b)
+    return tuple(out)
 
 
 async def _sleep_ms(ms):
@@ -77,10 +105,18 @@ class DieDisplay:
 
 class FrameDice:
     """Adapter writing straight into a GRB frame buffer (the HAL ``Leds.buf``): ``die_leds``
-    is two sequences of 7 LED indices (in the PIPS order above, from hardware/board.json);
-    ``show`` is called after each frame (e.g. ``leds.show``). Allocates nothing per frame."""
+    is two sequences of 7 LED indices, pip ``j`` of each named ``pip_names[j]`` (default
+    ``PIP_NAMES``; a board: :meth:`for_board`); ``show`` is called after each frame (e.g.
+    ``leds.show``). Allocates nothing per frame."""
 
-    def __init__(self, buf, die_leds, show=None):
+    @classmethod
+    def for_board(cls, buf, board, show=None):
+        """Wired as ``board`` (``bg.hwdesc.Board``) says: its ``die_led`` table, in the pip
+        order of board.json's ``dice_pips``."""
+        dl = board.die_led
+        return cls(buf, (tuple(dl[0:7]), tuple(dl[7:14])), show, board.dice_pips)
+
+    def __init__(self, buf, die_leds, show=None, pip_names=None):
         if len(die_leds) != 2 or len(die_leds[0]) != LEDS_PER_DIE or len(die_leds[1]) != LEDS_PER_DIE:
             raise ValueError("two dice of 7 LED indices each")
         for leds in die_leds:
@@ -90,6 +126,7 @@ class FrameDice:
         self.buf = buf
         self.die_leds = die_leds
         self._show = show
+        self.faces = PIPS if pip_names is None else faces_for(pip_names)
 
     def dice(self, a, b, colour, dim):
         r, g, bl = colour
@@ -99,7 +136,7 @@ class FrameDice:
             bl >>= _DIM_SHIFT
         buf = self.buf
         for die in (0, 1):
-            mask = PIPS[a if die == 0 else b]
+            mask = self.faces[a if die == 0 else b]
             leds = self.die_leds[die]
             for j in range(LEDS_PER_DIE):
                 o = 3 * leds[j]
@@ -153,7 +190,8 @@ class DiceAnimator:
     def start(self, d1, d2, colour=(255, 255, 255)):
         self.cancel()
         self.task = asyncio.create_task(
-            roll_animation(self.display, d1, d2, colour, self.frames, self.frame_ms))
+            roll_animation(self.display, d1, d2, colour, self.frames, self.frame_ms)
+        )
         return self.task
 
     def cancel(self):

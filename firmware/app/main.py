@@ -18,7 +18,10 @@ boot so a power cut loses nothing confirmed.
 
 Configuration: ``run(backend, config)``. On the unix port ``firmware/main.py`` reads
 environment variables (``SG_HAL``, ``SG_SIM_PORT``, ``SG_SIM_IMAGE``, ``SG_SIM_SEED``,
-``SG_SETTINGS`` as JSON, ``SG_SCAN_HZ``); docs/simulator.md lists them.
+``SG_SETTINGS`` as JSON, ``SG_SCAN_HZ``, ``SG_LINK_PORT``, ``SG_SERIAL_LINK``);
+docs/simulator.md lists them. Link transports (``config`` keys, docs/controller.md):
+``ble`` (default: when the ``bluetooth`` module exists) and ``serial_link`` (default "auto":
+the protocol on the USB REPL port when there is no BLE); the simulator uses its socket.
 """
 
 import asyncio
@@ -35,6 +38,7 @@ from bg.sensing import SelfTest, Sensing
 from micropython import const
 
 LONG_MS = const(800)
+_AUTO = None  # a link transport's "decide from the hardware" setting
 _BUTTON_POLL_MS = const(10)
 _FRAME_MS = const(40)
 
@@ -44,9 +48,25 @@ def _ticks_us():
     return f() if f else int(time.time() * 1000000)
 
 
-_NAMES = {1: "MATCH_START", 2: "GAME_START", 3: "OPENING", 4: "ROLL", 5: "PLAY", 6: "DOUBLE",
-          7: "TAKE", 8: "DROP", 9: "BEAVER", 10: "AUTO_DOUBLE", 11: "RESIGN", 12: "RESIGN_ACCEPT",
-          13: "RESIGN_REJECT", 14: "GAME_END", 15: "MATCH_END", 16: "SEED_REVEAL", 17: "CLOCK"}
+_NAMES = {
+    1: "MATCH_START",
+    2: "GAME_START",
+    3: "OPENING",
+    4: "ROLL",
+    5: "PLAY",
+    6: "DOUBLE",
+    7: "TAKE",
+    8: "DROP",
+    9: "BEAVER",
+    10: "AUTO_DOUBLE",
+    11: "RESIGN",
+    12: "RESIGN_ACCEPT",
+    13: "RESIGN_REJECT",
+    14: "GAME_END",
+    15: "MATCH_END",
+    16: "SEED_REVEAL",
+    17: "CLOCK",
+}
 
 
 def _short(f):
@@ -69,12 +89,15 @@ class App:
         self.raw = bytearray(board.nbytes)
         self.painter = Painter(board, hw.leds.buf)
         self.view = View(self.painter)
-        self.ctl = C.Controller(settings, rules, self._new_dice, self._new_match_id,
-                                hw.clock.unix_time, cap=board.slots_per_point)
-        try:
-            self.ctl.hinter = rules.Hinter(board.slots_per_point)  # pyright: ignore[reportAttributeAccessIssue]
-        except (ImportError, MemoryError) as e:  # the board plays without hints
-            self.log("hints off: %r" % (e,))
+        self.ctl = C.Controller(
+            settings,
+            rules,
+            self._new_dice,
+            self._new_match_id,
+            hw.clock.unix_time,
+            cap=board.slots_per_point,
+            recognizer=rules.recognizer(board.slots_per_point, board.bar_slots, board.tray_slots),
+        )
         self.journal = None
         self.wake = asyncio.Event()
         self.running = True
@@ -84,9 +107,12 @@ class App:
         self._btn = [(board.buttons[i][1], board.buttons[i][2]) for i in range(len(board.buttons))]
         self.watchers = []  # callables(kind, fields) for live watch (the link)
         self.verbose = True  # the serial console shows every confirmed action
-        self.link_port = 0
+        self.link_port = 0  # simulator: the link on a local TCP port
+        self.ble_link = _AUTO  # True/False; _AUTO (None): when the bluetooth module exists
+        self.serial_link = _AUTO  # True/False; _AUTO: on the USB serial port without BLE
         self.hub = None
         self.animate = True  # the roll animation (needs the asyncio loop running)
+        self._anim = None
 
     # -- dice and ids -----------------------------------------------------------------------
 
@@ -145,9 +171,9 @@ class App:
             k, f = ob.pop(0)
             if self.verbose:
                 self.log("%s %s" % (_NAMES.get(k, k), _short(f)))
-            for w in self.watchers:
-                w(k, f)
             self._store(k, f)
+            for w in self.watchers:  # live watch: only what is confirmed (and journaled)
+                w(k, f)
 
     def _store(self, k, f):
         j = self.journal
@@ -190,28 +216,50 @@ class App:
         role, side = self._btn[i]
         ctl = self.ctl
         if ctl.button(side, C.ROLL if role == "roll" else C.CUBE, kind, now):
+            thrown = False
+            for a in ctl.outbox:
+                if a[0] == C.K_ROLL or a[0] == C.K_OPENING:
+                    thrown = True
             self.drain()
-            if ctl.choices and self.verbose:
-                self.log("CHOICE %d %d %s" % (ctl.choice, len(ctl.choices), ctl.choices[ctl.choice]))
-            if self.animate and ctl.phase == C.MOVING and ctl.dice[0] and not ctl.choices:
+            if ctl.selecting and self.verbose:
+                r = ctl.rec
+                self.log("CHOICE %d %d %s" % (r.selected, r.ncand, r.steps(r.selected)))
+            if self.animate and thrown and ctl.phase == C.MOVING and ctl.dice[0]:
                 self._animate()
         self.ctl.mix(_ticks_us())
         self.wake.set()
 
     def on_board(self, now):
-        self.ctl.board(self.sensing.counts, now)
+        s = self.sensing
+        self.ctl.board(s.counts, now, s.cap, s.irregular_mask())
         self.drain()
         self.wake.set()
 
     def _animate(self):
+        """The roll animation (cosmetic: without heap for it the dice just appear)."""
+        a = self._anim
+        if a is None:
+            try:
+                from app.dice_anim import DiceAnimator, FuncDisplay
+
+                a = self._anim = DiceAnimator(FuncDisplay(self._anim_frame))
+            except (ImportError, MemoryError):
+                self.animate = False
+                return
+        try:
+            a.start(self.ctl.dice[0], self.ctl.dice[1])
+        except MemoryError:
+            self.view.anim = None
+
+    def _animate_prepare(self):
+        """Load the animation at boot, before the heap fragments (the link needs it too)."""
         try:
             from app.dice_anim import DiceAnimator, FuncDisplay
-        except ImportError:
-            return
-        a = getattr(self, "_anim", None)
-        if a is None:
-            a = self._anim = DiceAnimator(FuncDisplay(self._anim_frame))
-        a.start(self.ctl.dice[0], self.ctl.dice[1])
+
+            self._anim = DiceAnimator(FuncDisplay(self._anim_frame))
+        except (ImportError, MemoryError) as e:
+            self.animate = False
+            self.log("roll animation off: %r" % (e,))
 
     def _anim_frame(self, a, b, dim):
         self.view.show_dice(a, b, dim)
@@ -297,6 +345,8 @@ class App:
 
     async def run(self):
         self.boot()
+        if self.animate:
+            self._animate_prepare()
         tasks = [
             asyncio.create_task(self.scan_task()),
             asyncio.create_task(self.button_task()),
@@ -307,9 +357,8 @@ class App:
         if bus is not None:
             bus.on_quit = self.stop
             tasks.append(asyncio.create_task(bus.run()))
-        link = self._link()
-        if link is not None:
-            tasks.append(asyncio.create_task(link))  # pyright: ignore[reportArgumentType]
+        for co in self._link():
+            tasks.append(asyncio.create_task(co))  # pyright: ignore[reportArgumentType]
         while self.running:
             await asyncio.sleep_ms(100)
         for t in tasks:
@@ -317,12 +366,18 @@ class App:
         await asyncio.sleep_ms(0)
 
     def _link(self):
-        """The host link over the simulator's socket (``app.sock_link``) when ``link_port``
-        is set; on the ESP32 the BLE transport is wired the same way. Returns a coroutine."""
-        if not self.link_port or self.journal is None:
-            return None
+        """The host link (docs/protocol.md): one ``app.link.Hub`` over the journal, served
+        on every transport this board has. Returns a list of coroutines (maybe empty).
+
+        - ``link_port`` (the simulator): ``app.sock_link`` on 127.0.0.1;
+        - ``ble`` (True/False/None = when the ``bluetooth`` module exists): ``app.ble``;
+        - ``serial_link`` (True/False/None = "auto": on when there is no BLE): the protocol
+          on the USB REPL port (``app.serial_link``; text on the console is skipped by the
+          host, Ctrl-C between frames still reaches the REPL).
+        """
+        if self.journal is None or not (self.link_port or self.ble_link is not False or self.serial_link):
+            return []  # no transport wanted (the simulator without --link-port): no heap spent
         try:
-            from app import sock_link
             from app.link import Hub
             from bg.linkboard import Board
             from bg.linkjournal import JournalStore
@@ -333,9 +388,36 @@ class App:
             self.watchers.append(self._publish)
         except Exception as e:  # noqa: BLE001 - the board plays without its link
             self.log("link: %r" % (e,))
-            return None
-        self.log("link: listening on 127.0.0.1:%d" % self.link_port)
-        return sock_link.serve(hub, self.link_port)
+            return []
+        out = []
+        if self.link_port:
+            from app import sock_link
+
+            self.log("link: listening on 127.0.0.1:%d" % self.link_port)
+            out.append(sock_link.serve(hub, self.link_port))
+        ble = False
+        if self.ble_link is not False:
+            try:
+                from app.ble import BleTransport
+
+                t = BleTransport(
+                    name=store.get_name(), show_code=self._show_code, urandom=self.hw.random.urandom
+                )
+                out.append(hub.add(t).run())
+                ble = True
+                self.log("link: BLE advertising")
+            except Exception as e:  # noqa: BLE001 - no radio (unix port) or it failed: play on
+                if self.ble_link:
+                    self.log("link: BLE off: %r" % (e,))
+        serial = self.serial_link
+        if serial is None:
+            serial = not ble and not self.link_port
+        if serial:
+            from app import serial_link
+
+            self.log("link: on the USB serial port")
+            out.append(serial_link.serve(hub))
+        return out
 
     def _publish(self, k, f):
         hub = self.hub
@@ -346,7 +428,19 @@ class App:
                 pass
 
     def _show_code(self, code):
+        """The link's pairing code (6 digits; None when pairing ends): on the LED dice
+        (``View.show_code``, docs/leds.md) and the console."""
+        if code is not None and not isinstance(code, str):
+            code = "%06d" % code  # the BLE passkey
+        self.view.show_code(code, self.hw.clock.ticks_ms())
         self.log("pairing code: %s" % (code,) if code else "pairing closed")
+        self.wake.set()
+
+    def links(self, ble=_AUTO, serial=_AUTO):
+        """Which link transports to run besides ``link_port``: each True, False or
+        ``_AUTO`` (None; see ``_link``)."""
+        self.ble_link = ble
+        self.serial_link = serial
 
     def stop(self):
         self.running = False
@@ -357,11 +451,16 @@ def settings_from(obj):
     obj = obj or {}
     names = obj.get("names") or ("white", "black")
     return C.Settings(
-        length=int(obj.get("length", 3)), crawford=bool(obj.get("crawford", True)),
-        jacoby=bool(obj.get("jacoby", False)), beaver=bool(obj.get("beaver", False)),
-        auto_doubles=int(obj.get("auto_doubles", 0)), casual=bool(obj.get("casual", False)),
-        clock_s=int(obj.get("clock_s", 0)), delay_s=int(obj.get("delay_s", 0)),
-        house=bool(obj.get("house", False)), names=(names[0], names[1]),
+        length=int(obj.get("length", 3)),
+        crawford=bool(obj.get("crawford", True)),
+        jacoby=bool(obj.get("jacoby", False)),
+        beaver=bool(obj.get("beaver", False)),
+        auto_doubles=int(obj.get("auto_doubles", 0)),
+        casual=bool(obj.get("casual", False)),
+        clock_s=int(obj.get("clock_s", 0)),
+        delay_s=int(obj.get("delay_s", 0)),
+        house=bool(obj.get("house", False)),
+        names=(names[0], names[1]),
     )
 
 
@@ -400,6 +499,9 @@ def run(backend=None, config=None, settings=None):
         hz = _env("SG_SCAN_HZ")
         if hz:
             board.scan_hz = int(hz)
+        cfg["ble"] = False  # the simulator's link is the socket (app.sock_link)
+        sl = _env("SG_SERIAL_LINK")
+        cfg["serial_link"] = sl == "1"
     if config:
         cfg.update(config)
     hw = hal.load(backend).make(cfg)
@@ -407,5 +509,6 @@ def run(backend=None, config=None, settings=None):
     log = bus.log if bus is not None else print
     app = App(hw, board, settings or settings_from(None), log)
     app.link_port = int(cfg.get("link_port", 0))
+    app.links(cfg.get("ble"), cfg.get("serial_link"))
     asyncio.run(app.run())
     return app

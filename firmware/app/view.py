@@ -10,20 +10,33 @@ idle/opening   setup guidance until the checkers are on the start position (gree
 choice         house opening: the starter's turn LED, its throw on the dice
 await_roll     the roller's turn LED, the opponent's last play, the cube; a board out of place
                shows the guidance instead
-moving         the mover's turn LED and dice; a lifted checker: its legal destinations pulse
-               green (``bg.recognize`` hints); after a refused confirm, the rows that differ
-               from the turn's start (yellow/vermillion); when several legal plays read the
-               same, the candidate's steps (CUBE: next candidate, ROLL: record it)
+moving         the mover's turn LED and dice, and what ``bg.recognize`` says: a lifted
+               checker's legal destinations pulse green (its origin dim); a hit blot still
+               on its point blinks "take away" and its bar pulses "put here"; an illegal
+               reading, once it lasted 0.5 s or after a refused confirm, the rows to correct
+               (yellow = put one back, vermillion = take one away) -- a hand carrying a blot
+               to the bar passes through illegal readings, so nothing flickers; several
+               legal plays reading alike: the shown candidate's sources blink and its
+               destinations stay lit in the mover's colour (CUBE: next, ROLL: record it);
+               a roll with no legal play: the dice pulse (ROLL passes)
 doubled        the offered cube value blinks; the taker's turn LED
 resigning      die 0 shows the offered value (1/2/3) blinking; the opponent's turn LED
 illegal        casual mode: the rows of the illegal play; the opponent's turn LED blinks
 game/match     the result chase in the winner's colour, die 0 = 1/2/3 (single/gammon/bg)
 storage error  both tray LEDs blink reddish purple (the journal cannot store; nothing lost)
+pairing code   over everything else on the dice: the link's 6 digits one after another in
+               white (``show_code``, docs/leds.md), point LEDs 1..6 say which digit it is
 =============  ===============================================================================
 """
 
 from app import controller as C
 from bg import leds as L
+from bg import recognize as R
+from micropython import const
+
+CODE_DIGIT_MS = const(1200)  # pairing code: each digit 0.95 s on the dice, then 0.25 s dark
+CODE_GAP_MS = const(250)
+CODE_CYCLE_MS = const(9000)  # six digits, then a 1.8 s pause, then again
 
 
 class View:
@@ -32,6 +45,8 @@ class View:
 
     def __init__(self, painter):
         self.p = painter
+        self.code = None  # the link's pairing code while pairing is open (6 digits, str)
+        self.code_since = 0
         self.anim = None
         self.storage_error = 0
         self.fault_rows = 0
@@ -39,6 +54,44 @@ class View:
     def show_dice(self, a, b, dim):
         """``app.dice_anim.FuncDisplay`` callback."""
         self.anim = None if not dim else (a, b)
+
+    def show_code(self, code, now):
+        """Show the link's pairing code (a 6-digit str; None clears it) from ``now`` on."""
+        if code is not None and (len(code) != 6 or not code.isdigit()):
+            raise ValueError("pairing code must be 6 digits")
+        self.code = code
+        self.code_since = now
+
+    def code_digit(self, now):
+        """``(index, digit)`` of the pairing code shown at ``now``; index -1 = the pause
+        between repetitions (dice dark)."""
+        code = self.code
+        t = (now - self.code_since) % CODE_CYCLE_MS
+        k = t // CODE_DIGIT_MS
+        if code is None or k >= 6 or t % CODE_DIGIT_MS >= CODE_DIGIT_MS - CODE_GAP_MS:
+            return -1, 0
+        return k, ord(code[k]) - 48
+
+    def _paint_code(self, now):
+        """Digit ``d`` on the two dice: 1..6 = die 0 alone; 7..9 = 6 on die 0 plus 1..3 on
+        die 1 (add them); 0 = both dice with all 7 pips. Point k+1 (side 0's home board) is
+        lit for the k-th digit, earlier digits dim: the players read 1..6 along the board."""
+        p = self.p
+        b = p.board
+        k, d = self.code_digit(now)
+        if d == 0:
+            a = c = 0x7F
+        elif d <= 6:
+            a, c = L.DIE_FACES[d], 0
+        else:
+            a, c = L.DIE_FACES[6], L.DIE_FACES[d - 6]
+        if k < 0:
+            a = c = 0
+        for pip in range(7):
+            p.set(b.die_led[pip], L.WHITE, 255 if a >> pip & 1 else 0)
+            p.set(b.die_led[7 + pip], L.WHITE, 255 if c >> pip & 1 else 0)
+        for j in range(6):
+            p.point(j + 1, L.WHITE, 255 if j == k else (L.DIM if j < k or k < 0 else 0))
 
     def paint(self, ctl, now):
         p = self.p
@@ -69,14 +122,11 @@ class View:
             p.turn(side)
             p.cube(ctl.cube, owner)
         elif ph in (C.MOVING, C.ILLEGAL):
-            h = ctl.hinter
-            if ctl.choices:
-                # several legal plays read the same: show the candidate the next ROLL records
-                p.last_move(ctl.choices[ctl.choice], side)
-            elif ctl.missing or ctl.extra:
-                p.errors(ctl.missing, ctl.extra)
-            elif ph == C.MOVING and h is not None and h.mask:
-                p.destinations(h.mask, side, h.origin)  # the lifted checker's legal landings
+            lvl = 255
+            if ph == C.ILLEGAL:
+                p.errors(ctl.missing, ctl.extra)  # the rows of the play the opponent judges
+            else:
+                lvl = self._turn(ctl, side, now)
             if ph == C.ILLEGAL:
                 b = p.board
                 p.set(b.turn_led[1 - side], L.SIDE_COLOURS[1 - side], p.fast.level)
@@ -86,7 +136,7 @@ class View:
             if self.anim is not None:
                 p.dice(self.anim[0], self.anim[1], side, 64)
             else:
-                p.dice(ctl.dice[0], ctl.dice[1], side)
+                p.dice(ctl.dice[0], ctl.dice[1], side, lvl)
         elif ph == C.DOUBLED:
             p.cube(2 * ctl.cube, owner, offered=True)
             p.turn(1 - side)
@@ -104,7 +154,30 @@ class View:
             b = p.board
             for s in (0, 1):
                 p.set(b.tray_led[s], L.FAULT, p.fast.level)
+        if self.code is not None:
+            self._paint_code(now)
         return p.finish()
+
+    def _turn(self, ctl, side, now):
+        """The recogniser's state on the LEDs during a turn; returns the dice level."""
+        p = self.p
+        r = ctl.rec
+        st = r.state if ctl._rec_turn else -1
+        c = L.SIDE_COLOURS[side]
+        if st == R.AMBIGUOUS and (ctl.selecting or r.ncand > 1):
+            src, dst = r.show(r.selected)  # the steps that tell the candidates apart
+            p.rows(dst, c, 255)
+            p.rows(src, c, p.fast.level)
+        elif st == R.ILLEGAL:
+            if ctl.show_errors(now):
+                p.errors(ctl.missing, ctl.extra)
+        elif st == R.LIFTED:
+            p.destinations(r.dest_points(), side, r.lifted_point())
+        elif st == R.PARTIAL and r.pending:
+            p.errors(1 << (R.ROW_BAR0 + 1 - side), r.pending)  # hit blot: to its bar
+        elif st == R.NO_PLAY:
+            return p.slow.level
+        return 255
 
     def _guide(self, ctl):
         exp = ctl.expected()

@@ -4,6 +4,8 @@ Kept out of ``bg.movegen`` so the device never compiles it: it allocates freely 
 sets, bytes per play) in exchange for speed under CPython. The general search in
 ``bg.movegen`` covers every case this module declines (returns None).
 """
+
+
 def fast_plays(pos, side, d1, d2):
     """``plays()`` for the common cases where no checker can bear off this turn:
 
@@ -44,7 +46,7 @@ def _fast_other(pos, mb, ob, b, s):
         _other_nobar(pos, w, mb, ob, b, s, a1, a2, res, seen)
         if res:
             return res
-    for first, second, firsts, prune in (() if not bar else ((b, s, a1, None), (s, b, a2, a1))):
+    for first, second, firsts, prune in () if not bar else ((b, s, a1, None), (s, b, a2, a1)):
         for p1 in firsts:
             t1 = p1 - first
             w[mb + p1] -= 1
@@ -53,11 +55,11 @@ def _fast_other(pos, mb, ob, b, s):
                 w[ob - t1] = 0
                 w[ob] += 1
             w[mb + t1] += 1
-            for q in ((25,) if w[mb + 25] else range(24, second, -1)):
+            for q in (25,) if w[mb + 25] else range(24, second, -1):
                 if not w[mb + q] or w[ob - q + second] >= 2:
                     continue
                 if prune and q in prune:
-                    continue        # legal at the start: the larger-first order has it
+                    continue  # legal at the start: the larger-first order has it
                 t2 = q - second
                 w[mb + q] -= 1
                 h2 = w[ob - t2] == 1
@@ -82,7 +84,7 @@ def _fast_other(pos, mb, ob, b, s):
     if res:
         return res
     d = b if a1 else s
-    for p in (a1 or a2):
+    for p in a1 or a2:
         t = p - d
         w[mb + p] -= 1
         h = w[ob - t] == 1
@@ -147,7 +149,7 @@ def _other_nobar(pos, w, mb, ob, b, s, a1, a2, res, seen):
         w[j1] += 1
         alone = not w[i1]
         chain = t1 > s and not pos[j1] and w[o1 + s] < 2
-        for q in (a2 + [t1] if chain else a2):
+        for q in a2 + [t1] if chain else a2:
             if q == p1 and alone:
                 continue
             t2 = q - s
@@ -193,7 +195,7 @@ def _fast_doubles(pos, mb, ob, d):
     nc = len(cand)
     bar_i = mb + 25
     bar_open = bool(cand) and cand[0] == 25
-    lim = [4]      # play length wanted: 4, or fewer when 4 dice cannot all be played
+    lim = [4]  # play length wanted: 4, or fewer when 4 dice cannot all be played
 
     def go(depth, j, steps):
         if depth == lim[0]:
@@ -312,16 +314,16 @@ def _near_home(pos, mb, ob, dice, out0):
         go(0, 25, out0, dice, None)
         return res
     b, s = dice
-    go(0, 25, out0, (b, s), None)          # the larger die first
+    go(0, 25, out0, (b, s), None)  # the larger die first
     res_a, best_a = res[:], best[0]
     del res[:]
     seen.clear()
     best[0] = 0
     first_b = set(p for p in range(1, 26) if land(p, b, out0) >= 0)
-    go(0, 25, out0, (s, b), first_b)       # the smaller die first
+    go(0, 25, out0, (s, b), first_b)  # the smaller die first
     if best_a == 2 or best[0] == 2:
         keys = set(k for _, k in res_a)
         return res_a + [x for x in res if len(x[0]) == 4 and x[1] not in keys]
     if best_a == 1:
-        return res_a                        # only one die: the larger, when it can move
+        return res_a  # only one die: the larger, when it can move
     return res[:]

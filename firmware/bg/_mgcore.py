@@ -18,24 +18,24 @@ class MoveGenCore:
     """Buffers and the depth-first search shared by every query."""
 
     def __init__(self):
-        self.w = bytearray(52)     # work position (make/unmake)
-        self.st = bytearray(8)     # steps of the current path: from, to, ...
-        self.hit = bytearray(4)    # 1 where step k hit a blot
-        self.d = bytearray(4)      # die of each depth in the current pass
-        self.sl = bytearray(26)    # recognition slack per point (see _slack)
-        self.res = bytearray(8)    # steps of the play found by a search
+        self.w = bytearray(52)  # work position (make/unmake)
+        self.st = bytearray(8)  # steps of the current path: from, to, ...
+        self.hit = bytearray(4)  # 1 where step k hit a blot
+        self.d = bytearray(4)  # die of each depth in the current pass
+        self.sl = bytearray(26)  # recognition slack per point (see _slack)
+        self.res = bytearray(8)  # steps of the play found by a search
         self.endb = bytearray(52)  # first end position seen (forced())
         self.tgt = self.w
         self.mb = self.ob = self.offi = 0
-        self.out = 0               # mover's checkers on points 7..24 and the bar
-        self.nd = 0                # dice to play (2 or 4)
+        self.out = 0  # mover's checkers on points 7..24 and the bar
+        self.nd = 0  # dice to play (2 or 4)
         self.dbl = False
-        self.maxd = 0              # length of the legal plays for this roll
-        self.need = 0              # die a 1-step play must use (0: any)
-        self.bmask = 0             # sources legal at start for the 2nd die (order pruning)
+        self.maxd = 0  # length of the legal plays for this roll
+        self.need = 0  # die a 1-step play must use (0: any)
+        self.bmask = 0  # sources legal at start for the 2nd die (order pruning)
         self.passb = False
         self.visit = _no_visit
-        self.stop = False          # a visitor may set it to end for_each_end early
+        self.stop = False  # a visitor may set it to end for_each_end early
         self.nvis = 0
         self.resn = 0
         self.mask = 0
@@ -55,8 +55,8 @@ class MoveGenCore:
         for i in range(52):
             w[i] = pos[i]
         self.side = side
-        self.mb = mb = 24 if side else -1   # mover's point p is w[mb + p] (p = 25: bar)
-        self.ob = 24 if side else 49        # opponent on our point t is w[ob - t]; its bar w[ob]
+        self.mb = mb = 24 if side else -1  # mover's point p is w[mb + p] (p = 25: bar)
+        self.ob = 24 if side else 49  # opponent on our point t is w[ob - t]; its bar w[ob]
         self.offi = 51 if side else 50
         out = 0
         for p in range(7, 26):
@@ -94,7 +94,7 @@ class MoveGenCore:
             return
         big = self.big
         small = self.small
-        a = self._max(0, 25)       # larger die first
+        a = self._max(0, 25)  # larger die first
         if a < 2:
             self._order(True, small, big)
             b = self._max(0, 25)
@@ -184,12 +184,12 @@ class MoveGenCore:
         mb = self.mb
         for p in range(hi, lo - 1, -1):
             if not w[mb + p]:
-                continue       # most points are empty: skip the call
+                continue  # most points are empty: skip the call
             t = self._land(p, d)
             if t < 0:
                 continue
             if self.passb and depth == 1 and (self.bmask >> p) & 1:
-                return nd          # covered by the other order, which reached depth 2
+                return nd  # covered by the other order, which reached depth 2
             self._make(depth, p, t)
             r = self._max(nxt, p if self.dbl else 25)
             self._unmake(depth)

@@ -41,7 +41,7 @@ class MoveGenHints(MoveGenSearch):
         mb = self.mb
         for p in range(hi, lo - 1, -1):
             if not w[mb + p]:
-                continue       # most points are empty: skip the call
+                continue  # most points are empty: skip the call
             t = self._land(p, d)
             if t < 0:
                 continue
@@ -69,7 +69,7 @@ class MoveGenHints(MoveGenSearch):
         ok = False
         for i in range(self._passes()):
             self._set_pass(i)
-            self.passb = False     # prefixes may take any order
+            self.passb = False  # prefixes may take any order
             if self._prefix(0, 25):
                 ok = True
                 break
@@ -137,7 +137,7 @@ class MoveGenHints(MoveGenSearch):
             self.resn = n
         elif not self.multi and w != self.endb:
             self.multi = True
-            self.stop = True       # a second distinct end: not forced, stop walking
+            self.stop = True  # a second distinct end: not forced, stop walking
 
     def forced(self, pos, side, d1, d2):
         """The steps of the only play when every legal play ends on the same position;

@@ -32,7 +32,7 @@ class MoveGenSearch(MoveGenVisit):
         if t:
             o = self.ob - t
             if self.w[o] and self.tgt[o]:
-                return True     # that blot is still there in the target: no hit allowed
+                return True  # that blot is still there in the target: no hit allowed
         return False
 
     def _slack_add(self, p, t, v):
@@ -56,7 +56,7 @@ class MoveGenSearch(MoveGenVisit):
         mb = self.mb
         for p in range(hi, lo - 1, -1):
             if not w[mb + p]:
-                continue       # most points are empty: skip the call
+                continue  # most points are empty: skip the call
             t = self._land(p, d)
             if t < 0:
                 continue
@@ -84,7 +84,7 @@ class MoveGenSearch(MoveGenVisit):
         mb = self.mb
         for p in range(hi, lo - 1, -1):
             if not w[mb + p]:
-                continue       # most points are empty: skip the call
+                continue  # most points are empty: skip the call
             t = self._land(p, d)
             if t < 0:
                 continue

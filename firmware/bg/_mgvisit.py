@@ -49,7 +49,7 @@ class MoveGenVisit(MoveGenCore):
                     while q < 7 and not w[mb + q]:
                         q += 1
                     if q < 7:
-                        continue          # a checker above: no bear-off with a larger die
+                        continue  # a checker above: no bear-off with a larger die
                 t = 0
             if (prune >> p) & 1:
                 continue
@@ -104,4 +104,3 @@ class MoveGenVisit(MoveGenCore):
         self.visit = _no_visit
         self.stop = False
         return self.nvis
-

@@ -7,12 +7,24 @@ X (upper case, the bottom player whose points 1..24 the string follows) is side 
 from bg.board import NCHECKERS, POS_LEN, validate
 from bg.ids import _log2
 
-_XSIDE = 1   # X (upper case, bottom) is side 1
+_XSIDE = 1  # X (upper case, bottom) is side 1
 _OSIDE = 0
 
 
-def xgid(pos, side_on_roll, cube_value=1, cube_owner=-1, dice=(0, 0), score=(0, 0), length=0,
-         crawford=False, jacoby=False, beaver=False, max_cube=10, doubled=False):
+def xgid(
+    pos,
+    side_on_roll,
+    cube_value=1,
+    cube_owner=-1,
+    dice=(0, 0),
+    score=(0, 0),
+    length=0,
+    crawford=False,
+    jacoby=False,
+    beaver=False,
+    max_cube=10,
+    doubled=False,
+):
     """The XGID of a position and match state. ``cube_owner`` -1 (centred), 0 or 1; ``dice``
     (0, 0) when not rolled; ``score`` and ``cube_owner`` by side; ``length`` 0 = money
     (then ``jacoby``/``beaver`` fill the rules field, else ``crawford``); ``doubled`` writes
@@ -22,7 +34,7 @@ def xgid(pos, side_on_roll, cube_value=1, cube_owner=-1, dice=(0, 0), score=(0, 
     ob = 25 if _OSIDE else 0
     # char 0: O's bar; chars 1..24: X's points 1..24; char 25: X's bar
     n = pos[ob + 24]
-    chars[0] = 96 + n if n else 45           # 'a' - 1 + n, or '-'
+    chars[0] = 96 + n if n else 45  # 'a' - 1 + n, or '-'
     for p in range(1, 25):
         x = pos[xb + p - 1]
         o = pos[ob + 24 - p]
@@ -44,8 +56,17 @@ def xgid(pos, side_on_roll, cube_value=1, cube_owner=-1, dice=(0, 0), score=(0, 
     else:
         rules = (1 if jacoby else 0) | (2 if beaver else 0)
     return "XGID=%s:%d:%d:%d:%s:%d:%d:%d:%d:%d" % (
-        str(chars, "ascii"), _log2(cube_value), owner, turn, dtxt, score[_XSIDE], score[_OSIDE], rules,
-        length, max_cube)
+        str(chars, "ascii"),
+        _log2(cube_value),
+        owner,
+        turn,
+        dtxt,
+        score[_XSIDE],
+        score[_OSIDE],
+        rules,
+        length,
+        max_cube,
+    )
 
 
 def decode_xgid(s, pos=None):
@@ -66,12 +87,12 @@ def decode_xgid(s, pos=None):
         pos[i] = 0
     xb = 25 if _XSIDE else 0
     ob = 25 if _OSIDE else 0
-    board = parts[0].encode()   # byte codes: no one-character strings
+    board = parts[0].encode()  # byte codes: no one-character strings
     for i in range(26):
         c = board[i]
-        if c == 45:          # '-'
+        if c == 45:  # '-'
             continue
-        if 65 <= c <= 79:    # 'A'..'O'
+        if 65 <= c <= 79:  # 'A'..'O'
             n = c - 64
             upper = True
         elif 97 <= c <= 111:  # 'a'..'o'

@@ -21,8 +21,8 @@ Example::
 from micropython import const
 
 NCHECKERS = const(15)
-BAR = const(25)   # "point" number of the bar in a step (from = 25)
-OFF = const(0)    # "point" number of bearing off in a step (to = 0)
+BAR = const(25)  # "point" number of the bar in a step (from = 25)
+OFF = const(0)  # "point" number of bearing off in a step (to = 0)
 POS_LEN = const(52)
 
 # (point, count) of the start position, in each side's own numbering
@@ -155,7 +155,7 @@ def apply_step(pos, side, frm, to):
     sending a lone opponent checker on ``to`` to the bar. Returns 1 if it hit, else 0.
     Raises ValueError when there is no checker to move or ``to`` is closed."""
     b = 25 if side else 0
-    ob = 24 if side else 49   # opponent's checkers on our point t are at ob - t; its bar at ob
+    ob = 24 if side else 49  # opponent's checkers on our point t are at ob - t; its bar at ob
     if not (0 < frm <= 25) or not (0 <= to < frm) or frm - to > 24:
         raise ValueError("bad step %d/%d" % (frm, to))
     if pos[b + frm - 1] == 0:

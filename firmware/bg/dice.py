@@ -220,7 +220,10 @@ def verify_transcript(match_id, commitment_, board_seed, player_seed, rolls):
         if ok:
             ok = r[0] == d[0] and r[1] == d[1]
         if not ok:
-            return False, k, "FAIL: throw %d recorded %s, derived %d-%d" % (
-                k, "-".join(str(x) for x in r), d[0], d[1])
+            return (
+                False,
+                k,
+                "FAIL: throw %d recorded %s, derived %d-%d" % (k, "-".join(str(x) for x in r), d[0], d[1]),
+            )
         n += 1
     return True, -1, "PASS: commitment and all %d throws match" % n

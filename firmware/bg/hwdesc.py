@@ -112,7 +112,8 @@ class Board:
       ``chain[r] & fixed_mask[r] == fixed_value[r]``.
     - ``nleds``; ``led_kind[i]``, ``led_index[i]``; ``point_led[p]`` (p = 1..24, index 0 unused),
       ``bar_led[s]``, ``tray_led[s]``, ``turn_led[s]``, ``cube_owner_led[s]``,
-      ``cube_value_led[k]`` (k = 0..5 for 2..64), ``die_led[7 * d + pip]``.
+      ``cube_value_led[k]`` (k = 0..5 for 2..64), ``die_led[7 * d + pip]``; ``dice_pips``:
+      the 7 pip names in that ``pip`` order (board.json).
     - ``buttons``: tuple of ``(name, role, side, pin)``; ``button_index(role, side)``.
     - ``pins``, ``spi`` (dicts), ``brightness_cap``, ``budget_ma``, ``ma_per_channel``,
       ``scan_hz``, ``debounce_scans``, ``button_debounce_ms``, ``checkers_per_side``.
@@ -305,6 +306,7 @@ class Board:
         pips = _need(desc, "dice_pips", "board")
         if not isinstance(pips, list) or len(pips) != 7:
             raise ValueError("board.json: dice_pips must list 7 pip names")
+        self.dice_pips = tuple(pips)  # pip names; die_led[7 * d + j] is pip dice_pips[j]
         for i in range(n):
             e = chain[i]
             where = "leds.chain[%d]" % i

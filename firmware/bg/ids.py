@@ -26,7 +26,7 @@ def _b64_encode(data, nchars):
     nbits = 0
     k = 0
     for b in data:
-        acc = ((acc << 8) | b) & 0xFFFF   # at most 13 live bits: no long ints
+        acc = ((acc << 8) | b) & 0xFFFF  # at most 13 live bits: no long ints
         nbits += 8
         while nbits >= 6 and k < nchars:
             nbits -= 6
@@ -86,7 +86,7 @@ def position_key(pos, side_on_roll):
                     raise ValueError("too many checkers for a position key")
                 key[bit >> 3] |= 1 << (bit & 7)
                 bit += 1
-            bit += 1   # the 0 separating points
+            bit += 1  # the 0 separating points
     return key
 
 
@@ -149,19 +149,19 @@ def decode_position_id(s, pos=None, side_on_roll=0):
 # (bit offset, width) of each field in the 66-bit match key, as in the gnubg manual
 _FIELDS = (
     ("cube_log", 0, 4),
-    ("cube_owner", 4, 2),     # 0, 1, or 3 = centred
-    ("dice_owner", 6, 1),     # player on roll (or who rolled)
+    ("cube_owner", 4, 2),  # 0, 1, or 3 = centred
+    ("dice_owner", 6, 1),  # player on roll (or who rolled)
     ("crawford", 7, 1),
-    ("game_state", 8, 3),     # 0 none, 1 playing, 2 over, 3 resigned, 4 dropped
-    ("turn", 11, 1),          # player to act (takes/drops after a double)
+    ("game_state", 8, 3),  # 0 none, 1 playing, 2 over, 3 resigned, 4 dropped
+    ("turn", 11, 1),  # player to act (takes/drops after a double)
     ("doubled", 12, 1),
-    ("resign", 13, 2),        # 0 none, 1 single, 2 gammon, 3 backgammon
+    ("resign", 13, 2),  # 0 none, 1 single, 2 gammon, 3 backgammon
     ("die1", 15, 3),
     ("die2", 18, 3),
-    ("length", 21, 15),       # 0 = money
+    ("length", 21, 15),  # 0 = money
     ("score0", 36, 15),
     ("score1", 51, 15),
-    ("no_jacoby", 66, 1),     # gnubg stores "Jacoby rule NOT in use"
+    ("no_jacoby", 66, 1),  # gnubg stores "Jacoby rule NOT in use"
 )
 
 GAME_NONE = 0
@@ -180,8 +180,20 @@ def _log2(v):
     return n
 
 
-def match_id(cube_value=1, cube_owner=-1, dice_owner=0, crawford=False, game_state=1, turn=None,
-             doubled=False, resign=0, dice=(0, 0), length=0, score=(0, 0), jacoby=False):
+def match_id(
+    cube_value=1,
+    cube_owner=-1,
+    dice_owner=0,
+    crawford=False,
+    game_state=1,
+    turn=None,
+    doubled=False,
+    resign=0,
+    dice=(0, 0),
+    length=0,
+    score=(0, 0),
+    jacoby=False,
+):
     """The 12-character gnubg Match ID. ``cube_owner`` is -1 (centred), 0 or 1; ``turn``
     (player to act) defaults to ``dice_owner``; ``length`` 0 = money game; the dice are
     stored larger first, as gnubg does; ``jacoby``: the Jacoby rule is in use."""

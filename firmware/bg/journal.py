@@ -40,22 +40,23 @@ from bg import record
 
 # Error states (``Journal.error``; the LED layer shows them). Nothing stored is lost in any.
 OK = const(0)
-ERR_NO_FS = const(1)     # storage root missing / not mounted: nothing can be saved
-ERR_FULL = const(2)      # ENOSPC: the last append was NOT stored; delete synced matches
-ERR_CORRUPT = const(3)   # the active match file is damaged: replay stops before the damage,
-                         # the file is kept untouched for the host, appends are refused
-ERR_IO = const(4)        # any other I/O failure
+ERR_NO_FS = const(1)  # storage root missing / not mounted: nothing can be saved
+ERR_FULL = const(2)  # ENOSPC: the last append was NOT stored; delete synced matches
+ERR_CORRUPT = const(3)  # the active match file is damaged: replay stops before the damage,
+# the file is kept untouched for the host, appends are refused
+ERR_IO = const(4)  # any other I/O failure
 ERROR_NAMES = ("ok", "no filesystem", "storage full", "corrupt journal", "I/O error")
 
 # Match states in list_matches()
-MATCH_LIVE = const(1)     # in progress (secret seed still held)
-MATCH_DONE = const(2)     # finished or abandoned, seed revealed
+MATCH_LIVE = const(1)  # in progress (secret seed still held)
+MATCH_DONE = const(2)  # finished or abandoned, seed revealed
 MATCH_DAMAGED = const(3)  # the active match's file failed its checks (kept as is)
 
 _ENOSPC = const(28)
 _ENOENT = const(2)
 _SEED_LEN = const(32)
 _MAX_READ = const(4096)
+
 
 class JournalError(Exception):
     """An operation failed; ``code`` is one of the ``ERR_*`` states."""
@@ -83,7 +84,7 @@ def _parse_hexid(name):
     out = bytearray(8)
     for i in range(8):
         try:
-            out[i] = int(name[2 * i:2 * i + 2], 16)
+            out[i] = int(name[2 * i : 2 * i + 2], 16)
         except ValueError:
             return None
     if _hexid(out) != name:
@@ -102,6 +103,7 @@ def _exists(path):
 def _size(path):
     return os.stat(path)[6]
 
+
 class Journal:
     """The journal under ``root`` (a mounted littlefs directory such as ``/flash``).
 
@@ -114,9 +116,9 @@ class Journal:
         self.root = root.rstrip("/")
         self.dir = self.root + "/journal"
         self.error = OK
-        self.active = None       # match id (bytes) of the match in progress, or None
-        self.finished = False    # True when the active match has a MATCH_END
-        self._wpos = 0           # end of the valid records of the active match
+        self.active = None  # match id (bytes) of the match in progress, or None
+        self.finished = False  # True when the active match has a MATCH_END
+        self._wpos = 0  # end of the valid records of the active match
         self._buf = bytearray(2 * record.MAX_RECORD)
 
     # -- paths -------------------------------------------------------------------------

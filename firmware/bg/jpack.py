@@ -31,8 +31,8 @@ def _last_game(path):
         for kind, fields in d:
             if kind == record.GAME_START:
                 g0 = pos
-            elif kind == record.GAME_PACKED or (kind == record.PLAY and fields[2]):
-                g0 = -1     # a packed game, or an illegal play: nothing to pack (yet)
+            elif kind == record.GAME_PACKED or (kind == record.PLAY and fields[-1]):
+                g0 = -1  # a packed game, or an illegal play: nothing to pack (yet)
             pos = d.valid
             last = kind
         if d.status != record.OK or g0 < 0 or last != record.GAME_END:
@@ -96,11 +96,11 @@ def compact(j):
                     left -= got
                 buf[0] = record.GAME_PACKED
                 buf[1] = len(payload)
-                buf[2:2 + len(payload)] = payload
+                buf[2 : 2 + len(payload)] = payload
                 c = record.crc16(buf, 0, 2 + len(payload))
                 buf[2 + len(payload)] = c >> 8
                 buf[3 + len(payload)] = c & 255
-                dst.write(memoryview(buf)[:4 + len(payload)])
+                dst.write(memoryview(buf)[: 4 + len(payload)])
                 dst.flush()
         if os.stat(tmp)[6] != g0 + 4 + len(payload):
             raise OSError(5)

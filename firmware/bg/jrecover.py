@@ -34,9 +34,11 @@ def open_journal(j):
         if not _exists(j.dir):
             os.mkdir(j.dir)
         names = os.listdir(j.dir)
+        cut = []  # ids whose temp file was left: maybe an interrupted game-end compaction
         for n in names:
             if n.endswith(".t"):
                 os.remove(j.dir + "/" + n)
+                cut.append(n[:-2])
         # A seed without a started match (power cut inside begin_match) is dropped: the
         # commitment was never stored, so nothing can depend on it.
         live = []
@@ -65,6 +67,12 @@ def open_journal(j):
         return iter(())
     j.active = active
     _recover(j, active)
+    if j.error == OK and _hexid(active) in cut:
+        # The raw game is authoritative; pack it again now (a no-op unless the file ends
+        # with a finished game; the engine is loaded only if it does).
+        from bg import jpack
+
+        jpack.compact(j)
     return j.replay()
 
 
@@ -82,7 +90,7 @@ def _scan(path):
     """(valid bytes, file size, status, saw MATCH_END, saw SEED_REVEAL)."""
     end = rev = False
     with open(path, "rb") as f:
-        d = record.Decoder(f, split_turns=False, expand=False)   # a packed game holds neither
+        d = record.Decoder(f, split_turns=False, expand=False)  # a packed game holds neither
         for kind, _ in d:
             if kind == record.MATCH_END:
                 end = True
@@ -95,7 +103,7 @@ def _recover(j, mid):
     path = j._path(mid, ".m")
     try:
         valid, size, status, end, rev = _scan(path)
-        j._wpos = valid   # appends go after the last good record, whatever follows
+        j._wpos = valid  # appends go after the last good record, whatever follows
         if valid < size:
             if status == record.CORRUPT and _records_after(j, path, valid, size):
                 # Damage in the middle: keep every byte for the host, stop appending.
@@ -166,7 +174,7 @@ def begin_match(j, fields, seed):
     if not isinstance(seed, (bytes, bytearray)) or len(seed) != 32:
         raise ValueError("seed must be 32 bytes")
     mid = fields[0]
-    rec = record.encode(record.MATCH_START, fields)   # validates before touching flash
+    rec = record.encode(record.MATCH_START, fields)  # validates before touching flash
     if j.active is not None:
         if j.active == bytes(mid):
             raise ValueError("match id already in use")

@@ -3,8 +3,11 @@
 The journal keeps the matches; this adapter adds the two small link files next to it:
 ``<root>/link/name`` (the board's name) and ``<root>/link/hosts`` (the paired-hosts blob),
 both written atomically (temp file + rename). Match states map as: journal ``MATCH_DONE`` ->
-``STATE_FINISHED``; ``MATCH_LIVE`` and ``MATCH_DAMAGED`` -> ``STATE_LIVE`` (never deleted or
-revealed over the link). A finished match's dice seed is its ``SEED_REVEAL`` record.
+``STATE_FINISHED``; ``MATCH_LIVE`` -> ``STATE_LIVE``; ``MATCH_DAMAGED`` (the active match's
+file failed its checks and is kept as is) -> ``STATE_DAMAGED``: not being played, so a host
+must not wait for it to go on, but its seed is still secret and it is never deleted or
+revealed over the link (the link treats it like a live match). A finished match's dice
+seed is its ``SEED_REVEAL`` record.
 
 Example::
 
@@ -15,8 +18,8 @@ Example::
 import os
 
 from bg import record
-from bg.journal import MATCH_DONE
-from bg.protocol import STATE_FINISHED, STATE_LIVE
+from bg.journal import MATCH_DAMAGED, MATCH_DONE
+from bg.protocol import STATE_DAMAGED, STATE_FINISHED, STATE_LIVE
 
 _DEFAULT_NAME = "Gammon"
 
@@ -64,10 +67,16 @@ class JournalStore:
         self._name = name
 
     def list_matches(self):
-        return [
-            (m, size, STATE_FINISHED if st == MATCH_DONE else STATE_LIVE)
-            for m, size, st in self.j.list_matches()
-        ]
+        out = []
+        for m, size, st in self.j.list_matches():
+            if st == MATCH_DONE:
+                s = STATE_FINISHED
+            elif st == MATCH_DAMAGED:
+                s = STATE_DAMAGED
+            else:
+                s = STATE_LIVE
+            out.append((m, size, s))
+        return out
 
     def read_match(self, match_id, offset, n):
         try:
@@ -82,14 +91,15 @@ class JournalStore:
             raise KeyError(match_id) from None
 
     def reveal_seed(self, match_id):
-        """The seed from the match's ``SEED_REVEAL`` record (streamed, never all in RAM)."""
+        """The seed from the match's ``SEED_REVEAL`` record (streamed, never all in RAM;
+        packed games are skipped, not expanded: the rules engine is never loaded for this)."""
         path = self.j._path(bytes(match_id), ".m")
         try:
             f = open(path, "rb")
         except OSError:
             raise KeyError(match_id) from None
         try:
-            for kind, fields in record.decode_stream(f):
+            for kind, fields in record.Decoder(f, True, False):
                 if kind == record.SEED_REVEAL:
                     return bytes(fields[0])
         finally:

@@ -23,6 +23,7 @@ from bg.protocol import (
     REQ_UNPAIR,
     REQ_WATCH,
     RSP,
+    STATE_DAMAGED,
     STATE_LIVE,
     check_name,
 )
@@ -94,7 +95,7 @@ def delete(s, fr):
     for mid in ids:  # all-or-nothing: check every id before deleting any
         if mid not in known:
             raise KeyError(mid)
-        if known[mid] == STATE_LIVE:
+        if known[mid] in (STATE_LIVE, STATE_DAMAGED):
             return s._error(E_STATE, fr.type, fr.seq, 0, "match is still being played")
     n = 0
     for mid in ids:
@@ -120,7 +121,7 @@ def reveal(s, fr):
         raise ValueError("reveal needs a match id")
     mid = bytes(fr.payload)
     m = find(s, mid)
-    if m[2] == STATE_LIVE:
+    if m[2] in (STATE_LIVE, STATE_DAMAGED):
         return s._error(E_STATE, fr.type, fr.seq, 0, "match not finished")
     seed = s.board.store.reveal_seed(mid)
     s._reply(RSP | REQ_REVEAL, mid + bytes(seed))

@@ -24,12 +24,12 @@ SINGLE = const(1)
 GAMMON = const(2)
 BACKGAMMON = const(3)
 
-MATCH_CUBE_LIMIT = const(64)   # the cube's faces; money play has no upper limit
+MATCH_CUBE_LIMIT = const(64)  # the cube's faces; money play has no upper limit
 
 # how a game ended
-END_PLAYED = const(0)    # the winner bore off all checkers
-END_DROP = const(1)      # a double (or beaver) was refused
-END_RESIGN = const(2)    # a resignation was accepted
+END_PLAYED = const(0)  # the winner bore off all checkers
+END_DROP = const(1)  # a double (or beaver) was refused
+END_RESIGN = const(2)  # a resignation was accepted
 
 
 def opening_standard(die0, die1):
@@ -260,7 +260,7 @@ class Match:
     # ------------------------------------------------------------ scoring
     def _kind_value(self, kind):
         if not self.length and self.jacoby and not self.offered_in_game:
-            return 1       # Jacoby rule: no gammons unless the cube was offered
+            return 1  # Jacoby rule: no gammons unless the cube was offered
         return kind
 
     def game_value(self, kind):
@@ -306,9 +306,16 @@ class Match:
         elif self.resign_offer >= 0:
             turn = 1 - self.resign_offer
         return {
-            "cube_value": self.cube, "cube_owner": self.owner, "dice_owner": dice_owner,
-            "crawford": self.crawford, "game_state": gs, "turn": turn,
-            "doubled": self.offer >= 0, "resign": self.resign_kind if self.resign_offer >= 0 else 0,
-            "dice": dice, "length": self.length, "score": (self.score[0], self.score[1]),
+            "cube_value": self.cube,
+            "cube_owner": self.owner,
+            "dice_owner": dice_owner,
+            "crawford": self.crawford,
+            "game_state": gs,
+            "turn": turn,
+            "doubled": self.offer >= 0,
+            "resign": self.resign_kind if self.resign_offer >= 0 else 0,
+            "dice": dice,
+            "length": self.length,
+            "score": (self.score[0], self.score[1]),
             "jacoby": self.jacoby,
         }

@@ -79,6 +79,7 @@ class MoveGen(MoveGenHints):
         """Apply ``steps`` to ``pos`` in place (hits go to the opponent's bar). Checks only
         that each step has a checker to move and an open landing point."""
         from bg.board import apply_step
+
         for i in range(0, len(steps), 2):
             apply_step(pos, side, steps[i], steps[i + 1])
         return pos
@@ -132,4 +133,3 @@ def apply(pos, side, steps):
 
 def max_steps(pos, side, d1, d2):
     return _gen().max_steps(pos, side, d1, d2)
-

@@ -30,7 +30,7 @@ def _name(p):
 def format_play(pos_before, side, steps):
     """The notation of ``steps`` (flat tuple, mover's numbering) played from ``pos_before``
     by ``side``; ``""`` for no move."""
-    ob = 0 if side else 25     # opponent's half; its checkers on our point t: ob + 24 - t
+    ob = 0 if side else 25  # opponent's half; its checkers on our point t: ob + 24 - t
     n = len(steps) // 2
     moves = []
     for i in range(n):
@@ -108,7 +108,7 @@ def parse_hops(text):
             if i < 0:
                 raise ValueError("bad count in %r" % text)
             try:
-                count = int(part[i + 1:-1])
+                count = int(part[i + 1 : -1])
             except ValueError:
                 raise ValueError("bad count in %r" % text) from None
             if not 1 <= count <= 4:

@@ -44,13 +44,13 @@ from bg.record import (
     _payload,
 )
 
-PACK_VERSION = const(1)    # bump when the engine's visit order or this format changes
-MAX_PACKED = const(255)    # payload bytes (version byte included): one general record
+PACK_VERSION = const(1)  # bump when the engine's visit order or this format changes
+MAX_PACKED = const(255)  # payload bytes (version byte included): one general record
 C_END = const(36)
 C_SIDE = const(37)
 C_PLAY = const(38)
 C_RAW = const(39)
-C_KIND = const(40)         # 40 + kind: a general record with bit-packed fields
+C_KIND = const(40)  # 40 + kind: a general record with bit-packed fields
 
 
 def width(n):
@@ -76,14 +76,14 @@ class Track:
     def __init__(self):
         self.pos = board.new_position()
         self.ns = 0
-        self.dd1 = 0          # last dice (0 = none yet)
+        self.dd1 = 0  # last dice (0 = none yet)
         self.dd2 = 0
         # MoveGen's own for_each_end (bg.movegen.MoveGen subclasses MoveGenVisit and does not
         # override it): only the visit half of the engine is loaded, with its own buffers.
         self.gen = MoveGenVisit()
         self.want = -1
         self.k = 0
-        self.target = None
+        self.target = ()
         self.first = bytearray(8)
         self.nfirst = 0
         self.found = None
@@ -138,7 +138,7 @@ class Track:
             for i in range(2 * n):
                 self.first[i] = st[i]
         elif self.k == self.want:
-            self.found = tuple(st[:2 * n])
+            self.found = tuple(st[: 2 * n])
             self.gen.stop = True
         self.k += 1
 
@@ -148,7 +148,7 @@ class Track:
         self.want = -1
         self.k = 0
         n = self.gen.for_each_end(self.pos, side, d1, d2, self._cb_find)
-        self.target = None
+        self.target = ()
         if n == 0:
             return 0, (0 if len(steps) == 0 else -1)
         return n, self.want
@@ -162,7 +162,7 @@ class Track:
     def steps_at(self, side, d1, d2, idx):
         """Steps of visit ``idx`` (after ``count`` for the same turn)."""
         if idx == 0:
-            return tuple(self.first[:self.nfirst])
+            return tuple(self.first[: self.nfirst])
         self.want = idx
         self.k = 0
         self.found = None
@@ -191,7 +191,7 @@ class Expander:
             n = len(data) - i
         if n < 2 or n > MAX_PACKED or data[i] != PACK_VERSION:
             raise ValueError("packed game: unknown format version or bad length")
-        self.buf[0:n] = data[i:i + n]
+        self.buf[0:n] = data[i : i + n]
         self.n = n
         self.bit = 8
         self.pending = None
@@ -268,7 +268,7 @@ class Expander:
             if kind < 1 or kind >= len(FORMATS) or not fields_packable(kind):
                 raise ValueError("packed game: bad item code %d" % c)
             a = (kind, self._fields(kind))
-            _payload(kind, a[1])   # the same validation as a general record's fields
+            _payload(kind, a[1])  # the same validation as a general record's fields
         t.effect(a[0], a[1])
         return a
 

@@ -54,7 +54,7 @@ class Packer:
 
     def gamma(self, v):
         x = v + 1
-        z = width(x + 1) - 1     # floor(log2(x))
+        z = width(x + 1) - 1  # floor(log2(x))
         self.put(0, z)
         self.put(x, z + 1)
 
@@ -130,4 +130,4 @@ class Packer:
     def finish(self):
         """The payload (bytes) after ``END``."""
         self.put(C_END, 6)
-        return bytes(self.buf[:(self.bit + 7) // 8])
+        return bytes(self.buf[: (self.bit + 7) // 8])

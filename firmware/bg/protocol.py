@@ -93,6 +93,8 @@ E_FULL = const(16)
 STATE_LIVE = const(0)  # being played: cannot be deleted, seed not revealed
 STATE_FINISHED = const(1)  # ended: may be deleted, seed may be revealed
 STATE_ABANDONED = const(2)  # stopped without an end: may be deleted, seed may be revealed
+STATE_DAMAGED = const(3)  # the board's journal found the file damaged: kept as is, not played on;
+# like a live match it cannot be deleted and its seed is not revealed (fetch what is there)
 
 # Event kinds (first byte of an EVENT payload).
 EV_RECORD = const(0)

@@ -137,12 +137,12 @@ def _fields(kind, p, i, n):
             j -= 1
             if j + w > e:
                 raise ValueError("record too short")
-            out.append(bytes(p[j:j + w]))
+            out.append(bytes(p[j : j + w]))
             j += w
         else:  # "n" or "p": length-prefixed
             if b > (MAX_NAME if c == "n" else MAX_PLAYER_SEED) or j + b > e:
                 raise ValueError("bad length-prefixed field")
-            v = bytes(p[j:j + b])
+            v = bytes(p[j : j + b])
             j += b
             if c == "n":
                 try:
@@ -193,16 +193,17 @@ def decode_record(data, i=0, end=None):
     if b0 == GAME_PACKED:
         if ln < 6 or data[i + 2] != _PACK_VERSION:
             raise ValueError("packed game of an unknown format version")
-        return b0, (bytes(data[i + 2:i + ln - 2]),), i + ln
+        return b0, (bytes(data[i + 2 : i + ln - 2]),), i + ln
     return b0, _fields(b0, data, i + 2, ln - 4), i + ln
 
 
-_PACK_VERSION = 1   # bg.packdec.PACK_VERSION (not imported: that module loads the engine)
+_PACK_VERSION = 1  # bg.packdec.PACK_VERSION (not imported: that module loads the engine)
 
 
 def _split(t):
     # A compact turn's fields (side, d1, d2, steps, flags) as its ROLL and PLAY actions.
     return (ROLL, (t[0], t[1], t[2])), (PLAY, (t[0], t[3], t[4]))
+
 
 class Decoder:
     """Iterates ``(kind, fields)`` over bytes or a readable binary file (read through one
@@ -217,8 +218,8 @@ class Decoder:
     def __init__(self, source, split_turns=True, expand=True):
         self.valid = 0
         self._expand = expand
-        self._x = None        # bg.packdec.Expander, made at the first packed game
-        self._xlen = 0        # length of the packed record being expanded (0: none)
+        self._x = None  # bg.packdec.Expander, made at the first packed game
+        self._xlen = 0  # length of the packed record being expanded (0: none)
         self.status = OK
         self.error = None
         self.records = 0
@@ -247,12 +248,12 @@ class Decoder:
         n = self._hi - self._lo
         buf = self._buf
         if self._lo:
-            buf[0:n] = buf[self._lo:self._hi]
+            buf[0:n] = buf[self._lo : self._hi]
             self._lo = 0
             self._hi = n
         mv = memoryview(buf)
         while self._hi < len(buf):
-            got = f.readinto(mv[self._hi:])
+            got = f.readinto(mv[self._hi :])
             if not got:
                 self._eof = True
                 break
@@ -271,9 +272,10 @@ class Decoder:
             return a
         if self.status != OK:
             raise StopIteration
-        if self._xlen:
+        x = self._x
+        if self._xlen and x is not None:
             try:
-                a = self._x.next(self._split)
+                a = x.next(self._split)
             except (ValueError, IndexError) as e:
                 self._bad(e)
             if a is not None:

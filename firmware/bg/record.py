@@ -6,7 +6,7 @@ the host exports (layout tables: docs/journal.md)."""
 # implied by the kind byte) and a checksum, so a reader stops cleanly at a torn or corrupt
 # tail. Two framings share the stream (the first byte tells them apart):
 #
-# * **general record** (kind byte ``0x01..0x11``)::
+# * **general record** (kind byte ``0x01..0x12``)::
 #
 #       kind:u8  len:u8  payload[len]  crc16:u16be
 #
@@ -25,8 +25,10 @@ the host exports (layout tables: docs/journal.md)."""
 #   steps than the dice allow, a step that does not match a die, flags such as a casual
 #   illegal play) is written as a general ``ROLL`` record followed by a general ``PLAY``.
 #
-# Decoding a compact turn yields two actions, ``ROLL`` then ``PLAY``, so readers only ever see
-# the kinds below. Byte-by-byte tables and the reasoning behind the sizes: ``docs/journal.md``.
+# Decoding a compact turn yields two actions, ``ROLL`` then ``PLAY``, and a packed finished game
+# (``GAME_PACKED``, written by the journal's game-end compaction, bg.jpack) yields the records
+# it replaced, so readers only ever see the kinds below. Byte-by-byte tables and the reasoning
+# behind the sizes: ``docs/journal.md``.
 #
 # Field tuples (what ``encode`` takes and ``decode_stream`` yields)::
 #
@@ -112,10 +114,10 @@ OPT_CLOCK = const(0x20)
 # GAME_START flags
 GAME_CRAWFORD = const(0x01)
 # OPENING flags
-OPEN_HOUSE = const(0x01)    # each side threw two dice (seed 004 variant)
-OPEN_REROLL = const(0x02)   # the starter chose to throw again (house variant)
+OPEN_HOUSE = const(0x01)  # each side threw two dice (seed 004 variant)
+OPEN_REROLL = const(0x02)  # the starter chose to throw again (house variant)
 # PLAY flags
-PLAY_CASUAL_ACCEPTED_ILLEGAL = const(0x01)   # opponent accepted an illegal play (seed 000)
+PLAY_CASUAL_ACCEPTED_ILLEGAL = const(0x01)  # opponent accepted an illegal play (seed 000)
 PLAY_FLAGS_MASK = const(0x07)
 # GAME_END reasons
 END_BEAROFF = const(0)
@@ -123,18 +125,32 @@ END_DROP = const(1)
 END_RESIGN = const(2)
 END_TIME = const(3)
 
-MAX_NAME = const(16)       # bytes of UTF-8 per player name
+MAX_NAME = const(16)  # bytes of UTF-8 per player name
 MAX_PLAYER_SEED = const(32)
-MAX_STEPS = const(15)      # PLAY (general) allows up to 15 steps (casual plays)
-MAX_RECORD = const(259)    # 1 + 1 + 255 + 2: a reader never needs more bytes than this
+MAX_STEPS = const(15)  # PLAY (general) allows up to 15 steps (casual plays)
+MAX_RECORD = const(259)  # 1 + 1 + 255 + 2: a reader never needs more bytes than this
 # Decoder.status
 OK = const(0)
-TORN = const(1)      # the bytes end inside a record (a power cut mid-append, or a partial read)
-CORRUPT = const(2)   # a complete record fails its checksum or its fields make no sense
+TORN = const(1)  # the bytes end inside a record (a power cut mid-append, or a partial read)
+CORRUPT = const(2)  # a complete record fails its checksum or its fields make no sense
 
 _CRC16_NIB = (
-    0x0000, 0x1021, 0x2042, 0x3063, 0x4084, 0x50A5, 0x60C6, 0x70E7,
-    0x8108, 0x9129, 0xA14A, 0xB16B, 0xC18C, 0xD1AD, 0xE1CE, 0xF1EF,
+    0x0000,
+    0x1021,
+    0x2042,
+    0x3063,
+    0x4084,
+    0x50A5,
+    0x60C6,
+    0x70E7,
+    0x8108,
+    0x9129,
+    0xA14A,
+    0xB16B,
+    0xC18C,
+    0xD1AD,
+    0xE1CE,
+    0xF1EF,
 )
 # Compact turn shapes: payload bytes and exclusive upper bound of the payload integer.
 #  0 no step (dance)          V = dice36                                  < 36
@@ -169,7 +185,6 @@ def crc8(data, start=0, end=None, crc=0xFF):
     return crc
 
 
-
 # General payload layouts, one character per field (indexed by kind):
 #   s side (u8 0/1)   B/H/I unsigned u8/u16/u32 big-endian   c cube value 2**n (u8 n)
 #   r 1..3 (u8)       d two dice in one byte (d1 << 4 | d2; takes two fields)
@@ -177,8 +192,24 @@ def crc8(data, start=0, end=None, crc=0xFF):
 #   p player seed (u8 length + <= 32 bytes)
 #   o OPENING (flags u8, then one byte per pair of dice)   P PLAY (see _pack_play)
 FORMATS = (
-    "", "8IBBBHBnnXp", "HHHB", "o", "sd", "P", "sc", "s", "s", "sc", "c", "sr", "s", "s",
-    "sHrB", "sHH", "X", "sII",
+    "",
+    "8IBBBHBnnXp",
+    "HHHB",
+    "o",
+    "sd",
+    "P",
+    "sc",
+    "s",
+    "s",
+    "sc",
+    "c",
+    "sr",
+    "s",
+    "s",
+    "sHrB",
+    "sHH",
+    "X",
+    "sII",
 )
 _WIDTH = {"B": 1, "H": 2, "I": 4}
 
@@ -341,7 +372,7 @@ def _frame(kind, payload, buf, at):
         raise ValueError("payload too long")
     buf[at] = kind
     buf[at + 1] = n
-    buf[at + 2:at + 2 + n] = payload
+    buf[at + 2 : at + 2 + n] = payload
     c = crc16(buf, at, at + 2 + n)
     buf[at + 2 + n] = c >> 8
     buf[at + 3 + n] = c & 255

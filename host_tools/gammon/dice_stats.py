@@ -208,17 +208,24 @@ def svg(stats, title="Dice"):
     """An SVG picture: face counts against the fair expectation (with a 2-sigma band) and the
     36 ordered pairs as a heat map coloured by their deviation in standard deviations."""
     W, H = 760, 380
-    out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" '
-           'font-family="sans-serif" font-size="12">' % (W, H, W, H),
-           '<rect width="100%" height="100%" fill="white"/>']
+    out = [
+        '<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" '
+        'font-family="sans-serif" font-size="12">' % (W, H, W, H),
+        '<rect width="100%" height="100%" fill="white"/>',
+    ]
     t = stats.tests()
     head = "%s: %d throws, doubles %.2f%% (fair 16.67%%)" % (
-        title, stats.throws, 100.0 * stats.doubles / stats.throws if stats.throws else 0.0)
+        title,
+        stats.throws,
+        100.0 * stats.doubles / stats.throws if stats.throws else 0.0,
+    )
     out.append('<text x="20" y="24" font-size="15" font-weight="bold">%s</text>' % _esc(head))
     if "faces" in t:
-        out.append('<text x="20" y="44">faces: chi-square %.2f (df 5), p = %.3g; '
-                   'pairs: chi-square %.2f (df 35), p = %.3g</text>'
-                   % (t["faces"][0], t["faces"][2], t["pairs_ordered"][0], t["pairs_ordered"][2]))
+        out.append(
+            '<text x="20" y="44">faces: chi-square %.2f (df 5), p = %.3g; '
+            "pairs: chi-square %.2f (df 35), p = %.3g</text>"
+            % (t["faces"][0], t["faces"][2], t["pairs_ordered"][0], t["pairs_ordered"][2])
+        )
     # bar chart
     x0, y0, bw, ch = 40, 330, 45, 240
     n = sum(stats.faces)
@@ -229,18 +236,26 @@ def svg(stats, title="Dice"):
     def ypos(v):
         return y0 - ch * v / top
 
-    out.append('<rect x="%d" y="%.1f" width="%d" height="%.1f" fill="#ececec"/>' % (
-        x0 - 5, ypos(exp + 2 * sd), 6 * (bw + 10) + 5, ypos(exp - 2 * sd) - ypos(exp + 2 * sd)))
+    out.append(
+        '<rect x="%d" y="%.1f" width="%d" height="%.1f" fill="#ececec"/>'
+        % (x0 - 5, ypos(exp + 2 * sd), 6 * (bw + 10) + 5, ypos(exp - 2 * sd) - ypos(exp + 2 * sd))
+    )
     for i, c in enumerate(stats.faces):
         x = x0 + i * (bw + 10)
         z = (c - exp) / sd if sd else 0
-        out.append('<rect x="%d" y="%.1f" width="%d" height="%.1f" fill="%s" stroke="#333"/>' % (
-            x, ypos(c), bw, y0 - ypos(c), _mix(z) if abs(z) > 0.5 else "#b8b8b8"))
+        out.append(
+            '<rect x="%d" y="%.1f" width="%d" height="%.1f" fill="%s" stroke="#333"/>'
+            % (x, ypos(c), bw, y0 - ypos(c), _mix(z) if abs(z) > 0.5 else "#b8b8b8")
+        )
         out.append('<text x="%d" y="%d" text-anchor="middle">%d</text>' % (x + bw // 2, y0 + 16, i + 1))
-        out.append('<text x="%d" y="%.1f" text-anchor="middle" font-size="10">%d</text>' % (
-            x + bw // 2, ypos(c) - 3, c))
-    out.append('<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="black" stroke-dasharray="4 3"/>' % (
-        x0 - 5, x0 + 6 * (bw + 10), ypos(exp), ypos(exp)))
+        out.append(
+            '<text x="%d" y="%.1f" text-anchor="middle" font-size="10">%d</text>'
+            % (x + bw // 2, ypos(c) - 3, c)
+        )
+    out.append(
+        '<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="black" stroke-dasharray="4 3"/>'
+        % (x0 - 5, x0 + 6 * (bw + 10), ypos(exp), ypos(exp))
+    )
     out.append('<text x="%d" y="%d">faces (dashed: fair; grey band: 2 sigma)</text>' % (x0, y0 + 36))
     # heat map
     hx, hy, cs = 430, 70, 40
@@ -253,12 +268,18 @@ def svg(stats, title="Dice"):
         for b in range(6):
             c = stats.pairs[6 * a + b]
             z = (c - pe) / psd if psd else 0
-            out.append('<rect x="%d" y="%d" width="%d" height="%d" fill="%s" stroke="white"/>' % (
-                hx + b * cs, hy + a * cs, cs, cs, _mix(z)))
-            out.append('<text x="%d" y="%d" text-anchor="middle" font-size="10">%d</text>' % (
-                hx + b * cs + cs // 2, hy + a * cs + cs // 2 + 4, c))
+            out.append(
+                '<rect x="%d" y="%d" width="%d" height="%d" fill="%s" stroke="white"/>'
+                % (hx + b * cs, hy + a * cs, cs, cs, _mix(z))
+            )
+            out.append(
+                '<text x="%d" y="%d" text-anchor="middle" font-size="10">%d</text>'
+                % (hx + b * cs + cs // 2, hy + a * cs + cs // 2 + 4, c)
+            )
     out.append('<text x="%d" y="%d">pairs: row = first die, column = second</text>' % (hx, hy + 6 * cs + 20))
-    out.append('<text x="%d" y="%d">blue: fewer than fair, orange: more (3 sigma = full colour)</text>'
-               % (hx, hy + 6 * cs + 36))
+    out.append(
+        '<text x="%d" y="%d">blue: fewer than fair, orange: more (3 sigma = full colour)</text>'
+        % (hx, hy + 6 * cs + 36)
+    )
     out.append("</svg>")
     return "\n".join(out) + "\n"

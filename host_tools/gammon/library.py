@@ -47,13 +47,29 @@ CREATE TABLE IF NOT EXISTS matches (
 CREATE INDEX IF NOT EXISTS matches_started ON matches(started);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 """
-_COLS = ("id", "size", "started", "length", "flags", "options", "player0", "player1", "score0", "score1",
-         "winner", "games", "complete", "board", "source", "stored")
+_COLS = (
+    "id",
+    "size",
+    "started",
+    "length",
+    "flags",
+    "options",
+    "player0",
+    "player1",
+    "score0",
+    "score1",
+    "winner",
+    "games",
+    "complete",
+    "board",
+    "source",
+    "stored",
+)
 
 NEW = "new"
-UPDATED = "updated"     # a match in progress that has grown since it was stored
+UPDATED = "updated"  # a match in progress that has grown since it was stored
 SAME = "same"
-CONFLICT = "conflict"   # the same match id with different contents: the stored copy is kept
+CONFLICT = "conflict"  # the same match id with different contents: the stored copy is kept
 
 
 class LibraryError(ValueError):
@@ -166,28 +182,43 @@ class Library:
                     if len(data) > len(old) and data.startswith(old):
                         status = UPDATED
                     elif len(old) > len(data) and old.startswith(data):
-                        return SAME, self.get(mid)   # an older copy of what is stored
+                        return SAME, self.get(mid)  # an older copy of what is stored
                     else:
                         return CONFLICT, self.get(mid)
                 else:
                     status = NEW
                 vals = {
-                    "id": mid, "size": len(data), "started": m.unix_time, "length": m.length,
-                    "flags": m.flags, "options": m.options_text(), "player0": m.names[0],
-                    "player1": m.names[1], "score0": m.final_score[0], "score1": m.final_score[1],
-                    "winner": m.winner, "games": len(m.games), "complete": int(m.complete),
-                    "board": board or "", "source": source or "", "stored": int(time.time()),
+                    "id": mid,
+                    "size": len(data),
+                    "started": m.unix_time,
+                    "length": m.length,
+                    "flags": m.flags,
+                    "options": m.options_text(),
+                    "player0": m.names[0],
+                    "player1": m.names[1],
+                    "score0": m.final_score[0],
+                    "score1": m.final_score[1],
+                    "winner": m.winner,
+                    "games": len(m.games),
+                    "complete": int(m.complete),
+                    "board": board or "",
+                    "source": source or "",
+                    "stored": int(time.time()),
                 }
                 if status == UPDATED:
                     # keep where it first came from
                     del vals["board"], vals["source"]
                     sets = ", ".join("%s=:%s" % (k, k) for k in vals if k != "id")
-                    self.db.execute("UPDATE matches SET data=:data, %s WHERE id=:id" % sets,
-                                    dict(vals, data=data))
+                    self.db.execute(
+                        "UPDATE matches SET data=:data, %s WHERE id=:id" % sets, dict(vals, data=data)
+                    )
                 else:
                     cols = ", ".join(vals)
-                    self.db.execute("INSERT INTO matches (data, %s) VALUES (:data, %s)"
-                                    % (cols, ", ".join(":" + k for k in vals)), dict(vals, data=data))
+                    self.db.execute(
+                        "INSERT INTO matches (data, %s) VALUES (:data, %s)"
+                        % (cols, ", ".join(":" + k for k in vals)),
+                        dict(vals, data=data),
+                    )
         except (sqlite3.Error, OSError) as e:
             raise _disk_error(e) from None
         return status, self.get(mid)
@@ -231,14 +262,16 @@ class Library:
                 return rows[n - 1][0]
             raise LibraryError("no game %s in the library (it holds %d)" % (game_id, len(rows)))
         if len(g) < 4 or any(c not in "0123456789abcdef" for c in g):
-            raise LibraryError("unknown game %r: give a match id (at least 4 hex digits) or #N from "
-                               "'gammon list'" % game_id)
+            raise LibraryError(
+                "unknown game %r: give a match id (at least 4 hex digits) or #N from 'gammon list'" % game_id
+            )
         rows = self.db.execute("SELECT id FROM matches WHERE id LIKE ?", (g + "%",)).fetchall()
         if not rows:
             raise LibraryError("unknown game %r: not in the library (see 'gammon list')" % game_id)
         if len(rows) > 1:
-            raise LibraryError("game id %r is ambiguous (%d matches); give more digits"
-                               % (game_id, len(rows)))
+            raise LibraryError(
+                "game id %r is ambiguous (%d matches); give more digits" % (game_id, len(rows))
+            )
         return rows[0][0]
 
     def find(self, player=None, since=None, until=None, result=None, length=None, board=None):
@@ -270,8 +303,10 @@ class Library:
             if not player:
                 raise LibraryError("--result won/lost needs --player")
             want = 0 if result == "won" else 1
-            q += (" AND winner IS NOT NULL AND ((winner = 0 AND instr(lower(player0), ?)) + "
-                  "(winner = 1 AND instr(lower(player1), ?)) > 0) = ?")
+            q += (
+                " AND winner IS NOT NULL AND ((winner = 0 AND instr(lower(player0), ?)) + "
+                "(winner = 1 AND instr(lower(player1), ?)) > 0) = ?"
+            )
             args += [player.lower(), player.lower(), 1 - want]
         elif result:
             raise LibraryError("unknown result filter %r (won, lost, finished, unfinished)" % result)

@@ -37,6 +37,8 @@ BLE_SERVICE_UUID = "b6a70001-3b1c-4a4e-9c8e-6d5f0a7e2b10"
 BLE_RX_UUID = "b6a70002-3b1c-4a4e-9c8e-6d5f0a7e2b10"
 BLE_TX_UUID = "b6a70003-3b1c-4a4e-9c8e-6d5f0a7e2b10"
 SERIAL_MAGIC = b"\x00GMN"
+SERIAL_HELLO = SERIAL_MAGIC + b"H"  # host -> board after opening the port: a new connection
+SERIAL_READY = SERIAL_MAGIC + b"R"  # board -> host: what follows belongs to the new connection
 WINDOW = 16  # DATA frames in flight during a fetch
 TIMEOUT = 10.0
 PAIR_TIMEOUT = 60.0  # the board computes a 2048-bit DH (about a second on an ESP32)
@@ -92,29 +94,141 @@ class TcpTransport:
 
 
 class SerialTransport:
-    """USB serial (pyserial); frames are preceded by the magic ``SERIAL_MAGIC``."""
+    """USB serial (pyserial): the board's REPL port or a UART bridge (``app.serial_link``).
 
-    mtu = 259
+    Every frame, both ways, is preceded by ``SERIAL_MAGIC``. On opening, the host sends
+    ``SERIAL_HELLO`` (a new connection: the board drops the previous host's session) and
+    waits for ``SERIAL_READY``; everything the board sent before that is stale. Bytes that
+    are not part of a magic-prefixed frame are the board's printed text (log lines, the
+    REPL): they are kept, last ``TEXT_KEEP`` bytes, in ``text``.
+    """
 
-    def __init__(self, port, baud=115200):
+    mtu = 515
+    TEXT_KEEP = 8192
+    CHUNK = 128  # bytes per write ...
+    PACE_S = 0.005  # ... and the pause between writes of one frame
+
+    def __init__(self, port, baud=115200, timeout=5.0):
         try:
             import serial
         except ImportError:
             raise LinkError("serial transport needs pyserial: pip install pyserial") from None
+        self.text = bytearray()
+        self.pend = bytearray()
+        # exclusive: a second program on the port would steal half of the bytes. pyserial
+        # asserts DTR and RTS together on open, which does not reset an ESP32 dev board.
+        opts = {"timeout": 0.1, "write_timeout": timeout, "exclusive": True}
         try:
-            self.ser = serial.Serial(port, baud, timeout=0.1)
+            self.ser = serial.Serial(port, baud, **opts)
         except (OSError, ValueError) as e:
-            raise LinkError("cannot open %s: %s" % (port, e)) from None
+            real = os.path.realpath(port)
+            if real == port:
+                raise LinkError("cannot open %s: %s" % (port, e)) from None
+            try:  # some platforms' termios refuse a symlink to a pty: open what it points to
+                self.ser = serial.Serial(real, baud, **opts)
+            except (OSError, ValueError) as e2:
+                raise LinkError("cannot open %s: %s" % (port, e2)) from None
+        try:
+            self._hello(port, timeout)
+        except BaseException:
+            self.ser.close()
+            raise
+
+    def _hello(self, port, timeout):
+        self.ser.reset_input_buffer()
+        self._write(SERIAL_HELLO)
+        end = time.monotonic() + timeout
+        got = bytearray()
+        while time.monotonic() < end:
+            got += self._read(0.1)
+            i = got.find(SERIAL_READY)
+            if i >= 0:
+                self._log(got[:i])
+                self.pend += got[i + len(SERIAL_READY) :]
+                return
+        self._log(got)
+        raise LinkError(
+            "no answer from a board on %s within %.0f s (is the firmware running its serial link,"
+            " not sitting at the REPL?)" % (port, timeout)
+        )
+
+    def _write(self, data):
+        try:
+            self.ser.write(data)
+            self.ser.flush()
+        except Exception as e:  # noqa: BLE001 - pyserial raises SerialException, OSError, ...
+            raise LinkError("link lost: %s" % e) from None
+
+    def _read(self, timeout):
+        try:
+            self.ser.timeout = max(timeout, 0.001)
+            return self.ser.read(self.ser.in_waiting or 1)
+        except Exception as e:  # noqa: BLE001
+            raise LinkError("link lost: %s" % e) from None
+
+    def _log(self, data):
+        self.text += data
+        del self.text[: -self.TEXT_KEEP]
 
     def send(self, data):
-        self.ser.write(SERIAL_MAGIC + data)
+        # The ESP32 queues REPL-port input in a 260-byte ring buffer (ports/esp32/mphalport.c)
+        # that the link drains only when the board's asyncio loop runs: pace long frames
+        # (pairing, deletes) so a busy loop never drops bytes.
+        data = SERIAL_MAGIC + data
+        for i in range(0, len(data), self.CHUNK):
+            if i:
+                time.sleep(self.PACE_S)
+            self._write(data[i : i + self.CHUNK])
 
     def recv(self, timeout):
-        self.ser.timeout = max(timeout, 0.001)
-        return self.ser.read(self.ser.in_waiting or 1)
+        """Frame bytes, as soon as a whole frame is in (``b""`` after ``timeout`` s without
+        one); the text between frames goes to ``text``."""
+        end = time.monotonic() + timeout
+        while True:
+            self.pend += self._read(max(end - time.monotonic(), 0.001))
+            out = self._frames()
+            if out or time.monotonic() >= end:
+                return out
+
+    def _frames(self):
+        p = self.pend
+        out = bytearray()
+        while True:
+            i = p.find(SERIAL_MAGIC)
+            if i < 0:
+                k = p.rfind(b"\0", max(len(p) - len(SERIAL_MAGIC) + 1, 0))
+                if k < 0 or not SERIAL_MAGIC.startswith(p[k:]):
+                    k = len(p)
+                self._log(p[:k])  # text; keep only what may be the start of a magic
+                del p[:k]
+                return bytes(out)
+            self._log(p[:i])
+            del p[:i]
+            m = len(SERIAL_MAGIC)
+            if len(p) < m + P.HEADER:
+                return bytes(out)
+            flags = p[m + 2]
+            n = p[m + 5] | (p[m + 6] << 8)
+            if p[m] != P.SYNC or n > P.MAX_PAYLOAD or flags & ~3:
+                self._log(p[:1])  # not a frame after all
+                del p[:1]
+                continue
+            total = m + P.HEADER + n + (P.MAC_LEN if flags & P.FLAG_MAC else 0) + P.CRC_LEN
+            if len(p) < total:
+                return bytes(out)
+            out += p[m:total]
+            del p[:total]
+
+    def interrupt(self):
+        """Give the REPL port back to the REPL: an out-of-frame Ctrl-C stops the board's link
+        (as ``mpremote`` does when it connects)."""
+        self._write(b"\r\x03")
 
     def close(self):
-        self.ser.close()
+        try:
+            self.ser.close()
+        except Exception:  # noqa: BLE001, S110 - closing a port that vanished
+            pass
 
 
 class BleTransport:
@@ -190,6 +304,8 @@ def open_transport(address):
         return TcpTransport(host, int(port))
     if kind == "serial":
         dev, _, baud = rest.partition("@")
+        if not dev or (baud and not baud.isdigit()):
+            raise ValueError("serial address must be serial:DEVICE[@BAUD], got %r" % address)
         return SerialTransport(dev, int(baud) if baud else 115200)
     if kind == "ble":
         return BleTransport(rest)
@@ -279,6 +395,23 @@ class Boards:
 
 
 # ---------------------------------------------------------------- the client
+
+
+def joined_decodes(kept, joined):
+    """Whether a resumed fetch can be trusted: ``joined`` (``kept`` + the bytes fetched
+    after it) decodes as whole ``bg.record`` records. True when ``kept`` is no record stream
+    at all (nothing to check). Packed games are not expanded (``expand=False``)."""
+    from bg import recdec, record
+
+    d = recdec.Decoder(bytes(kept), expand=False)
+    for _ in d:
+        pass
+    if d.status == record.CORRUPT:
+        return True
+    d = recdec.Decoder(bytes(joined), expand=False)
+    for _ in d:
+        pass
+    return d.status == record.OK and d.valid == len(joined)
 
 
 class Client:
@@ -404,9 +537,8 @@ class Client:
             for i in range(n):
                 e = p[5 + 13 * i : 18 + 13 * i]
                 size, state = struct.unpack("<IB", e[8:])
-                out.append(
-                    {"id": e[:8].hex(), "size": size, "state": state, "finished": state != P.STATE_LIVE}
-                )
+                done = state in (P.STATE_FINISHED, P.STATE_ABANDONED)  # not live, not damaged
+                out.append({"id": e[:8].hex(), "size": size, "state": state, "finished": done})
             start += n
             if n == 0 or start >= total:
                 return out
@@ -418,7 +550,12 @@ class Client:
     def fetch_game(self, game_id, progress=None, resume=True, offset=None):
         """The bytes of one game/match. ``resume``: continue an interrupted fetch from the
         bytes kept in the config dir's ``partial/`` (the offset the board resumes at);
-        ``progress(done, total)`` is called as data arrives."""
+        ``progress(done, total)`` is called as data arrives.
+
+        A live match's file is not append-only: at GAME_END the board compacts the finished
+        game (docs/journal.md), rewriting bytes the host may already hold. So a resumed
+        fetch is checked: when the kept bytes were a record stream but the joined bytes no
+        longer decode (``bg.recdec``), they are dropped and the match is fetched from 0."""
         gid = game_id if isinstance(game_id, str) else bytes(game_id).hex()
         mid = bytes.fromhex(gid)
         part = self._partial_path(gid)
@@ -428,7 +565,13 @@ class Client:
             if resume and part.exists():
                 have = part.read_bytes()
                 offset = len(have)
-        p = self.call(P.REQ_FETCH, mid + struct.pack("<IIB", offset, 0xFFFFFFFF, WINDOW))
+        try:
+            p = self.call(P.REQ_FETCH, mid + struct.pack("<IIB", offset, 0xFFFFFFFF, WINDOW))
+        except LinkError as e:
+            if not have or e.code != P.E_PAYLOAD:
+                raise
+            part.unlink()  # the match shrank below what was kept (compacted): start again
+            return self.fetch_game(gid, progress, resume=False)
         size, start, end = struct.unpack("<III", p[8:20])
         if start != offset:
             raise LinkError("board resumed at %d, asked %d" % (start, offset))
@@ -462,6 +605,8 @@ class Client:
                     self._send(self.host.request(P.REQ_ACK, struct.pack("<IB", pos, since_ack)))
                     since_ack = 0
         part.unlink()
+        if have and not joined_decodes(have, buf):
+            return self.fetch_game(gid, progress, resume=False)  # rewritten meanwhile: again
         return bytes(buf)
 
     def delete_games(self, ids):

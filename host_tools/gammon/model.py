@@ -36,8 +36,12 @@ RESIGN = "resign"
 RESIGN_ACCEPT = "resign_accept"
 RESIGN_REJECT = "resign_reject"
 
-END_REASONS = {record.END_BEAROFF: "bearoff", record.END_DROP: "drop", record.END_RESIGN: "resign",
-               record.END_TIME: "time"}
+END_REASONS = {
+    record.END_BEAROFF: "bearoff",
+    record.END_DROP: "drop",
+    record.END_RESIGN: "resign",
+    record.END_TIME: "time",
+}
 KIND_NAMES = {1: "single", 2: "gammon", 3: "backgammon"}
 
 
@@ -49,8 +53,21 @@ class Action:
     play), ``flags`` (``bg.record`` PLAY flags). For cube actions ``value`` is the cube value
     offered/reached; for resignations the value offered (1 single, 2 gammon, 3 backgammon)."""
 
-    __slots__ = ("kind", "side", "pos", "cube", "owner", "dice", "steps", "text", "after", "opening",
-                 "flags", "value", "index")
+    __slots__ = (
+        "kind",
+        "side",
+        "pos",
+        "cube",
+        "owner",
+        "dice",
+        "steps",
+        "text",
+        "after",
+        "opening",
+        "flags",
+        "value",
+        "index",
+    )
 
     def __init__(self, kind, side, pos, cube, owner, **kw):
         self.kind = kind
@@ -73,8 +90,13 @@ class Action:
         return bool(self.flags & record.PLAY_CASUAL_ACCEPTED_ILLEGAL)
 
     def __repr__(self):
-        return "Action(%s, side=%d, dice=%r, text=%r, value=%r)" % (self.kind, self.side, self.dice,
-                                                                   self.text, self.value)
+        return "Action(%s, side=%d, dice=%r, text=%r, value=%r)" % (
+            self.kind,
+            self.side,
+            self.dice,
+            self.text,
+            self.value,
+        )
 
 
 class Game:
@@ -124,8 +146,8 @@ class Match:
         self.winner = None
         self.final_score = (0, 0)
         self.seed = None
-        self.complete = False   # MATCH_END seen
-        self.note = ""          # e.g. "the record ends with a damaged tail"
+        self.complete = False  # MATCH_END seen
+        self.note = ""  # e.g. "the record ends with a damaged tail"
 
     # option flags
     @property
@@ -192,10 +214,10 @@ class _Replay:
     def __init__(self):
         self.m = None
         self.g = None
-        self.mt = None            # bg.match.Match: cube, score, Crawford, resignations
+        self.mt = None  # bg.match.Match: cube, score, Crawford, resignations
         self.pos = board.start_position()
-        self.phase = "start"      # match, opening, choice, await_roll, moving, doubled, resigning,
-        self.side = -1            # ended (by drop/resignation), game_over, match_over
+        self.phase = "start"  # match, opening, choice, await_roll, moving, doubled, resigning,
+        self.side = -1  # ended (by drop/resignation), game_over, match_over
         self.dice = None
         self.opening = None
         self.opening_play = False
@@ -212,8 +234,15 @@ class _Replay:
 
     def _add(self, kind, side, pos=None, cube=None, owner=None, **kw):
         g = self.g
-        a = Action(kind, side, pos or bytes(self.pos), self.mt.cube if cube is None else cube,
-                   self.mt.owner if owner is None else owner, index=len(g.actions), **kw)
+        a = Action(
+            kind,
+            side,
+            pos or bytes(self.pos),
+            self.mt.cube if cube is None else cube,
+            self.mt.owner if owner is None else owner,
+            index=len(g.actions),
+            **kw,
+        )
         g.actions.append(a)
         return a
 
@@ -235,13 +264,25 @@ class _Replay:
             if kind != record.MATCH_START:
                 self.fail("a match must begin with MATCH_START, got %s" % record.name(kind))
             m = self.m = Match()
-            (m.match_id, m.unix_time, m.length, m.flags, m.auto_limit, c_res, c_delay, n0, n1,
-             m.commitment, m.player_seed) = f
+            (
+                m.match_id,
+                m.unix_time,
+                m.length,
+                m.flags,
+                m.auto_limit,
+                c_res,
+                c_delay,
+                n0,
+                n1,
+                m.commitment,
+                m.player_seed,
+            ) = f
             m.clock = (c_res, c_delay)
             m.names = (n0, n1)
             money = not m.length
-            self.mt = self._rule(bgmatch.Match, m.length, money and m.jacoby, money and m.beaver,
-                                 m.auto_limit if money else 0)
+            self.mt = self._rule(
+                bgmatch.Match, m.length, money and m.jacoby, money and m.beaver, m.auto_limit if money else 0
+            )
             self.phase = "match"
             return
         handler = _HANDLERS.get(kind)
@@ -270,11 +311,13 @@ class _Replay:
         self._rule(mt.new_game)
         crawford = bool(flags & record.GAME_CRAWFORD)
         if m.length and not m.crawford:
-            mt.crawford = False            # a match played without the Crawford rule
+            mt.crawford = False  # a match played without the Crawford rule
             mt.crawford_done = False
         elif crawford != mt.crawford:
-            self.fail("GAME_START %s the Crawford game, but the score says it %s"
-                      % ("marks" if crawford else "does not mark", "is" if mt.crawford else "is not"))
+            self.fail(
+                "GAME_START %s the Crawford game, but the score says it %s"
+                % ("marks" if crawford else "does not mark", "is" if mt.crawford else "is not")
+            )
         self.g = Game(no, (s0, s1), crawford)
         m.games.append(self.g)
         board.set_start(self.pos)
@@ -349,13 +392,23 @@ class _Replay:
         else:
             if not movegen.is_legal(self.pos, side, d1, d2, steps):
                 txt = notation.format_play(before, side, steps) if _steps_ok(steps) else repr(steps)
-                self.fail("illegal play %r with %d%d by %s in game %d"
-                          % (txt or "(no move)", d1, d2, self.m.names[side] or "side %d" % side,
-                             self.g.number))
+                self.fail(
+                    "illegal play %r with %d%d by %s in game %d"
+                    % (txt or "(no move)", d1, d2, self.m.names[side] or "side %d" % side, self.g.number)
+                )
             text = notation.format_play(before, side, steps)
             movegen.apply(self.pos, side, steps)
-        self._add(PLAY, side, pos=before, dice=(d1, d2), steps=tuple(steps), text=text,
-                  after=bytes(self.pos), opening=self.opening_play, flags=flags)
+        self._add(
+            PLAY,
+            side,
+            pos=before,
+            dice=(d1, d2),
+            steps=tuple(steps),
+            text=text,
+            after=bytes(self.pos),
+            opening=self.opening_play,
+            flags=flags,
+        )
         self.opening_play = False
         self.side = 1 - side
         self.dice = None
@@ -369,9 +422,13 @@ class _Replay:
         if self.phase != "await_roll" or side != self.side:
             self.fail("DOUBLE by side %d out of turn" % side)
         if not mt.can_double(side):
-            why = ("no doubling in the Crawford game" if mt.crawford else
-                   "side %d does not own the cube" % side if mt.owner not in (-1, side) else
-                   "the cube is at its limit")
+            why = (
+                "no doubling in the Crawford game"
+                if mt.crawford
+                else "side %d does not own the cube" % side
+                if mt.owner not in (-1, side)
+                else "the cube is at its limit"
+            )
             self.fail("DOUBLE not allowed: %s" % why)
         if value != 2 * mt.cube:
             self.fail("DOUBLE to %d with the cube at %d" % (value, mt.cube))
@@ -400,7 +457,7 @@ class _Replay:
             self.fail("BEAVER to %d with the cube at %d" % (value, mt.cube))
         self._add(BEAVER, side, value=value)
         mt.beaver()
-        mt.take()   # the record's BEAVER is the redouble and its acceptance in one action
+        mt.take()  # the record's BEAVER is the redouble and its acceptance in one action
         self.phase = "await_roll"
 
     def drop(self, m, f):
@@ -446,8 +503,10 @@ class _Replay:
             k = board.game_result(self.pos, winner)
             exp = (winner, mt.game_value(k), k)
             if (winner, points, kind) != exp:
-                self.fail("GAME_END %r does not match the final position (expected %r)"
-                          % ((winner, points, kind), exp))
+                self.fail(
+                    "GAME_END %r does not match the final position (expected %r)"
+                    % ((winner, points, kind), exp)
+                )
             mt.end_game(winner, k)
         elif reason in (record.END_DROP, record.END_RESIGN):
             if self.phase != "ended":

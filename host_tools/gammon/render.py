@@ -36,8 +36,10 @@ def render_board(pos, side_on_roll, names=None):
         return n, SYMBOL[top]
 
     lines = []
-    lines.append(" +13-14-15-16-17-18------19-20-21-22-23-24-+     %s: %s  (pips %d, off %d)" % (
-        SYMBOL[top], names[top], board.pip_count(pos, top), pos[50 + top]))
+    lines.append(
+        " +13-14-15-16-17-18------19-20-21-22-23-24-+     %s: %s  (pips %d, off %d)"
+        % (SYMBOL[top], names[top], board.pip_count(pos, top), pos[50 + top])
+    )
     for row in range(ROWS):
         left = "".join(_cell(*point(p), row) for p in range(13, 19))
         right = "".join(_cell(*point(p), row) for p in range(19, 25))
@@ -55,6 +57,8 @@ def render_board(pos, side_on_roll, names=None):
         if bar > ROWS and row == ROWS - 1:
             mid = "%2d " % bar
         lines.append(" |%s|%s|%s|" % (left, mid, right))
-    lines.append(" +12-11-10--9--8--7-------6--5--4--3--2--1-+     %s: %s  (pips %d, off %d)  on roll" % (
-        SYMBOL[bottom], names[bottom], board.pip_count(pos, bottom), pos[50 + bottom]))
+    lines.append(
+        " +12-11-10--9--8--7-------6--5--4--3--2--1-+     %s: %s  (pips %d, off %d)  on roll"
+        % (SYMBOL[bottom], names[bottom], board.pip_count(pos, bottom), pos[50 + bottom])
+    )
     return "\n".join(lines)

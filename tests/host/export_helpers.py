@@ -14,8 +14,19 @@ NAMES = ("Alice", "Bob")
 class MatchWriter:
     """Writes one match's records with the controller's ordering (see firmware/app/controller)."""
 
-    def __init__(self, seed, length=3, flags=record.OPT_CRAWFORD, names=NAMES, auto_limit=0,
-                 p_double=0.04, p_resign=0.01, p_beaver=0.5, p_drop=0.35, unix_time=1_700_000_000):
+    def __init__(
+        self,
+        seed,
+        length=3,
+        flags=record.OPT_CRAWFORD,
+        names=NAMES,
+        auto_limit=0,
+        p_double=0.04,
+        p_resign=0.01,
+        p_beaver=0.5,
+        p_drop=0.35,
+        unix_time=1_700_000_000,
+    ):
         self.rng = random.Random(seed)
         self.out = bytearray()
         self.length = length
@@ -29,8 +40,10 @@ class MatchWriter:
         self.crawford_done = False
         self.match_id = bytes(self.rng.getrandbits(8) for _ in range(8))
         self.seen = set()
-        self.emit(record.MATCH_START, (self.match_id, unix_time, length, flags, auto_limit, 0, 0,
-                                       names[0], names[1], bytes(32), b""))
+        self.emit(
+            record.MATCH_START,
+            (self.match_id, unix_time, length, flags, auto_limit, 0, 0, names[0], names[1], bytes(32), b""),
+        )
 
     def emit(self, kind, fields):
         self.out += record.encode(kind, fields)
@@ -57,13 +70,15 @@ class MatchWriter:
 
     def play_game(self, number):
         L = self.length
-        crawford = bool(L and self.flags & record.OPT_CRAWFORD and not self.crawford_done
-                        and max(self.score) == L - 1)
+        crawford = bool(
+            L and self.flags & record.OPT_CRAWFORD and not self.crawford_done and max(self.score) == L - 1
+        )
         if crawford:
             self.crawford_done = True
             self.seen.add("crawford")
-        self.emit(record.GAME_START, (number, self.score[0], self.score[1],
-                                      record.GAME_CRAWFORD if crawford else 0))
+        self.emit(
+            record.GAME_START, (number, self.score[0], self.score[1], record.GAME_CRAWFORD if crawford else 0)
+        )
         pos = board.start_position()
         cube, owner = 1, -1
         rng = self.rng
@@ -101,13 +116,20 @@ class MatchWriter:
         while True:
             if not first:
                 # cube action before rolling
-                may = (not crawford and owner in (-1, side)
-                       and (not L or self.score[side] + cube < L or post_crawford))
+                may = (
+                    not crawford
+                    and owner in (-1, side)
+                    and (not L or self.score[side] + cube < L or post_crawford)
+                )
                 if may and rng.random() < self.p_double:
                     self.emit(record.DOUBLE, (side, 2 * cube))
                     opp = 1 - side
-                    if (not L and self.flags & record.OPT_BEAVER and owner == -1
-                            and rng.random() < self.p_beaver):
+                    if (
+                        not L
+                        and self.flags & record.OPT_BEAVER
+                        and owner == -1
+                        and rng.random() < self.p_beaver
+                    ):
                         self.emit(record.BEAVER, (opp, 4 * cube))
                         cube *= 4
                         owner = opp
@@ -170,7 +192,7 @@ def random_match(seed, **kw):
 
 # --- GNU Backgammon as the oracle ------------------------------------------------------------
 
-GNUBG_CLI = "/usr/games/gnubg"   # Debian's gnubg: its SGF reader works (the PyPI build lacks one)
+GNUBG_CLI = "/usr/games/gnubg"  # Debian's gnubg: its SGF reader works (the PyPI build lacks one)
 _PLAYER = {"X": 0, "O": 1}
 
 
@@ -258,8 +280,14 @@ def gnubg_cli_load_sgf(sgf_path, tmp_path):
     out = tmp_path / "gnubg_match.json"
     script = tmp_path / "load_sgf.py"
     script.write_text(_CLI_SCRIPT % (sgf_path, str(out)))
-    subprocess.run([GNUBG_CLI, "-t", "-q", "-p", str(script)], stdin=subprocess.DEVNULL,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60, check=False)
+    subprocess.run(
+        [GNUBG_CLI, "-t", "-q", "-p", str(script)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        timeout=60,
+        check=False,
+    )
     if not out.exists():
         raise AssertionError("gnubg could not load %s" % sgf_path)
     return json.loads(out.read_text())

@@ -31,9 +31,17 @@ def _browser():
     from selenium.webdriver.chrome.service import Service
 
     opts = webdriver.ChromeOptions()
-    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-              "--disable-background-networking", "--disable-component-update", "--disable-sync",
-              "--no-first-run", "--window-size=1400,1300"):
+    for a in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--window-size=1400,1300",
+    ):
         opts.add_argument(a)
     prof = tempfile.mkdtemp(prefix="sg-chrome-")
     opts.add_argument("--user-data-dir=" + prof)
@@ -53,8 +61,9 @@ def _wait(fn, timeout=10.0, what="condition"):
 
 def _lit(d, kind, index):
     return d.execute_script(
-        "return Array.from(document.querySelectorAll('circle.led[data-kind=\"%s\"][data-index=\"%s\"]'))"
-        ".filter(e => e.dataset.lit).length" % (kind, index))
+        'return Array.from(document.querySelectorAll(\'circle.led[data-kind="%s"][data-index="%s"]\'))'
+        ".filter(e => e.dataset.lit).length" % (kind, index)
+    )
 
 
 def _dice(d):
@@ -77,7 +86,10 @@ def _drag(d, loc_from, loc_to):
     # both in viewport coordinates, after any scrolling
     dx, dy = d.execute_script(
         "var r = arguments[0].getBoundingClientRect(); var p = sim.dropPoint(arguments[1]);"
-        "return [p[0] - (r.x + r.width / 2), p[1] - (r.y + r.height / 2)]", el, loc_to)
+        "return [p[0] - (r.x + r.width / 2), p[1] - (r.y + r.height / 2)]",
+        el,
+        loc_to,
+    )
     ActionChains(d).move_to_element(el).click_and_hold().move_by_offset(dx, dy).release().perform()
     time.sleep(0.05)
 

@@ -31,8 +31,13 @@ def test_controller_match_tests_pass_on_micropython(tmp_path):
         subprocess.run(cmd, check=True, capture_output=True)
     env = dict(os.environ)
     env["MICROPYPATH"] = ":".join((build, str(tmp_path), ".frozen"))
-    cmd = [server.micropython_binary(), "-X", "heapsize=" + HEAP, str(ROOT / "tests" / "mpy_runner.py"),
-           "test_controller_match"]
+    cmd = [
+        server.micropython_binary(),
+        "-X",
+        "heapsize=" + HEAP,
+        str(ROOT / "tests" / "mpy_runner.py"),
+        "test_controller_match",
+    ]
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=str(ROOT), timeout=300)
     out = proc.stdout + proc.stderr
     m = re.search(r"micropython: (\d+) passed, (\d+) failed, (\d+) skipped", out)

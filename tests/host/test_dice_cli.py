@@ -62,7 +62,7 @@ def test_verify_names_the_tampered_throw(tmp_path, capsys):
 def test_verify_detects_missing_and_reordered_throws(tmp_path, capsys):
     _, real = _write_json(tmp_path)
     k = next(i for i in range(30, 79) if real[i] != real[i + 1])
-    missing = real[:k] + real[k + 1:]
+    missing = real[:k] + real[k + 1 :]
     code, out, _ = _run(capsys, "verify", _write_json(tmp_path, "miss.json", missing)[0])
     assert code == 1 and "FAIL: throw %d " % k in out
     swapped = list(real)
@@ -101,8 +101,9 @@ def test_verify_bad_input_is_one_line_exit_2(tmp_path, capsys):
     p.write_text("{not json")
     cases.append(p)
     p2 = tmp_path / "y.json"
-    p2.write_text(json.dumps({"format": "smartgammon-dice/1", "match_id": "zz", "commitment": "00",
-                              "throws": []}))
+    p2.write_text(
+        json.dumps({"format": "smartgammon-dice/1", "match_id": "zz", "commitment": "00", "throws": []})
+    )
     cases.append(p2)
     p3 = tmp_path / "z.json"
     p3.write_text(json.dumps({"format": "other"}))
@@ -132,8 +133,22 @@ def _journal(house=False, tamper=None):
     f = Fairness(MID, SEED)
     ps = f.fix()
     out = bytearray()
-    out += record.encode(record.MATCH_START, (MID, 1700000000, 5, record.OPT_HOUSE_OPENING if house else 0,
-                                              0, 0, 0, "Ann", "Bob", f.commitment, ps))
+    out += record.encode(
+        record.MATCH_START,
+        (
+            MID,
+            1700000000,
+            5,
+            record.OPT_HOUSE_OPENING if house else 0,
+            0,
+            0,
+            0,
+            "Ann",
+            "Bob",
+            f.commitment,
+            ps,
+        ),
+    )
     out += record.encode(record.GAME_START, (1, 0, 0, 0))
     o = Opening(house)
     throws = []

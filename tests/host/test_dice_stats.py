@@ -103,7 +103,7 @@ def test_derivation_matches_a_reference_from_the_spec():
         if i == 0:
             ps = bytes(16)
         s = dice.DiceStream(mid, seed, ps)
-        for k in list(range(400)) + [2 ** 31, 2 ** 32 - 1]:
+        for k in list(range(400)) + [2**31, 2**32 - 1]:
             assert tuple(s.derive(k)) == _reference_throw(mid, seed, ps, k), (i, k)
 
 

@@ -32,10 +32,14 @@ def test_plays_equal_gnubg_ids(capsys):
         assert rc == 0
         got = out.split()
         b = gnubg_nn.board_from_position_id(pid)
-        want = sorted({gnubg_nn.position_id([list(h) for h in gnubg_nn.board_from_position_key(k)])
-                       for k in gnubg_nn.moves(b, d1, d2)})
+        want = sorted(
+            {
+                gnubg_nn.position_id([list(h) for h in gnubg_nn.board_from_position_key(k)])
+                for k in gnubg_nn.moves(b, d1, d2)
+            }
+        )
         if not got:
-            assert want in ([], [pid])          # the turn passes
+            assert want in ([], [pid])  # the turn passes
         else:
             assert got == want, pid
             assert len(got) == item["plays"]
@@ -51,6 +55,7 @@ def test_plays_start_31_with_notation(capsys):
 def test_plays_nothing_when_the_turn_passes(capsys):
     # side on roll on the bar against a closed board
     from bg import board, ids
+
     pos = board.from_points({25: 1, 6: 14}, {1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 2, 13: 3})
     rc, out, _ = _run(capsys, "plays", ids.position_id(pos, 0), "66")
     assert rc == 0 and out == ""
@@ -61,9 +66,16 @@ def test_show_draws_board_with_pips(capsys):
     assert rc == 0 and out.count("pips 167") == 2 and "BAR" in out
 
 
-@pytest.mark.parametrize("argv", [("plays", "4HPwATDgc/ABM", "31"), ("plays", "4HPwATDgc/ABMA", "71"),
-                                  ("plays", "4HPwATDgc/ABMA", "3"), ("plays", "!!!!!!!!!!!!!!", "31"),
-                                  ("show", "not-an-id")])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("plays", "4HPwATDgc/ABM", "31"),
+        ("plays", "4HPwATDgc/ABMA", "71"),
+        ("plays", "4HPwATDgc/ABMA", "3"),
+        ("plays", "!!!!!!!!!!!!!!", "31"),
+        ("show", "not-an-id"),
+    ],
+)
 def test_malformed_input_exits_2(capsys, argv):
     rc, out, err = _run(capsys, *argv)
     assert rc == 2 and out == "" and err.startswith("gammon: error:") and err.count("\n") == 1

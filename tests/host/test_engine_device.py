@@ -132,8 +132,12 @@ def test_device_searches_match_naive_reference():
             for f_pt in range(1, 26):
                 if cur[b + f_pt - 1]:
                     want = _naive_hints(seqs, cur, f_pt)
-                    assert gen.hints(pos, side, d1, d2, cur, f_pt) == want, (tag, ids.position_id(cur, side),
-                                                                            f_pt, bin(want))
+                    assert gen.hints(pos, side, d1, d2, cur, f_pt) == want, (
+                        tag,
+                        ids.position_id(cur, side),
+                        f_pt,
+                        bin(want),
+                    )
                     hinted += 1
         checked += 1
     assert checked > 500 and hinted > 5000, (checked, hinted)

@@ -43,8 +43,15 @@ def _random_state(rng, side, d1, d2):
     cube = 1 if crawford else 1 << rng.randrange(7)
     owner = -1 if cube == 1 else rng.choice((0, 1))
     dice = (d1, d2) if rng.random() < 0.6 else (0, 0)
-    return dict(cube_value=cube, cube_owner=owner, dice=dice, length=length, score=(s0, s1),
-                crawford=crawford, jacoby=jacoby)
+    return dict(
+        cube_value=cube,
+        cube_owner=owner,
+        dice=dice,
+        length=length,
+        score=(s0, s1),
+        crawford=crawford,
+        jacoby=jacoby,
+    )
 
 
 def test_match_id_and_xgid_equal_gnubg():
@@ -78,8 +85,9 @@ def test_start_ids():
     assert ids.xgid(pos, 1) == "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10"
 
 
-@pytest.mark.parametrize("bad", ["", "4HPwATDgc/ABM", "4HPwATDgc/ABM!", "////////////// ", "AAAAAAAAAAAAAA",
-                                 "4HPwATDgc/ABMAA"])
+@pytest.mark.parametrize(
+    "bad", ["", "4HPwATDgc/ABM", "4HPwATDgc/ABM!", "////////////// ", "AAAAAAAAAAAAAA", "4HPwATDgc/ABMAA"]
+)
 def test_bad_position_ids_raise(bad):
     with pytest.raises(ValueError):
         ids.decode_position_id(bad)
@@ -91,10 +99,16 @@ def test_bad_match_ids_raise(bad):
         ids.decode_match_id(bad)
 
 
-@pytest.mark.parametrize("bad", ["XGID=", "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0",
-                                 "XGID=-b----E-C---eE---c-e----Z-:0:0:1:00:0:0:0:0:10",
-                                 "XGID=-b----E-C---eE---c-e----B-:0:0:1:77:0:0:0:0:10",
-                                 "XGID=-b----E-C---eE---c-e---BB-:0:0:1:00:0:0:0:0:10"])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "XGID=",
+        "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0",
+        "XGID=-b----E-C---eE---c-e----Z-:0:0:1:00:0:0:0:0:10",
+        "XGID=-b----E-C---eE---c-e----B-:0:0:1:77:0:0:0:0:10",
+        "XGID=-b----E-C---eE---c-e---BB-:0:0:1:00:0:0:0:0:10",
+    ],
+)
 def test_bad_xgids_raise(bad):
     with pytest.raises(ValueError):
         ids.decode_xgid(bad)

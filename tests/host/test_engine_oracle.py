@@ -69,8 +69,15 @@ def _positions(n, seed):
 
 def test_plays_equal_gnubg_and_ids_match():
     gen = movegen.MoveGen()
-    stats = {"bar": 0, "both_bar": 0, "bearoff": 0, "doubles": 0, "no_play": 0, "plays": 0,
-             "visit_checked": 0}
+    stats = {
+        "bar": 0,
+        "both_bar": 0,
+        "bearoff": 0,
+        "doubles": 0,
+        "no_play": 0,
+        "plays": 0,
+        "visit_checked": 0,
+    }
     for i, (pos, side, d1, d2) in enumerate(_positions(N_POSITIONS, SEED)):
         res = gen.plays(pos, side, d1, d2)
         mine = _ours(res, side)
@@ -79,7 +86,10 @@ def test_plays_equal_gnubg_and_ids_match():
         if not res:
             # gnubg lists the unchanged position as the one "play" when the turn passes
             assert theirs <= {tuple(tuple(h) for h in board.to_gnubg(pos, side))}, (
-                ids.position_id(pos, side), d1, d2)
+                ids.position_id(pos, side),
+                d1,
+                d2,
+            )
         else:
             assert mine == theirs, (ids.position_id(pos, side), d1, d2, len(mine), len(theirs))
         if i % 2 == 0:

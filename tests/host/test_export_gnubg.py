@@ -39,9 +39,24 @@ def matches():
         seen |= feats
         out.append((name, model.load_match(data)))
     # the matches must really hold what the issue lists, or the proof proves little
-    for f in ("hit", "bar", "dance", "bearoff", "take", "drop", "beaver", "resign", "resign_reject",
-              "crawford", "auto_double", ("kind", 2), ("kind", 3), ("end", record.END_RESIGN),
-              "house_opening", "house_reroll"):
+    for f in (
+        "hit",
+        "bar",
+        "dance",
+        "bearoff",
+        "take",
+        "drop",
+        "beaver",
+        "resign",
+        "resign_reject",
+        "crawford",
+        "auto_double",
+        ("kind", 2),
+        ("kind", 3),
+        ("end", record.END_RESIGN),
+        "house_opening",
+        "house_reroll",
+    ):
         assert f in seen, f
     return out
 
@@ -122,9 +137,17 @@ def test_sgf_loads_into_gnubg_move_for_move(matches, tmp_path):
 def test_mat_header_has_the_tags_xg_reads(matches):
     m = matches[0][1]
     text = mat.export(m, site="Club night")
-    for tag in ('; [Site "Club night"]', '; [Match ID "%s"]' % m.id_hex, '; [Player 1 "Alice"]',
-                '; [Player 2 "Bob"]', '; [EventDate "2023.11.14"]', '; [EventTime "22.13"]',
-                '; [Variation "Backgammon"]', '; [Crawford "On"]', '; [CubeLimit "1024"]'):
+    for tag in (
+        '; [Site "Club night"]',
+        '; [Match ID "%s"]' % m.id_hex,
+        '; [Player 1 "Alice"]',
+        '; [Player 2 "Bob"]',
+        '; [EventDate "2023.11.14"]',
+        '; [EventTime "22.13"]',
+        '; [Variation "Backgammon"]',
+        '; [Crawford "On"]',
+        '; [CubeLimit "1024"]',
+    ):
         assert tag in text, tag
     assert " 7 point match" in text
     money = mat.export(matches[5][1])
@@ -133,9 +156,12 @@ def test_mat_header_has_the_tags_xg_reads(matches):
 
 def test_casual_illegal_play_cannot_be_exported():
     w = record.encode
-    data = (w(record.MATCH_START, (b"\x01" * 8, 0, 3, record.OPT_CASUAL, 0, 0, 0, "A", "B", bytes(32), b""))
-            + w(record.GAME_START, (1, 0, 0, 0)) + w(record.OPENING, (0, (3, 1)))
-            + w(record.PLAY, (0, (8, 5, 8, 7), record.PLAY_CASUAL_ACCEPTED_ILLEGAL)))
+    data = (
+        w(record.MATCH_START, (b"\x01" * 8, 0, 3, record.OPT_CASUAL, 0, 0, 0, "A", "B", bytes(32), b""))
+        + w(record.GAME_START, (1, 0, 0, 0))
+        + w(record.OPENING, (0, (3, 1)))
+        + w(record.PLAY, (0, (8, 5, 8, 7), record.PLAY_CASUAL_ACCEPTED_ILLEGAL))
+    )
     m = model.load_match(data)
     assert m.games[0].actions[0].illegal
     for fmt in (mat, sgf):

@@ -92,7 +92,7 @@ def test_a_failed_swap_keeps_the_raw_game(tmp_path, monkeypatch):
         raise OSError(28, "no space")
 
     monkeypatch.setattr(jpack.os, "rename", full)
-    _append_game(j, g)     # GAME_END itself is stored; the swap fails quietly
+    _append_game(j, g)  # GAME_END itself is stored; the swap fails quietly
     monkeypatch.undo()
     assert j.error == J.OK
     raw = R.encode(R.MATCH_START, _start()) + g
@@ -102,23 +102,34 @@ def test_a_failed_swap_keeps_the_raw_game(tmp_path, monkeypatch):
     assert PG.same_actions(raw + R.encode(R.GAME_START, (2, 1, 0, 0)), open(_path(root), "rb").read())
 
 
-def test_a_leftover_temp_file_is_discarded_at_boot(tmp_path):
-    # A power cut after the temp file was written but before the rename: the raw file stays.
+def test_a_leftover_temp_file_is_discarded_and_the_compaction_redone_at_boot(tmp_path):
+    # A power cut after the temp file was written but before the rename: the raw file is
+    # authoritative; open() deletes the temp file and packs the finished game again.
     root = str(tmp_path)
     j = J.Journal(root)
     j.open()
     j.begin_match(_start(), SEED)
     g = _legal_game(4, 1)
     raw = R.encode(R.MATCH_START, _start()) + g
-    for k, f in list(R.Decoder(g, split_turns=False))[:-1]:
+    recs = list(R.Decoder(g, split_turns=False))
+    for k, f in recs[:-1]:
         j.append(k, f)
-    with open(_path(root), "ab") as f:
-        f.write(R.encode(R.GAME_END, (0, 1, 1, R.END_BEAROFF)))
-    with open(_path(root)[:-2] + ".t", "wb") as f:
+    with open(_path(root), "ab") as f:  # GAME_END stored, compaction cut before the rename
+        f.write(R.encode(*recs[-1]))
+    tmp = _path(root)[:-2] + ".t"
+    with open(tmp, "wb") as f:
         f.write(b"\x01\x02half a packed file")
     k = J.Journal(root)
     acts = list(k.open())
-    assert not os.path.exists(_path(root)[:-2] + ".t")
-    assert open(_path(root), "rb").read() == raw[:len(raw) - len(R.encode(R.GAME_END, (0, 1, 1, 0)))] + \
-        R.encode(R.GAME_END, (0, 1, 1, R.END_BEAROFF))
-    assert acts[-1] == (R.GAME_END, (0, 1, 1, R.END_BEAROFF))
+    assert not os.path.exists(tmp)
+    assert _kinds(_path(root)) == [R.MATCH_START, R.GAME_PACKED]
+    assert PG.same_actions(raw, open(_path(root), "rb").read())
+    assert acts == list(R.decode_stream(raw))
+    # a temp file next to a game still in progress changes nothing
+    k.append(R.GAME_START, (2, 1, 0, 0))
+    size = os.path.getsize(_path(root))
+    with open(tmp, "wb") as f:
+        f.write(b"junk")
+    m = J.Journal(root)
+    assert len(list(m.open())) == len(acts) + 1
+    assert not os.path.exists(tmp) and os.path.getsize(_path(root)) == size

@@ -84,9 +84,12 @@ def test_damaged_match_in_a_journal_is_reported_and_skipped(tmp_path, capsys):
     bad = bytearray(random_match(2)[0])
     # make a play illegal but keep every checksum right: rewrite one PLAY record
     w = record.encode
-    bad = (w(record.MATCH_START, (b"\x09" * 8, 0, 3, 1, 0, 0, 0, "A", "B", bytes(32), b""))
-           + w(record.GAME_START, (1, 0, 0, 0)) + w(record.OPENING, (0, (3, 1)))
-           + w(record.PLAY, (0, (24, 20, 6, 5), 0)))
+    bad = (
+        w(record.MATCH_START, (b"\x09" * 8, 0, 3, 1, 0, 0, 0, "A", "B", bytes(32), b""))
+        + w(record.GAME_START, (1, 0, 0, 0))
+        + w(record.OPENING, (0, (3, 1)))
+        + w(record.PLAY, (0, (24, 20, 6, 5), 0))
+    )
     code, out, _ = _run(capsys, "import", str(_journal(tmp_path, good, bad)))
     assert code == 1
     assert "skipped a damaged match: action 4: illegal play" in out and _count() == 1
@@ -115,7 +118,7 @@ def test_full_disk_during_import_keeps_the_library(tmp_path, capsys, monkeypatch
         return lib
 
     monkeypatch.setattr(Library, "open", staticmethod(full_open))
-    big = MatchWriter(0, length=0).play_match(max_games=40)   # larger than a free page
+    big = MatchWriter(0, length=0).play_match(max_games=40)  # larger than a free page
     code, out, err = _run(capsys, "import", str(_journal(tmp_path, big, name="b.m")))
     assert code == 2 and "disk is full" in err
     monkeypatch.setattr(Library, "open", staticmethod(real_open))
@@ -129,8 +132,14 @@ def test_json_export_follows_the_documented_schema():
     assert doc["format"] == "gammon-match" and doc["version"] == 1
     mt = doc["match"]
     assert mt["id"] == m.id_hex and mt["players"] == ["Alice", "Bob"] and mt["money"]
-    assert mt["rules"] == {"crawford": False, "jacoby": True, "beaver": True, "casual": False,
-                           "house_opening": False, "auto_double_limit": 2}
+    assert mt["rules"] == {
+        "crawford": False,
+        "jacoby": True,
+        "beaver": True,
+        "casual": False,
+        "house_opening": False,
+        "auto_double_limit": 2,
+    }
     assert mt["final_score"] == list(m.final_score) and mt["start_time"] == "2023-11-14T22:13:20Z"
     kinds = {a["kind"] for g in doc["games"] for a in g["actions"]}
     assert {"play", "double", "take", "drop", "beaver", "auto_double", "resign"} <= kinds
@@ -145,7 +154,8 @@ def test_json_export_follows_the_documented_schema():
                 steps = tuple(x for s in a["steps"] for x in s)
                 assert len(a["dice"]) == 2 and len(steps) <= 8
                 assert a["notation"] == model.notation.format_play(
-                    bgids.decode_position_id(a["position_id"], side_on_roll=a["side"]), a["side"], steps)
+                    bgids.decode_position_id(a["position_id"], side_on_roll=a["side"]), a["side"], steps
+                )
 
 
 def test_svg_diagram_draws_every_checker(tmp_path, capsys):
@@ -163,8 +173,9 @@ def test_svg_diagram_draws_every_checker(tmp_path, capsys):
     assert len(files) == sum(len(g.plays()) + g.finished for g in m.games)
     for f in files[:5]:
         ET.parse(f)
-    code, out, _ = _run(capsys, "export", "#1", "-f", "svg", "--game", "1", "--move", "3",
-                        "-o", str(tmp_path / "one.svg"))
+    code, out, _ = _run(
+        capsys, "export", "#1", "-f", "svg", "--game", "1", "--move", "3", "-o", str(tmp_path / "one.svg")
+    )
     assert code == 0 and ET.parse(tmp_path / "one.svg")
 
 
@@ -179,6 +190,7 @@ def test_show_game_prints_boards_and_results(tmp_path, capsys):
 
 
 # --- sync and watch against a fake board ------------------------------------------------------
+
 
 class FakeBoard:
     """What the link Client offers, over an in-memory list of journals."""
@@ -196,8 +208,10 @@ class FakeBoard:
         return {"name": self.name, "board_id": "00" * 8}
 
     def list_games(self):
-        return [{"id": k, "size": len(v), "state": 0 if k in self.live else 1, "finished": k not in self.live}
-                for k, v in self.games.items()]
+        return [
+            {"id": k, "size": len(v), "state": 0 if k in self.live else 1, "finished": k not in self.live}
+            for k, v in self.games.items()
+        ]
 
     def fetch_game(self, gid, progress=None, resume=True):
         if gid == self.fail_on:
@@ -228,7 +242,7 @@ def _cut(data, n_actions):
         n += 1
         if n == n_actions:
             break
-    return data[:dec.valid]
+    return data[: dec.valid]
 
 
 def test_sync_is_incremental_and_deletes_only_committed_games(tmp_path):
@@ -240,8 +254,9 @@ def test_sync_is_incremental_and_deletes_only_committed_games(tmp_path):
     fb.live.add(lid)
     seen = []
     with Library.open() as lib:
-        stored, deleted, problems = cmds.sync(fb, lib, progress=lambda d, t: seen.append((d, t)),
-                                              out=lambda s: None)
+        stored, deleted, problems = cmds.sync(
+            fb, lib, progress=lambda d, t: seen.append((d, t)), out=lambda s: None
+        )
         assert (stored, deleted, problems) == (4, 3, [])
         assert lib.count() == 4 and set(fb.games) == {lid} and seen
         assert lib.get(lid).winner is None and lib.get(lid).board == "Test board"
@@ -274,9 +289,12 @@ def test_interrupted_sync_keeps_what_was_committed_and_resumes(tmp_path):
 def test_sync_never_deletes_a_game_it_could_not_store(tmp_path):
     good = random_match(1)[0]
     w = record.encode
-    bad = (w(record.MATCH_START, (b"\x07" * 8, 0, 3, 1, 0, 0, 0, "A", "B", bytes(32), b""))
-           + w(record.GAME_START, (1, 0, 0, 0)) + w(record.OPENING, (0, (3, 1)))
-           + w(record.PLAY, (0, (24, 20, 6, 5), 0)))
+    bad = (
+        w(record.MATCH_START, (b"\x07" * 8, 0, 3, 1, 0, 0, 0, "A", "B", bytes(32), b""))
+        + w(record.GAME_START, (1, 0, 0, 0))
+        + w(record.OPENING, (0, (3, 1)))
+        + w(record.PLAY, (0, (24, 20, 6, 5), 0))
+    )
     fb = FakeBoard([good])
     fb.games["0707070707070707"] = bad
     msgs = []
@@ -293,7 +311,7 @@ def test_watch_follows_the_live_match(tmp_path):
     recs = []
     at = 0
     for _ in dec:
-        recs.append(full[at:dec.valid])
+        recs.append(full[at : dec.valid])
         at = dec.valid
     fb = FakeBoard([start])
     fb.live.add(model.load_match(start).id_hex)
@@ -301,7 +319,7 @@ def test_watch_follows_the_live_match(tmp_path):
 
     def events():
         yield from recs[12:20]
-        fb.games[lid] = b"".join(recs[:20])   # what the board holds when events were lost
+        fb.games[lid] = b"".join(recs[:20])  # what the board holds when events were lost
         yield None
         yield from recs[20:]
 
@@ -344,7 +362,7 @@ def test_analyze_reports_error_rates_and_the_biggest_mistakes(tmp_path, capsys):
     per, worst = cmds.analyze(m, top=2)
     plays = [a for g in m.games for a in g.plays() if a.steps]
     assert 0 < per[0][0] + per[1][0] <= len(plays)
-    assert per[0][1] > 0 and per[1][1] > 0          # random play makes mistakes
+    assert per[0][1] > 0 and per[1][1] > 0  # random play makes mistakes
     assert len(worst) == 2 and worst[0][0] >= worst[1][0] > 0
     _run(capsys, "import", str(_journal(tmp_path, random_match(1, length=7)[0])))
     code, out, _ = _run(capsys, "analyze", "#1", "--top", "2")
@@ -359,7 +377,7 @@ def test_gammon_show_game_through_the_cli(tmp_path, capsys):
     assert code == 0 and out == "\n".join(cmds.show_lines(m)) + "\n"
     code, out, err = _run(capsys, "show", "#5")
     assert code == 2 and "no game #5" in err
-    code, out, err = _run(capsys, "show", "not-an-id")     # the engine's error, not ours
+    code, out, err = _run(capsys, "show", "not-an-id")  # the engine's error, not ours
     assert code == 2 and "#" not in err and "library" not in err
 
 

@@ -23,7 +23,7 @@ def _write_journal(root, data, finish=True):
     j.begin_match(kinds[0][1], bytes(range(32)))
     for k, f in kinds[1:]:
         if k == record.GAME_END and not finish:
-            break   # still being played
+            break  # still being played
         if k == record.MATCH_END:
             if finish:
                 j.end_match(*f)

@@ -66,7 +66,7 @@ def test_match_in_progress_grows_then_older_copy_is_ignored(lib):
 def test_same_id_different_contents_keeps_the_stored_copy(lib):
     a = _match(4)
     b = bytearray(_match(5))
-    b[2:10] = a[2:10]   # same match id, recomputing MATCH_START's checksum
+    b[2:10] = a[2:10]  # same match id, recomputing MATCH_START's checksum
     c = record.crc16(b, 0, b[1] + 2)
     n = b[1] + 2
     b[n], b[n + 1] = c >> 8, c & 255
@@ -77,8 +77,8 @@ def test_same_id_different_contents_keeps_the_stored_copy(lib):
 
 
 def test_filters(lib):
-    lib.store(_match(1, names=("Alice", "Bob"), unix_time=1_700_000_000))   # 2023-11-14
-    lib.store(_match(2, names=("Carol", "alice b"), unix_time=1_710_000_000))   # 2024-03-09
+    lib.store(_match(1, names=("Alice", "Bob"), unix_time=1_700_000_000))  # 2023-11-14
+    lib.store(_match(2, names=("Carol", "alice b"), unix_time=1_710_000_000))  # 2024-03-09
     lib.store(_match(6, names=("Dan", "Eve"), length=0, flags=record.OPT_BEAVER, unix_time=1_720_000_000))
     assert len(lib.find()) == 3
     assert {e.player0 for e in lib.find(player="ALICE")} == {"Alice", "Carol"}
@@ -122,8 +122,8 @@ def test_full_disk_loses_nothing(lib):
     lib.store(_match(1))
     before = _snapshot(lib)
     pages = lib.db.execute("PRAGMA page_count").fetchone()[0]
-    lib.db.execute("PRAGMA max_page_count=%d" % pages)   # the disk is now full
-    big = MatchWriter(0, length=0, flags=record.OPT_BEAVER).play_match(max_games=40)   # > a free page
+    lib.db.execute("PRAGMA max_page_count=%d" % pages)  # the disk is now full
+    big = MatchWriter(0, length=0, flags=record.OPT_BEAVER).play_match(max_games=40)  # > a free page
     with pytest.raises(LibraryError, match="disk is full"):
         lib.store(big)
     assert _snapshot(lib) == before
@@ -171,6 +171,7 @@ def test_interrupted_store_rolls_back(lib):
 
 # --- the match model -------------------------------------------------------------------
 
+
 def test_model_replays_every_position():
     data, seen = random_match(1, length=7)
     m = model.load_match(data)
@@ -179,30 +180,52 @@ def test_model_replays_every_position():
     for g in m.games:
         plays = g.plays()
         for a, b in zip(plays, plays[1:]):
-            assert a.after == b.pos   # cube/resign actions leave the position alone
+            assert a.after == b.pos  # cube/resign actions leave the position alone
         assert plays[0].opening and not plays[1].opening
 
 
 def test_model_names_the_first_illegal_play():
     w = record.encode
-    data = (w(record.MATCH_START, (b"\x02" * 8, 0, 3, 1, 0, 0, 0, "Ann", "Ben", bytes(32), b""))
-            + w(record.GAME_START, (1, 0, 0, 0)) + w(record.OPENING, (0, (3, 1)))
-            + w(record.PLAY, (0, (8, 4, 6, 5), 0)))
+    data = (
+        w(record.MATCH_START, (b"\x02" * 8, 0, 3, 1, 0, 0, 0, "Ann", "Ben", bytes(32), b""))
+        + w(record.GAME_START, (1, 0, 0, 0))
+        + w(record.OPENING, (0, (3, 1)))
+        + w(record.PLAY, (0, (8, 4, 6, 5), 0))
+    )
     with pytest.raises(ValueError, match=r"action 4: illegal play '8/4 6/5' with 31 by Ann in game 1"):
         model.load_match(data)
 
 
-@pytest.mark.parametrize("actions, msg", [
-    ([(record.GAME_START, (1, 0, 0, 0))], "must begin with MATCH_START"),
-    ([(record.ROLL, (0, 3, 1))], "outside a game"),
-    ([(record.GAME_START, (2, 0, 0, 0))], "number 2, expected 1"),
-    ([(record.GAME_START, (1, 0, 0, 0)), (record.OPENING, (0, (3, 1))), (record.DOUBLE, (0, 2))],
-     "out of turn"),
-    ([(record.GAME_START, (1, 0, 0, 0)), (record.OPENING, (0, (3, 1))), (record.PLAY, (0, (8, 5, 6, 5), 0)),
-      (record.DOUBLE, (1, 4))], "DOUBLE to 4 with the cube at 1"),
-    ([(record.GAME_START, (1, 0, 0, 0)), (record.OPENING, (0, (3, 1))), (record.PLAY, (0, (8, 5, 6, 5), 0)),
-      (record.GAME_END, (0, 1, 1, record.END_BEAROFF))], "has not borne off"),
-])
+@pytest.mark.parametrize(
+    "actions, msg",
+    [
+        ([(record.GAME_START, (1, 0, 0, 0))], "must begin with MATCH_START"),
+        ([(record.ROLL, (0, 3, 1))], "outside a game"),
+        ([(record.GAME_START, (2, 0, 0, 0))], "number 2, expected 1"),
+        (
+            [(record.GAME_START, (1, 0, 0, 0)), (record.OPENING, (0, (3, 1))), (record.DOUBLE, (0, 2))],
+            "out of turn",
+        ),
+        (
+            [
+                (record.GAME_START, (1, 0, 0, 0)),
+                (record.OPENING, (0, (3, 1))),
+                (record.PLAY, (0, (8, 5, 6, 5), 0)),
+                (record.DOUBLE, (1, 4)),
+            ],
+            "DOUBLE to 4 with the cube at 1",
+        ),
+        (
+            [
+                (record.GAME_START, (1, 0, 0, 0)),
+                (record.OPENING, (0, (3, 1))),
+                (record.PLAY, (0, (8, 5, 6, 5), 0)),
+                (record.GAME_END, (0, 1, 1, record.END_BEAROFF)),
+            ],
+            "has not borne off",
+        ),
+    ],
+)
 def test_model_rejects_actions_out_of_order(actions, msg):
     start = (record.MATCH_START, (b"\x03" * 8, 0, 3, 1, 0, 0, 0, "A", "B", bytes(32), b""))
     if actions[0][0] == record.GAME_START and actions[0][1][0] == 1 and msg.startswith("must"):
@@ -215,7 +238,7 @@ def test_model_rejects_actions_out_of_order(actions, msg):
 
 def test_split_matches_keeps_each_matchs_bytes():
     a, b = _match(1), _match(2)
-    parts = model.split_matches(a + b + b"\x05\x09\x00")   # plus a torn tail
+    parts = model.split_matches(a + b + b"\x05\x09\x00")  # plus a torn tail
     assert [p for p, _n in parts] == [a, b]
     assert parts[0][1] == "" and "damaged tail" in parts[1][1]
     with pytest.raises(ValueError, match="not a board record"):

@@ -125,7 +125,12 @@ def test_pair_list_fetch_resume_delete_reveal_watch(server):
             ticks.append(rec)
             if len(ticks) == 3:
                 break
-        assert all(t.startswith(b"tick ") for t in ticks)
+        from bg import record
+
+        acts = [a for t in ticks for a in record.decode_stream(t)]
+        assert [k for k, f in acts] == [record.ROLL] * 3  # whole records, one action each
+        sides = [f[0] for k, f in acts]
+        assert sides[0] != sides[1] != sides[2] and all(1 <= f[1] <= 6 and 1 <= f[2] <= 6 for k, f in acts)
         assert c.list_games()  # the session still works after leaving watch
 
         t = c.set_clock(1800000000)

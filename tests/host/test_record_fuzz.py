@@ -17,7 +17,7 @@ def turns(draw):
     for k in range(n):
         f = draw(point)
         d = d1 if d1 == d2 or k == 0 else d2
-        if draw(st.integers(0, 9)) == 0:          # sometimes a step no die explains
+        if draw(st.integers(0, 9)) == 0:  # sometimes a step no die explains
             t = draw(st.integers(0, 24))
         else:
             t = max(f - d, 0)
@@ -67,8 +67,8 @@ def test_damage_never_yields_a_wrong_action(ts, where, flip):
     bad[at] ^= flip
     got = list(R.decode_stream(bytes(bad)))
     # records wholly before the damage decode exactly
-    assert got[:before[r]] == exp[:before[r]]
+    assert got[: before[r]] == exp[: before[r]]
     framing = at == starts[r] or (data[starts[r]] < 0x80 and at == starts[r] + 1)
     if not framing:
         # a byte changed inside a record's payload or checksum is always caught there
-        assert got == exp[:before[r]]
+        assert got == exp[: before[r]]

@@ -21,7 +21,7 @@ def test_many_random_games_round_trip():
         try:
             rec = PG.packed_record(raw)
         except ValueError:
-            kept_raw += 1   # only a game too long for 255 bytes may be refused
+            kept_raw += 1  # only a game too long for 255 bytes may be refused
             continue
         assert PG.same_actions(raw, rec, True), g
         assert PG.same_actions(raw, rec, False), g
@@ -56,7 +56,7 @@ def test_gnubg_games_round_trip_with_the_controllers_plays():
 
             def visit(w, st, n, tgt=tgt, found=found):
                 if not found and bytes(w) == bytes(tgt):
-                    found.append(tuple(st[:2 * n]))
+                    found.append(tuple(st[: 2 * n]))
                     gen.stop = True
 
             gen.for_each_end(pos, side, d1, d2, visit)
@@ -124,8 +124,8 @@ def test_packdec_visits_exactly_like_movegen():
         for _t in range(80):
             d1, d2 = rnd.randint(1, 6), rnd.randint(1, 6)
             va, vb = [], []
-            a.for_each_end(pos, side, d1, d2, lambda w, st, n, va=va: va.append(bytes(st[:2 * n])))
-            b.for_each_end(pos, side, d1, d2, lambda w, st, n, vb=vb: vb.append(bytes(st[:2 * n])))
+            a.for_each_end(pos, side, d1, d2, lambda w, st, n, va=va: va.append(bytes(st[: 2 * n])))
+            b.for_each_end(pos, side, d1, d2, lambda w, st, n, vb=vb: vb.append(bytes(st[: 2 * n])))
             assert va == vb
             if va:
                 steps = va[rnd.randrange(len(va))]

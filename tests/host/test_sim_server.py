@@ -27,8 +27,11 @@ def test_chain_bits_match_the_firmware_board_description():
     board = hwdesc.load(str(ROOT / "hardware" / "board.json"))
     rng = random.Random(3)
     for _ in range(200):
-        counts = [rng.randint(0, 9) for _ in range(24)] + [rng.randint(0, 6) for _ in range(2)] + [
-            rng.randint(0, 15) for _ in range(2)]
+        counts = (
+            [rng.randint(0, 9) for _ in range(24)]
+            + [rng.randint(0, 6) for _ in range(2)]
+            + [rng.randint(0, 15) for _ in range(2)]
+        )
         capped = bytearray(min(c, s) for c, s in zip(counts, [6] * 26 + [15] * 2))
         assert chain.bits(counts) == bytes(board.fill_chain(capped)), counts
 
@@ -97,9 +100,11 @@ def test_power_cut_mid_game_resumes_from_the_journal(tmp_path):
 
 
 def _http(port, path, obj=None):
-    req = urllib.request.Request("http://127.0.0.1:%d%s" % (port, path),
-                                 data=None if obj is None else json.dumps(obj).encode(),
-                                 headers={"Content-Type": "application/json"})
+    req = urllib.request.Request(
+        "http://127.0.0.1:%d%s" % (port, path),
+        data=None if obj is None else json.dumps(obj).encode(),
+        headers={"Content-Type": "application/json"},
+    )
     try:
         with urllib.request.urlopen(req, timeout=5) as r:
             return r.status, r.read()

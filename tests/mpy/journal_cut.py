@@ -13,8 +13,8 @@ POWERCUT_POINTS = [0]
 
 class _Run:
     def __init__(self):
-        self.stage = 0      # 0 begin_match in flight, 1 playing, 2 end_match in flight, 3 done
-        self.done = 0       # script actions whose append() returned
+        self.stage = 0  # 0 begin_match in flight, 1 playing, 2 end_match in flight, 3 done
+        self.done = 0  # script actions whose append() returned
         self.plan = S.plan()
 
 
@@ -54,8 +54,7 @@ def _verify(run, buf):
         assert not list(j.replay())
         assert F.missing(S.MPATH[:-2] + ".s")
         with open(S.MPATH, "rb") as f:
-            assert _same(record.decode_stream(f), run, len(run.plan),
-                         (record.MATCH_END, record.SEED_REVEAL))
+            assert _same(record.decode_stream(f), run, len(run.plan), (record.MATCH_END, record.SEED_REVEAL))
         return "done"
     assert j.active == S.MATCH_ID
     n = run.done
@@ -120,8 +119,14 @@ def test_power_cut_at_every_write():
     finally:
         F.umount("/flash")
         dev.close()
-    print("power-cut points tried:", POWERCUT_POINTS[0], "images checked:", 2 * POWERCUT_POINTS[0] + 1,
-          "outcomes:", seen)
+    print(
+        "power-cut points tried:",
+        POWERCUT_POINTS[0],
+        "images checked:",
+        2 * POWERCUT_POINTS[0] + 1,
+        "outcomes:",
+        seen,
+    )
     # Every kind of outcome happened: cuts before the match existed, mid-match, after the end.
     assert seen.get("empty") and seen.get("live") and seen.get("done")
     assert POWERCUT_POINTS[0] > 2 * len(run.plan)

@@ -23,7 +23,7 @@ class FlashDev:
     def __init__(self, path, nblocks, create=True):
         self.path = path
         self.nblocks = nblocks
-        self.writes = 0       # programs + erases so far
+        self.writes = 0  # programs + erases so far
         self.hook = None
         if create:
             with open(path, "wb") as f:
@@ -85,7 +85,7 @@ def apply_torn(dev, op, block, off, data):
         dev.erase(block, BS // 2)
     else:
         dev.f.seek(block * BS + off)
-        dev.f.write(memoryview(data)[:len(data) // 2])
+        dev.f.write(memoryview(data)[: len(data) // 2])
 
 
 def mount(dev, point):
@@ -119,7 +119,9 @@ def contains(path, needle, buf):
             n = f.readinto(buf)
             if not n:
                 return False
-            if bytes(memoryview(buf)[:n]).find(needle) >= 0:
+            for i in range(n, len(buf)):
+                buf[i] = 0  # zeroes past the data (the needle holds non-zero bytes)
+            if buf.find(needle) >= 0:  # in place: no copy of the window (64k heap)
                 return True
             if n < len(buf):
                 return False

@@ -79,7 +79,7 @@ def test_bytes_flipped_in_the_flash_image():
         marker = R.encode(R.TURN, _turn(100)) + R.encode(R.TURN, _turn(101))
         hit = 0
         for b in range(16):
-            for off in range(0, F.BS - 256, 256):   # overlapping windows of 512 bytes
+            for off in range(0, F.BS - 256, 256):  # overlapping windows of 512 bytes
                 dev.readblocks(b, chunk, off)
                 at = bytes(chunk).find(marker)
                 if at >= 0:
@@ -91,7 +91,7 @@ def test_bytes_flipped_in_the_flash_image():
         k = J.Journal("/rot")
         n = _count(k.open())
         assert k.error == J.ERR_CORRUPT and n == 1 + 2 * 100, (k.error, n, hit)
-        (mid, size, state), = k.list_matches()
+        ((mid, size, state),) = k.list_matches()
         assert state == J.MATCH_DAMAGED and len(k.read_match(MID, 0, 4096)) == size
         try:
             k.append(R.TAKE, (0,))

@@ -1,6 +1,7 @@
 """A scripted, realistic match for the power-cut test, regenerated from each action's
 index so nothing is stored (64k heap)."""
 
+
 class Rng:
     """xorshift32: the same sequence on every interpreter."""
 
@@ -25,8 +26,19 @@ SEED = bytes(range(100, 132))
 
 
 def match_fields(rec):
-    return (MATCH_ID, 1763700000, 5, rec.OPT_CRAWFORD, 0, 0, 0, "Alice", "Bj\u00f6rn",
-            bytes(range(32)), b"player")
+    return (
+        MATCH_ID,
+        1763700000,
+        5,
+        rec.OPT_CRAWFORD,
+        0,
+        0,
+        0,
+        "Alice",
+        "Bj\u00f6rn",
+        bytes(range(32)),
+        b"player",
+    )
 
 
 def plan():

@@ -4,8 +4,10 @@
 
 Serves the real ``app.link``/``app.sock_link`` code on 127.0.0.1:PORT with a ``MemoryStore``
 (three demo matches) or a journal-backed store on DIR. Pairing is open for ten minutes; the
-code the board would show on its LEDs is printed as ``CODE nnnnnn``. While a host watches, a
-record is published every 100 ms (``tick N``), as the controller would after each action.
+code the board would show on its LEDs is printed as ``CODE nnnnnn``. Every 100 ms a real
+action record is published (``bg.record``: ROLL N of alternate sides, dice from N), as the
+controller does after each confirmed action (``app.main.App._publish``; the simulator's own
+watch test, tests/host/test_sim_watch.py, follows real played turns).
 """
 
 import asyncio
@@ -53,11 +55,13 @@ def memory_store():
 
 
 async def ticker(hub):
+    from bg import record
+
     n = 0
     while True:
         await asyncio.sleep_ms(100)
         n += 1
-        hub.publish(b"tick %d" % n)
+        hub.publish(record.encode(record.ROLL, (n & 1, n % 6 + 1, n // 6 % 6 + 1)))
 
 
 async def main(port, store):

@@ -29,7 +29,7 @@ class Rng:
 
 class _Pick:
     def __init__(self):
-        self.gen = MoveGenVisit()   # what bg.packdec uses (MoveGen.for_each_end, less code)
+        self.gen = MoveGenVisit()  # what bg.packdec uses (MoveGen.for_each_end, less code)
         self.k = 0
         self.want = 0
         self.steps = ()
@@ -37,7 +37,7 @@ class _Pick:
 
     def _visit(self, w, st, n):
         if self.k == self.want:
-            self.steps = tuple(st[:2 * n])
+            self.steps = tuple(st[: 2 * n])
             self.gen.stop = True
         self.k += 1
 
@@ -126,7 +126,7 @@ def game(rng, game_no=1, features=True, stats=None):
             if r == 3:
                 out.append((R.RESIGN_REJECT, (side ^ 1,)))
             else:
-                if rng.below(2):   # resigned after rolling: the roll is stored on its own
+                if rng.below(2):  # resigned after rolling: the roll is stored on its own
                     out.append((R.ROLL, (side, rng.below(6) + 1, rng.below(6) + 1)))
                 out.append((R.RESIGN_ACCEPT, (side ^ 1,)))
                 out.append((R.GAME_END, (side ^ 1, cube, 1, R.END_RESIGN)))

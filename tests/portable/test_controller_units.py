@@ -27,14 +27,57 @@ def test_counts_bar_and_trays():
     assert c[0] == 3 and c[1] == 4  # black's 23 is board point 2
 
 
+def test_counts_are_the_recognisers_reading_and_caps_follow_the_slots():
+    from bg import recognize as R
+
+    pos = B.from_points({6: 8, 8: 6, 25: 1}, {1: 7, 23: 4, 25: 2})
+    for cap in (5, 6, 8):
+        want = R.observe(pos, bytearray(28), R.make_caps(cap, cap, 15))
+        assert rules.counts_of(pos, cap=cap) == want
+    assert rules.counts_of(pos, cap=5)[5] == 5 and rules.counts_of(pos, cap=8)[5] == 8
+    r = rules.recognizer(5, 4, 15)
+    assert (r.caps[0], r.caps[24], r.caps[26]) == (5, 4, 15)
+
+
 def test_settings_flags_round_trip():
-    s = D.Settings(length=0, crawford=False, jacoby=True, beaver=True, auto_doubles=2, casual=True,
-                   clock_s=600, delay_s=12, house=True, names=("ann", "bob"))
-    f = (b"\x00" * 8, 0, s.length, s.flags(), s.auto_doubles, s.clock_s, s.delay_s, "ann", "bob",
-         b"\x00" * 32, b"")
+    s = D.Settings(
+        length=0,
+        crawford=False,
+        jacoby=True,
+        beaver=True,
+        auto_doubles=2,
+        casual=True,
+        clock_s=600,
+        delay_s=12,
+        house=True,
+        names=("ann", "bob"),
+    )
+    f = (
+        b"\x00" * 8,
+        0,
+        s.length,
+        s.flags(),
+        s.auto_doubles,
+        s.clock_s,
+        s.delay_s,
+        "ann",
+        "bob",
+        b"\x00" * 32,
+        b"",
+    )
     t = D.Settings.from_record(f)
-    assert (t.length, t.crawford, t.jacoby, t.beaver, t.auto_doubles, t.casual, t.clock_s, t.delay_s,
-            t.house, t.names) == (0, False, True, True, 2, True, 600, 12, True, ("ann", "bob"))
+    assert (
+        t.length,
+        t.crawford,
+        t.jacoby,
+        t.beaver,
+        t.auto_doubles,
+        t.casual,
+        t.clock_s,
+        t.delay_s,
+        t.house,
+        t.names,
+    ) == (0, False, True, True, 2, True, 600, 12, True, ("ann", "bob"))
 
 
 def test_settings_reject_bad_values():
@@ -114,12 +157,40 @@ def test_steps_between_refuses_opponent_moves():
 def test_record_values_match_bg_record():
     from bg import record as R
 
-    for name in ("MATCH_START", "GAME_START", "OPENING", "ROLL", "PLAY", "DOUBLE", "TAKE", "DROP",
-                 "BEAVER", "AUTO_DOUBLE", "RESIGN", "RESIGN_ACCEPT", "RESIGN_REJECT", "GAME_END",
-                 "MATCH_END", "SEED_REVEAL", "CLOCK"):
+    for name in (
+        "MATCH_START",
+        "GAME_START",
+        "OPENING",
+        "ROLL",
+        "PLAY",
+        "DOUBLE",
+        "TAKE",
+        "DROP",
+        "BEAVER",
+        "AUTO_DOUBLE",
+        "RESIGN",
+        "RESIGN_ACCEPT",
+        "RESIGN_REJECT",
+        "GAME_END",
+        "MATCH_END",
+        "SEED_REVEAL",
+        "CLOCK",
+    ):
         assert getattr(D, "K_" + name) == getattr(R, name), name
-    for name in ("OPT_CRAWFORD", "OPT_JACOBY", "OPT_BEAVER", "OPT_CASUAL", "OPT_HOUSE_OPENING", "OPT_CLOCK",
-                 "GAME_CRAWFORD", "OPEN_HOUSE", "OPEN_REROLL", "END_BEAROFF", "END_DROP", "END_RESIGN",
-                 "END_TIME"):
+    for name in (
+        "OPT_CRAWFORD",
+        "OPT_JACOBY",
+        "OPT_BEAVER",
+        "OPT_CASUAL",
+        "OPT_HOUSE_OPENING",
+        "OPT_CLOCK",
+        "GAME_CRAWFORD",
+        "OPEN_HOUSE",
+        "OPEN_REROLL",
+        "END_BEAROFF",
+        "END_DROP",
+        "END_RESIGN",
+        "END_TIME",
+    ):
         assert getattr(D, name) == getattr(R, name), name
     assert D.PLAY_ILLEGAL_ACCEPTED == R.PLAY_CASUAL_ACCEPTED_ILLEGAL

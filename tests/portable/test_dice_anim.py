@@ -118,8 +118,14 @@ def test_die_display_adapter_dims_the_colour():
     d = DieDisplay(Target())
     d.dice(2, 6, (200, 100, 40), True)
     d.dice(2, 6, (200, 100, 40), False)
-    assert calls == [(0, 2, (50, 25, 10)), (1, 6, (50, 25, 10)), "show",
-                     (0, 2, (200, 100, 40)), (1, 6, (200, 100, 40)), "show"]
+    assert calls == [
+        (0, 2, (50, 25, 10)),
+        (1, 6, (50, 25, 10)),
+        "show",
+        (0, 2, (200, 100, 40)),
+        (1, 6, (200, 100, 40)),
+        "show",
+    ]
 
 
 def test_frame_dice_writes_grb_pips_into_the_frame_buffer():
@@ -132,9 +138,9 @@ def test_frame_dice_writes_grb_pips_into_the_frame_buffer():
     assert shown == [1]
     for j in range(7):
         on = bool(PIPS[1] & (1 << j))
-        assert buf[3 * die_a[j]:3 * die_a[j] + 3] == (bytes((20, 10, 30)) if on else bytes(3))
+        assert buf[3 * die_a[j] : 3 * die_a[j] + 3] == (bytes((20, 10, 30)) if on else bytes(3))
         on = bool(PIPS[6] & (1 << j))
-        assert buf[3 * die_b[j]:3 * die_b[j] + 3] == (bytes((20, 10, 30)) if on else bytes(3))
+        assert buf[3 * die_b[j] : 3 * die_b[j] + 3] == (bytes((20, 10, 30)) if on else bytes(3))
     assert buf[42:] == bytes(18)  # other LEDs untouched
 
 
@@ -150,3 +156,36 @@ def test_bad_faces_are_refused():
     except ValueError:
         return
     raise AssertionError("face 0 accepted")
+
+
+def test_faces_follow_the_boards_pip_order():
+    from app.dice_anim import PIP_NAMES, faces_for
+
+    assert faces_for(PIP_NAMES) == PIPS
+    order = ("top_left", "mid_left", "bottom_left", "centre", "top_right", "mid_right", "bottom_right")
+    f = faces_for(order)
+    for face in range(7):  # the same pips lit, by name
+        for i in range(7):
+            assert bool(PIPS[face] >> i & 1) == bool(f[face] >> order.index(PIP_NAMES[i]) & 1)
+    assert f[2] == 0b1000001 and f[4] == 0b1010101  # TL+BR; the four corners
+    assert _raises(faces_for, order[:6])
+    assert _raises(faces_for, order[:6] + ("middle",))
+
+
+def test_frame_dice_lights_the_boards_own_pip_leds():
+    # hardware/board.json: die_led and dice_pips (bg.hwdesc), the same LEDs bg.leds lights
+    from app.dice_anim import PIP_NAMES
+    from bg import hwdesc
+    from bg.leds import DIE_FACES
+
+    board = hwdesc.load()
+    buf = bytearray(3 * board.nleds)
+    fd = FrameDice.for_board(buf, board)
+    for face in range(1, 7):
+        fd.dice(face, 7 - face, (10, 20, 30), False)
+        for d, fc in ((0, face), (1, 7 - face)):
+            for j in range(7):
+                on = buf[3 * board.die_led[7 * d + j]] != 0
+                assert on == bool(DIE_FACES[fc] >> j & 1), (face, d, j)
+                name = board.dice_pips[j]
+                assert on == bool(PIPS[fc] >> PIP_NAMES.index(name) & 1)

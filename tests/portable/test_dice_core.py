@@ -23,23 +23,27 @@ def _raises(fn, *args):
 
 def test_hmac_rfc4231_case1():
     assert dice.hmac_sha256(b"\x0b" * 20, b"Hi There") == _h(
-        "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7")
+        "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"
+    )
 
 
 def test_hmac_rfc4231_case2_short_key():
     assert dice.hmac_sha256(b"Jefe", b"what do ya want for nothing?") == _h(
-        "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
+        "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+    )
 
 
 def test_hmac_rfc4231_case3():
     assert dice.hmac_sha256(b"\xaa" * 20, b"\xdd" * 50) == _h(
-        "773ea91e36800e46854db8ebd09181a72959098b3ef8c122d9635514ced565fe")
+        "773ea91e36800e46854db8ebd09181a72959098b3ef8c122d9635514ced565fe"
+    )
 
 
 def test_hmac_rfc4231_case4():
     key = bytes(range(1, 26))
     assert dice.hmac_sha256(key, b"\xcd" * 50) == _h(
-        "82558a389a443c0ea4cc819899f2083a85f0faa3e578f8077a2e3ff46729665b")
+        "82558a389a443c0ea4cc819899f2083a85f0faa3e578f8077a2e3ff46729665b"
+    )
 
 
 def test_hmac_rfc4231_case5_truncated():
@@ -50,14 +54,18 @@ def test_hmac_rfc4231_case5_truncated():
 def test_hmac_rfc4231_case6_long_key():
     msg = b"Test Using Larger Than Block-Size Key - Hash Key First"
     assert dice.hmac_sha256(b"\xaa" * 131, msg) == _h(
-        "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54")
+        "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"
+    )
 
 
 def test_hmac_rfc4231_case7_long_key_long_data():
-    msg = (b"This is a test using a larger than block-size key and a larger than block-size data."
-           b" The key needs to be hashed before being used by the HMAC algorithm.")
+    msg = (
+        b"This is a test using a larger than block-size key and a larger than block-size data."
+        b" The key needs to be hashed before being used by the HMAC algorithm."
+    )
     assert dice.hmac_sha256(b"\xaa" * 131, msg) == _h(
-        "9b09ffa71b942fcb27635fbcd5b0e944bfdc63644f0713938a7f51535c3a35e2")
+        "9b09ffa71b942fcb27635fbcd5b0e944bfdc63644f0713938a7f51535c3a35e2"
+    )
 
 
 # The face mapping: exhaustive over all 256 byte values ---------------------------------
@@ -119,9 +127,11 @@ SEED = bytes(range(32))
 
 def test_commitment_vectors():
     assert dice.commitment(bytes(8), bytes(32)) == _h(
-        "c35b2153e14b000b341484adc7e0b30b85a1e88a401944567bca1524379022c4")
+        "c35b2153e14b000b341484adc7e0b30b85a1e88a401944567bca1524379022c4"
+    )
     assert dice.commitment(MID, SEED) == _h(
-        "9d23fbc610e54111ddd2ae69971119d1e64c9cc31aa354ded87798df0ebf32e1")
+        "9d23fbc610e54111ddd2ae69971119d1e64c9cc31aa354ded87798df0ebf32e1"
+    )
 
 
 def test_player_seed_vectors():
@@ -140,7 +150,19 @@ def test_derivation_block_layout():
 
 def test_derivation_vectors_zero_seed_no_player_seed():
     assert dice.derive_rolls(bytes(8), bytes(32), None, 12) == [
-        (2, 4), (6, 2), (1, 6), (3, 1), (6, 1), (1, 4), (3, 6), (1, 5), (2, 6), (2, 5), (3, 3), (5, 5)]
+        (2, 4),
+        (6, 2),
+        (1, 6),
+        (3, 1),
+        (6, 1),
+        (1, 4),
+        (3, 6),
+        (1, 5),
+        (2, 6),
+        (2, 5),
+        (3, 3),
+        (5, 5),
+    ]
     # "no player seed" is the same as sixteen zero bytes
     assert dice.derive_rolls(bytes(8), bytes(32), bytes(16), 3) == [(2, 4), (6, 2), (1, 6)]
 
@@ -148,7 +170,19 @@ def test_derivation_vectors_zero_seed_no_player_seed():
 def test_derivation_vectors_with_player_seed():
     ps = _h("16f4511ff9e5b843846f48d513dd8814")
     assert dice.derive_rolls(MID, SEED, ps, 12) == [
-        (3, 2), (1, 6), (2, 6), (1, 6), (3, 4), (6, 1), (3, 6), (3, 5), (4, 1), (1, 6), (2, 2), (1, 2)]
+        (3, 2),
+        (1, 6),
+        (2, 6),
+        (1, 6),
+        (3, 4),
+        (6, 1),
+        (3, 6),
+        (3, 5),
+        (4, 1),
+        (1, 6),
+        (2, 2),
+        (1, 2),
+    ]
     s = dice.DiceStream(MID, SEED, ps)
     assert list(s.derive(1000)) == [5, 4]
     assert list(s.derive(0xFFFFFFFF)) == [3, 6]

@@ -31,7 +31,7 @@ class FixedRandom:
 
 def test_timing_mixer_vector():
     m = TimingMixer()
-    for t in (0, 123456, 0xFFFFFFFF, 2 ** 40 + 5):  # wider than 32 bits: low word only
+    for t in (0, 123456, 0xFFFFFFFF, 2**40 + 5):  # wider than 32 bits: low word only
         m.feed(t)
     assert m.count == 4
     assert m.digest() == bytes.fromhex("a0bd6c20291f28903fbb0fd8fb6fe979")
@@ -129,8 +129,9 @@ def test_reveal_only_after_the_match():
 def test_seed_file_round_trip_and_vector():
     blob = pack_secret(MID, SEED)
     assert len(blob) == SECRET_LEN == 48
-    assert blob == bytes.fromhex("534744310123456789abcdef000102030405060708090a0b0c0d0e0f"
-                                 "101112131415161718191a1b1c1d1e1fe3c2e89e")
+    assert blob == bytes.fromhex(
+        "534744310123456789abcdef000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1fe3c2e89e"
+    )
     assert unpack_secret(blob) == (MID, SEED)
     assert Fairness(MID, SEED).secret() == blob
 

@@ -145,7 +145,7 @@ def test_torn_tail_is_dropped_and_appending_resumes():
         exp = [(R.MATCH_START, _start())] + _turns(j, 6)
         whole = R.encode(R.TURN, (0, 6, 6, (24, 18, 18, 12, 13, 7, 13, 7), 0))
         for cut in range(1, len(whole)):
-            with open(_path(root, MID, ".m"), "ab") as f:   # a power cut mid-append
+            with open(_path(root, MID, ".m"), "ab") as f:  # a power cut mid-append
                 f.write(whole[:cut])
             k = J.Journal(root)
             assert list(k.open()) == exp and k.error == J.OK, cut
@@ -171,17 +171,17 @@ def test_damaged_file_is_kept_whole_and_appends_refused():
             f.write(raw)
         k = J.Journal(root)
         got = list(k.open())
-        assert k.error == J.ERR_CORRUPT and 0 < len(got) < len(exp) and got == exp[:len(got)]
-        assert _read(path) == raw                      # nothing rewritten
+        assert k.error == J.ERR_CORRUPT and 0 < len(got) < len(exp) and got == exp[: len(got)]
+        assert _read(path) == raw  # nothing rewritten
         assert k.list_matches() == [(MID, len(raw), J.MATCH_DAMAGED)]
-        assert k.read_match(MID, 0, 4096) == raw        # the host gets every byte
+        assert k.read_match(MID, 0, 4096) == raw  # the host gets every byte
         try:
             k.append(R.TAKE, (0,))
             raise AssertionError("appended to a damaged file")
         except J.JournalError as e:
             assert e.code == J.ERR_CORRUPT
-        k.abandon_match()                               # reveal goes after the damage
-        assert _read(path)[:len(raw)] == raw
+        k.abandon_match()  # reveal goes after the damage
+        assert _read(path)[: len(raw)] == raw
         assert bytes(_read(path)[-34:-2]) == SEED
     finally:
         _rm(root)
@@ -195,7 +195,7 @@ def test_damaged_secret_and_state_files():
         j.begin_match(_start(), SEED)
         with open(root + "/journal/active", "wb") as f:
             f.write(b"not an id")
-        with open(root + "/journal/zz.m", "wb") as f:    # a stray file is ignored
+        with open(root + "/journal/zz.m", "wb") as f:  # a stray file is ignored
             f.write(b"junk")
         k = J.Journal(root)
         assert len(list(k.open())) == 1 and k.active == MID and k.error == J.OK
@@ -216,8 +216,7 @@ def test_damaged_secret_and_state_files():
 def test_missing_filesystem_is_a_state_not_a_crash():
     j = J.Journal("/nonexistent-bg-volume")
     assert list(j.open()) == [] and j.error == J.ERR_NO_FS
-    for call in (lambda: j.begin_match(_start(), SEED), j.list_matches,
-                 lambda: j.read_match(MID, 0, 4)):
+    for call in (lambda: j.begin_match(_start(), SEED), j.list_matches, lambda: j.read_match(MID, 0, 4)):
         try:
             call()
             raise AssertionError("no error without a filesystem")
@@ -229,7 +228,7 @@ def test_missing_filesystem_is_a_state_not_a_crash():
         j.open()
         j.begin_match(_start(), SEED)
     finally:
-        _rm(root)                                      # the volume disappears mid-match
+        _rm(root)  # the volume disappears mid-match
     try:
         j.append(R.TAKE, (1,))
         raise AssertionError("append without a filesystem")

@@ -11,10 +11,23 @@ from bg import recdec  # noqa: E402, F401 - compile it now, while the heap is un
 
 MID = b"\x01\x02\x03\x04\x05\x06\x07\x08"
 SAMPLES = (
-    (R.MATCH_START, (MID, 1763700000, 7, R.OPT_CRAWFORD | R.OPT_CLOCK, 0, 1800, 12,
-                     "Alice", "J\u00fcrgen \u00e9t\u00e9", bytes(range(32)), b"typed by bob")),
-    (R.MATCH_START, (MID, 0, 0, R.OPT_JACOBY | R.OPT_BEAVER, 8, 0, 0, "", "x" * 16,
-                     b"\xff" * 32, b"")),
+    (
+        R.MATCH_START,
+        (
+            MID,
+            1763700000,
+            7,
+            R.OPT_CRAWFORD | R.OPT_CLOCK,
+            0,
+            1800,
+            12,
+            "Alice",
+            "J\u00fcrgen \u00e9t\u00e9",
+            bytes(range(32)),
+            b"typed by bob",
+        ),
+    ),
+    (R.MATCH_START, (MID, 0, 0, R.OPT_JACOBY | R.OPT_BEAVER, 8, 0, 0, "", "x" * 16, b"\xff" * 32, b"")),
     (R.GAME_START, (3, 2, 4, R.GAME_CRAWFORD)),
     (R.OPENING, (0, (6, 1))),
     (R.OPENING, (R.OPEN_HOUSE, (5, 4, 3, 3))),
@@ -69,7 +82,7 @@ def _expected():
 
 
 def test_crc_check_values():
-    assert R.crc16(b"123456789") == 0x29B1   # CRC-16/CCITT-FALSE catalogue value
+    assert R.crc16(b"123456789") == 0x29B1  # CRC-16/CCITT-FALSE catalogue value
     assert R.crc8(b"123456789") == 0xFB
 
 
@@ -91,8 +104,11 @@ def test_turns_pack_compact_and_round_trip():
 
 def test_turn_that_does_not_fit_falls_back_to_roll_and_play():
     # a casual illegal play (flag), a step that matches no die, five steps
-    for fields in ((0, 2, 1, (5, 1), R.PLAY_CASUAL_ACCEPTED_ILLEGAL), (1, 6, 5, (13, 10), 0),
-                   (0, 4, 4, (20, 16, 16, 12, 12, 8, 8, 4, 4, 0), 0)):
+    for fields in (
+        (0, 2, 1, (5, 1), R.PLAY_CASUAL_ACCEPTED_ILLEGAL),
+        (1, 6, 5, (13, 10), 0),
+        (0, 4, 4, (20, 16, 16, 12, 12, 8, 8, 4, 4, 0), 0),
+    ):
         b = R.encode(R.TURN, fields)
         assert b[0] == R.ROLL
         s, d1, d2, steps, flags = fields
@@ -118,7 +134,7 @@ def test_torn_tail_at_every_length_keeps_the_whole_records():
         got = list(d)
         whole = max(e for e in ends if e <= cut)
         assert d.valid == whole, cut
-        assert got == exp[:len(got)]
+        assert got == exp[: len(got)]
         assert d.status == (R.OK if whole == cut else R.TORN), cut
 
 
@@ -133,7 +149,7 @@ def test_every_single_bit_flip_is_caught():
             got = list(d)
             buf[i] ^= 1 << bit
             assert d.status != R.OK and d.valid <= i, (i, bit)
-            assert got == exp[:len(got)]
+            assert got == exp[: len(got)]
 
 
 def test_hostile_bytes_never_crash():
@@ -157,7 +173,7 @@ def _framed(buf):
     # a general record with a correct CRC around hostile payload bytes
     kind = buf[0] % R.CLOCK + 1
     n = buf[1] % 40
-    out = bytearray((kind, n)) + buf[2:2 + n]
+    out = bytearray((kind, n)) + buf[2 : 2 + n]
     out[1] = len(out) - 2
     c = R.crc16(out)
     return bytes(out) + bytes((c >> 8, c & 255))
@@ -165,15 +181,25 @@ def _framed(buf):
 
 def test_bad_fields_are_refused():
     bad = (
-        (R.ROLL, (2, 1, 1)), (R.ROLL, (0, 0, 3)), (R.ROLL, (0, 7, 1)),
-        (R.PLAY, (0, (26, 3), 0)), (R.PLAY, (0, (5,), 0)), (R.PLAY, (0, (5, 25), 0)),
-        (R.DOUBLE, (0, 3)), (R.DOUBLE, (0, 1)), (R.RESIGN, (0, 4)),
-        (R.GAME_END, (0, 1, 4, 0)), (R.GAME_START, (70000, 0, 0, 0)),
-        (R.OPENING, (0, (1, 2, 3, 4))), (R.OPENING, (R.OPEN_REROLL, (1, 2))),
+        (R.ROLL, (2, 1, 1)),
+        (R.ROLL, (0, 0, 3)),
+        (R.ROLL, (0, 7, 1)),
+        (R.PLAY, (0, (26, 3), 0)),
+        (R.PLAY, (0, (5,), 0)),
+        (R.PLAY, (0, (5, 25), 0)),
+        (R.DOUBLE, (0, 3)),
+        (R.DOUBLE, (0, 1)),
+        (R.RESIGN, (0, 4)),
+        (R.GAME_END, (0, 1, 4, 0)),
+        (R.GAME_START, (70000, 0, 0, 0)),
+        (R.OPENING, (0, (1, 2, 3, 4))),
+        (R.OPENING, (R.OPEN_REROLL, (1, 2))),
         (R.MATCH_START, (b"short", 0, 0, 0, 0, 0, 0, "a", "b", bytes(32), b"")),
         (R.MATCH_START, (MID, 0, 0, 0, 0, 0, 0, "x" * 17, "b", bytes(32), b"")),
         (R.MATCH_START, (MID, 0, 0, 0, 0, 0, 0, "a", "b", bytes(31), b"")),
-        (R.SEED_REVEAL, (bytes(31),)), (R.TAKE, (0, 1)), (0x33, (0,)),
+        (R.SEED_REVEAL, (bytes(31),)),
+        (R.TAKE, (0, 1)),
+        (0x33, (0,)),
         (R.TURN, (0, 3, 1, (8, 5, 6), 0)),
     )
     for kind, fields in bad:

@@ -37,10 +37,10 @@ _FROZEN = (
     (None, 0, 3, 1, 19, 0xBA84),
     (None, 1, 6, 6, 11, 0xB8F8),
     (None, 0, 5, 2, 9, 0xDEFA),
-    (_BAR, 0, 4, 1, 0, 0xFFFF),    # dance from the bar
-    (_BAR, 0, 6, 5, 1, 0x4C32),    # both checkers enter, one hits
-    (({6: 4, 5: 3, 4: 3, 3: 2, 2: 2, 1: 1}, {18: 2, 13: 13}), 0, 6, 3, 4, 0x2D5E),   # bear-off
-    (({6: 2, 5: 3, 3: 4, 1: 2}, {18: 3, 13: 12}), 0, 2, 2, 20, 0x6FFA),   # doubles in and off
+    (_BAR, 0, 4, 1, 0, 0xFFFF),  # dance from the bar
+    (_BAR, 0, 6, 5, 1, 0x4C32),  # both checkers enter, one hits
+    (({6: 4, 5: 3, 4: 3, 3: 2, 2: 2, 1: 1}, {18: 2, 13: 13}), 0, 6, 3, 4, 0x2D5E),  # bear-off
+    (({6: 2, 5: 3, 3: 4, 1: 2}, {18: 3, 13: 12}), 0, 2, 2, 20, 0x6FFA),  # doubles in and off
 )
 
 
@@ -57,7 +57,7 @@ def test_visit_order_is_frozen_for_pack_version_1():
         for i in range(2 * n):
             acc.append(st[i])
 
-    gen = packdec.Track().gen    # the visit packdec uses: MoveGen's for_each_end
+    gen = packdec.Track().gen  # the visit packdec uses: MoveGen's for_each_end
     for pts, side, d1, d2, n, crc in _FROZEN:
         acc[:] = b""
         got = gen.for_each_end(_frozen_pos(pts), side, d1, d2, visit)
@@ -66,7 +66,7 @@ def test_visit_order_is_frozen_for_pack_version_1():
     first = []
 
     def three(w, st, n):
-        first.append(tuple(st[:2 * n]))
+        first.append(tuple(st[: 2 * n]))
         if len(first) == 3:
             gen.stop = True
 
@@ -174,16 +174,16 @@ def test_bad_packed_bytes_end_the_decoder_cleanly():
     rec = PG.packed_record(bytes(PG.game(rng, 1, False)))
     pl = rec[2:-2]
     bads = (
-        bytes((2,)) + pl[1:],            # unknown format version
-        pl[:len(pl) // 2],               # cut short (valid CRC over the short payload)
-        pl + b"\x00",                    # data after END
-        bytes((1, 0xFF, 0xFF, 0xFF)),    # item codes beyond the table
-        bytes((1,)),                     # no END
+        bytes((2,)) + pl[1:],  # unknown format version
+        pl[: len(pl) // 2],  # cut short (valid CRC over the short payload)
+        pl + b"\x00",  # data after END
+        bytes((1, 0xFF, 0xFF, 0xFF)),  # item codes beyond the table
+        bytes((1,)),  # no END
     )
     for bad in bads:
         d = R.Decoder(head + _frame(bad) + head)
         assert [next(d), next(d)] == [(R.GAME_START, (1, 0, 0, 0)), (R.TAKE, (0,))]
-        for _a in d:   # what was expanded before the damage; then a clean stop
+        for _a in d:  # what was expanded before the damage; then a clean stop
             pass
         assert d.status == R.CORRUPT, bad
         assert d.valid == len(head), (d.valid, d.error)

@@ -36,10 +36,10 @@ def test_opening_book_is_legal_and_reads_as_the_seed():
             assert gen.is_legal(start, 0, a, b, aids.opening_move(a, b)), (a, b)
             for alt in aids.opening_alternatives(a, b):
                 assert gen.is_legal(start, 0, a, b, alt)
-    assert aids.opening_text(6, 5) == "24/13"          # 1A-7A-12A
+    assert aids.opening_text(6, 5) == "24/13"  # 1A-7A-12A
     assert aids.opening_text(3, 1) == "8/5 6/5"
-    assert aids.opening_text(1, 2) == "24/21"          # 1A-3A-4A
-    assert aids.opening_text(5, 5) == "13/3(2)"        # 2 x 12A-8-3
+    assert aids.opening_text(1, 2) == "24/21"  # 1A-3A-4A
+    assert aids.opening_text(5, 5) == "13/3(2)"  # 2 x 12A-8-3
 
 
 def test_pip_count():

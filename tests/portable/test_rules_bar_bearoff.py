@@ -54,7 +54,7 @@ def test_after_entering_the_remaining_die_is_played():
     plays = steps_of(pos, 0, 6, 5)
     assert (25, 19, 13, 8) in plays and (25, 20, 13, 7) in plays
     texts = [notation.format_play(pos, 0, s) for s in plays]
-    assert "bar/14" in texts          # the entered checker itself may go on
+    assert "bar/14" in texts  # the entered checker itself may go on
 
 
 def test_two_on_the_bar_6_3():

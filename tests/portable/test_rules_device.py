@@ -20,7 +20,7 @@ def test_recognize_finds_the_play():
     end = after(start, (8, 5, 6, 5))
     assert GEN.recognize(start, 0, 3, 1, end) in ((8, 5, 6, 5), (6, 5, 8, 5))
     assert GEN.recognize(start, 0, 3, 1, after(start, (8, 5, 6, 4))) is None
-    assert GEN.recognize(start, 0, 3, 1, start) is None          # must move
+    assert GEN.recognize(start, 0, 3, 1, start) is None  # must move
 
 
 def test_recognize_refuses_half_a_play():

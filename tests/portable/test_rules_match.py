@@ -26,7 +26,7 @@ def raises(fn, *args):
 
 
 def test_single_game_when_loser_bore_off():
-    pos = board.from_points({}, opp({20: 3}))       # side 1 bore off 12
+    pos = board.from_points({}, opp({20: 3}))  # side 1 bore off 12
     assert board.game_result(pos, 0) == SINGLE
 
 
@@ -79,7 +79,7 @@ def test_drop_loses_the_value_before_the_double():
     m = Match(length=0)
     m.new_game()
     m.double(0)
-    m.take()                      # cube 2, owned by side 1
+    m.take()  # cube 2, owned by side 1
     m.start_turn(1)
     m.double(1)
     assert m.drop() == 2 and m.score == [0, 2] and not m.in_game
@@ -126,11 +126,11 @@ def test_crawford_game_has_no_cube():
     m.new_game()
     m.end_game(0, SINGLE)
     m.new_game()
-    m.end_game(0, SINGLE)         # 4-0 in a 5-point match: match point
+    m.end_game(0, SINGLE)  # 4-0 in a 5-point match: match point
     m.new_game()
     assert m.crawford and not m.can_double(0) and not m.can_double(1)
     m.end_game(1, SINGLE)
-    m.new_game()                  # post-Crawford: the cube is back
+    m.new_game()  # post-Crawford: the cube is back
     assert not m.crawford and m.post_crawford and m.can_double(1)
 
 

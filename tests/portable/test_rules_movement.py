@@ -38,7 +38,7 @@ def test_movement_goes_from_24_to_1():
 
 def test_closed_point_cannot_be_landed_on():
     # seed 000 rule 1: two or more opposing checkers close a point
-    pos = board.start_position()      # side 1 holds side 0's 19 (its 6) and 17 (its 8)
+    pos = board.start_position()  # side 1 holds side 0's 19 (its 6) and 17 (its 8)
     for steps, _ in GEN.plays(pos, 0, 5, 2):
         assert (24, 19) not in [(steps[i], steps[i + 1]) for i in range(0, len(steps), 2)]
 

@@ -39,9 +39,9 @@ def test_parse_rejects_bad_text():
             continue
         assert False, (bad, r)
     try:
-        notation.parse_play("24/14", start, 0, (6, 4))     # 18 and 20 are open: fine
-        notation.parse_play("13/3", start, 0, (6, 4))      # lands on 3 via 9 or 7: fine
-        notation.parse_play("24/15", start, 0, (6, 4))     # not 10 pips
+        notation.parse_play("24/14", start, 0, (6, 4))  # 18 and 20 are open: fine
+        notation.parse_play("13/3", start, 0, (6, 4))  # lands on 3 via 9 or 7: fine
+        notation.parse_play("24/15", start, 0, (6, 4))  # not 10 pips
     except ValueError:
         return
     assert False
@@ -64,7 +64,7 @@ def test_position_id_round_trip():
         done[0] += 1
 
     gen.for_each_end(pos, 0, 6, 4, visit)
-    assert done[0] >= 14      # 14 distinct plays of 6-4 from the start
+    assert done[0] >= 14  # 14 distinct plays of 6-4 from the start
 
 
 def test_match_id_round_trip():
@@ -82,8 +82,11 @@ def test_xgid_start():
 
 
 def test_bad_ids_raise_value_error():
-    for fn, arg in ((ids.decode_position_id, "4HPwATDgc/ABM"), (ids.decode_match_id, "xx"),
-                    (ids.decode_xgid, "XGID=nonsense")):
+    for fn, arg in (
+        (ids.decode_position_id, "4HPwATDgc/ABM"),
+        (ids.decode_match_id, "xx"),
+        (ids.decode_xgid, "XGID=nonsense"),
+    ):
         try:
             fn(arg)
         except ValueError:

@@ -222,7 +222,11 @@ def dump_image(image):
     env["MICROPYPATH"] = str(ROOT / "firmware")
     out = subprocess.run(
         [server.micropython_binary(), "-X", "heapsize=256k", str(HERE / "lfs_dump.py"), str(image)],
-        capture_output=True, text=True, env=env, timeout=60)
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
     if out.returncode:
         raise RuntimeError("lfs_dump failed: " + out.stdout[-2000:] + out.stderr)
     files = [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
@@ -245,7 +249,7 @@ def check_journal(image):
         for k, f in acts:
             if k == record.OPENING:
                 d = f[1]
-                rolls.extend([tuple(d[i:i + 2]) for i in range(0, len(d), 2)])
+                rolls.extend([tuple(d[i : i + 2]) for i in range(0, len(d), 2)])
             elif k == record.ROLL:
                 rolls.append((f[1], f[2]))
         msg = "no seed revealed"

@@ -17,8 +17,17 @@ from bg import hwdesc, movegen  # noqa: E402
 from hal import sim  # noqa: E402
 
 # modules the application imports lazily: loaded now so code_bytes counts all the bytecode
-for _m in ("bg.recognize", "bg.journal", "bg.dice_match", "bg.dice_cup", "bg.record", "bg.leds",
-           "bg.sensing", "app.view", "app.dice_anim"):
+for _m in (
+    "bg.recognize",
+    "bg.journal",
+    "bg.dice_match",
+    "bg.dice_cup",
+    "bg.record",
+    "bg.leds",
+    "bg.sensing",
+    "app.view",
+    "app.dice_anim",
+):
     __import__(_m)
 
 GAMES = int(sys.argv[1])
@@ -54,8 +63,15 @@ class Pick:
 
 def main():
     board = hwdesc.load()
-    hw = sim.make({"sensor_bytes": board.nbytes, "leds": board.nleds, "buttons": len(board.buttons),
-                   "seed": SEED.encode(), "image": IMAGE})
+    hw = sim.make(
+        {
+            "sensor_bytes": board.nbytes,
+            "leds": board.nleds,
+            "buttons": len(board.buttons),
+            "seed": SEED.encode(),
+            "image": IMAGE,
+        }
+    )
     app = M.App(hw, board, C.Settings(length=0), lambda m: None)
     app.verbose = False
     app.animate = False
@@ -134,8 +150,10 @@ def main():
                 raise SystemExit("confirm refused: " + ctl.message)
         games += 1
         gc.collect()
-        print('{"game": %d, "heap_bytes": %d, "free_bytes": %d, "code_bytes": %d, "score": [%d, %d]}'
-              % (games, gc.mem_alloc(), gc.mem_free(), _code, ctl.score[0], ctl.score[1]))
+        print(
+            '{"game": %d, "heap_bytes": %d, "free_bytes": %d, "code_bytes": %d, "score": [%d, %d]}'
+            % (games, gc.mem_alloc(), gc.mem_free(), _code, ctl.score[0], ctl.score[1])
+        )
         press(roll[0])  # next game
 
 

@@ -17,7 +17,7 @@ def walk(d):
         if e[1] & 0x4000:
             walk(p)
             continue
-        sys.stdout.write('{"path": "%s", "hex": "' % p[len("/img"):])
+        sys.stdout.write('{"path": "%s", "hex": "' % p[len("/img") :])
         with open(p, "rb") as f:
             while True:
                 chunk = f.read(512)

@@ -41,15 +41,22 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
 
+import romfs  # noqa: E402
 from physical import BOARD_JSON, Chain, Physical, load_board  # noqa: E402
 
 STATIC = HERE / "static"
-# The unix port keeps the firmware's bytecode in the heap (the ESP32 runs it frozen in flash),
-# so the simulator needs more heap than the device; tools/bench_sim.py measures both.
-DEFAULT_HEAP = "256k"
-MIME = {".html": "text/html; charset=utf-8", ".js": "text/javascript", ".css": "text/css",
-        ".json": "application/json"}
+# The firmware runs from a ROMFS image (its bytecode outside the heap, as in the ESP32's flash;
+# docs/memory.md) with this much working heap. The whole match needs ~136k on this 64-bit host
+# (tools/bench_sim.py); pairing's 2048-bit Diffie-Hellman needs headroom on top.
+DEFAULT_HEAP = "320k"
+MIME = {
+    ".html": "text/html; charset=utf-8",
+    ".js": "text/javascript",
+    ".css": "text/css",
+    ".json": "application/json",
+}
 
 
 def mpy_cross_binary():
@@ -73,7 +80,9 @@ def build_firmware(out=None):
         dst.parent.mkdir(parents=True, exist_ok=True)
         proc = subprocess.run(
             [mpy_cross_binary(), "-march=x64", "-s", py.relative_to(src).as_posix(), "-o", str(dst), str(py)],
-            capture_output=True, text=True)
+            capture_output=True,
+            text=True,
+        )
         if proc.returncode:
             raise RuntimeError("mpy-cross failed on %s:\n%s" % (py, proc.stderr))
     # the entry script runs from here, so the script's directory (first on sys.path) holds
@@ -93,13 +102,15 @@ def micropython_binary():
 class Sim:
     """The firmware subprocess, the physical board and everything the page sees."""
 
-    def __init__(self, image=None, heap=None, settings=None, seed=None, link_port=0, quiet=True,
-                 scan_hz=None):
+    def __init__(
+        self, image=None, heap=None, settings=None, seed=None, link_port=0, quiet=True, scan_hz=None, rom=True
+    ):
         self.board = load_board()
         self.chain = Chain(self.board)
         self.physical = Physical()
         self.image = image
         self.heap = heap or DEFAULT_HEAP
+        self.rom = rom
         self.settings = settings or {}
         self.seed = seed
         self.quiet = quiet
@@ -142,10 +153,21 @@ class Sim:
             env["SG_SCAN_HZ"] = str(self.scan_hz)
         if self.link_port:
             env["SG_LINK_PORT"] = str(self.link_port)
+        if self.rom:
+            # The firmware from a ROMFS image, as on the ESP32's flash (docs/memory.md): only
+            # what it allocates counts against the working heap.
+            env["MICROPYPATH"] = ".frozen"
+            argv = romfs.command(micropython_binary(), self.heap, "main")
+        else:
+            argv = [micropython_binary(), "-X", "heapsize=" + self.heap, str(Path(build) / "main.py")]
         self._proc = subprocess.Popen(
-            [micropython_binary(), "-X", "heapsize=" + self.heap, str(Path(build) / "main.py")],
-            cwd=str(ROOT), env=env, stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            argv,
+            cwd=str(ROOT),
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
         )
         threading.Thread(target=self._pump_stdout, daemon=True).start()
         lsock.settimeout(0.2)
@@ -339,7 +361,7 @@ def make_handler(sim):
             if p in ("/", "/index.html"):
                 return self._file(STATIC / "index.html")
             if p.startswith("/static/") and "/.." not in p:
-                return self._file(STATIC / p[len("/static/"):])
+                return self._file(STATIC / p[len("/static/") :])
             if p == "/board.json":
                 return self._file(BOARD_JSON)
             if p == "/api/state":
@@ -437,15 +459,28 @@ def main(argv=None):
     ap.add_argument("--host", default="127.0.0.1")
     ap.add_argument("--port", type=int, default=8080)
     ap.add_argument("--link-port", type=int, default=7607, help="TCP port of the board's link (0 = off)")
-    ap.add_argument("--image", default=str(ROOT / ".sim" / "flash.lfs"),
-                    help="littlefs image holding the journal (kept between runs)")
-    ap.add_argument("--heap", default=DEFAULT_HEAP, help="MicroPython heap (code is in RAM on the unix port)")
+    ap.add_argument(
+        "--image",
+        default=str(ROOT / ".sim" / "flash.lfs"),
+        help="littlefs image holding the journal (kept between runs)",
+    )
+    ap.add_argument(
+        "--heap",
+        default=DEFAULT_HEAP,
+        help="MicroPython working heap; the firmware's code is in a ROMFS image beside it",
+    )
     ap.add_argument("--seed", default=None, help="deterministic randomness (demos)")
     ap.add_argument("--no-setup", action="store_true", help="start with the checkers off the board")
     add_setting_args(ap)
     args = ap.parse_args(argv)
-    sim = Sim(image=args.image, heap=args.heap, settings=parse_settings(args), seed=args.seed,
-              link_port=args.link_port, quiet=False)
+    sim = Sim(
+        image=args.image,
+        heap=args.heap,
+        settings=parse_settings(args),
+        seed=args.seed,
+        link_port=args.link_port,
+        quiet=False,
+    )
     if not args.no_setup:
         sim.physical.set_start()
     sim.start()
@@ -455,9 +490,15 @@ def main(argv=None):
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, _term)
-    print("smartgammon simulator: http://%s:%d/  (board link: %s; Ctrl-C stops)"
-          % (args.host, httpd.server_address[1],
-             "tcp:127.0.0.1:%d" % sim.link_port if sim.link_port else "off"), flush=True)
+    print(
+        "smartgammon simulator: http://%s:%d/  (board link: %s; Ctrl-C stops)"
+        % (
+            args.host,
+            httpd.server_address[1],
+            "tcp:127.0.0.1:%d" % sim.link_port if sim.link_port else "off",
+        ),
+        flush=True,
+    )
     try:
         httpd.serve_forever()
     except KeyboardInterrupt:

@@ -50,8 +50,11 @@ def _hex(value, n, what, source):
 
 def _throw(entry, i, source):
     d = entry.get("dice") if isinstance(entry, dict) else entry
-    if (not isinstance(d, (list, tuple)) or len(d) != 2
-            or not all(isinstance(x, int) and not isinstance(x, bool) for x in d)):
+    if (
+        not isinstance(d, (list, tuple))
+        or len(d) != 2
+        or not all(isinstance(x, int) and not isinstance(x, bool) for x in d)
+    ):
         raise ValueError("%s: throw %d must be two dice, got %r" % (source, i, d))
     return (d[0], d[1])
 
@@ -78,8 +81,12 @@ def transcript(match_id, commitment, player_seed, board_seed, throws, kinds=None
     for i, t in enumerate(throws):
         e = {"kind": kinds[i] if kinds else "roll", "dice": [t[0], t[1]]}
         out.append(e)
-    obj = {"format": FORMAT, "match_id": match_id.hex(), "commitment": commitment.hex(),
-           "player_seed": (player_seed or dice.NO_PLAYER_SEED).hex()}
+    obj = {
+        "format": FORMAT,
+        "match_id": match_id.hex(),
+        "commitment": commitment.hex(),
+        "player_seed": (player_seed or dice.NO_PLAYER_SEED).hex(),
+    }
     if board_seed is not None:
         obj["board_seed"] = board_seed.hex()
     obj["throws"] = out
@@ -116,8 +123,7 @@ def matches_from_journal(data, source):
         elif kind == record.SEED_REVEAL:
             cur.board_seed = bytes(f[0])
     if not out:
-        raise ValueError("%s: no match in this file (%s)" % (
-            source, dec.error or "no MATCH_START record"))
+        raise ValueError("%s: no match in this file (%s)" % (source, dec.error or "no MATCH_START record"))
     if dec.status != record.OK:
         out[-1].note = "journal ends with a damaged record (%s); read up to it" % dec.error
     return out
@@ -147,8 +153,10 @@ def cmd_verify(args):
     matches = load_matches(args.match)
     if args.index is not None:
         if not 0 <= args.index < len(matches):
-            raise ValueError("%s holds %d match(es); --match-index %d does not exist"
-                             % (args.match, len(matches), args.index))
+            raise ValueError(
+                "%s holds %d match(es); --match-index %d does not exist"
+                % (args.match, len(matches), args.index)
+            )
         matches = [matches[args.index]]
     expect_ps = None
     if args.player_seed is not None:
@@ -166,13 +174,17 @@ def cmd_verify(args):
         if m.note:
             print("  note: " + m.note)
         if expect_ps is not None and expect_ps != m.player_seed:
-            print("FAIL: the recorded player seed %s is not the one you gave (%s)"
-                  % (m.player_seed.hex(), expect_ps.hex()))
+            print(
+                "FAIL: the recorded player seed %s is not the one you gave (%s)"
+                % (m.player_seed.hex(), expect_ps.hex())
+            )
             status = 1
             continue
         if seed is None:
-            print("FAIL: the board seed is not revealed yet (the match is not over); "
-                  "nothing can be verified before the reveal")
+            print(
+                "FAIL: the board seed is not revealed yet (the match is not over); "
+                "nothing can be verified before the reveal"
+            )
             status = 1
             continue
         ok, idx, msg = dice.verify_transcript(m.match_id, m.commitment, seed, m.player_seed, m.throws)
@@ -197,23 +209,39 @@ def cmd_stats(args):
     t = st.tests()
     n = st.throws
     if args.json:
-        print(json.dumps({
-            "matches": nmatch, "throws": n, "faces": st.faces, "pairs_ordered": st.pairs,
-            "doubles": st.doubles, "serial_r": st.serial_r(),
-            "tests": {k: {"statistic": v[0], "df": v[1], "p": v[2]} for k, v in t.items()},
-        }, indent=1))
+        print(
+            json.dumps(
+                {
+                    "matches": nmatch,
+                    "throws": n,
+                    "faces": st.faces,
+                    "pairs_ordered": st.pairs,
+                    "doubles": st.doubles,
+                    "serial_r": st.serial_r(),
+                    "tests": {k: {"statistic": v[0], "df": v[1], "p": v[2]} for k, v in t.items()},
+                },
+                indent=1,
+            )
+        )
     else:
         print("%d throws (%d dice) in %d match(es)" % (n, 2 * n, nmatch))
-        print("faces:   " + "  ".join("%d: %d (%.1f%%)" % (i + 1, c, 100.0 * c / (2 * n))
-                                       for i, c in enumerate(st.faces)) + "   fair: 16.7% each")
+        print(
+            "faces:   "
+            + "  ".join("%d: %d (%.1f%%)" % (i + 1, c, 100.0 * c / (2 * n)) for i, c in enumerate(st.faces))
+            + "   fair: 16.7% each"
+        )
         print("doubles: %d (%.2f%%, fair 16.67%%)" % (st.doubles, 100.0 * st.doubles / n))
         u = st.unordered()
         print("throws:  " + " ".join("%d%d:%d" % (a, b, u[(a, b)]) for a, b in sorted(u, reverse=True)))
         print("tests (p = chance a fair dice stream looks at least this far off):")
-        for key, label in (("faces", "faces chi-square"), ("pairs_unordered", "21 throws chi-square"),
-                           ("pairs_ordered", "36 ordered pairs chi-square"),
-                           ("doubles", "doubles rate z"), ("serial_lag1", "serial correlation z"),
-                           ("across_throws", "consecutive throws chi-square")):
+        for key, label in (
+            ("faces", "faces chi-square"),
+            ("pairs_unordered", "21 throws chi-square"),
+            ("pairs_ordered", "36 ordered pairs chi-square"),
+            ("doubles", "doubles rate z"),
+            ("serial_lag1", "serial correlation z"),
+            ("across_throws", "consecutive throws chi-square"),
+        ):
             if key in t:
                 x, df, p = t[key]
                 print("  %-30s %9.3f%s  p = %.4g" % (label, x, " (df %d)" % df if df else "", p))
@@ -267,22 +295,30 @@ def cmd_sim(args):
 
 
 def register(sub):
-    p = sub.add_parser("verify", help="prove a match's dice were fair (commit-reveal)",
-                       description="Re-derive every throw of a match from the revealed seed, check the "
-                       "commitment, and print PASS, or FAIL naming the first throw that does not match.")
-    p.add_argument("match", metavar="MATCH",
-                   help="a journal file from the board/simulator or a JSON transcript")
+    p = sub.add_parser(
+        "verify",
+        help="prove a match's dice were fair (commit-reveal)",
+        description="Re-derive every throw of a match from the revealed seed, check the "
+        "commitment, and print PASS, or FAIL naming the first throw that does not match.",
+    )
+    p.add_argument(
+        "match", metavar="MATCH", help="a journal file from the board/simulator or a JSON transcript"
+    )
     p.add_argument("--seed", metavar="HEX", help="the revealed board seed, if the file does not hold it")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--player-seed", metavar="TEXT", help="check the board used the phrase you typed")
     g.add_argument("--player-seed-hex", metavar="HEX", help="check the board used this 16-byte player seed")
-    p.add_argument("--match-index", dest="index", type=int, metavar="N",
-                   help="only the N-th match of the file (0-based)")
+    p.add_argument(
+        "--match-index", dest="index", type=int, metavar="N", help="only the N-th match of the file (0-based)"
+    )
     p.set_defaults(func=cmd_verify)
 
-    p = sub.add_parser("dice-stats", help="are the dice fair? frequencies, chi-square, picture",
-                       description="Face and pair frequencies, doubles rate, chi-square tests with "
-                       "p-values over the throws of matches (journal files or JSON transcripts).")
+    p = sub.add_parser(
+        "dice-stats",
+        help="are the dice fair? frequencies, chi-square, picture",
+        description="Face and pair frequencies, doubles rate, chi-square tests with "
+        "p-values over the throws of matches (journal files or JSON transcripts).",
+    )
     p.add_argument("files", nargs="+", metavar="FILE")
     p.add_argument("--svg", metavar="PATH", help="also draw an SVG picture there")
     p.add_argument("--json", action="store_true", help="machine-readable output")

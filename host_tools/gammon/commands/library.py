@@ -25,6 +25,7 @@ _EXT = {"mat": ".mat", "sgf": ".sgf", "json": ".json", "ids": ".txt"}
 
 # --- helpers ---------------------------------------------------------------------------------
 
+
 def _open_library(create=True):
     try:
         return Library.open(create=create)
@@ -46,8 +47,9 @@ def load_game(spec, lib=None):
         except ValueError as e:
             raise UserError("%s: %s" % (spec, e)) from None
         if len(parts) > 1:
-            raise UserError("%s holds %d matches; import it ('gammon import') and export each one"
-                            % (spec, len(parts)))
+            raise UserError(
+                "%s holds %d matches; import it ('gammon import') and export each one" % (spec, len(parts))
+            )
         try:
             m = model.load_match(parts[0][0])
         except ValueError as e:
@@ -121,6 +123,7 @@ class Progress:
 
 # --- gammon list -----------------------------------------------------------------------------
 
+
 def cmd_list(args):
     length = None
     if args.length is not None:
@@ -131,22 +134,43 @@ def cmd_list(args):
         print("no match in the library (%s)" % e)
         return 0
     with lib:
-        rows = lib.find(player=args.player, since=_parse_date(args.since) if args.since else None,
-                        until=_parse_date(args.until, end=True) if args.until else None,
-                        result=args.result, length=length, board=args.board)
+        rows = lib.find(
+            player=args.player,
+            since=_parse_date(args.since) if args.since else None,
+            until=_parse_date(args.until, end=True) if args.until else None,
+            result=args.result,
+            length=length,
+            board=args.board,
+        )
         total = lib.count()
-        index = {mid: i + 1 for i, (mid,) in enumerate(
-            lib.db.execute("SELECT id FROM matches ORDER BY started, id").fetchall())}
+        index = {
+            mid: i + 1
+            for i, (mid,) in enumerate(
+                lib.db.execute("SELECT id FROM matches ORDER BY started, id").fetchall()
+            )
+        }
     if not rows:
-        print("no match%s in the library (%d stored; %s)" % (" matches these filters" if total else "",
-                                                               total, lib.path))
+        print(
+            "no match%s in the library (%d stored; %s)"
+            % (" matches these filters" if total else "", total, lib.path)
+        )
         return 0
-    print("%-4s %-16s %-16s %-5s %-33s %-7s %s"
-          % ("#", "id", "date (UTC)", "len", "players", "score", "result"))
+    print(
+        "%-4s %-16s %-16s %-5s %-33s %-7s %s" % ("#", "id", "date (UTC)", "len", "players", "score", "result")
+    )
     for e in rows:
-        print("%-4s %-16s %-16s %-5s %-33s %-7s %s" % (
-            "#%d" % index[e.id], e.id, e.date_text(), e.length or "money",
-            ("%s - %s" % e.players)[:33], "%d-%d" % e.score, e.result_text()))
+        print(
+            "%-4s %-16s %-16s %-5s %-33s %-7s %s"
+            % (
+                "#%d" % index[e.id],
+                e.id,
+                e.date_text(),
+                e.length or "money",
+                ("%s - %s" % e.players)[:33],
+                "%d-%d" % e.score,
+                e.result_text(),
+            )
+        )
     return 0
 
 
@@ -158,6 +182,7 @@ def _int(v, what):
 
 
 # --- gammon export ---------------------------------------------------------------------------
+
 
 def export_text(m, fmt):
     """The text of ``m`` in a text format (mat, sgf, json, ids)."""
@@ -179,8 +204,9 @@ def cmd_export(args):
             plays = [a for a in g.actions if a.kind == "play"]
             if args.move:
                 if not 1 <= args.move <= len(plays):
-                    raise UserError("game %d has %d plays; --move must be 1..%d" % (g.number, len(plays),
-                                                                                 len(plays)))
+                    raise UserError(
+                        "game %d has %d plays; --move must be 1..%d" % (g.number, len(plays), len(plays))
+                    )
                 a = plays[args.move - 1]
                 cap = "%s to play %d%d" % (m.names[a.side], a.dice[0], a.dice[1])
                 text = svg.position_svg(a.pos, a.side, m.names, cap)
@@ -229,6 +255,7 @@ def _pick_game(m, number):
 
 # --- gammon import ---------------------------------------------------------------------------
 
+
 def import_bytes(lib, data, source, board=""):
     """Store every match of a record byte stream. Returns ``[(status, entry_or_error)]``."""
     out = []
@@ -267,8 +294,10 @@ def cmd_import(args):
                 print("%s: skipped a damaged match: %s" % (args.file, err))
                 bad += 1
                 continue
-            print("%-8s %s  %s - %s  %d-%d  %s" % (status, e.id, e.player0, e.player1, e.score0, e.score1,
-                                                  e.result_text()))
+            print(
+                "%-8s %s  %s - %s  %d-%d  %s"
+                % (status, e.id, e.player0, e.player1, e.score0, e.score1, e.result_text())
+            )
             if status == CONFLICT:
                 print("         (a different match with this id is already stored; kept the stored one)")
             if note:
@@ -279,6 +308,7 @@ def cmd_import(args):
 
 
 # --- gammon sync -----------------------------------------------------------------------------
+
 
 def sync(client, lib, delete=True, progress=None, out=print):
     """Copy every new or grown match from the board into the library, then delete on the board
@@ -313,8 +343,10 @@ def sync(client, lib, delete=True, progress=None, out=print):
             continue
         if status in (NEW, UPDATED):
             stored += 1
-        out("%-8s %s  %s - %s  %d-%d  %s" % (status, e.id, e.player0, e.player1, e.score0, e.score1,
-                                              e.result_text()))
+        out(
+            "%-8s %s  %s - %s  %d-%d  %s"
+            % (status, e.id, e.player0, e.player1, e.score0, e.score1, e.result_text())
+        )
     deleted = 0
     if delete:
         done = [g["id"] for g in games if g["finished"] and lib.has(g["id"], g["size"])]
@@ -331,13 +363,20 @@ def cmd_sync(args):
             stored, deleted, problems = sync(client, lib, delete=not args.keep, progress=Progress())
         except LibraryError as e:
             raise UserError(str(e)) from None
-    print("synced: %d new or updated match%s, %d deleted on the board%s" % (
-        stored, "" if stored == 1 else "es", deleted,
-        "" if not problems else ", %d problem(s)" % len(problems)))
+    print(
+        "synced: %d new or updated match%s, %d deleted on the board%s"
+        % (
+            stored,
+            "" if stored == 1 else "es",
+            deleted,
+            "" if not problems else ", %d problem(s)" % len(problems),
+        )
+    )
     return 1 if problems else 0
 
 
 # --- gammon show / watch ---------------------------------------------------------------------
+
 
 def _action_line(m, a):
     from gammon.formats.ids import describe
@@ -350,23 +389,41 @@ def show_lines(m, game=None):
     """The move-by-move text of a match (board diagrams before every play)."""
     from gammon.render import render_board
 
-    out = ["%s - %s, %s, match %s" % (m.names[0], m.names[1],
-                                      "%d-point match" % m.length if m.length else "money play", m.id_hex)]
+    out = [
+        "%s - %s, %s, match %s"
+        % (m.names[0], m.names[1], "%d-point match" % m.length if m.length else "money play", m.id_hex)
+    ]
     for g in m.games:
         if game is not None and g.number != game:
             continue
         out.append("")
-        out.append("Game %d  (%s %d, %s %d)%s" % (g.number, m.names[0], g.score[0], m.names[1], g.score[1],
-                                                   "  Crawford game" if g.crawford else ""))
+        out.append(
+            "Game %d  (%s %d, %s %d)%s"
+            % (
+                g.number,
+                m.names[0],
+                g.score[0],
+                m.names[1],
+                g.score[1],
+                "  Crawford game" if g.crawford else "",
+            )
+        )
         for a in g.actions:
             if a.kind == "play":
                 out.append("")
                 out.append(render_board(a.pos, a.side, m.names))
             out.append(_action_line(m, a) + ("" if a.cube == 1 else "   (cube %d)" % a.cube))
         if g.finished:
-            out.append("%s wins %d point%s (%s, %s)" % (m.names[g.winner], g.points,
-                                                       "" if g.points == 1 else "s",
-                                                       model.KIND_NAMES.get(g.result_kind, "?"), g.reason))
+            out.append(
+                "%s wins %d point%s (%s, %s)"
+                % (
+                    m.names[g.winner],
+                    g.points,
+                    "" if g.points == 1 else "s",
+                    model.KIND_NAMES.get(g.result_kind, "?"),
+                    g.reason,
+                )
+            )
     out.append("")
     out.append(m.result_text() + ("" if m.complete else " (match not finished)"))
     return out
@@ -406,8 +463,16 @@ def watch_loop(client, out=None, clear=True, max_events=None):
         else:
             m = r.m
             score = r.score
-            out.write("%s %d - %s %d   %s\n" % (m.names[0], score[0], m.names[1], score[1],
-                                              "%d-point match" % m.length if m.length else "money"))
+            out.write(
+                "%s %d - %s %d   %s\n"
+                % (
+                    m.names[0],
+                    score[0],
+                    m.names[1],
+                    score[1],
+                    "%d-point match" % m.length if m.length else "money",
+                )
+            )
             side = r.side if r.side >= 0 else 0
             out.write(render_board(r.pos, side, m.names) + "\n")
             if r.g is not None:
@@ -422,7 +487,7 @@ def watch_loop(client, out=None, clear=True, max_events=None):
     for rec in client.watch():
         n += 1
         if rec is None:
-            r = fresh()   # events were lost: rebuild from the board's copy
+            r = fresh()  # events were lost: rebuild from the board's copy
             draw(r, "(resynchronised)")
         else:
             last = ""
@@ -455,6 +520,7 @@ def cmd_watch(args):
 
 # --- gammon analyze --------------------------------------------------------------------------
 
+
 def analyze(m, plies=0, top=3):
     """Chequer-play analysis with GNU Backgammon's evaluator (in-process ``gnubg``): for each
     play with a choice, the equity lost against gnubg's best play. Returns ``(per_side, worst)``:
@@ -474,9 +540,12 @@ def analyze(m, plies=0, top=3):
         for a in g.actions:
             if a.kind != "play" or not a.steps:
                 continue
-            moves = gnubg.findbestmoves(gnubg.positionfromid(bgids.position_id(a.pos, a.side)),
-                                        gnubg.cubeinfo(a.cube, a.owner, a.side, m.length, tuple(g.score),
-                                                       int(g.crawford), 0), ec, tuple(a.dice))
+            moves = gnubg.findbestmoves(
+                gnubg.positionfromid(bgids.position_id(a.pos, a.side)),
+                gnubg.cubeinfo(a.cube, a.owner, a.side, m.length, tuple(g.score), int(g.crawford), 0),
+                ec,
+                tuple(a.dice),
+            )
             if len(moves) < 2:
                 continue
             mine = None
@@ -513,19 +582,24 @@ def cmd_analyze(args):
     for s in (0, 1):
         n, tot = per[s]
         rate = 1000.0 * tot / n if n else 0.0
-        print("  %-16s %4d decisions, error rate %6.1f (equity x 1000 per move), total %.3f"
-              % (m.names[s], n, rate, tot))
+        print(
+            "  %-16s %4d decisions, error rate %6.1f (equity x 1000 per move), total %.3f"
+            % (m.names[s], n, rate, tot)
+        )
     for err, g, a, best in worst:
         if err <= 0:
             break
         print("")
-        print("game %d, %s rolled %d%d: played %s, best %s (-%.3f)" % (
-            g.number, m.names[a.side], a.dice[0], a.dice[1], a.text or "no move", best, err))
+        print(
+            "game %d, %s rolled %d%d: played %s, best %s (-%.3f)"
+            % (g.number, m.names[a.side], a.dice[0], a.dice[1], a.text or "no move", best, err)
+        )
         print(render_board(a.pos, a.side, m.names))
     return 0
 
 
 # --- registration ----------------------------------------------------------------------------
+
 
 def register(sub):
     from gammon.commands.board import add_board_argument
@@ -544,8 +618,9 @@ def register(sub):
     p.add_argument("--player", help="a player's name (part of it, any case)")
     p.add_argument("--since", metavar="YYYY-MM-DD")
     p.add_argument("--until", metavar="YYYY-MM-DD")
-    p.add_argument("--result", choices=("won", "lost", "finished", "unfinished"),
-                   help="won/lost: by --player")
+    p.add_argument(
+        "--result", choices=("won", "lost", "finished", "unfinished"), help="won/lost: by --player"
+    )
     p.add_argument("--length", help="match length, or 'money'")
     p.add_argument("--board", help="the board's name (part of it)")
     p.set_defaults(func=cmd_list)

@@ -42,7 +42,7 @@ def cmd_plays(args):
     try:
         sys.stdout.write(out)
         sys.stdout.flush()
-    except BrokenPipeError:      # e.g. piped into head
+    except BrokenPipeError:  # e.g. piped into head
         pass
     return 0
 
@@ -70,15 +70,21 @@ def cmd_show(args):
 
 
 def register(sub):
-    p = sub.add_parser("plays", help="list every distinct legal play of a position and roll",
-                       description="Print every distinct legal play's resulting Position ID "
-                                   "(same orientation as the input), sorted, one per line.")
+    p = sub.add_parser(
+        "plays",
+        help="list every distinct legal play of a position and roll",
+        description="Print every distinct legal play's resulting Position ID "
+        "(same orientation as the input), sorted, one per line.",
+    )
     p.add_argument("position_id", metavar="POSITION_ID", help="gnubg Position ID, e.g. 4HPwATDgc/ABMA")
     p.add_argument("dice", metavar="DICE", help="the roll, e.g. 31 or 3-1")
     p.add_argument("--notation", action="store_true", help="print the move text beside each ID")
     p.set_defaults(func=cmd_plays)
     if "show" not in sub.choices:
         s = sub.add_parser("show", help="draw a position (or a stored game) in the terminal")
-        s.add_argument("position_id", metavar="POSITION_ID|GAME",
-                       help="gnubg Position ID (player on roll at the bottom), or a game")
+        s.add_argument(
+            "position_id",
+            metavar="POSITION_ID|GAME",
+            help="gnubg Position ID (player on roll at the bottom), or a game",
+        )
         s.set_defaults(func=cmd_show)

@@ -11,12 +11,16 @@ def check_exportable(match, what, auto_doubles=True):
     """ValueError when ``match`` holds something the format cannot carry faithfully."""
     for g in match.games:
         if g.auto_doubles and not auto_doubles:
-            raise ValueError("game %d began with automatic doubles, which %s cannot represent; "
-                             "export it as sgf or json" % (g.number, what))
+            raise ValueError(
+                "game %d began with automatic doubles, which %s cannot represent; "
+                "export it as sgf or json" % (g.number, what)
+            )
         for a in g.actions:
             if a.kind == "play" and a.illegal:
-                raise ValueError("game %d has an illegal play accepted in casual mode (%s %s); %s cannot "
-                                 "represent it" % (g.number, "%d%d" % a.dice, a.text or "no move", what))
+                raise ValueError(
+                    "game %d has an illegal play accepted in casual mode (%s %s); %s cannot "
+                    "represent it" % (g.number, "%d%d" % a.dice, a.text or "no move", what)
+                )
 
 
 def safe_name(name, default):

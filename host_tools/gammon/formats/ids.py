@@ -42,13 +42,33 @@ def action_ids(match, game, a):
         offerer = 1 - a.side
         roller, turn, dice, doubled, resign = offerer, a.side, (0, 0), False, a.value
     pos_id = bgids.position_id(a.pos, roller)
-    m_id = bgids.match_id(cube_value=a.cube, cube_owner=a.owner, dice_owner=roller,
-                          crawford=game.crawford, game_state=bgids.GAME_PLAYING, turn=turn,
-                          doubled=doubled, resign=resign, dice=dice, length=match.length,
-                          score=game.score, jacoby=match.jacoby and not match.length)
-    xg = bgids.xgid(a.pos, roller, cube_value=a.cube, cube_owner=a.owner, dice=dice, score=game.score,
-                    length=match.length, crawford=game.crawford, jacoby=match.jacoby,
-                    beaver=match.beaver, doubled=doubled)
+    m_id = bgids.match_id(
+        cube_value=a.cube,
+        cube_owner=a.owner,
+        dice_owner=roller,
+        crawford=game.crawford,
+        game_state=bgids.GAME_PLAYING,
+        turn=turn,
+        doubled=doubled,
+        resign=resign,
+        dice=dice,
+        length=match.length,
+        score=game.score,
+        jacoby=match.jacoby and not match.length,
+    )
+    xg = bgids.xgid(
+        a.pos,
+        roller,
+        cube_value=a.cube,
+        cube_owner=a.owner,
+        dice=dice,
+        score=game.score,
+        length=match.length,
+        crawford=game.crawford,
+        jacoby=match.jacoby,
+        beaver=match.beaver,
+        doubled=doubled,
+    )
     return pos_id, m_id, xg
 
 
@@ -83,9 +103,18 @@ def rows(match):
             if r is None:
                 continue
             n += 1
-            out.append({"game": g.number, "move": n, "side": a.side, "player": match.names[a.side],
-                        "action": describe(match, a), "position_id": r[0], "match_id": r[1],
-                        "xgid": r[2]})
+            out.append(
+                {
+                    "game": g.number,
+                    "move": n,
+                    "side": a.side,
+                    "player": match.names[a.side],
+                    "action": describe(match, a),
+                    "position_id": r[0],
+                    "match_id": r[1],
+                    "xgid": r[2],
+                }
+            )
     return out
 
 
@@ -93,6 +122,8 @@ def export(match):
     """Tab-separated text, one line per decision (header first)."""
     lines = ["game\tmove\tplayer\taction\tposition_id\tmatch_id\txgid"]
     for r in rows(match):
-        lines.append("%d\t%d\t%s\t%s\t%s\t%s\t%s" % (r["game"], r["move"], r["player"], r["action"],
-                                                      r["position_id"], r["match_id"], r["xgid"]))
+        lines.append(
+            "%d\t%d\t%s\t%s\t%s\t%s\t%s"
+            % (r["game"], r["move"], r["player"], r["action"], r["position_id"], r["match_id"], r["xgid"])
+        )
     return "\n".join(lines) + "\n"

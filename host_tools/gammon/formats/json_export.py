@@ -25,9 +25,13 @@ def _hex(b):
 
 
 def _action(match, g, a):
-    d = {"kind": a.kind, "side": a.side if a.side >= 0 else None,
-         "player": match.names[a.side] if a.side >= 0 else None,
-         "cube": a.cube, "cube_owner": a.owner if a.owner >= 0 else None}
+    d = {
+        "kind": a.kind,
+        "side": a.side if a.side >= 0 else None,
+        "player": match.names[a.side] if a.side >= 0 else None,
+        "cube": a.cube,
+        "cube_owner": a.owner if a.owner >= 0 else None,
+    }
     if a.kind == "play":
         d["dice"] = list(a.dice)
         d["steps"] = [[a.steps[i], a.steps[i + 1]] for i in range(0, len(a.steps), 2)]
@@ -62,8 +66,12 @@ def to_dict(match):
             "result": None,
         }
         if g.finished:
-            gd["result"] = {"winner": g.winner, "points": g.points,
-                            "kind": model.KIND_NAMES.get(g.result_kind), "reason": g.reason}
+            gd["result"] = {
+                "winner": g.winner,
+                "points": g.points,
+                "kind": model.KIND_NAMES.get(g.result_kind),
+                "reason": g.reason,
+            }
             gd["final_position_id"] = bgids.position_id(g.final_pos, g.winner)
         games.append(gd)
     return {
@@ -76,12 +84,20 @@ def to_dict(match):
             "length": match.length,
             "money": match.money,
             "players": list(match.names),
-            "rules": {"crawford": match.crawford, "jacoby": match.jacoby, "beaver": match.beaver,
-                      "casual": match.casual, "house_opening": match.house_opening,
-                      "auto_double_limit": match.auto_limit},
+            "rules": {
+                "crawford": match.crawford,
+                "jacoby": match.jacoby,
+                "beaver": match.beaver,
+                "casual": match.casual,
+                "house_opening": match.house_opening,
+                "auto_double_limit": match.auto_limit,
+            },
             "clock": {"reserve_s": match.clock[0], "delay_s": match.clock[1]},
-            "dice": {"commitment": _hex(match.commitment), "player_seed": _hex(match.player_seed),
-                     "board_seed": _hex(match.seed)},
+            "dice": {
+                "commitment": _hex(match.commitment),
+                "player_seed": _hex(match.player_seed),
+                "board_seed": _hex(match.seed),
+            },
             "final_score": list(match.final_score),
             "winner": match.winner,
             "complete": match.complete,

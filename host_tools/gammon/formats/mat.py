@@ -33,7 +33,7 @@ import time
 
 from gammon.formats import check_exportable, safe_name
 
-LEFT = 30   # width of the first player's column (after the move number)
+LEFT = 30  # width of the first player's column (after the move number)
 
 
 def _points(n):

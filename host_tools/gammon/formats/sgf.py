@@ -44,7 +44,7 @@ def _move(a):
 
 def _nodes(a):
     if a.side < 0:
-        return []   # automatic doubles: CV in the root
+        return []  # automatic doubles: CV in the root
     c = "WB"[a.side]
     o = "WB"[1 - a.side]
     if a.kind == "play":
@@ -57,7 +57,7 @@ def _nodes(a):
         return [";%s[drop]" % c]
     if a.kind == "beaver":
         return [";%s[double]" % c, ";%s[take]" % o]
-    return []   # resignations: in RE; automatic doubles: CV
+    return []  # resignations: in RE; automatic doubles: CV
 
 
 def export(match):

@@ -21,11 +21,11 @@ from bg import board  # noqa: E402
 from gammon import _paths  # noqa: F401
 
 W, H = 560, 420
-PW = 36           # point width
+PW = 36  # point width
 MARGIN = 20
 BAR = 40
 TRAY = 40
-R = 16            # checker radius
+R = 16  # checker radius
 FILL = ("#f4f1e8", "#2b2b2b")
 STROKE = ("#555", "#000")
 TEXT = ("#222", "#f4f1e8")
@@ -38,9 +38,9 @@ def _esc(s):
 def _x(p):
     """Centre x of the bottom player's point p (1..24)."""
     if p <= 12:
-        i = 12 - p          # 0 = point 12 (left) .. 11 = point 1 (right)
+        i = 12 - p  # 0 = point 12 (left) .. 11 = point 1 (right)
     else:
-        i = p - 13          # 0 = point 13 (left) .. 11 = point 24 (right)
+        i = p - 13  # 0 = point 13 (left) .. 11 = point 24 (right)
     x = MARGIN + i * PW + PW / 2
     if i >= 6:
         x += BAR
@@ -52,11 +52,15 @@ def _stack(out, x, top, n, side):
     shown = min(n, 5)
     for k in range(shown):
         y = (MARGIN + R + 2 * R * k) if top else (H - 40 - R - 2 * R * k)
-        out.append('<circle cx="%.1f" cy="%.1f" r="%d" fill="%s" stroke="%s"/>' % (x, y, R - 1, FILL[side],
-                                                                                   STROKE[side]))
+        out.append(
+            '<circle cx="%.1f" cy="%.1f" r="%d" fill="%s" stroke="%s"/>'
+            % (x, y, R - 1, FILL[side], STROKE[side])
+        )
     if n > 5:
-        out.append('<text x="%.1f" y="%.1f" font-size="13" text-anchor="middle" fill="%s">%d</text>'
-                   % (x, y + 5, TEXT[side], n))
+        out.append(
+            '<text x="%.1f" y="%.1f" font-size="13" text-anchor="middle" fill="%s">%d</text>'
+            % (x, y + 5, TEXT[side], n)
+        )
 
 
 def position_svg(pos, side_on_roll, names=None, caption=""):
@@ -65,13 +69,15 @@ def position_svg(pos, side_on_roll, names=None, caption=""):
     bottom, top = side_on_roll, 1 - side_on_roll
     bb, tb = board.base(bottom), board.base(top)
     inner = 12 * PW + BAR
-    out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" '
-           'font-family="sans-serif">' % (W, H, W, H),
-           '<rect width="%d" height="%d" fill="#fff"/>' % (W, H),
-           '<rect x="%d" y="%d" width="%d" height="%d" fill="#c9a66b" stroke="#5a3d1e" stroke-width="3"/>'
-           % (MARGIN, MARGIN, inner, H - 40 - MARGIN),
-           '<rect x="%d" y="%d" width="%d" height="%d" fill="#8b5a2b"/>'
-           % (MARGIN + 6 * PW, MARGIN, BAR, H - 40 - MARGIN)]
+    out = [
+        '<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" '
+        'font-family="sans-serif">' % (W, H, W, H),
+        '<rect width="%d" height="%d" fill="#fff"/>' % (W, H),
+        '<rect x="%d" y="%d" width="%d" height="%d" fill="#c9a66b" stroke="#5a3d1e" stroke-width="3"/>'
+        % (MARGIN, MARGIN, inner, H - 40 - MARGIN),
+        '<rect x="%d" y="%d" width="%d" height="%d" fill="#8b5a2b"/>'
+        % (MARGIN + 6 * PW, MARGIN, BAR, H - 40 - MARGIN),
+    ]
     bot_edge = H - 40
     for p in range(1, 25):
         x = _x(p)
@@ -94,23 +100,37 @@ def position_svg(pos, side_on_roll, names=None, caption=""):
     for side, n, up in ((top, pos[tb + 24], True), (bottom, pos[bb + 24], False)):
         for k in range(min(n, 3)):
             y = (H / 2 - 30 - 2 * R * k) if up else (H / 2 + 10 + 2 * R * k)
-            out.append('<circle cx="%.1f" cy="%.1f" r="%d" fill="%s" stroke="%s"/>'
-                       % (bx, y, R - 1, FILL[side], STROKE[side]))
+            out.append(
+                '<circle cx="%.1f" cy="%.1f" r="%d" fill="%s" stroke="%s"/>'
+                % (bx, y, R - 1, FILL[side], STROKE[side])
+            )
         if n > 3:
-            out.append('<text x="%.1f" y="%.1f" font-size="12" text-anchor="middle" fill="%s">%d</text>'
-                       % (bx, (H / 2 - 25) if up else (H / 2 + 15), TEXT[side], n))
+            out.append(
+                '<text x="%.1f" y="%.1f" font-size="12" text-anchor="middle" fill="%s">%d</text>'
+                % (bx, (H / 2 - 25) if up else (H / 2 + 15), TEXT[side], n)
+            )
     tx = MARGIN + inner + 8
     for side, y in ((top, MARGIN + 14), (bottom, bot_edge - 6)):
         out.append('<text x="%d" y="%d" font-size="11">off %d</text>' % (tx, y, pos[50 + side]))
-    out.append('<text x="%d" y="%d" font-size="12">%s (%s): %d pips</text>'
-               % (MARGIN, H - 8, _esc(names[bottom]), "white" if bottom == 0 else "dark",
-                  board.pip_count(pos, bottom)))
-    out.append('<text x="%d" y="%d" font-size="12" text-anchor="end">%s (%s): %d pips</text>'
-               % (W - 10, H - 8, _esc(names[top]), "white" if top == 0 else "dark",
-                  board.pip_count(pos, top)))
+    out.append(
+        '<text x="%d" y="%d" font-size="12">%s (%s): %d pips</text>'
+        % (
+            MARGIN,
+            H - 8,
+            _esc(names[bottom]),
+            "white" if bottom == 0 else "dark",
+            board.pip_count(pos, bottom),
+        )
+    )
+    out.append(
+        '<text x="%d" y="%d" font-size="12" text-anchor="end">%s (%s): %d pips</text>'
+        % (W - 10, H - 8, _esc(names[top]), "white" if top == 0 else "dark", board.pip_count(pos, top))
+    )
     if caption:
-        out.append('<text x="%d" y="%d" font-size="12" text-anchor="middle">%s</text>'
-                   % (MARGIN + inner // 2, H / 2 - 2, _esc(caption)))
+        out.append(
+            '<text x="%d" y="%d" font-size="12" text-anchor="middle">%s</text>'
+            % (MARGIN + inner // 2, H / 2 - 2, _esc(caption))
+        )
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
@@ -136,8 +156,12 @@ def export_folder(match, out_dir, game=None):
             written.append(p)
         if g.finished:
             p = d / ("%03d-final.svg" % (k + 1))
-            cap = "%s wins %d point%s (%s)" % (match.names[g.winner], g.points, "" if g.points == 1 else "s",
-                                               g.reason)
+            cap = "%s wins %d point%s (%s)" % (
+                match.names[g.winner],
+                g.points,
+                "" if g.points == 1 else "s",
+                g.reason,
+            )
             p.write_text(position_svg(g.final_pos, g.winner, match.names, cap))
             written.append(p)
     return written

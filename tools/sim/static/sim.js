@@ -224,8 +224,14 @@ function endDrag(ev) {
   sendPhysical();
 }
 
+// Every change goes out in order, one request after the other: a button's "up" must never
+// overtake its "down", nor a press the checker move made just before it.
+let outbox = Promise.resolve();
 function post(path, obj) {
-  return fetch(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(obj) });
+  const body = JSON.stringify(obj);
+  outbox = outbox.then(() => fetch(path, { method: "POST", headers: { "Content-Type": "application/json" }, body }))
+    .catch(() => null);
+  return outbox;
 }
 
 function sendPhysical() {

@@ -1,0 +1,119 @@
+"""``app.main.App._link``: which link transports the board serves (docs/controller.md):
+the simulator's socket, BLE when the radio exists, and the USB serial link behind its flag
+("auto": on when there is no BLE). Runs the real ``App`` on CPython with a small stand-in
+for the HAL parts it touches (no pins are used: nothing is started)."""
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class _Leds:
+    def __init__(self, n):
+        self.buf = bytearray(3 * n)
+
+
+class _Clock:
+    def ticks_ms(self):
+        return 0
+
+    def ticks_diff(self, a, b):
+        return a - b
+
+    def unix_time(self):
+        return 1767225600
+
+
+class _Random:
+    def urandom(self, n):
+        return os.urandom(n)
+
+
+class _Storage:
+    def __init__(self, root):
+        self.root = root
+
+    def ok(self):
+        return True
+
+
+class _Hw:
+    def __init__(self, board, root):
+        self.leds = _Leds(board.nleds)
+        self.clock = _Clock()
+        self.random = _Random()
+        self.storage = _Storage(root)
+
+
+@pytest.fixture
+def app(tmp_path):
+    from app import main
+    from bg import hwdesc
+    from bg.journal import Journal
+
+    board = hwdesc.load(str(ROOT / "hardware" / "board.json"))
+    a = main.App(_Hw(board, str(tmp_path)), board, main.settings_from(None))
+    a.journal = Journal(str(tmp_path))
+    a.journal.open()
+    return a
+
+
+def _names(coros):
+    out = []
+    for co in coros:
+        out.append(co.cr_code.co_filename.rsplit("/", 1)[-1] + ":" + co.cr_code.co_name)
+        co.close()
+    return out
+
+
+def test_serial_link_is_on_by_default_without_ble(app, monkeypatch):
+    monkeypatch.setitem(sys.modules, "bluetooth", None)  # no radio (CPython, unix port)
+    app.links()
+    assert _names(app._link()) == ["serial_link.py:serve"]
+    assert app.hub is not None
+
+
+def test_flags_turn_transports_off_and_the_simulator_uses_its_socket(app, monkeypatch):
+    monkeypatch.setitem(sys.modules, "bluetooth", None)
+    app.links(False, False)
+    assert app._link() == [] and app.hub is None  # nothing wanted: no hub, no heap spent
+    app.link_port = 7607
+    app.links(False, None)  # the simulator: socket only (serial "auto" stays off beside it)
+    assert _names(app._link()) == ["sock_link.py:serve"]
+    app.links(False, True)
+    assert _names(app._link()) == ["sock_link.py:serve", "serial_link.py:serve"]
+
+
+def test_ble_when_the_radio_exists_and_serial_then_stays_off(app, monkeypatch):
+    sys.path.insert(0, str(ROOT / "tests" / "fakes"))
+    try:
+        import bluetooth  # the fake, written to MicroPython's documented API
+    finally:
+        sys.path.pop(0)
+    import asyncio
+
+    monkeypatch.setitem(sys.modules, "bluetooth", bluetooth)
+    monkeypatch.delitem(sys.modules, "app.ble", raising=False)
+    # MicroPython's IRQ-safe flag; only constructed here, never awaited
+    monkeypatch.setattr(asyncio, "ThreadSafeFlag", asyncio.Event, raising=False)
+    app.links()
+    assert _names(app._link()) == ["link.py:run"]  # Link.run over the BleTransport
+    app.links(None, True)
+    assert _names(app._link()) == ["link.py:run", "serial_link.py:serve"]
+
+
+def test_published_records_are_the_confirmed_actions(app, monkeypatch):
+    monkeypatch.setitem(sys.modules, "bluetooth", None)
+    from bg import record
+
+    app.links(False, True)
+    _names(app._link())
+    got = []
+    app.hub.publish = got.append
+    app.ctl.outbox.append((record.ROLL, (0, 3, 1)))
+    app.drain()
+    assert [list(record.decode_stream(r)) for r in got] == [[(record.ROLL, (0, 3, 1))]]

@@ -1,0 +1,76 @@
+"""``bg.linkjournal.JournalStore``: the link's view of the flash journal (a real
+``bg.journal`` directory on CPython). A finished match's seed is found without expanding its
+packed games; a damaged match is listed as such (not live), and over the link it can be
+neither deleted nor revealed."""
+
+import sys
+
+from bg import protocol as P
+from bg import record
+from bg.journal import ERR_CORRUPT, Journal
+from bg.linkjournal import JournalStore
+from export_helpers import random_match
+
+SEED = bytes(range(32))
+
+
+def _journal(root, finish, seed=4):
+    data = random_match(seed, length=3)[0]
+    acts = list(record.decode_stream(data))
+    j = Journal(str(root))
+    j.open()
+    j.begin_match(acts[0][1], SEED)
+    for k, f in acts[1:]:
+        if k == record.MATCH_END:
+            if finish:
+                j.end_match(*f)
+            break
+        j.append(k, f)
+    return j, bytes(acts[0][1][0])
+
+
+def test_reveal_finds_the_seed_without_expanding_packed_games(tmp_path, monkeypatch):
+    j, mid = _journal(tmp_path, finish=True)
+    with open(j._path(mid, ".m"), "rb") as f:
+        kinds = [k for k, _ in record.Decoder(f, True, False)]
+    assert record.GAME_PACKED in kinds  # the finished games were compacted
+    store = JournalStore(j, str(tmp_path))
+    assert store.list_matches() == [(mid, j.list_matches()[0][1], P.STATE_FINISHED)]
+    monkeypatch.setitem(sys.modules, "bg.packdec", None)  # expanding would import it: fails
+    assert store.reveal_seed(mid) == SEED
+
+
+def test_a_damaged_match_has_its_own_state_and_is_kept(tmp_path):
+    j, mid = _journal(tmp_path, finish=False)
+    path = j._path(mid, ".m")
+    with open(path, "rb") as f:
+        data = bytearray(f.read())
+    data[len(data) // 2] ^= 0x55  # a flash error in the middle of the live match
+    with open(path, "wb") as f:
+        f.write(data)
+    j2 = Journal(str(tmp_path))
+    list(j2.open())  # replays up to the damage
+    assert j2.error == ERR_CORRUPT and j2.active == mid
+    store = JournalStore(j2, str(tmp_path))
+    [(m, size, state)] = store.list_matches()
+    assert m == mid and state == P.STATE_DAMAGED and size > 0
+    # over the link: like a live match, neither deleted nor revealed (E_STATE)
+    sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1] / "portable"))
+    import link_helpers as H
+    from bg.linkboard import Board
+    from bg.linkhost import HostEnd
+    from bg.linksession import Session
+    from link_fakes import Clock, Rand
+
+    codes = []
+    b = Board(store, Clock(), Rand(b"dmg"), show_code=codes.append)
+    b.codes = codes
+    b.open_pairing(60000)
+    s = Session(b, 185)
+    h = HostEnd(Rand(b"host"))
+    H.auth(s, h, H.pair(b, s, h))
+    r = H.exchange(s, h, h.request(P.REQ_DELETE, mid))
+    assert H.error_code(r[0]) == P.E_STATE
+    r = H.exchange(s, h, h.request(P.REQ_REVEAL, mid))
+    assert H.error_code(r[0]) == P.E_STATE
+    assert store.list_matches()[0][0] == mid  # still there

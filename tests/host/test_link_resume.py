@@ -1,0 +1,134 @@
+"""``gammon.link.Client.fetch_game`` resuming over a live match whose file the board rewrote.
+
+The board's journal compacts a finished game at GAME_END (``bg.jpack``: the game's records
+become one GAME_PACKED record and the match file is swapped), so bytes a host fetched from a
+live match earlier may no longer be the file's prefix. The firmware's link (``bg.linkboard``,
+``bg.linksession``, ``bg.linkjournal`` over a real ``bg.journal`` directory) runs in process
+here; the host client talks to it through an in-memory transport."""
+
+import sys
+from pathlib import Path
+
+import pytest
+from bg import record
+from bg.journal import Journal
+from bg.linkboard import Board
+from bg.linkjournal import JournalStore
+from bg.linksession import Session
+from export_helpers import random_match
+from gammon import link as L
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "portable"))
+from link_fakes import Clock, Rand  # noqa: E402
+
+
+class Loop:
+    """An in-memory transport: frames go straight into a board ``Session``."""
+
+    mtu = 515
+
+    def __init__(self, board):
+        self.s = Session(board, self.mtu)
+        self.out = bytearray()
+
+    def _pump(self):
+        f = self.s.pump()
+        while f is not None:
+            self.out += f
+            f = self.s.pump()
+
+    def send(self, data):
+        self.s.feed(data)
+        self._pump()
+
+    def recv(self, timeout):
+        self._pump()
+        data = bytes(self.out)
+        self.out = bytearray()
+        return data
+
+    def close(self):
+        self.s.close()
+
+
+def _live_journal(root):
+    """A 3-point match journaled record by record; returns (journal, match id, file path,
+    [file bytes after each stored action of the first game])."""
+    data = random_match(4, length=3)[0]
+    acts = list(record.decode_stream(data))
+    j = Journal(str(root))
+    j.open()
+    j.begin_match(acts[0][1], bytes(range(32)))
+    mid = bytes(acts[0][1][0])
+    path = Path(j._path(mid, ".m"))
+    snaps = []
+    for k, f in acts[1:]:
+        if k == record.MATCH_END:
+            break
+        j.append(k, f)
+        snaps.append(path.read_bytes())
+        if k == record.GAME_END:
+            break  # the first game ended: the board compacted it
+    return j, mid, path, snaps
+
+
+@pytest.fixture
+def client(tmp_path, monkeypatch):
+    monkeypatch.setenv("GAMMON_CONFIG_DIR", str(tmp_path / "cfg"))
+    root = tmp_path / "flash"
+    root.mkdir()
+    j, mid, path, snaps = _live_journal(root)
+    codes = []
+    board = Board(JournalStore(j, str(root)), Clock(), Rand(b"resume"), show_code=codes.append)
+    board.open_pairing(60000)
+    c = L.Client(Loop(board))
+    host_id, key = c.pair("tester", lambda: codes[-1])
+    c.close()
+    c = L.Client(Loop(board))
+    c.authenticate(host_id, key)
+    c.info()
+    yield c, mid.hex(), path, snaps
+    c.close()
+
+
+@pytest.mark.parametrize("kept", ["inside", "beyond"])
+def test_the_board_rewrote_the_live_match_so_the_host_fetches_it_again(client, kept):
+    c, gid, path, snaps = client
+    before = snaps[-2]  # the game not yet over: raw records
+    after = path.read_bytes()  # GAME_END stored: the game is one packed record now
+    assert [k for k, f in record.Decoder(after, expand=False)] == [record.MATCH_START, record.GAME_PACKED]
+    # what an interrupted fetch kept: less than the compacted file (the joined bytes do not
+    # decode), or more (the board refuses to resume beyond its end)
+    k = len(after) - 30 if kept == "inside" else len(before) - 5
+    assert before[:k] != after[:k]
+    if kept == "inside":
+        assert not L.joined_decodes(before[:k], before[:k] + after[k:])
+    part = c._partial_path(gid)
+    part.parent.mkdir(parents=True, exist_ok=True)
+    part.write_bytes(before[:k])
+    seen = []
+    data = c.fetch_game(gid, progress=lambda d, t: seen.append(d))
+    assert data == after and not part.exists()  # the board's copy, not the stale prefix
+    assert seen[-1] == len(after) and len(seen) == (2 if kept == "inside" else 1)  # resumed, then from 0
+    acts = list(record.decode_stream(data))
+    assert acts[-1][0] == record.GAME_END
+
+
+def test_an_unchanged_live_match_resumes_where_it_stopped(client):
+    c, gid, path, snaps = client
+    now = path.read_bytes()
+    k = len(now) // 2
+    part = c._partial_path(gid)
+    part.parent.mkdir(parents=True, exist_ok=True)
+    part.write_bytes(now[:k])
+    seen = []
+    assert c.fetch_game(gid, progress=lambda d, t: seen.append(d)) == now
+    assert seen[0] > k  # only the rest came over the link
+
+
+def test_joined_decodes_accepts_whole_records_only():
+    data = random_match(2, length=1)[0]
+    assert L.joined_decodes(data[:40], data)
+    assert not L.joined_decodes(data[:40], data[:-1])  # torn at the end
+    assert not L.joined_decodes(data[:40], data[:40] + data[41:])  # a byte lost at the join
+    assert L.joined_decodes(b"\xff" * 40, b"\xff" * 80)  # not a record stream: nothing to check

@@ -1,0 +1,243 @@
+"""End to end over the USB-serial transport: the firmware's link (``app.serial_link``
+``StdioTransport`` + ``app.link`` + ``bg.link*``) runs under the real MicroPython unix port
+with its stdin/stdout on a pseudo-terminal from socat, exactly as an ESP32's REPL port looks
+to the host; the host tool's ``gammon.link`` opens the pty with pyserial (``serial:PATH``).
+
+Pair, authenticate, list, fetch (interrupted, then resumed on a new connection), delete,
+watch; an unpaired client is refused, a new connection never inherits the previous host's
+session; the pairing code printed by the board arrives as text between frames; the CLI
+addresses the board as ``serial:PATH``; an out-of-frame Ctrl-C (what mpremote sends) gives
+the port back to the REPL, where mpremote then runs code.
+"""
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from bg import protocol as P
+from gammon import link as L
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+BIG = bytes((i * 7) & 0xFF for i in range(5000))  # MATCH001 in tests/mpy/link_server.py
+START_TIMEOUT = 20.0  # the first HELLO is answered once MicroPython has imported the link
+
+pytestmark = pytest.mark.skipif(shutil.which("socat") is None, reason="needs socat (apt-get install socat)")
+pytest.importorskip("serial", reason="needs pyserial")
+
+
+def _children(pid):
+    try:
+        with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
+            return [int(x) for x in f.read().split()]
+    except OSError:
+        return []
+
+
+class SerialBoard:
+    """``tests/mpy/link_serial_board.py`` behind ``socat PTY <-> EXEC:micropython,pty``."""
+
+    def __init__(self, tmp):
+        self.pty = tmp / "tty"
+        env = dict(os.environ)
+        env["MICROPYPATH"] = ":".join(str(ROOT / d) for d in ("firmware", "tests/mpy")) + ":.frozen"
+        mpy = "%s -X heapsize=256k -i %s" % (BIN / "micropython", ROOT / "tests/mpy/link_serial_board.py")
+        self.proc = subprocess.Popen(
+            ["socat", "PTY,link=%s,raw,echo=0" % self.pty, "EXEC:%s,pty,raw,echo=0,stderr,setsid" % mpy],
+            env=env,
+            cwd=str(tmp),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        self.kids = []
+        end = time.monotonic() + 10
+        while not self.pty.exists():
+            if time.monotonic() > end or self.proc.poll() is not None:
+                self.stop()
+                raise RuntimeError("socat did not create %s" % self.pty)
+            time.sleep(0.05)
+        self.kids = _children(self.proc.pid)
+        self.address = "serial:%s" % self.pty
+        # readiness: the first HELLO is answered once the board's link runs
+        L.SerialTransport(str(self.pty), timeout=START_TIMEOUT).close()
+
+    def stop(self):
+        kids = self.kids or _children(self.proc.pid)
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+        for pid in kids:  # the micropython process, if socat left it behind
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+
+@pytest.fixture
+def board(tmp_path, monkeypatch):
+    monkeypatch.setenv("GAMMON_CONFIG_DIR", str(tmp_path / "cfg"))
+    b = SerialBoard(tmp_path)
+    yield b
+    b.stop()
+
+
+@pytest.fixture
+def opened(monkeypatch):
+    """Every transport ``gammon.link`` opens, newest last (to read the board's text)."""
+    made = []
+    real = L.open_transport
+
+    def spy(address):
+        t = real(address)
+        made.append(t)
+        return t
+
+    monkeypatch.setattr(L, "open_transport", spy)
+    return made
+
+
+def _printed_code(transport):
+    """The pairing code the board printed between frames (its 'display' in this sim)."""
+    codes = re.findall(rb"CODE (\d{6})", bytes(transport.text))
+    assert codes, "the board's printed code did not arrive: %r" % bytes(transport.text)
+    return codes[-1].decode()
+
+
+def _pair(board, opened, name="serial-host"):
+    return L.pair(board.address, lambda: _printed_code(opened[-1]), host_name=name)
+
+
+def test_pair_list_fetch_resume_delete_watch(board, opened):
+    bid = _pair(board, opened)
+    assert bid == b"SIMBOARD".hex()
+    assert L.Boards().find(None)[1]["address"] == board.address
+
+    with L.connect(board.address) as c:
+        assert isinstance(c.t, L.SerialTransport)
+        games = c.list_games()
+        assert [(g["id"], g["size"], g["finished"]) for g in games] == [
+            (b"MATCH001".hex(), 5000, True),
+            (b"MATCH002".hex(), 20, True),
+            (b"MATCH003".hex(), 17, False),
+        ]
+
+        class Stop(Exception):
+            pass
+
+        def interrupt(done, total):
+            if done > 2000:
+                raise Stop
+
+        with pytest.raises(Stop):  # the host goes away mid-transfer (DATA frames still coming)
+            c.fetch_game(games[0]["id"], progress=interrupt)
+    # A new opening of the port is a new connection (HELLO): a fresh session that resumes
+    # from the bytes already kept, and none of the old transfer's frames leak into it.
+    with L.connect() as c:
+        seen = []
+        assert c.fetch_game(games[0]["id"], progress=lambda d, t: seen.append(d)) == BIG
+        assert seen[0] > 2000 + 400  # the first new chunk ends beyond what was kept
+        assert c.fetch_game(games[1]["id"]) == b"short finished match"
+
+        with pytest.raises(L.LinkError) as e:
+            c.delete_games([games[1]["id"], games[2]["id"]])  # the live match cannot go
+        assert e.value.code == P.E_STATE
+        assert c.delete_games([games[1]["id"]]) == 1
+        assert [g["id"] for g in c.list_games()] == [games[0]["id"], games[2]["id"]]
+
+        ticks = []
+        for rec in c.watch(timeout=5):
+            ticks.append(rec)
+            if len(ticks) == 3:
+                break
+        assert len(ticks) == 3 and all(t.startswith(b"tick ") for t in ticks)
+        assert c.list_games()  # the session still works after leaving watch
+        # frames carried 0x03 bytes (sequence number 3, MACs): data, not an interrupt
+        assert any(3 in f for f in c.sent)
+        assert c.info()["authenticated"]
+
+
+def test_unpaired_client_and_stale_session_are_refused(board, opened):
+    _pair(board, opened)
+    with L.connect(board.address) as c:
+        assert c.info()["authenticated"]
+        with pytest.raises(L.LinkError) as e:  # one program at a time on the port
+            L.open_transport(board.address)
+        assert "cannot open" in str(e.value)
+        assert c.list_games()
+    # the next opening of the port does not inherit that authenticated session
+    with L.Client(L.open_transport(board.address)) as c:
+        info = c.info()
+        assert info["authenticated"] is False and info["paired_hosts"] == 1
+        with pytest.raises(L.LinkError) as e:
+            c.list_games()
+        assert e.value.code == P.E_AUTH
+        with pytest.raises(L.LinkError) as e:
+            c.delete_games([b"MATCH002".hex()])
+        assert e.value.code == P.E_AUTH
+        with pytest.raises(L.LinkError) as e:
+            c.authenticate(b"STRANGER", os.urandom(32))
+        assert e.value.code == P.E_DENIED
+        with pytest.raises(L.LinkError) as e:  # and now it must wait
+            c.authenticate(b"STRANGER", os.urandom(32))
+        assert e.value.code == P.E_BACKOFF and e.value.retry_ms > 0
+        wait_s = e.value.retry_ms / 1000.0
+    time.sleep(wait_s + 0.1)  # the back-off is the board's, for everyone
+    with L.connect(board.address) as c:  # nothing was deleted
+        assert len(c.list_games()) == 3
+
+
+def test_cli_addresses_a_serial_board(board, opened):
+    _pair(board, opened, name="cli-host")
+    gammon = str(BIN / "gammon")
+    r = subprocess.run(
+        [gammon, "board", "info", "--board", board.address], capture_output=True, text=True, timeout=30
+    )
+    assert r.returncode == 0, r.stderr
+    assert "game " + b"MATCH003".hex() in r.stdout and "live" in r.stdout
+    r = subprocess.run(
+        [gammon, "board", "info", "--board", "serial:%s.missing" % board.pty],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert r.returncode == 2 and "not paired" in r.stderr
+
+
+def test_ctrl_c_between_frames_gives_the_port_back_to_the_repl(board, opened):
+    _pair(board, opened)
+    with L.connect(board.address) as c:
+        assert len(c.list_games()) == 3
+        c.t.interrupt()  # what mpremote sends first: "\r\x03"
+        end = time.monotonic() + 10
+        while b">>> " not in c.t.text and time.monotonic() < end:
+            c.t.recv(0.2)
+        text = bytes(c.t.text)
+    assert b"KeyboardInterrupt" in text and b">>> " in text, text
+    # the REPL is back: mpremote works on the same port
+    r = subprocess.run(
+        [str(BIN / "mpremote"), "connect", str(board.pty), "resume", "exec", "print('sum', 6 * 7)"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert "sum 42" in r.stdout, r.stdout + r.stderr
+
+
+def test_bad_serial_addresses():
+    with pytest.raises(ValueError):
+        L.open_transport("serial:")
+    with pytest.raises(ValueError):
+        L.open_transport("serial:/dev/ttyUSB0@fast")
+    with pytest.raises(L.LinkError) as e:
+        L.open_transport("serial:/nonexistent/ttyX")
+    assert "cannot open" in str(e.value)

@@ -1,0 +1,118 @@
+"""Live watch and pairing against the running simulator: the real firmware (``app.main``
+on the MicroPython unix port) serves its link on a local socket. Both ROLL buttons held open
+the pairing window; the code appears on the LED dice (docs/leds.md) and the host pairs with
+it; ``gammon watch`` (``watch_loop``) then follows turns played through the simulated reed
+sensors: every confirmed action arrives as a real ``bg.record`` record, and the host's replay
+ends on the position the robot players left on the board."""
+
+import io
+import random
+import socket
+import sys
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tools" / "sim"))
+
+import demo  # noqa: E402
+import server  # noqa: E402
+from bg import hwdesc  # noqa: E402
+from gammon import link as L  # noqa: E402
+from gammon.commands.library import watch_loop  # noqa: E402
+
+# The simulator's own default: the firmware in a ROMFS image, server.DEFAULT_HEAP of working
+# heap -- the same figure `make sim` runs with, pairing and watching included.
+HEAP = server.DEFAULT_HEAP
+
+
+def _free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def _white_die_pips(sim, board):
+    """Die LEDs lit white (R = G = B > 0) in the latest frame."""
+    f = sim.leds
+    lit = 0
+    for i in range(14):
+        j = 3 * board.die_led[i]
+        g, r, b = f[j], f[j + 1], f[j + 2]
+        if r and r == g == b:
+            lit += 1
+    return lit
+
+
+def _hold_both_rolls(sim):
+    names = [b["name"] for b in sim.board["buttons"]]
+    a, b = names.index("roll0"), names.index("roll1")
+    sim.button(a, 1)
+    sim.button(b, 1)
+    time.sleep(1.2)  # a long press (0.8 s) of both
+    sim.button(a, 0)
+    sim.button(b, 0)
+
+
+def test_pairing_code_on_the_dice_and_watch_sees_real_turns(tmp_path, monkeypatch):
+    monkeypatch.setenv("GAMMON_CONFIG_DIR", str(tmp_path / "cfg"))
+    board = hwdesc.load(str(ROOT / "hardware" / "board.json"))
+    port = _free_port()
+    sim = server.Sim(
+        image=str(tmp_path / "flash.lfs"), settings={"length": 3}, seed="watch", link_port=port, heap=HEAP
+    )
+    sim.start()
+    address = "tcp:127.0.0.1:%d" % port
+    try:
+        deadline = time.monotonic() + 10
+        while not any("link: listening" in x for x in sim.log) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        _hold_both_rolls(sim)
+        assert any("pairing window open" in x for x in sim.log), sim.log[-10:]
+        seen_on_dice = []
+
+        def code():
+            end = time.monotonic() + 10
+            while time.monotonic() < end:
+                codes = [x.split()[-1] for x in sim.log if x.startswith("pairing code: ")]
+                if codes and codes[-1].isdigit():
+                    # the board shows it on its dice: wait for a frame with white pips
+                    while time.monotonic() < end and not seen_on_dice:
+                        if _white_die_pips(sim, board):
+                            seen_on_dice.append(bytes(sim.leds))
+                        time.sleep(0.02)
+                    return codes[-1]
+                time.sleep(0.05)
+            raise AssertionError("no pairing code shown")
+
+        L.pair(address, code, host_name="watcher")
+        assert seen_on_dice, "the pairing code never appeared on the LED dice"
+
+        p = demo.Player(sim, random.Random(11))
+        p.start_game(True)  # MATCH_START, GAME_START, OPENING: a live match on the board
+        with L.connect(address) as c:
+            out = io.StringIO()
+            res = {}
+
+            def watch():
+                try:
+                    res["replay"] = watch_loop(c, out=out, clear=False, max_events=9)
+                except Exception as e:  # noqa: BLE001 - reported by the assertion below
+                    res["error"] = e
+
+            th = threading.Thread(target=watch, daemon=True)
+            th.start()
+            time.sleep(1.5)  # the host is watching now
+            for _ in range(5):  # PLAY, then ROLL + PLAY per turn: 9 events
+                assert p.turn() is None
+            th.join(30)
+            assert not th.is_alive() and "error" not in res, res
+        r = res["replay"]
+        assert r.m is not None and bytes(r.pos) == bytes(p.pos)
+        text = out.getvalue()
+        assert text.count("\n") > 20 and "(resynchronised)" not in text
+    finally:
+        sim.stop()
