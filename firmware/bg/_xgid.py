@@ -4,7 +4,7 @@ X (upper case, the bottom player whose points 1..24 the string follows) is side 
 (lower case) is side 0, as GNU Backgammon reads XGIDs (gnubg's player 1 is X).
 """
 
-from bg.board import NCHECKERS, POS_LEN, validate
+from bg.board import POS_LEN, derive_off, validate
 from bg.ids import _log2
 
 _XSIDE = 1  # X (upper case, bottom) is side 1
@@ -112,14 +112,7 @@ def decode_xgid(s, pos=None):
             pos[xb + i - 1] = n
         else:
             pos[ob + 24 - i] = n
-    for side in (0, 1):
-        b = 25 if side else 0
-        t = 0
-        for i in range(25):
-            t += pos[b + i]
-        if t > NCHECKERS:
-            raise ValueError("XGID gives side %d %d checkers" % (side, t))
-        pos[50 + side] = NCHECKERS - t
+    derive_off(pos, "XGID")
     validate(pos)
     try:
         cube_log = int(parts[1])

