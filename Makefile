@@ -39,10 +39,11 @@ $(STAMP): requirements.txt constraints.txt host_tools/pyproject.toml
 
 venv: $(STAMP)
 
-$(STUBS): $(STAMP) requirements.txt
+$(STUBS): $(STAMP) requirements.txt tools/stub_fixes.py
 	rm -rf .stubs
 	$(PIP) install -q --disable-pip-version-check --no-deps --target .stubs \
 	  $$(grep -E '^micropython-(esp32|stdlib)-stubs==' requirements.txt)
+	$(PY) tools/stub_fixes.py
 	touch $@
 
 # --- tests --------------------------------------------------------------------------------

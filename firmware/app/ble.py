@@ -207,7 +207,7 @@ class BleTransport(Waker):
             try:
                 # the ESP32 stub lists two arguments; the documented call is
                 # gatts_notify(conn_handle, value_handle, data)
-                self.ble.gatts_notify(conn, self.h_tx, frame[i : i + n])  # pyright: ignore[reportCallIssue]
+                self.ble.gatts_notify(conn, self.h_tx, frame[i : i + n])
             except OSError:
                 tries += 1
                 if tries > 200:  # ~2 s without progress: give up on this connection
