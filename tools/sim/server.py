@@ -478,8 +478,22 @@ def main(argv=None):
     )
     if not args.no_setup:
         sim.physical.set_start()
-    sim.start()
-    httpd = serve(sim, args.host, args.port)
+    # Claim the page's port before starting the firmware, so a busy port is one clear line.
+    try:
+        httpd = serve(sim, args.host, args.port)
+    except OSError as e:
+        print(
+            "simulator: cannot serve on %s:%d (%s); choose another port: make sim SIM_PORT=8081"
+            % (args.host, args.port, e.strerror or e),
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        sim.start()
+    except Exception as e:  # noqa: BLE001 - one clear line for the user, then exit
+        httpd.server_close()
+        print("simulator: the firmware did not start: %s" % e, file=sys.stderr)
+        return 2
 
     def _term(*_):
         raise KeyboardInterrupt

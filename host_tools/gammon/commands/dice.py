@@ -1,7 +1,9 @@
 """Dice commands: ``gammon verify`` (commit-reveal proof of a match's dice), ``gammon dice-stats``
 (frequencies, chi-square, a picture) and ``gammon dice-sim`` (a made-up match to try them on).
 
-A MATCH is a board journal file (binary records, ``bg.record``) or a JSON dice transcript::
+A MATCH is a board journal file (binary records, ``bg.record``), a JSON dice transcript, or a
+match in the local library (``gammon list``: a match id, a unique prefix of 4+ hex digits, or
+``#N``; its stored record bytes are read like a journal). A JSON transcript looks like::
 
     {"format": "smartgammon-dice/1",
      "match_id": "<16 hex>", "commitment": "<64 hex>",
@@ -10,17 +12,24 @@ A MATCH is a board journal file (binary records, ``bg.record``) or a JSON dice t
      "throws": [{"kind": "opening", "dice": [3, 5]}, {"kind": "roll", "side": 1, "dice": [6, 2]}]}
 
 (``throws`` entries may also be bare ``[d1, d2]`` pairs.) See docs/dice.md.
+
+``gammon verify`` exits 0 (PASS), 1 (FAIL: some throw, the seed or the player seed does not
+match), 2 (bad input: one line on stderr) or 3 (NOT YET: the board has not revealed the seed,
+the match is not over; nothing failed, nothing can be checked yet).
 """
 
 import json
 import os
 import sys
+from pathlib import Path
 
 from bg import dice  # firmware/ is on the path: gammon/__init__ imports gammon._paths
 
 from gammon import dice_stats
 
 FORMAT = "smartgammon-dice/1"
+
+PASS, FAIL, USAGE, NOT_YET = 0, 1, 2, 3  # gammon verify's exit statuses
 
 
 class Match:
@@ -146,11 +155,43 @@ def load_matches(path):
     return matches_from_journal(data, path)
 
 
+# the local library ------------------------------------------------------------------------
+
+
+def _library():
+    """The library for reading (LibraryError, one line, when nothing was stored yet)."""
+    from gammon.library import Library
+
+    return Library.open(create=False)
+
+
+def library_matches(lib, mid):
+    """The :class:`Match` (es) in the stored record bytes of library match ``mid`` (full id)."""
+    return matches_from_journal(lib.data(mid), "library match %s" % mid)
+
+
+def load_spec(spec):
+    """The matches of MATCH: a file (journal or JSON transcript) when ``spec`` names one, else a
+    library game (id, unique prefix, ``#N``). Neither -> ValueError, one line."""
+    p = Path(spec)
+    if p.is_file():
+        return load_matches(spec)
+    if p.exists():
+        raise ValueError("%s is not a file (give a journal file, a JSON transcript or a match id)" % spec)
+    from gammon.library import LibraryError
+
+    try:
+        with _library() as lib:
+            return library_matches(lib, lib.resolve(spec))
+    except LibraryError as e:
+        raise ValueError("%s: no such file, and not a match in the library (%s)" % (spec, e)) from None
+
+
 # verify -------------------------------------------------------------------------------
 
 
 def cmd_verify(args):
-    matches = load_matches(args.match)
+    matches = load_spec(args.match)
     if args.index is not None:
         if not 0 <= args.index < len(matches):
             raise ValueError(
@@ -166,7 +207,7 @@ def cmd_verify(args):
     seed_arg = None
     if args.seed is not None:
         seed_arg = _hex(args.seed, dice.BOARD_SEED_LEN, "--seed", "argument")
-    status = 0
+    failed = waiting = False
     for m in matches:
         name = "match %s" % m.match_id.hex()
         seed = seed_arg if seed_arg is not None else m.board_seed
@@ -178,34 +219,74 @@ def cmd_verify(args):
                 "FAIL: the recorded player seed %s is not the one you gave (%s)"
                 % (m.player_seed.hex(), expect_ps.hex())
             )
-            status = 1
+            failed = True
             continue
         if seed is None:
             print(
-                "FAIL: the board seed is not revealed yet (the match is not over); "
-                "nothing can be verified before the reveal"
+                "NOT YET: the board seed is not revealed yet (the match is not over): its dice cannot "
+                "be verified before the board reveals the seed at the end of the match "
+                "(sync again after the match, or give --seed HEX)"
             )
-            status = 1
+            waiting = True
             continue
         ok, idx, msg = dice.verify_transcript(m.match_id, m.commitment, seed, m.player_seed, m.throws)
         print(msg)
-        if not ok:
-            status = 1
-    return status
+        failed = failed or not ok
+    return FAIL if failed else NOT_YET if waiting else PASS
 
 
 # dice-stats ---------------------------------------------------------------------------
 
 
+_FILTERS = ("player", "since", "until", "result", "length", "board")
+
+
+def library_selection(args):
+    """The library matches ``gammon dice-stats`` reads: ``gammon list``'s filters, oldest first.
+    Returns ``(matches, total_stored)``."""
+    from gammon.commands.library import _int, _parse_date  # the exact semantics of gammon list
+
+    length = None
+    if args.length is not None:
+        length = 0 if args.length in ("money", "0") else _int(args.length, "--length")
+    with _library() as lib:
+        entries = lib.find(
+            player=args.player,
+            since=_parse_date(args.since) if args.since else None,
+            until=_parse_date(args.until, end=True) if args.until else None,
+            result=args.result,
+            length=length,
+            board=args.board,
+        )
+        out = []
+        for e in entries:
+            out += library_matches(lib, e.id)
+        return out, lib.count()
+
+
 def cmd_stats(args):
+    use_lib = args.library or not args.files
+    filtered = [f for f in _FILTERS if getattr(args, f) is not None]
+    if filtered and not use_lib:
+        raise ValueError("--%s selects library matches: add --library" % filtered[0])
+    sources = []
+    for path in args.files:
+        sources += load_matches(path)
+    if use_lib:
+        lib_matches, stored = library_selection(args)
+        if not lib_matches:
+            raise ValueError(
+                "no match in the library%s (%d stored)"
+                % (" matches these filters" if filtered else "", stored)
+            )
+        sources += lib_matches
     st = dice_stats.DiceStats()
     nmatch = 0
-    for path in args.files:
-        for m in load_matches(path):
-            nmatch += 1
-            st.add_all(m.throws)
+    for m in sources:
+        nmatch += 1
+        st.add_all(m.throws)
     if not st.throws:
-        raise ValueError("no throws in %s" % ", ".join(args.files))
+        raise ValueError("no throws in %s" % ", ".join(args.files + (["the library"] if use_lib else [])))
     t = st.tests()
     n = st.throws
     if args.json:
@@ -299,10 +380,14 @@ def register(sub):
         "verify",
         help="prove a match's dice were fair (commit-reveal)",
         description="Re-derive every throw of a match from the revealed seed, check the "
-        "commitment, and print PASS, or FAIL naming the first throw that does not match.",
+        "commitment, and print PASS, or FAIL naming the first throw that does not match. "
+        "Exit status: 0 PASS, 1 FAIL, 2 bad input, 3 not verifiable yet (seed not revealed).",
     )
     p.add_argument(
-        "match", metavar="MATCH", help="a journal file from the board/simulator or a JSON transcript"
+        "match",
+        metavar="MATCH",
+        help="a journal file from the board/simulator, a JSON transcript, or a library match "
+        "(id, unique prefix of 4+ hex digits, or #N from 'gammon list')",
     )
     p.add_argument("--seed", metavar="HEX", help="the revealed board seed, if the file does not hold it")
     g = p.add_mutually_exclusive_group()
@@ -317,9 +402,21 @@ def register(sub):
         "dice-stats",
         help="are the dice fair? frequencies, chi-square, picture",
         description="Face and pair frequencies, doubles rate, chi-square tests with "
-        "p-values over the throws of matches (journal files or JSON transcripts).",
+        "p-values over the throws of matches (journal files or JSON transcripts; without FILE, "
+        "or with --library, every match of the local library that passes the filters).",
     )
-    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("files", nargs="*", metavar="FILE")
+    p.add_argument(
+        "--library", action="store_true", help="also every library match (the default without FILE)"
+    )
+    p.add_argument("--player", help="library: a player's name (part of it, any case)")
+    p.add_argument("--since", metavar="YYYY-MM-DD", help="library: started on or after (UTC)")
+    p.add_argument("--until", metavar="YYYY-MM-DD", help="library: started on or before (UTC)")
+    p.add_argument(
+        "--result", choices=("won", "lost", "finished", "unfinished"), help="library: won/lost: by --player"
+    )
+    p.add_argument("--length", help="library: match length, or 'money'")
+    p.add_argument("--board", help="library: the board's name (part of it)")
     p.add_argument("--svg", metavar="PATH", help="also draw an SVG picture there")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=cmd_stats)
