@@ -39,19 +39,24 @@ def open_journal(j):
             if n.endswith(".t"):
                 os.remove(j.dir + "/" + n)
                 cut.append(n[:-2])
-        # A seed without a started match (power cut inside begin_match) is dropped: the
-        # commitment was never stored, so nothing can depend on it.
+        # A seed without a started match (power cut inside begin_match: the match file is
+        # missing or empty, littlefs never shows half a write) is dropped: the commitment was
+        # never stored, so nothing can depend on it. A match file that HAS bytes but no
+        # readable MATCH_START is damaged, not unstarted: keep every byte (and the seed) for
+        # the host, report it, and do not resume it.
         live = []
         for n in names:
             if n.endswith(".s"):
                 mid = _parse_hexid(n[:-2])
                 if mid is None:
                     continue
-                if not _has_match_start(j, mid):
+                if _has_match_start(j, mid):
+                    live.append(mid)
+                elif _exists(j._path(mid, ".m")) and _size(j._path(mid, ".m")) > 0:
+                    j.error = ERR_CORRUPT
+                else:
                     j._remove_quiet(j.dir + "/" + n)
                     j._remove_quiet(j._path(mid, ".m"))
-                else:
-                    live.append(mid)
         active = None
         try:
             a = _parse_hexid(str(j._read_small(j.dir + "/active", 16), "ascii"))

@@ -187,6 +187,46 @@ def test_damaged_file_is_kept_whole_and_appends_refused():
         _rm(root)
 
 
+def test_damaged_first_record_keeps_the_match_and_its_seed():
+    # A flipped bit in MATCH_START must not look like "power cut inside begin_match"
+    # (which drops an empty match file): every stored byte stays for the host.
+    root = _root()
+    try:
+        j = J.Journal(root)
+        j.open()
+        j.begin_match(_start(), SEED)
+        _turns(j, 10)
+        path = _path(root, MID, ".m")
+        raw = bytearray(_read(path))
+        raw[3] ^= 0x5A
+        with open(path, "wb") as f:
+            f.write(raw)
+        k = J.Journal(root)
+        got = list(k.open())
+        assert got == [] and k.error == J.ERR_CORRUPT and k.active is None
+        assert _read(path) == raw
+        assert os.stat(_path(root, MID, ".s"))[6] == 34  # the secret seed is kept too
+        assert k.read_match(MID, 0, 4096) == raw
+    finally:
+        _rm(root)
+
+
+def test_power_cut_inside_begin_match_drops_the_empty_match():
+    root = _root()
+    try:
+        j = J.Journal(root)
+        j.open()
+        j.begin_match(_start(), SEED)
+        with open(_path(root, MID, ".m"), "wb"):
+            pass  # littlefs shows a file created but never synced as empty
+        k = J.Journal(root)
+        assert list(k.open()) == [] and k.error == J.OK
+        left = [n for n in os.listdir(root + "/journal") if n.endswith(".m") or n.endswith(".s")]
+        assert left == []  # ("active" may still name it; open() ignores a match that is gone)
+    finally:
+        _rm(root)
+
+
 def test_damaged_secret_and_state_files():
     root = _root()
     try:
