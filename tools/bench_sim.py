@@ -12,6 +12,8 @@
    from the ESP32's flash, and the heap is the image plus the working heap (docs/memory.md).
    For comparison the old figure, "code in heap": the smallest ``-X heapsize`` with the
    ``.mpy`` files on the filesystem, where the unix port copies all bytecode into the heap.
+   ``boot_{board,hal,app,boot}_working_bytes``: what each boot step keeps (heapcheck's
+   ``boot:`` line); per-module costs: ``tools/sim/heapmods.py`` (docs/memory.md).
 3. Heap in use (working heap, after ``gc.collect()``) after each of 100 consecutive games of a
    money session in ROM mode, at the smallest working heap found; growth = last - first.
 """
@@ -93,6 +95,11 @@ def heapcheck(heap, games, image, rom=True):
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=str(ROOT), timeout=600)
     rows = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
     boot = romfs.boot_figures(proc.stdout) if rom else None
+    if boot:
+        # heapcheck's "boot: board=N hal=N app=N boot=N": what each boot step keeps (bytes)
+        for line in proc.stdout.splitlines():
+            if line.startswith("boot: "):
+                boot["parts"] = {k: int(v) for k, v in (x.split("=") for x in line[6:].split())}
     for r in rows:
         if boot:
             r["working_bytes"] = r["heap_bytes"] - boot["image_heap_bytes"]
@@ -138,6 +145,9 @@ def main(argv):
         res["rom_heapsize_bytes_at_smallest"] = (
             romfs.heapsize_for("%dk" % kb, boot["image_bytes"]) if kb else None
         )
+    if boot and boot.get("parts"):
+        for k, v in boot["parts"].items():
+            res["boot_%s_working_bytes" % k] = v
     if rows:
         # heapcheck's code_bytes: what importing every module left in the heap; from ROM that is
         # module objects (functions, classes, constants, qstrs), not bytecode

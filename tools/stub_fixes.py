@@ -15,7 +15,8 @@ FIXES = [
     (
         "bluetooth.pyi",
         "def gatts_notify(self, value_handle: memoryview, data: bytes, /) -> None:",
-        "def gatts_notify(self, conn_handle: int, value_handle: memoryview, data: bytes | None = None, /) -> None:",
+        "def gatts_notify(self, conn_handle: int, value_handle: memoryview, "
+        "data: bytes | None = None, /) -> None:",
         "BLE.gatts_notify(conn_handle, value_handle, data=None): the stub drops conn_handle "
         "(docs.micropython.org/en/latest/library/bluetooth.html#bluetooth.BLE.gatts_notify)",
     ),

@@ -28,8 +28,6 @@ Example::
 import asyncio
 import time
 
-from bg.linksession import Session
-
 _IDLE_RESET_MS = 2000  # a partial frame older than this is dropped (a stalled or hostile sender)
 _WAIT_MS = 250
 
@@ -55,6 +53,8 @@ class Link:
             self.session = None
         self.conn = c
         if c is not None:
+            from bg.linksession import Session  # the protocol's code: loaded by the first host
+
             self.session = Session(self.board, self.t.mtu)
             self.last_rx = time.ticks_ms()
 

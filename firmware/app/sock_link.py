@@ -69,6 +69,15 @@ class StreamTransport(Waker):
 
 
 async def _serve_one(hub, reader, writer):
+    if getattr(hub, "add", None) is None:  # not a Hub: the function that builds it
+        hub = hub()  # the board's link stack, built by the first connection (see ``serve``)
+        if hub is None:  # it could not be built (logged by the board): refuse the host
+            try:
+                writer.close()
+                await writer.wait_closed()
+            except OSError:
+                pass
+            return
     t = StreamTransport(reader, writer)
     link = hub.add(t)
     task = asyncio.create_task(link.run())
@@ -86,7 +95,9 @@ async def _serve_one(hub, reader, writer):
 
 
 async def serve(hub, port=DEFAULT_PORT, host="127.0.0.1"):
-    """Start the server; returns the asyncio server object."""
+    """Start the server; returns the asyncio server object. ``hub`` is an ``app.link.Hub``
+    or a function returning one, called on each connection: the board passes a function so
+    the listener alone costs a socket until a host really connects (docs/memory.md)."""
 
     def cb(reader, writer):
         return _serve_one(hub, reader, writer)

@@ -35,16 +35,14 @@ import hashlib
 import os
 import time
 
-import hal
+from micropython import const
 
-try:
-    from binascii import hexlify, unhexlify
-except ImportError:  # pragma: no cover
-    from ubinascii import hexlify, unhexlify
+import hal
 
 # littlefs geometry of the ESP32 internal flash partition: 4 KiB erase blocks.
 BLOCK_SIZE = 4096
 BLOCK_COUNT = 128
+_BLANK = const(256)  # bytes of 0xFF written at a time to erase a block
 
 
 class Sensors(hal.Sensors):
@@ -179,15 +177,25 @@ class FileBlockDev:
         self.block_size = block_size
         self.block_count = block_count
         self.writes = 0
-        self._blank = b"\xff" * block_size  # one erased block, reused by every erase
+        # a slice of erased flash, written block_size / 256 times per erase: a whole 4 KiB
+        # block of 0xFF would sit in the heap for nothing the ESP32 backend needs
+        self._blank = b"\xff" * _BLANK
+        self.created = False
         try:
             self.f = open(path, "r+b")
         except OSError:
+            self.created = True
             f = open(path, "wb")
             for _ in range(block_count):
-                f.write(self._blank)
+                self._erase(f)
             f.close()
             self.f = open(path, "r+b")
+
+    def _erase(self, f):
+        n = self.block_size
+        while n > 0:
+            f.write(self._blank if n >= _BLANK else self._blank[:n])
+            n -= _BLANK
 
     def readblocks(self, block, buf, off=0):
         self.f.seek(block * self.block_size + off)
@@ -206,10 +214,20 @@ class FileBlockDev:
             return self.block_size
         if op == 6:  # erase
             self.f.seek(arg * self.block_size)
-            self.f.write(self._blank)
+            self._erase(self.f)
             self.f.flush()
             return 0
         return 0
+
+    def erased(self):
+        """True when every byte of the image is 0xFF (never written: safe to format)."""
+        buf = bytearray(_BLANK)
+        for b in range(self.block_count):
+            for off in range(0, self.block_size, _BLANK):
+                self.readblocks(b, buf, off)
+                if buf != self._blank:
+                    return False
+        return True
 
     def close(self):
         self.f.close()
@@ -237,6 +255,11 @@ class Storage(hal.Storage):
                 try:
                     fs = vfs.VfsLfs2(bdev)  # pyright: ignore[reportArgumentType]
                 except OSError:
+                    # Format only flash that was never written. An image that holds data
+                    # but no readable littlefs is damaged: formatting it would silently
+                    # destroy every stored match, so it stays as it is (storage error).
+                    if not (bdev.created or bdev.erased()):
+                        raise OSError("no littlefs on it (damaged?); left unformatted") from None
                     vfs.VfsLfs2.mkfs(bdev)  # pyright: ignore[reportArgumentType]
                     fs = vfs.VfsLfs2(bdev)  # pyright: ignore[reportArgumentType]
                 vfs.mount(fs, mount)
@@ -301,120 +324,6 @@ class Radio(hal.Radio):
         return None
 
 
-class Bus:
-    """The JSON-lines connection to the simulator server (blocking writes on a local socket
-    are a few hundred bytes; reads happen in the asyncio task ``run``)."""
-
-    def __init__(self, host, port, hw):
-        import socket
-
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        addr = socket.getaddrinfo(host, port)[0][-1]
-        self.sock.connect(addr)
-        self.hw = hw
-        self.closed = False
-        self.on_quit = None
-
-    def _write(self, data):
-        if self.closed:
-            return
-        mv = memoryview(data)
-        while len(mv):
-            try:
-                n = self.sock.send(mv)
-            except OSError as e:
-                if e.args and e.args[0] == 11:  # EAGAIN: the server is slow, retry
-                    time.sleep_ms(1)
-                    continue
-                self.closed = True
-                return
-            mv = mv[n:]
-
-    def send_hex(self, kind, data):
-        self._write(b'{"t":"' + kind + b'","d":"' + hexlify(data) + b'"}\n')
-
-    def send_line(self, obj):
-        import json
-
-        self._write(json.dumps(obj).encode() + b"\n")
-
-    def log(self, msg):
-        self.send_line({"t": "log", "m": msg})
-
-    def handle(self, line):
-        import json
-
-        try:
-            msg = json.loads(line)
-        except ValueError:
-            return
-        t = msg.get("t")
-        hw = self.hw
-        if t == "bits":
-            try:
-                hw.sensors.set_bits(unhexlify(msg["d"]))
-            except (ValueError, KeyError):
-                self.log("bad sensor frame ignored")
-        elif t == "btn":
-            hw.buttons.edge(int(msg.get("i", -1)), int(msg.get("down", 0)))
-        elif t == "radio" and hw.radio is not None:
-            try:
-                hw.radio.deliver(unhexlify(msg["d"]))
-            except (ValueError, KeyError):
-                pass
-        elif t == "time":
-            hw.clock.set_unix_time(int(msg.get("unix", 0)))
-        elif t == "quit":
-            self.closed = True
-            if self.on_quit:
-                self.on_quit()
-
-    def wait_bits(self, timeout_ms=5000):
-        """Block until the server sent the first chain reading (at power-on the real chain is
-        readable at once; the simulator's arrives over the socket)."""
-        import select
-
-        p = select.poll()
-        p.register(self.sock, select.POLLIN)
-        buf = b""
-        t0 = time.ticks_ms()
-        while time.ticks_diff(time.ticks_ms(), t0) < timeout_ms:
-            if not p.poll(50):
-                continue
-            chunk = self.sock.recv(512)
-            if not chunk:
-                break
-            buf += chunk
-            while b"\n" in buf:
-                line, buf = buf.split(b"\n", 1)
-                self.handle(line)
-                if self.hw.sensors.changed_ms:
-                    self._rest = buf
-                    return True
-        self._rest = buf
-        return False
-
-    async def run(self):
-        """Read lines from the server until it goes away (then call ``on_quit``)."""
-        import asyncio
-
-        self.sock.setblocking(False)
-        rest = getattr(self, "_rest", b"")
-        self._rest = b""
-        while b"\n" in rest:
-            line, rest = rest.split(b"\n", 1)
-            self.handle(line)
-        reader = asyncio.StreamReader(self.sock)
-        while not self.closed:
-            line = await reader.readline()
-            if not line:
-                break
-            self.handle(line)
-        self.closed = True
-        if self.on_quit:
-            self.on_quit()
-
-
 def make(config=None):
     """Build the simulated hardware. ``config`` keys (all optional):
     ``sensor_bytes``, ``leds``, ``buttons`` (sizes, from hardware/board.json via bg.hwdesc),
@@ -429,6 +338,8 @@ def make(config=None):
     hw = hal.Hardware(sensors, leds, buttons, Clock(), Random(config.get("seed")), storage, radio)
     bus = None
     if config.get("port"):
+        from hal.sim_bus import Bus  # the server connection: not loaded when headless
+
         bus = Bus(config.get("host", "127.0.0.1"), int(config["port"]), hw)
         sensors._bus = leds._bus = radio._bus = bus
         bus.send_line(

@@ -90,6 +90,30 @@ def test_storage_missing_directory_is_reported_not_raised():
     assert not st.ok() and "cannot mount" in st.error
 
 
+def test_storage_never_formats_an_image_that_holds_data():
+    # A damaged littlefs (here: a superblock-less image of data bytes) is a storage error,
+    # not a blank flash: formatting it would destroy every stored match.
+    _rm(IMG)
+    junk = bytes((i * 37 + 11) & 255 for i in range(256))
+    with open(IMG, "wb") as f:
+        for _ in range(sim.BLOCK_COUNT * sim.BLOCK_SIZE // 256):
+            f.write(junk)
+    st = sim.Storage(image=IMG, mount="/simhal3")
+    assert not st.ok() and "left unformatted" in st.error
+    with open(IMG, "rb") as f:
+        assert f.read(256) == junk  # untouched
+    if st.bdev is not None:
+        st.bdev.close()
+    # an erased image (all 0xFF, as new flash) is formatted and mounted
+    with open(IMG, "wb") as f:
+        for _ in range(sim.BLOCK_COUNT * sim.BLOCK_SIZE // 256):
+            f.write(b"\xff" * 256)
+    st = sim.Storage(image=IMG, mount="/simhal3")
+    assert st.ok()
+    st.unmount()
+    _rm(IMG)
+
+
 def test_radio_headless_keeps_sent_frames_and_delivers_received():
     hw = _hw()
     hw.radio.send(b"\x01\x02")

@@ -1,7 +1,8 @@
 # Runs on MicroPython (unix port): the whole board application -- sensing, controller, rules,
 # dice, LED frames, journal on a littlefs image -- driven headless through the sim HAL by two
 # robot players for GAMES consecutive games, printing one JSON line per game with the heap in
-# use after a collection. Usage:
+# use after a collection, and first one "boot: board=N hal=N app=N boot=N" line: the bytes each
+# boot step keeps (the board description, the sim HAL, App(), App.boot()). Usage:
 #   micropython -X heapsize=H tools/sim/heapcheck.py GAMES IMAGE [SEED]
 # (tools/bench_sim.py and tests/host/test_sim_heap.py run it on precompiled .mpy modules.)
 import gc
@@ -61,8 +62,17 @@ class Pick:
         self.n += 1
 
 
+def _used():
+    gc.collect()
+    return gc.mem_alloc()
+
+
 def main():
+    steps = []  # (what, bytes it keeps after a collection): the boot breakdown (docs/memory.md)
+    a = _used()
     board = hwdesc.load()
+    steps.append(("board", _used() - a))
+    a = _used()
     hw = sim.make(
         {
             "sensor_bytes": board.nbytes,
@@ -72,7 +82,10 @@ def main():
             "image": IMAGE,
         }
     )
+    steps.append(("hal", _used() - a))
+    a = _used()
     app = M.App(hw, board, C.Settings(length=0), lambda m: None)
+    steps.append(("app", _used() - a))
     app.verbose = False
     app.animate = False
     counts = bytearray(28)
@@ -107,7 +120,10 @@ def main():
         app.on_button(i, C.PRESS, now[0])
         app.view.paint(ctl, now[0])
 
+    a = _used()
     app.boot()
+    steps.append(("boot", _used() - a))
+    print("boot: " + " ".join("%s=%d" % s for s in steps))
     sense()
     press(roll[0])  # IDLE -> OPENING
     games = 0

@@ -1,0 +1,127 @@
+"""The simulator server connection of the ``sim`` HAL backend (``hal.sim``): JSON lines over
+a local TCP socket (the message types are listed in ``hal.sim``'s docstring).
+
+Kept out of ``hal.sim`` so a headless run (tests, ``tools/sim/heapcheck.py``) does not carry
+its code objects in the heap; ``hal.sim.make`` imports it only when ``config["port"]`` is set.
+"""
+
+import time
+
+try:
+    from binascii import hexlify, unhexlify
+except ImportError:  # pragma: no cover
+    from ubinascii import hexlify, unhexlify
+
+
+class Bus:
+    """The JSON-lines connection to the simulator server (blocking writes on a local socket
+    are a few hundred bytes; reads happen in the asyncio task ``run``)."""
+
+    def __init__(self, host, port, hw):
+        import socket
+
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        addr = socket.getaddrinfo(host, port)[0][-1]
+        self.sock.connect(addr)
+        self.hw = hw
+        self.closed = False
+        self.on_quit = None
+
+    def _write(self, data):
+        if self.closed:
+            return
+        mv = memoryview(data)
+        while len(mv):
+            try:
+                n = self.sock.send(mv)
+            except OSError as e:
+                if e.args and e.args[0] == 11:  # EAGAIN: the server is slow, retry
+                    time.sleep_ms(1)
+                    continue
+                self.closed = True
+                return
+            mv = mv[n:]
+
+    def send_hex(self, kind, data):
+        self._write(b'{"t":"' + kind + b'","d":"' + hexlify(data) + b'"}\n')
+
+    def send_line(self, obj):
+        import json
+
+        self._write(json.dumps(obj).encode() + b"\n")
+
+    def log(self, msg):
+        self.send_line({"t": "log", "m": msg})
+
+    def handle(self, line):
+        import json
+
+        try:
+            msg = json.loads(line)
+        except ValueError:
+            return
+        t = msg.get("t")
+        hw = self.hw
+        if t == "bits":
+            try:
+                hw.sensors.set_bits(unhexlify(msg["d"]))
+            except (ValueError, KeyError):
+                self.log("bad sensor frame ignored")
+        elif t == "btn":
+            hw.buttons.edge(int(msg.get("i", -1)), int(msg.get("down", 0)))
+        elif t == "radio" and hw.radio is not None:
+            try:
+                hw.radio.deliver(unhexlify(msg["d"]))
+            except (ValueError, KeyError):
+                pass
+        elif t == "time":
+            hw.clock.set_unix_time(int(msg.get("unix", 0)))
+        elif t == "quit":
+            self.closed = True
+            if self.on_quit:
+                self.on_quit()
+
+    def wait_bits(self, timeout_ms=5000):
+        """Block until the server sent the first chain reading (at power-on the real chain is
+        readable at once; the simulator's arrives over the socket)."""
+        import select
+
+        p = select.poll()
+        p.register(self.sock, select.POLLIN)
+        buf = b""
+        t0 = time.ticks_ms()
+        while time.ticks_diff(time.ticks_ms(), t0) < timeout_ms:
+            if not p.poll(50):
+                continue
+            chunk = self.sock.recv(512)
+            if not chunk:
+                break
+            buf += chunk
+            while b"\n" in buf:
+                line, buf = buf.split(b"\n", 1)
+                self.handle(line)
+                if self.hw.sensors.changed_ms:
+                    self._rest = buf
+                    return True
+        self._rest = buf
+        return False
+
+    async def run(self):
+        """Read lines from the server until it goes away (then call ``on_quit``)."""
+        import asyncio
+
+        self.sock.setblocking(False)
+        rest = getattr(self, "_rest", b"")
+        self._rest = b""
+        while b"\n" in rest:
+            line, rest = rest.split(b"\n", 1)
+            self.handle(line)
+        reader = asyncio.StreamReader(self.sock)
+        while not self.closed:
+            line = await reader.readline()
+            if not line:
+                break
+            self.handle(line)
+        self.closed = True
+        if self.on_quit:
+            self.on_quit()

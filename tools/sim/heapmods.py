@@ -1,0 +1,114 @@
+"""Heap cost of each firmware module imported from the ROMFS image (docs/memory.md).
+
+    .venv/bin/python tools/sim/heapmods.py            # table of every module, dependencies first
+    .venv/bin/python tools/sim/heapmods.py app.main   # what importing one module costs in all
+
+Under CPython it orders the firmware's modules so that each one's module-level imports come
+before it (read from the source with ``ast``), then runs this same file under MicroPython
+through ``tools/rom_boot.py`` with a 256k working heap; there each module is imported in that
+order and ``gc.mem_alloc()`` is read after a ``gc.collect()`` before and after, so a row is the
+module's own objects (function and class objects, raw-code records, constants, globals dict,
+new qstrs), its dependencies already paid for. Prints one ``name bytes qstr`` line per module;
+``qstr`` is the growth of the qstr pool (``micropython.qstr_info()``'s total) within ``bytes``:
+the pool grows in chunks, so a module that opens a new chunk is charged for it.
+"""
+
+import gc
+import sys
+
+if sys.implementation.name == "micropython":
+    import micropython
+
+    for name in sys.argv[1:]:
+        micropython.qstr_info()  # "qstr pool: ... n_total_bytes=N": the pool before
+        gc.collect()
+        a = gc.mem_alloc()
+        try:
+            __import__(name)
+            gc.collect()
+            b = gc.mem_alloc() - a
+            micropython.qstr_info()
+            print("%s %d" % (name, b))
+        except Exception as e:  # noqa: BLE001 - e.g. bluetooth/machine absent on the unix port
+            print("%s -1 %r" % (name, e))
+else:
+    import ast
+    import os
+    import subprocess
+    from pathlib import Path
+
+    ROOT = Path(__file__).resolve().parents[2]
+    sys.path.insert(0, str(ROOT / "tools"))
+    sys.path.insert(0, str(ROOT / "tools" / "sim"))
+    import romfs
+    import server
+
+    FW = ROOT / "firmware"
+
+    def modules():
+        out = {}
+        for pkg in ("bg", "hal", "app"):
+            for p in sorted((FW / pkg).glob("*.py")):
+                name = pkg if p.stem == "__init__" else pkg + "." + p.stem
+                out[name] = p
+        return out
+
+    def deps(path, known):
+        tree = ast.parse(path.read_text())
+        found = []
+        for node in tree.body:  # module level only: lazy imports are not paid at import
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module] + [node.module + "." + a.name for a in node.names]
+            elif isinstance(node, ast.Try):
+                for sub in node.body:
+                    if isinstance(sub, ast.Import):
+                        names += [a.name for a in sub.names]
+            found += [n for n in names if n in known]
+        return found
+
+    def order(mods):
+        seen, out = set(), []
+
+        def visit(n):
+            if n in seen:
+                return
+            seen.add(n)
+            for d in deps(mods[n], mods):
+                visit(d)
+            if n.count(".") and n.split(".")[0] in mods:
+                visit(n.split(".")[0])
+            out.append(n)
+
+        for n in mods:
+            visit(n)
+        return out
+
+    def measure(names, working="256k"):
+        env = dict(os.environ)
+        env["MICROPYPATH"] = ".frozen"
+        cmd = romfs.command(server.micropython_binary(), working, Path(__file__), *names)
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=str(ROOT), timeout=120)
+        rows, pool = [], []
+        for line in proc.stdout.splitlines():
+            if line.startswith("qstr pool:"):
+                pool.append(int(line.rpartition("n_total_bytes=")[2]))
+                continue
+            parts = line.split(" ", 2)
+            if len(parts) >= 2 and parts[1].lstrip("-").isdigit():
+                q = pool[-1] - pool[-2] if len(pool) >= 2 else 0
+                pool = pool[-1:]
+                rows.append((parts[0], int(parts[1]), q))
+        return rows
+
+    mods = modules()
+    names = sys.argv[1:] or [n for n in order(mods) if n not in ("app.ble", "hal.esp32")]
+    total = qtotal = 0
+    print("%-18s %7s %7s" % ("module", "bytes", "qstr"))
+    for name, b, q in measure(names):
+        print("%-18s %7d %7d" % (name, b, q))
+        total += max(b, 0)
+        qtotal += q
+    print("%-18s %7d %7d" % ("total", total, qtotal))
