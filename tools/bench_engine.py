@@ -295,7 +295,7 @@ def tests_pass(heap, path=None):
 
 
 def smallest_heap(path=None):
-    lo, hi = 4, 64  # KiB: lo fails (assumed), hi must pass
+    lo, hi = 4, 160  # KiB: lo fails (assumed), hi must pass
     if not tests_pass(hi, path):
         return None
     while hi - lo > 1:

@@ -12,10 +12,10 @@ raw game or the packed one, and appending must resume.
 """
 
 import gc
+import sys
 
 import journal_flash as F
-from bg import board, journal, record
-from bg._mgvisit import MoveGenVisit
+from bg import journal, record
 
 NBLK = 64
 MATCH_ID = b"\x21\x43\x65\x87\xa9\xcb\xed\x0f"
@@ -23,96 +23,18 @@ MPATH = "/snap/journal/21436587a9cbed0f.m"
 SEED = bytes(range(7, 39))
 
 
-class Rng:
-    """xorshift32 (as journal_script.Rng; not imported: that module is big to compile)."""
-
-    def __init__(self, seed):
-        self.s = seed
-
-    def below(self, n):
-        s = self.s
-        s ^= (s << 13) & 0xFFFFFFFF
-        s ^= s >> 17
-        s ^= (s << 5) & 0xFFFFFFFF
-        self.s = s
-        return s % n
-
-
-class _Game:
-    """Legal random turns from the engine (a visit picked by the xorshift generator)."""
-
-    def __init__(self, rng, gen):
-        self.rng = rng
-        self.gen = gen
-        self.k = 0
-        self.pick = 0
-        self.steps = ()
-        self._cb = self._visit
-
-    def _visit(self, w, st, n):
-        if self.k == self.pick:
-            self.steps = tuple(st[: 2 * n])
-            self.gen.stop = True
-        self.k += 1
-
-    def play(self, pos, side, d1, d2):
-        n = self.gen.for_each_end(pos, side, d1, d2, lambda w, st, k: None)
-        self.steps = ()
-        if n:
-            self.pick = self.rng.below(n)
-            self.k = 0
-            self.gen.for_each_end(pos, side, d1, d2, self._cb)
-        for i in range(0, len(self.steps), 2):
-            board.apply_step(pos, side, self.steps[i], self.steps[i + 1])
-        return self.steps
-
-
 def reference():
     """(record bytes of the match after MATCH_START, end offset of each action, indexes of
-    the GAME_END actions)."""
-    rng = Rng(20261122)
-    gen = MoveGenVisit()  # MoveGen's for_each_end, as bg.packdec uses it
-    g = _Game(rng, gen)
-    out = bytearray()
-    ends = []
-    game_ends = []
+    the GAME_END actions), from journal_packref -- imported for this call only and then
+    dropped, so its bytecode is free for the replays."""
+    import journal_packref
 
-    def put(kind, fields):
-        out.extend(record.encode(kind, fields))
-        ends.append(len(out))
-
-    for game_no, limit in ((1, 400), (2, 24)):
-        put(record.GAME_START, (game_no, 0, 1 if game_no == 2 else 0, 0))
-        while True:
-            a = rng.below(6) + 1
-            b = rng.below(6) + 1
-            put(record.OPENING, (0, (a, b)))
-            if a != b:
-                break
-        side = 0 if a > b else 1
-        pos = board.start_position()
-        put(record.PLAY, (side, g.play(pos, side, a, b), 0))
-        turn = 1
-        while pos[50] < 15 and pos[51] < 15 and turn < limit:
-            side ^= 1
-            if turn == 9:
-                put(record.DOUBLE, (side, 2))
-                put(record.TAKE, (side ^ 1,))
-            if turn == 15 and game_no == 2:
-                put(record.RESIGN, (side, 1))
-                put(record.RESIGN_REJECT, (side ^ 1,))
-            d1 = rng.below(6) + 1
-            d2 = rng.below(6) + 1
-            put(record.TURN, (side, d1, d2, g.play(pos, side, d1, d2), 0))
-            turn += 1
-        if game_no == 2:
-            put(record.RESIGN, (side ^ 1, 2))
-            put(record.RESIGN_ACCEPT, (side,))
-            put(record.GAME_END, (side, 4, 2, record.END_RESIGN))
-        else:
-            put(record.GAME_END, (side, 2, 1, record.END_BEAROFF))
-        game_ends.append(len(ends) - 1)
-    return bytes(out), ends, game_ends
+    try:
+        return journal_packref.reference()
+    finally:
+        del journal_packref
+        sys.modules.pop("journal_packref", None)
+        gc.collect()
 
 
 class _Run:
@@ -130,7 +52,8 @@ def _same(replay, run, n):
     a = next(it, None)
     if a is None or a[0] != record.MATCH_START:
         return False
-    exp = record.decode_stream(run.ref[: run.ends[n - 1]] if n else b"")
+    # (a memoryview: no copy of the reference per snapshot)
+    exp = record.decode_stream(memoryview(run.ref)[: run.ends[n - 1]] if n else b"")
     for e in exp:
         if next(it, None) != e:
             return False

@@ -1,25 +1,17 @@
-"""app.serial_link under MicroPython: frames go out behind the magic ``\\0GMN``; the board's
-decoder skips the magic (and boot text) the host sends; the transport follows the host's
-frame boundaries so that ``HELLO`` starts a new connection and only an out-of-frame Ctrl-C
-(not a 0x03 inside a frame) gives the REPL port back; ``StdioTransport`` reads a pollable
-stream without ever blocking the loop. The same code over a real pty, with the host tool,
-is ``tests/host/test_link_serial_e2e.py``."""
-
-# mpy-heap: 128k
+"""app.serial_link's frame scanner under MicroPython: frames go out behind the magic ``\\0GMN``;
+the board's decoder skips the magic (and boot text) the host sends; the transport follows the
+host's frame boundaries so that ``HELLO`` starts a new connection and only an out-of-frame
+Ctrl-C (not a 0x03 inside a frame) gives the REPL port back. The transports over real streams
+are test_link_serial_io.py (split off so each module fits the 64k heap); the same code over a
+real pty, with the host tool, is ``tests/host/test_link_serial_e2e.py``."""
 
 from link_fakes import roomy, skip_all
 
 if roomy(120000, 96000):
-    import asyncio
-    import socket
     import time
 
-    from app.link import Hub
-    from app.serial_link import HELLO, MAGIC, READY, SerialTransport, StdioTransport
+    from app.serial_link import HELLO, MAGIC, READY, SerialTransport
     from bg import protocol as P
-    from link_helpers import make_board
-
-_PORT = 7691
 
 
 class FixedMac:
@@ -100,104 +92,6 @@ def test_bad_header_or_stalled_frame_resyncs():
 def test_uart_has_no_break_character():
     t = _scanner(break_char=-1)
     assert not t._ingest(b"\x03\x03\r\n\x03", 5)
-
-
-async def _exchange(request):
-    board = make_board()
-    hub = Hub(board)
-    links = []
-
-    async def accept(reader, writer):
-        t = SerialTransport(reader, writer)
-        link = hub.add(t)
-        links.append(link)
-        asyncio.create_task(link.run())
-        await t.pump_reader()
-
-    server = await asyncio.start_server(accept, "127.0.0.1", _PORT)
-    reader, writer = await asyncio.open_connection("127.0.0.1", _PORT)
-    writer.write(b"boot text\r\n" + MAGIC + request)
-    await writer.drain()
-    got = b""
-    for _ in range(40):
-        try:
-            got += await asyncio.wait_for_ms(reader.read(600), 100)
-        except asyncio.TimeoutError:
-            pass
-        if len(got) > 20:
-            break
-    writer.close()
-    server.close()
-    for link in links:
-        link.running = False
-    await asyncio.sleep_ms(300)
-    return got
-
-
-def test_frames_behind_magic_both_ways():
-    got = asyncio.run(_exchange(P.encode_frame(P.REQ_INFO, 1, b"")))
-    assert got.startswith(MAGIC + bytes([P.SYNC, P.RSP | P.REQ_INFO]))
-    d = P.Decoder()
-    d.feed(got)
-    t, fr = d.next()
-    assert t == P.RSP | P.REQ_INFO and b"BOARD042" in fr.payload
-    assert d.noise == len(MAGIC)
-
-
-def _socket_pair():
-    srv = socket.socket()
-    srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    srv.bind(socket.getaddrinfo("127.0.0.1", _PORT + 1)[0][-1])
-    srv.listen(1)
-    host = socket.socket()
-    host.connect(socket.getaddrinfo("127.0.0.1", _PORT + 1)[0][-1])
-    board_end = srv.accept()[0]
-    srv.close()
-    return host, board_end
-
-
-async def _stdio_session(host, board_end, out):
-    hub = Hub(make_board())
-    t = StdioTransport(board_end, board_end)  # a pollable stream stands in for sys.stdin.buffer
-    out["t"] = t
-    hub_link = hub.add(t)
-    asyncio.create_task(hub_link.run())
-    pump = asyncio.create_task(t.pump_reader())
-    host.send(HELLO + MAGIC + P.encode_frame(P.REQ_INFO, 3, b""))
-    got = b""
-    host.setblocking(False)
-    for _ in range(50):
-        await asyncio.sleep_ms(20)
-        try:
-            got += host.recv(1024)
-        except OSError:
-            pass
-        if len(got) > 40:
-            break
-    out["got"] = got
-    host.send(b"\r\x03")  # out of frame: the link stops as a Ctrl-C would
-    await asyncio.wait_for_ms(pump, 2000)
-
-
-def test_stdio_transport_over_a_pollable_stream():
-    host, board_end = _socket_pair()
-    out = {}
-    broke = False
-    try:
-        asyncio.run(_stdio_session(host, board_end, out))
-    except KeyboardInterrupt:  # it leaves asyncio.run, as Ctrl-C does (the REPL comes back)
-        broke = True
-    finally:
-        asyncio.new_event_loop()  # drop the link task left behind
-        host.close()
-        board_end.close()
-    got = out["got"]
-    assert got.startswith(READY + MAGIC)
-    d = P.Decoder()
-    d.feed(got[len(READY) :])
-    ft, fr = d.next()
-    assert ft == P.RSP | P.REQ_INFO and b"BOARD042" in fr.payload
-    assert broke and out["t"].closed and out["t"].conn is None
 
 
 if not roomy(120000, 96000):

@@ -6,7 +6,6 @@ run a host (``HostEnd``) against a board ``Session`` in memory.
 
 from bg import protocol as P
 from bg.linkboard import Board
-from bg.linkhost import HostEnd
 from bg.linksession import Session
 from bg.linkstore import MemoryStore
 from link_fakes import Clock, Rand
@@ -78,6 +77,8 @@ def auth(session, host, key, host_id=HOST_ID):
 
 def paired_session(seed=b"board"):
     """A board, an authenticated session and its host end."""
+    from bg.linkhost import HostEnd  # here, not at the top: board-only tests never load the host
+
     b = make_board(seed)
     s = Session(b, 185)
     h = HostEnd(Rand(b"host"))

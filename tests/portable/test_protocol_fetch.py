@@ -8,24 +8,16 @@ Runs unchanged under CPython and the MicroPython unix port.
 from link_fakes import roomy, skip_all
 
 if roomy(120000, 90000):
+    import gc
     import struct
 
     from bg import protocol as P
     from bg.linksession import Session
-    from link_helpers import M1, M2, error_code, exchange, make_board, one, paired_session, snapshot
+    from link_helpers import M1, error_code, exchange, paired_session, snapshot
 
 
 def _fetch(s, h, mid, off=0, ln=0xFFFFFFFF, credits=255):
     return h.request(P.REQ_FETCH, mid + struct.pack("<IIB", off, ln, credits))
-
-
-def _drain(s, h):
-    out = []
-    f = s.pump()
-    while f is not None:
-        out.extend(h.feed(f))
-        f = s.pump()
-    return out
 
 
 def test_fetch_whole_match():
@@ -81,52 +73,11 @@ def test_resume_after_disconnect():
     r = exchange(s2, h2, _fetch(s2, h2, M1, off=len(part)))
     assert struct.unpack("<III", r[0][1][8:]) == (771, len(part), 771)
     rest = b"".join(p[4:] for t, p, _ in r if t == P.DATA)
+    # Both sessions and host ends are done: free them before reading the match back (board and
+    # host share this interpreter's 64k heap).
+    del r, s, h, s2, h2
+    gc.collect()
     assert part + rest == b.store.read_match(M1, 0, 10000)
-
-
-def test_fetch_range_and_errors():
-    b, s, h, _ = paired_session()
-    r = exchange(s, h, _fetch(s, h, M2, off=6, ln=3))
-    assert r[1][1][4:] == b"mat" and r[1][2] & P.FLAG_LAST
-    assert error_code(one(s, h, _fetch(s, h, b"NOPE0000"))) == P.E_NOT_FOUND
-    assert error_code(one(s, h, _fetch(s, h, M2, off=100))) == P.E_PAYLOAD
-    assert error_code(one(s, h, h.request(P.REQ_FETCH, M2))) == P.E_PAYLOAD
-
-
-def test_fetch_at_end_sends_one_empty_last_frame():
-    b, s, h, _ = paired_session()
-    r = exchange(s, h, _fetch(s, h, M2, off=11))
-    assert len(r) == 2 and r[1][1] == struct.pack("<I", 11) and r[1][2] & P.FLAG_LAST
-
-
-def test_cancel_stops_transfer():
-    b, s, h, _ = paired_session()
-    exchange(s, h, _fetch(s, h, M1, credits=1))
-    assert one(s, h, h.request(P.REQ_CANCEL))[0] == P.RSP | P.REQ_CANCEL
-    assert exchange(s, h, h.request(P.REQ_ACK, struct.pack("<IB", 0, 5))) == []
-
-
-def test_chunk_size_fits_one_att_packet():
-    b = make_board()
-    s = Session(b, 185)
-    assert s.chunk_size() == 185 - 3 - 17 - 4
-    s.set_mtu(23)
-    assert s.chunk_size() == 32  # tiny MTU: frames span several ATT packets
-    s.set_mtu(517)
-    assert s.chunk_size() == 517 - 3 - 21
-
-
-def test_data_frames_fit_the_mtu():
-    b, s, h, _ = paired_session()
-    s.set_mtu(185)
-    s.feed(h.request(P.REQ_FETCH, M1 + struct.pack("<IIB", 0, 0xFFFFFFFF, 255)))
-    n = 0
-    f = s.pump()
-    while f is not None:
-        assert len(f) <= 185 - 3
-        n += 1
-        f = s.pump()
-    assert n == 1 + (771 + 160) // 161  # the FETCH reply, then the DATA frames
 
 
 if not roomy(120000, 90000):

@@ -14,10 +14,6 @@ if roomy(120000, 90000):
     from link_helpers import LIVE, M1, M2, error_code, one, paired_session, snapshot
 
 
-def _fetch(s, h, mid, off=0, ln=0xFFFFFFFF, credits=255):
-    return h.request(P.REQ_FETCH, mid + struct.pack("<IIB", off, ln, credits))
-
-
 def _drain(s, h):
     out = []
     f = s.pump()
@@ -25,18 +21,6 @@ def _drain(s, h):
         out.extend(h.feed(f))
         f = s.pump()
     return out
-
-
-def test_list_pages():
-    b, s, h, _ = paired_session()
-    for i in range(40):
-        b.store.add(b"X%07d" % i, b"x" * i, P.STATE_FINISHED)
-    _, p = one(s, h, h.request(P.REQ_LIST, b"\x00\x00"), P.RSP | P.REQ_LIST)
-    total, start, n = struct.unpack("<HHB", p[:5])
-    assert (total, start, n) == (43, 0, P.LIST_PAGE)
-    assert p[5:13] == M1 and struct.unpack("<IB", p[13:18]) == (771, P.STATE_FINISHED)
-    _, p = one(s, h, h.request(P.REQ_LIST, struct.pack("<H", 32)), P.RSP | P.REQ_LIST)
-    assert struct.unpack("<HHB", p[:5]) == (43, 32, 11)
 
 
 def test_delete_finished_matches():
@@ -62,6 +46,35 @@ def test_reveal_seed_only_after_the_end():
     assert error_code(one(s, h, h.request(P.REQ_REVEAL, LIVE))) == P.E_STATE
 
 
+def test_set_clock_and_rename():
+    b, s, h, _ = paired_session()
+    renamed = []
+    b.on_rename = renamed.append
+    one(s, h, h.request(P.REQ_SET_CLOCK, struct.pack("<I", 1800000000)), P.RSP | P.REQ_SET_CLOCK)
+    assert b.clock.unix == 1800000000
+    assert error_code(one(s, h, h.request(P.REQ_SET_CLOCK, struct.pack("<I", 5)))) == P.E_PAYLOAD
+    one(s, h, h.request(P.REQ_RENAME, "Salon ♥".encode()), P.RSP | P.REQ_RENAME)
+    assert b.store.get_name() == "Salon ♥" and renamed == ["Salon ♥"]
+    assert error_code(one(s, h, h.request(P.REQ_RENAME, b"\x01bad"))) == P.E_PAYLOAD
+    assert b.store.get_name() == "Salon ♥"
+
+
+def test_unknown_request_type():
+    b, s, h, _ = paired_session()
+    assert error_code(one(s, h, h.request(0x3E))) == P.E_TYPE
+
+
+def test_board_responses_are_macd_and_checked_by_host():
+    b, s, h, _ = paired_session()
+    s.feed(h.request(P.REQ_HOSTS))
+    f = bytearray(s.pump())
+    f[9] ^= 1
+    c = P.crc16(f, 0, len(f) - 2)
+    f[-2], f[-1] = c & 0xFF, c >> 8
+    r = h.feed(bytes(f))
+    assert r[0][0] == P.ERROR and P.parse_error(r[0][1])[0] == P.E_MAC
+
+
 def test_watch_pushes_published_records():
     b, s, h, _ = paired_session()
     b.publish(b"before watch")
@@ -80,39 +93,10 @@ def test_watch_pushes_published_records():
     assert _drain(s, h) == []
 
 
-def test_set_clock_and_rename():
-    b, s, h, _ = paired_session()
-    renamed = []
-    b.on_rename = renamed.append
-    one(s, h, h.request(P.REQ_SET_CLOCK, struct.pack("<I", 1800000000)), P.RSP | P.REQ_SET_CLOCK)
-    assert b.clock.unix == 1800000000
-    assert error_code(one(s, h, h.request(P.REQ_SET_CLOCK, struct.pack("<I", 5)))) == P.E_PAYLOAD
-    one(s, h, h.request(P.REQ_RENAME, "Salon ♥".encode()), P.RSP | P.REQ_RENAME)
-    assert b.store.get_name() == "Salon ♥" and renamed == ["Salon ♥"]
-    assert error_code(one(s, h, h.request(P.REQ_RENAME, b"\x01bad"))) == P.E_PAYLOAD
-    assert b.store.get_name() == "Salon ♥"
-
-
 def test_hosts_list():
     b, s, h, _ = paired_session()
     _, p = one(s, h, h.request(P.REQ_HOSTS), P.RSP | P.REQ_HOSTS)
     assert p == b"\x01HOST0001\x06laptop"
-
-
-def test_unknown_request_type():
-    b, s, h, _ = paired_session()
-    assert error_code(one(s, h, h.request(0x3E))) == P.E_TYPE
-
-
-def test_board_responses_are_macd_and_checked_by_host():
-    b, s, h, _ = paired_session()
-    s.feed(h.request(P.REQ_HOSTS))
-    f = bytearray(s.pump())
-    f[9] ^= 1
-    c = P.crc16(f, 0, len(f) - 2)
-    f[-2], f[-1] = c & 0xFF, c >> 8
-    r = h.feed(bytes(f))
-    assert r[0][0] == P.ERROR and P.parse_error(r[0][1])[0] == P.E_MAC
 
 
 if not roomy(120000, 90000):

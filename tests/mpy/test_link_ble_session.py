@@ -1,0 +1,99 @@
+"""app.ble + app.link under MicroPython with the fake ``bluetooth`` module, with a paired and
+authenticated host: frames spanning writes and notifications at the smallest MTU, a fetch
+interrupted by a disconnect then resumed, a congested controller, live events. The board-only
+cases are test_link_ble.py (split so each module needs less heap)."""
+
+# The fake radio is compiled from source here: import it first, while the heap is emptiest.
+import gc
+
+gc.collect()
+import bluetooth  # noqa: E402, F401
+from link_fakes import roomy, skip_all  # noqa: E402
+
+if roomy():
+    import asyncio
+    import struct
+
+    from ble_central import Central, P, pair_and_auth, setup
+    from link_helpers import M1
+
+
+def test_small_mtu_frames_span_writes_and_notifications():
+    radio, board, hub, t, link = setup()
+    radio._connect()  # no MTU exchange: 23 bytes, 20 per packet
+    c = Central(radio, link, t)
+    key = pair_and_auth(c, board)
+    assert len(key) == 32
+    r = c.ask(c.host.request(P.REQ_LIST, b"\x00\x00"), P.RSP | P.REQ_LIST)
+    assert struct.unpack("<H", r[0][1][:2])[0] == 3
+
+
+def test_fetch_interrupted_by_disconnect_then_resumed():
+    radio, board, hub, t, link = setup()
+    radio._connect()
+    radio._exchange_mtu(185)
+    c = Central(radio, link, t)
+    key = pair_and_auth(c, board)
+    c.send(c.host.request(P.REQ_FETCH, M1 + struct.pack("<IIB", 0, 0xFFFFFFFF, 2)))
+    r = c.replies()
+    got = b"".join(p[4:] for ty, p, _ in r if ty == P.DATA)
+    assert 0 < len(got) < 771
+    radio._disconnect()
+    c.step()
+    assert link.session is None and radio.adv is not None  # advertising again
+    radio._connect(conn_handle=65)
+    radio._exchange_mtu(185)
+    c2 = Central(radio, link, t)
+    c2.seen = len(radio.notified)
+    h = c2.host
+    r = c2.ask(h.auth_start(b"HOST0001", key), P.RSP | P.REQ_AUTH_START)
+    f = h.auth_proof(r[0][1])
+    h.auth_expect()
+    r = c2.ask(f, P.RSP | P.REQ_AUTH_PROOF)
+    h.auth_finish(r[0][1])
+    c2.send(h.request(P.REQ_FETCH, M1 + struct.pack("<IIB", len(got), 0xFFFFFFFF, 255)))
+    r = c2.replies()
+    rest = b"".join(p[4:] for ty, p, _ in r if ty == P.DATA)
+    assert got + rest == board.store.read_match(M1, 0, 1000)
+    assert r[-1][2] & P.FLAG_LAST
+
+
+def test_congested_controller_slows_but_completes():
+    radio, board, hub, t, link = setup()
+    radio._connect()
+    radio._exchange_mtu(185)
+    c = Central(radio, link, t)
+    pair_and_auth(c, board)
+    radio.notify_capacity = 2
+
+    async def drain_air():
+        for _ in range(50):
+            await asyncio.sleep_ms(5)
+            radio._air()
+
+    async def both():
+        c.radio._write(t.h_rx, c.host.request(P.REQ_FETCH, M1 + struct.pack("<IIB", 0, 0xFFFFFFFF, 255)))
+        task = asyncio.create_task(drain_air())
+        await link.step()
+        await task
+
+    asyncio.run(both())
+    r = c.replies()
+    data = b"".join(p[4:] for ty, p, _ in r if ty == P.DATA)
+    assert data == board.store.read_match(M1, 0, 1000)
+
+
+def test_watch_events_are_notified():
+    radio, board, hub, t, link = setup()
+    radio._connect()
+    radio._exchange_mtu(100)
+    c = Central(radio, link, t)
+    pair_and_auth(c, board)
+    c.ask(c.host.request(P.REQ_WATCH, b"\x01"), P.RSP | P.REQ_WATCH)
+    hub.publish(b"\x07confirmed play")
+    c.step()
+    assert c.replies() == [(P.EVENT, b"\x00\x07confirmed play", P.FLAG_MAC)]
+
+
+if not roomy():
+    skip_all(globals())
