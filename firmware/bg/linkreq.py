@@ -74,7 +74,9 @@ def ack(s, fr):
         return  # the transfer already ended: a late ack is harmless
     if off > x[1] or off > x[2]:
         raise ValueError("ack beyond what was sent")
-    x[1] = off if off < x[1] else x[1]
+    # The offset only confirms what arrived; it never rewinds: frames still in flight when
+    # the host acked are not lost (BLE notifications and TCP are reliable and in order), and
+    # resending them made the host see duplicates. A host that detects a gap re-FETCHes.
     c = x[3] + credits
     x[3] = c if c < 255 else 255
 

@@ -232,7 +232,15 @@ class SerialTransport:
 
 
 class BleTransport:
-    """BLE through bleak, run on a private asyncio loop in a thread so the API stays sync."""
+    """BLE through bleak, run on a private asyncio loop in a thread so the API stays sync.
+
+    Writes go to the RX characteristic in pieces of at most MTU - 3 bytes (the characteristic's
+    ``max_write_without_response_size`` where the backend knows it: BlueZ reports
+    ``mtu_size`` 23 whatever was negotiated), with response, so a busy board slows the host
+    down instead of losing bytes. Notifications from TX are collected by the loop thread.
+    A disconnect (the board reset, went out of range) is reported at once by ``recv`` and
+    ``send`` as ``LinkError("link lost: ...")``, not after a request timeout.
+    """
 
     def __init__(self, address, timeout=15.0):
         try:
@@ -242,56 +250,104 @@ class BleTransport:
         import asyncio
 
         self._asyncio = asyncio
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-        self.thread.start()
+        self.address = address
         self.rx = []
         self.cv = threading.Condition()
+        self.lost = None  # why the link ended, once it has
         self.mtu = 23
+        self.wsize = 20
         self.client = None
-        self._run(self._connect(address), timeout)
+        self.closed = False
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True, name="gammon-ble")
+        self.thread.start()
+        try:
+            self._run(self._connect(address, timeout), timeout + 5)
+        except BaseException:
+            self.close()
+            raise
 
     def _run(self, coro, timeout):
         fut = self._asyncio.run_coroutine_threadsafe(coro, self.loop)
         try:
             return fut.result(timeout)
-        except Exception as e:  # noqa: BLE001 - bleak raises many kinds
-            raise LinkError("BLE: %s" % (e or type(e).__name__)) from None
+        except LinkError:
+            raise
+        except TimeoutError:  # concurrent.futures/asyncio timeouts (one class since 3.11)
+            fut.cancel()
+            raise LinkError("BLE: no answer from %s within %.0f s" % (self.address, timeout)) from None
+        except Exception as e:  # noqa: BLE001 - bleak raises many kinds (BleakError, D-Bus, OSError)
+            raise LinkError("BLE: %s" % (str(e) or type(e).__name__)) from None
 
-    async def _connect(self, address):
+    def _lost(self, why):
+        with self.cv:
+            if self.lost is None:
+                self.lost = why
+            self.cv.notify_all()
+
+    async def _connect(self, address, timeout):
         from bleak import BleakClient
 
-        self.client = BleakClient(address)
-        await self.client.connect()
-        self.mtu = getattr(self.client, "mtu_size", 23) or 23
+        def on_disconnect(_client):
+            self._lost("the board disconnected")
 
-        def on_notify(_, data):
+        def on_notify(_sender, data):
             with self.cv:
                 self.rx.append(bytes(data))
                 self.cv.notify_all()
 
+        self.client = BleakClient(address, disconnected_callback=on_disconnect, timeout=timeout)
+        await self.client.connect()
+        rx = self.client.services.get_characteristic(BLE_RX_UUID)
+        if rx is None or self.client.services.get_characteristic(BLE_TX_UUID) is None:
+            raise LinkError("BLE: %s is not a gammon board (no link service)" % address)
+        self.mtu = self.client.mtu_size or 23
+        size = getattr(rx, "max_write_without_response_size", 0) or self.mtu - 3
+        self.wsize = max(size, 20)
         await self.client.start_notify(BLE_TX_UUID, on_notify)
 
-    def send(self, data):
-        n = max(self.mtu - 3, 20)
+    async def _write(self, data):
+        n = self.wsize
         for i in range(0, len(data), n):
-            self._run(self.client.write_gatt_char(BLE_RX_UUID, data[i : i + n], response=True), 10)
+            await self.client.write_gatt_char(BLE_RX_UUID, data[i : i + n], response=True)
+
+    def send(self, data):
+        if self.lost is not None:
+            raise LinkError("link lost: %s" % self.lost)
+        try:
+            self._run(self._write(bytes(data)), TIMEOUT)
+        except LinkError as e:
+            if self.lost is not None:
+                raise LinkError("link lost: %s" % self.lost) from None
+            raise e from None
 
     def recv(self, timeout):
+        """Bytes notified since the last call (``b""`` after ``timeout`` s without any)."""
         with self.cv:
-            if not self.rx:
+            if not self.rx and self.lost is None:
                 self.cv.wait(timeout)
             data = b"".join(self.rx)
             self.rx = []
+            if not data and self.lost is not None:
+                raise LinkError("link lost: %s" % self.lost)
         return data
 
+    async def _disconnect(self):
+        if self.client is not None and self.client.is_connected:
+            await self.client.disconnect()
+
     def close(self):
-        if self.client is not None:
-            try:
-                self._run(self.client.disconnect(), 5)
-            except LinkError:
-                pass
+        if self.closed:
+            return
+        self.closed = True
+        try:
+            self._run(self._disconnect(), 5)
+        except LinkError:
+            pass
         self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(5)
+        if not self.thread.is_alive():
+            self.loop.close()
 
 
 def open_transport(address):
@@ -589,9 +645,15 @@ class Client:
                 if t != P.DATA:
                     continue
                 at = struct.unpack("<I", payload[:4])[0]
-                if at != pos:
-                    raise LinkError("data out of order at %d (expected %d)" % (at, pos))
                 chunk = payload[4:]
+                if at < pos:
+                    # A resent frame overlaps what we have (same file, same bytes): keep
+                    # only what is new.
+                    if at + len(chunk) <= pos:
+                        continue
+                    chunk = chunk[pos - at :]
+                elif at > pos:
+                    raise LinkError("data out of order at %d (expected %d)" % (at, pos))
                 buf += chunk
                 f.write(chunk)
                 f.flush()
@@ -710,13 +772,23 @@ def pair(address, ask_code, host_name=None, boards=None):
 
 
 async def scan(timeout=5.0):
-    """``[(address, name, rssi)]`` of boards advertising the service (needs bleak)."""
+    """``[(address, name, rssi)]`` of boards advertising the link service, strongest first
+    (needs bleak). Devices whose advertisement lacks the service UUID are left out even when
+    a backend lets them through its filter."""
     try:
         from bleak import BleakScanner
     except ImportError:
         raise LinkError("scanning needs bleak: pip install 'gammon[ble]'") from None
-    found = await BleakScanner.discover(timeout=timeout, service_uuids=[BLE_SERVICE_UUID], return_adv=True)
+    try:
+        found = await BleakScanner.discover(
+            timeout=timeout, service_uuids=[BLE_SERVICE_UUID], return_adv=True
+        )
+    except Exception as e:  # noqa: BLE001 - no adapter, Bluetooth off, no D-Bus: BleakError, OSError...
+        raise LinkError("BLE scan failed: %s" % (str(e) or type(e).__name__)) from None
     out = []
     for dev, adv in found.values():
-        out.append((dev.address, adv.local_name or dev.name or "?", adv.rssi))
-    return sorted(out, key=lambda x: -x[2])
+        if BLE_SERVICE_UUID not in [str(u).lower() for u in adv.service_uuids or ()]:
+            continue
+        rssi = adv.rssi if adv.rssi is not None else -127
+        out.append((dev.address, adv.local_name or dev.name or "?", rssi))
+    return sorted(out, key=lambda x: (-x[2], x[0]))

@@ -1,31 +1,73 @@
 """The host side of the BLE link tests (test_link_ble*.py) over the fake radio, and the
 board behind it: ``setup()`` builds a board, its hub and the BLE transport; ``Central``
-writes frames in MTU - 3 pieces and reads the notifications back through a host end.
+writes frames in MTU - 3 pieces and reads the notifications back through a host end
+(``bg.linkhost.HostEnd``, or ``PlainHost`` for tests that never authenticate).
 
 Imported after ``bluetooth`` (the fake, compiled from source here: the test modules import
 it first, while the heap is emptiest). The host end (``bg.linkhost``) is loaded only when a
-``Central`` is made: board-only tests never hold it.
+``Central`` is made (a test without a host never loads it).
 """
 
 import asyncio
+import gc
 
 import bluetooth
 from app import ble as B
 from app.link import Hub
 from bg import protocol as P
-from link_helpers import Rand, make_board
+from link_board import make_board
+from link_fakes import Rand
+
+
+class PlainHost:
+    """The host end before authentication, on ``bg.protocol`` alone: what
+    ``bg.linkhost.HostEnd`` does while it has no session key (numbered requests without a MAC;
+    the board's frames decoded and CRC-checked, a frame that fails a check comes out as a
+    local ``ERROR``). Tests that never pair use it, so the heap does not hold ``bg.linkhost``
+    (~7 kB here) beside the board's session.
+
+    >>> PlainHost().request(P.REQ_INFO) == P.encode_frame(P.REQ_INFO, 1, b"", 0, None, b"H")
+    True
+    """
+
+    def __init__(self):
+        self.dec = P.Decoder()
+        self.seq = 0
+
+    def request(self, ftype, payload=b""):
+        self.seq += 1
+        return P.encode_frame(ftype, self.seq, payload, 0, None, b"H")
+
+    def feed(self, data):
+        out = []
+        i = 0
+        while True:
+            i += self.dec.feed(data, i)
+            r = self.dec.next()
+            while r is not None:
+                fr = r[1]
+                if isinstance(fr, P.Frame):
+                    out.append((fr.type, fr.payload, fr.flags))
+                else:  # (BAD, code)
+                    out.append((P.ERROR, P.error_payload(fr, 0, 0, 0, "local: bad frame"), 0))
+                r = self.dec.next()
+            if i >= len(data):
+                return out
 
 
 class Central:
     """The host side over the fake radio: writes in MTU - 3 pieces, reads notifications."""
 
-    def __init__(self, radio, link, t):
+    def __init__(self, radio, link, t, plain=False):
         self.radio = radio
         self.link = link
         self.t = t
-        from bg.linkhost import HostEnd
+        if plain:
+            self.host = PlainHost()
+        else:
+            from bg.linkhost import HostEnd
 
-        self.host = HostEnd(Rand(b"central"))
+            self.host = HostEnd(Rand(b"central"))
         self.seen = 0
 
     def step(self):
@@ -54,8 +96,14 @@ class Central:
 
 
 def setup():
+    """A fresh radio, board, hub and BLE transport: ``(radio, board, hub, transport, link)``.
+
+    The previous test's board goes first (the radio's handlers and any task left in the
+    event loop hold it), so two boards never share the heap."""
     radio = bluetooth.BLE()
     radio._reset()
+    asyncio.new_event_loop()
+    gc.collect()
     board = make_board()
     hub = Hub(board)
     t = B.BleTransport(name="Kitchen", show_code=board.codes.append, urandom=Rand(b"pk"))

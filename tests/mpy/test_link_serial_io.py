@@ -12,7 +12,7 @@ if roomy(120000, 96000):
     from app.link import Hub
     from app.serial_link import HELLO, MAGIC, READY, SerialTransport, StdioTransport
     from bg import protocol as P
-    from link_helpers import make_board
+    from link_board import make_board
 
 _PORT = 7691
 
@@ -36,7 +36,8 @@ async def _exchange(request):
     got = b""
     for _ in range(40):
         try:
-            got += await asyncio.wait_for_ms(reader.read(600), 100)
+            # 256-byte reads: the reply is < 100 bytes, and the heap is tight (62k measured)
+            got += await asyncio.wait_for_ms(reader.read(256), 100)
         except asyncio.TimeoutError:
             pass
         if len(got) > 20:
@@ -85,7 +86,7 @@ async def _stdio_session(host, board_end, out):
     for _ in range(50):
         await asyncio.sleep_ms(20)
         try:
-            got += host.recv(1024)
+            got += host.recv(256)
         except OSError:
             pass
         if len(got) > 40:

@@ -46,10 +46,11 @@ class SkipTest(Exception):
     """The runner's skip signal (any exception class of this name)."""
 
 
-# The whole link stack plus the host end in one process needs more than a 64k heap on the
-# 64-bit unix port (its objects are twice the ESP32's size, and every module is compiled from
-# source here, where the device runs frozen bytecode). Modules that need it say so with a
-# "# mpy-heap: 128k" line for the bridge and skip, with this reason, when run smaller.
+# The whole link stack plus the host end in one process can need more than a 64k heap on the
+# 64-bit unix port (its objects are twice the ESP32's size, and the test helpers are compiled
+# from source here). With the firmware in the ROM image most link modules fit the 64k working
+# heap; a module that does not says so with a measured "# mpy-heap: 96k" line for the bridge.
+# Without the image (MPY_ROM=0: code in the heap) they skip, with this reason, when too small.
 NEED_HEAP = 120000
 WHY = "needs a >= 120k MicroPython heap for board + host in one process (see link_fakes.py)"
 

@@ -1,34 +1,13 @@
 """Shared set-up for the link protocol tests (portable: CPython and MicroPython).
 
-A manual clock, a deterministic random source, a board with three matches, and helpers that
-run a host (``HostEnd``) against a board ``Session`` in memory.
+A manual clock, a deterministic random source, a board with three matches (link_board), and
+helpers that run a host (``HostEnd``) against a board ``Session`` in memory.
 """
 
 from bg import protocol as P
-from bg.linkboard import Board
 from bg.linksession import Session
-from bg.linkstore import MemoryStore
-from link_fakes import Clock, Rand
-
-M1 = b"MATCH001"
-M2 = b"MATCH002"
-LIVE = b"MATCH003"
-
-
-def make_store():
-    st = MemoryStore(b"BOARD042", "Kitchen")
-    st.add(M1, bytes(range(256)) * 3 + b"end", P.STATE_FINISHED, b"S" * 32)
-    st.add(M2, b"short match", P.STATE_ABANDONED, b"T" * 32)
-    st.add(LIVE, b"live so far", P.STATE_LIVE, b"U" * 32)
-    return st
-
-
-def make_board(seed=b"board"):
-    codes = []
-    b = Board(make_store(), Clock(), Rand(seed), show_code=codes.append)
-    b.codes = codes
-    b.open_pairing(60000)
-    return b
+from link_board import LIVE, M1, M2, make_board, make_store  # noqa: F401 - re-exported
+from link_fakes import Clock, Rand  # noqa: F401 - Clock re-exported
 
 
 def exchange(session, host, frame):

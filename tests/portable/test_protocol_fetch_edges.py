@@ -4,8 +4,6 @@ frame sizes against the MTU (split from test_protocol_fetch so each module fits 
 Runs unchanged under CPython and the MicroPython unix port.
 """
 
-# mpy-heap: 128k
-
 from link_fakes import roomy, skip_all
 
 if roomy(120000, 90000):

@@ -3,8 +3,6 @@
 Runs unchanged under CPython and the MicroPython unix port.
 """
 
-# mpy-heap: 128k
-
 from link_fakes import roomy, skip_all
 
 if roomy(120000, 90000):

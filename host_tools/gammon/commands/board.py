@@ -45,6 +45,8 @@ def _ask_code():
 
 
 def cmd_scan(args):
+    if not args.timeout > 0:
+        raise UserError("--timeout must be a positive number of seconds")
     try:
         found = asyncio.run(L.scan(args.timeout))
     except L.LinkError as e:

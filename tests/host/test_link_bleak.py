@@ -1,0 +1,284 @@
+"""The host tool over BLE: ``gammon.link.BleTransport`` and ``gammon scan`` against a fake of
+bleak (tests/fakes_host/bleak, put on the path only here) with the real board-side protocol
+(``bg.linkboard``/``linksession``/``linkreq``) behind it, sending as the firmware's
+``app/ble.py`` does: notifications of at most MTU - 3 bytes, a new session per connection.
+
+Pair (the code the board shows), authenticate, list, fetch with the link dropped mid-transfer
+and resumed, delete, watch; an unpaired client is refused; ``gammon scan`` lists the board
+and nothing else; without bleak, one line of error."""
+
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from bg import protocol as P
+from bg import record
+from bg.linkstore import MemoryStore
+from gammon import cli
+from gammon import link as L
+
+FAKES = Path(__file__).resolve().parents[1] / "fakes_host"
+ADDR = "C4:DE:E2:10:20:01"
+BIG = bytes((i * 7) & 0xFF for i in range(5000))
+
+
+def _forget_fakes():
+    for name in list(sys.modules):
+        if name == "bleak" or name.startswith("bleak.") or name == "ble_board":
+            del sys.modules[name]
+
+
+def make_store():
+    st = MemoryStore(b"BLEBOARD", "Kitchen board")
+    st.add(b"MATCH001", BIG, P.STATE_FINISHED, b"S" * 32)
+    st.add(b"MATCH002", b"short finished match", P.STATE_FINISHED, b"T" * 32)
+    st.add(b"MATCH003", b"live match so far", P.STATE_LIVE, b"U" * 32)
+    return st
+
+
+class Radio:
+    """The fake air with the board (and, optionally, a stranger device) in range."""
+
+    def __init__(self, mtu=247):
+        import ble_board
+        from bleak import _air
+
+        self.air = _air
+        _air.clear()
+        self.board = _air.add(ble_board.BoardPeripheral(ADDR, make_store(), rssi=-52, preferred_mtu=mtu))
+        self.address = "ble:" + ADDR
+
+    def add_stranger(self):
+        return self.air.add(
+            self.air.Peripheral(
+                "5A:11:22:33:44:55",
+                "Headphones",
+                service_uuids=["0000110b-0000-1000-8000-00805f9b34fb"],
+                rssi=-40,
+                characteristics={"00002a37-0000-1000-8000-00805f9b34fb": ["notify"]},
+            )
+        )
+
+    def code(self):
+        return self.board.codes[-1]
+
+
+@pytest.fixture
+def fake_bleak(monkeypatch, tmp_path):
+    monkeypatch.setenv("GAMMON_CONFIG_DIR", str(tmp_path / "cfg"))
+    _forget_fakes()
+    monkeypatch.syspath_prepend(str(FAKES))
+    yield
+    _forget_fakes()
+    leaked = [t for t in threading.enumerate() if t.name == "gammon-ble"]
+    assert not leaked, "BLE loop threads left running: %r" % leaked
+
+
+@pytest.fixture
+def radio(fake_bleak):
+    r = Radio()
+    yield r
+    r.air.clear()
+
+
+def test_scan_lists_the_board_and_nothing_else(radio, capsys):
+    radio.add_stranger()
+    assert cli.main(["scan", "--timeout", "0.05"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].split() == ["ble:" + ADDR, "Kitchen", "board", "-52", "dBm"]
+
+
+def test_scan_filters_itself_when_the_backend_does_not(radio, monkeypatch):
+    """Some backends pass every advertisement through: the tool checks the UUID itself."""
+    import asyncio
+
+    import bleak
+
+    leaky = bleak._advertising
+    monkeypatch.setattr(bleak, "_advertising", lambda uuids: leaky(None))
+    radio.add_stranger()
+    other = radio.air.add(radio.air.Peripheral("C4:DE:E2:10:20:02", "Hall board", [L.BLE_SERVICE_UUID], -70))
+    assert other.advertising()
+    found = asyncio.run(L.scan(0.01))
+    assert found == [(ADDR, "Kitchen board", -52), ("C4:DE:E2:10:20:02", "Hall board", -70)]
+
+
+def test_scan_empty_and_connected_board_not_listed(radio, capsys):
+    with L.Client(L.open_transport(radio.address)) as c:  # connected: the board stops advertising
+        assert c.info()["name"] == "Kitchen board"
+        assert cli.main(["scan", "--timeout", "0.01"]) == 1
+    assert "no board found" in capsys.readouterr().out
+    assert cli.main(["scan", "--timeout", "0.01"]) == 0
+    assert cli.main(["scan", "--timeout", "0"]) == 2
+    assert "--timeout must be" in capsys.readouterr().err
+
+
+def test_pair_list_fetch_drop_resume_delete_watch(radio):
+    board = radio.board
+    bid = L.pair(radio.address, radio.code, host_name="ble-host")
+    assert bid == b"BLEBOARD".hex()
+    assert L.Boards().find(None)[1]["address"] == radio.address
+
+    with L.connect() as c:
+        assert c.t.mtu == 247 and c.t.wsize == 244
+        games = c.list_games()
+        assert [(g["id"], g["size"], g["finished"]) for g in games] == [
+            (b"MATCH001".hex(), 5000, True),
+            (b"MATCH002".hex(), 20, True),
+            (b"MATCH003".hex(), 17, False),
+        ]
+        board.drop_after = 12  # the board goes out of range in the middle of the transfer
+        got = []
+        with pytest.raises(L.LinkError, match="link lost"):
+            c.fetch_game(games[0]["id"], progress=lambda d, t: got.append(d))
+        assert 0 < got[-1] < 5000
+    assert board.session is None  # the board closed the dropped session
+    kept = got[-1]
+
+    with L.connect(radio.address) as c:  # a new connection resumes from what was kept
+        seen = []
+        assert c.fetch_game(games[0]["id"], progress=lambda d, t: seen.append(d)) == BIG
+        assert seen[0] > kept and seen[-1] == 5000
+        assert c.fetch_game(games[1]["id"]) == b"short finished match"
+        assert c.reveal_seed(games[0]["id"]) == b"S" * 32
+        with pytest.raises(L.LinkError) as e:
+            c.delete_games([games[1]["id"], games[2]["id"]])
+        assert e.value.code == P.E_STATE
+        assert c.delete_games([games[1]["id"]]) == 1
+        assert [g["id"] for g in c.list_games()] == [games[0]["id"], games[2]["id"]]
+
+        stop = threading.Event()
+
+        def ticker():  # the controller confirming actions (Hub.publish)
+            n = 0
+            while not stop.wait(0.02):
+                n += 1
+                board.publish(record.encode(record.ROLL, (n & 1, n % 6 + 1, n // 6 % 6 + 1)))
+
+        th = threading.Thread(target=ticker)
+        th.start()
+        try:
+            ticks = []
+            for rec in c.watch():
+                ticks.append(rec)
+                if len(ticks) == 3:
+                    break
+        finally:
+            stop.set()
+            th.join()
+        acts = [a for t in ticks for a in record.decode_stream(t)]
+        assert [k for k, _ in acts] == [record.ROLL] * 3
+        assert c.list_games()  # still a working session after watch
+        c.rename("Salon")
+        assert c.info()["name"] == "Salon"
+        assert c.set_clock(1800000000) == 1800000000
+        assert abs(board.clock.unix_time() - 1800000000) <= 1
+    assert board.name == "Salon"  # advertised under the new name
+    assert board.connections == 3
+    assert board.notified and max(len(n) for n in board.notified) <= 247 - 3
+    assert sum(len(n) == 244 for n in board.notified) > 10  # full packets in the transfer
+
+
+def test_small_mtu_board(fake_bleak):
+    """A central that only gets the default ATT MTU (23): 20-byte writes and notifications
+    (pairing sends a 2048-bit DH value: 14 writes)."""
+    r = Radio(mtu=23)
+    try:
+        L.pair(r.address, r.code, host_name="old-phone")
+        with L.connect(r.address) as c:
+            assert c.t.wsize == 20
+            assert c.fetch_game(b"MATCH002".hex()) == b"short finished match"
+            assert c.fetch_game(b"MATCH001".hex(), offset=5000 - 16 * 32) == BIG[-16 * 32 :]
+        assert max(len(n) for n in r.board.notified) == 20
+    finally:
+        r.air.clear()
+
+
+def test_fetch_longer_than_the_window(fake_bleak):
+    r = Radio(mtu=23)  # 32 data bytes per DATA frame: 5000 bytes are 157 frames
+    try:
+        L.pair(r.address, r.code, host_name="old-phone")
+        with L.connect(r.address) as c:
+            assert c.fetch_game(b"MATCH001".hex()) == BIG
+    finally:
+        r.air.clear()
+
+
+def test_linux_host_uses_the_characteristic_write_size(radio, monkeypatch):
+    """On BlueZ ``mtu_size`` reads 23 whatever was negotiated; the RX characteristic's
+    ``max_write_without_response_size`` is right, so writes still fill the packets."""
+    import bleak
+
+    monkeypatch.setattr(bleak, "_BLUEZ_MTU_QUIRK", True)
+    L.pair(radio.address, radio.code, host_name="linux")
+    with L.connect(radio.address) as c:
+        assert c.t.mtu == 23 and c.t.wsize == 244
+        assert [g["size"] for g in c.list_games()] == [5000, 20, 17]
+
+
+def test_watch_ends_when_the_link_drops(radio):
+    L.pair(radio.address, radio.code, host_name="watcher")
+    board = radio.board
+    with L.connect(radio.address) as c:
+        board.publish(record.encode(record.ROLL, (0, 3, 1)))  # nobody watches yet: not queued
+        timer = threading.Timer(0.2, board.drop)  # the board resets while the host watches
+        timer.start()
+        t0 = time.monotonic()
+        got = []
+        with pytest.raises(L.LinkError, match="link lost: the board disconnected"):
+            for rec in c.watch():
+                got.append(rec)
+        timer.join()
+        assert got == []
+        assert time.monotonic() - t0 < 3  # reported at once, not after a request timeout
+    assert board.session is None and board.advertising()
+
+
+def test_cli_pair_and_board_info_over_ble(radio, monkeypatch, capsys):
+    monkeypatch.setattr("builtins.input", lambda prompt="": radio.code())
+    assert cli.main(["pair", radio.address, "--name", "cli-host"]) == 0
+    assert "paired with Kitchen board" in capsys.readouterr().out
+    assert cli.main(["board", "info"]) == 0
+    out = capsys.readouterr().out
+    assert "game " + b"MATCH003".hex() in out and "live" in out and "authenticated   True" in out
+
+
+def test_unpaired_client_is_refused(radio):
+    with L.Client(L.open_transport(radio.address)) as c:
+        info = c.info()
+        assert info["authenticated"] is False and info["board_id"] == b"BLEBOARD".hex()
+        with pytest.raises(L.LinkError) as e:
+            c.list_games()
+        assert e.value.code == P.E_AUTH
+        with pytest.raises(L.LinkError) as e:
+            c.authenticate(b"STRANGER", bytes(32))
+        assert e.value.code == P.E_DENIED
+    with pytest.raises(ValueError, match="not paired"):
+        L.connect(radio.address)
+
+
+def test_no_board_at_that_address(radio):
+    t0 = time.monotonic()
+    with pytest.raises(L.LinkError, match="was not found"):
+        L.open_transport("ble:00:11:22:33:44:55")
+    assert time.monotonic() - t0 < 5
+    stranger = radio.add_stranger()
+    with pytest.raises(L.LinkError, match="not a gammon board"):
+        L.open_transport("ble:" + stranger.address)
+    assert stranger.central is None  # and it was disconnected again
+
+
+def test_without_bleak_one_line_error(monkeypatch, tmp_path, capsys):
+    monkeypatch.setenv("GAMMON_CONFIG_DIR", str(tmp_path / "cfg"))
+    monkeypatch.setitem(sys.modules, "bleak", None)  # import bleak -> ImportError
+    assert cli.main(["scan"]) == 2
+    err = capsys.readouterr().err
+    assert err == "gammon: error: scanning needs bleak: pip install 'gammon[ble]'\n"
+    assert cli.main(["pair", "ble:" + ADDR]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err == [
+        "gammon: error: pairing failed: BLE needs bleak: pip install 'gammon[ble]' (or pip install bleak)"
+    ]
