@@ -26,6 +26,11 @@ game/match     the result chase in the winner's colour, die 0 = 1/2/3 (single/ga
 storage error  both tray LEDs blink reddish purple (the journal cannot store; nothing lost)
 pairing code   over everything else on the dice: the link's 6 digits one after another in
                white (``show_code``, docs/leds.md), point LEDs 1..6 say which digit it is
+match clock    once the delay is used up, the reserve of the player the clock charges as a bar
+               on that player's home board (``leds.clock_bar``; yellow under a minute); it
+               yields to every message on the points (guidance, errors, destinations,
+               candidates, a hit in progress, casual ``illegal``) and replaces the last move
+flag fall      the result, and the loser's home board + turn LED blink vermillion
 =============  ===============================================================================
 """
 
@@ -37,6 +42,11 @@ from micropython import const
 CODE_DIGIT_MS = const(1200)  # pairing code: each digit 0.95 s on the dice, then 0.25 s dark
 CODE_GAP_MS = const(250)
 CODE_CYCLE_MS = const(9000)  # six digits, then a 1.8 s pause, then again
+
+# phase groups, built once: a tuple of module attributes in ``paint`` would be built per frame
+_SETUP = (C.IDLE, C.OPENING)
+_TURN = (C.MOVING, C.ILLEGAL)
+_OVER = (C.GAME_OVER, C.MATCH_OVER)
 
 
 class View:
@@ -50,6 +60,7 @@ class View:
         self.anim = None
         self.storage_error = 0
         self.fault_rows = 0
+        self.busy = False  # the turn's message uses the point LEDs (the clock bar yields)
 
     def show_dice(self, a, b, dim):
         """``app.dice_anim.FuncDisplay`` callback."""
@@ -100,9 +111,10 @@ class View:
         ph = ctl.phase
         side = ctl.side
         owner = None if ctl.owner < 0 else ctl.owner
-        if ph in (C.IDLE, C.OPENING) and not ctl.board_matches():
+        left = self.clock_left(ctl, now)
+        if ph in _SETUP and not ctl.board_matches():
             self._guide(ctl)
-        elif ph in (C.IDLE, C.OPENING):
+        elif ph in _SETUP:
             lvl = p.slow.level
             b = p.board
             for s in (0, 1):
@@ -117,16 +129,22 @@ class View:
         elif ph == C.AWAIT_ROLL:
             if not ctl.board_matches():
                 self._guide(ctl)
+                left = -1
+            elif left >= 0:
+                pass  # the reserve is running: the bar replaces the last move
             elif ctl.last_play is not None:
                 p.last_move(ctl.last_play[1], ctl.last_play[0])
             p.turn(side)
             p.cube(ctl.cube, owner)
-        elif ph in (C.MOVING, C.ILLEGAL):
+        elif ph in _TURN:
             lvl = 255
             if ph == C.ILLEGAL:
                 p.errors(ctl.missing, ctl.extra)  # the rows of the play the opponent judges
+                left = -1
             else:
                 lvl = self._turn(ctl, side, now)
+                if self.busy:
+                    left = -1
             if ph == C.ILLEGAL:
                 b = p.board
                 p.set(b.turn_led[1 - side], L.SIDE_COLOURS[1 - side], p.fast.level)
@@ -144,10 +162,14 @@ class View:
             p.turn(1 - side)
             p.dice(ctl.resign_value, 0, side, p.fast.level)
             p.cube(ctl.cube, owner)
-        elif ph in (C.GAME_OVER, C.MATCH_OVER) and ctl.result is not None:
+        elif ph in _OVER and ctl.result is not None:
             r = ctl.result
             p.result(r[0], r[2], ph == C.MATCH_OVER)
             p.cube(ctl.cube, owner)
+            if r[3] == C.END_TIME:
+                L.flag_fall(p, 1 - r[0])
+        if left >= 0:
+            L.clock_bar(p, ctl.clock.side, left, ctl.settings.clock_s * 1000)
         if self.fault_rows:
             p.faults(self.fault_rows)
         if self.storage_error:
@@ -158,24 +180,50 @@ class View:
             self._paint_code(now)
         return p.finish()
 
+    def clock_left(self, ctl, now):
+        """The reserve (ms) of the side the match clock charges at ``now``, once its delay
+        is used up; -1 while the delay runs, when no clock runs, or in a phase nobody is
+        charged. Reads the clock without charging it (``ctl.tick`` does that), so the bar
+        moves smoothly between ticks. Ints only: nothing allocates."""
+        k = ctl.clock
+        s = k.side
+        if not k.enabled or s < 0:
+            return -1
+        ph = ctl.phase
+        if ph in _SETUP or ph in _OVER:
+            return -1
+        dt = now - k._since
+        d = k._delay_left
+        if dt < d:
+            return -1
+        dt -= d
+        have = k.left[s]
+        return have - dt if have > dt else 0
+
     def _turn(self, ctl, side, now):
-        """The recogniser's state on the LEDs during a turn; returns the dice level."""
+        """The recogniser's state on the LEDs during a turn; returns the dice level and sets
+        ``busy`` when the message uses the point LEDs (the clock bar yields to it)."""
         p = self.p
         r = ctl.rec
         st = r.state if ctl._rec_turn else -1
         c = L.SIDE_COLOURS[side]
+        self.busy = True
         if st == R.AMBIGUOUS and (ctl.selecting or r.ncand > 1):
             src, dst = r.show(r.selected)  # the steps that tell the candidates apart
             p.rows(dst, c, 255)
             p.rows(src, c, p.fast.level)
-        elif st == R.ILLEGAL:
-            if ctl.show_errors(now):
-                p.errors(ctl.missing, ctl.extra)
-        elif st == R.LIFTED:
+            return 255
+        if st == R.ILLEGAL and ctl.show_errors(now):
+            p.errors(ctl.missing, ctl.extra)
+            return 255
+        if st == R.LIFTED:
             p.destinations(r.dest_points(), side, r.lifted_point())
-        elif st == R.PARTIAL and r.pending:
+            return 255
+        if st == R.PARTIAL and r.pending:
             p.errors(1 << (R.ROW_BAR0 + 1 - side), r.pending)  # hit blot: to its bar
-        elif st == R.NO_PLAY:
+            return 255
+        self.busy = False
+        if st == R.NO_PLAY:
             return p.slow.level
         return 255
 

@@ -295,3 +295,61 @@ class Painter:
             for i in range(len(b)):
                 t += b[i]
         return t * self._ua // 255000
+
+
+# -- match clock (docs/leds.md "Match clock") ------------------------------------------------
+# Module-level functions (additions to the language; ``Painter`` itself is unchanged).
+WARN = YELLOW  # the reserve is under a minute
+FLAG = VERMILLION  # the reserve is spent: flag fall
+CLOCK_WARN_MS = const(60000)
+CLOCK_SEGMENTS = const(6)  # one LED per home-board point
+
+
+def clock_segments(left_ms, total_ms):
+    """How many of the six home-board LEDs the reserve ``left_ms`` of ``total_ms`` lights:
+    ``ceil(6 * left / total)``, so any time left shows at least one LED and a full reserve
+    all six; 0 once it is spent (or without a clock, ``total_ms`` 0).
+
+    >>> clock_segments(60000, 60000), clock_segments(59999, 60000), clock_segments(1, 60000)
+    (6, 6, 1)
+    """
+    if total_ms <= 0 or left_ms <= 0:
+        return 0
+    if left_ms >= total_ms:
+        return CLOCK_SEGMENTS
+    # ints only: 6 * 65535 s in ms stays a small int on a 32-bit port (< 2**30)
+    return (left_ms * CLOCK_SEGMENTS + total_ms - 1) // total_ms
+
+
+def clock_bar(painter, side, left_ms, total_ms):
+    """The reserve of ``side`` as a bar on its home board (its own points 1..6): n =
+    ``clock_segments`` LEDs lit from its ace point up, the n-th (the segment being spent)
+    ticking with the reserve's own seconds (full for half a second, dim the other half, so
+    the count stays readable at any instant). The mover's colour; yellow (``WARN``) under a
+    minute. The other home-board LEDs of ``side`` are set dark. Returns n.
+
+    Example (side 0 with 25 s of a 60 s reserve left: points 1..3 lit, point 3 ticking)::
+
+        >>> n = leds.clock_bar(p, 0, 25000, 60000)
+    """
+    n = clock_segments(left_ms, total_ms)
+    c = WARN if left_ms < CLOCK_WARN_MS else SIDE_COLOURS[side]
+    tick = 255 if left_ms % 1000 >= 500 else DIM
+    for q in range(1, CLOCK_SEGMENTS + 1):
+        led = painter._step_led(side, q)
+        if q < n:
+            painter.set(led, c, 255)
+        elif q == n:
+            painter.set(led, c, tick)
+        else:
+            painter.set(led, BLACK, 0)
+    return n
+
+
+def flag_fall(painter, side):
+    """``side``'s time ran out: its six home-board LEDs and its turn LED blink vermillion
+    (the fast blink), over whatever the result shows there."""
+    lvl = painter.fast.level
+    for q in range(1, CLOCK_SEGMENTS + 1):
+        painter.set(painter._step_led(side, q), FLAG, lvl)
+    painter.set(painter.board.turn_led[side], FLAG, lvl)

@@ -11,7 +11,7 @@ if roomy(120000, 90000):
 
     from bg import protocol as P
     from bg.linksession import Session
-    from link_helpers import M1, M2, error_code, exchange, make_board, one, paired_session
+    from link_helpers import M1, M2, error_code, exchange, make_board, one, paired_session, snapshot
 
 
 def _fetch(s, h, mid, off=0, ln=0xFFFFFFFF, credits=255):
@@ -65,3 +65,21 @@ def test_data_frames_fit_the_mtu():
 
 if not roomy(120000, 90000):
     skip_all(globals())
+
+
+def test_ack_never_rewinds_and_cannot_skip():
+    # An ACK confirms what arrived while later frames may still be in flight: it grants
+    # credits and never makes the board resend (the host would see duplicates).
+    b, s, h, _ = paired_session()
+    sent = 0
+    for t, p, _ in exchange(s, h, _fetch(s, h, M1, credits=2)):
+        if t == P.DATA:
+            sent += len(p) - 4
+    assert sent > 10
+    r = exchange(s, h, h.request(P.REQ_ACK, struct.pack("<IB", 10, 1)))
+    assert len(r) == 1 and struct.unpack("<I", r[0][1][:4])[0] == sent
+    before = snapshot(b, s)
+    r = exchange(s, h, h.request(P.REQ_ACK, struct.pack("<IB", 700, 1)))
+    assert error_code(r[0]) == P.E_PAYLOAD
+    after = snapshot(b, s)
+    assert after[:5] + after[6:] == before[:5] + before[6:]  # only the sequence number moved

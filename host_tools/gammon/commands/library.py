@@ -573,28 +573,51 @@ def _gnubg_steps(move):
     return move + (0,) if len(move) % 2 else move
 
 
-def cmd_analyze(args):
+def analysis_lines(m, plies=0, top=3):
+    """The report of ``gammon analyze``: per player the checker errors (plays with a choice)
+    and the cube errors (doubles, takes, drops, beavers, close no-doubles, see
+    ``gammon.analyze``), then the ``top`` biggest mistakes of either kind with their board."""
+    from gammon import analyze as cube_analysis
     from gammon.render import render_board
 
-    m, _label = load_game(args.game)
-    per, worst = analyze(m, plies=args.plies, top=args.top)
-    print("GNU Backgammon %d-ply chequer-play analysis of %s - %s" % (args.plies, m.names[0], m.names[1]))
+    per, worst = analyze(m, plies=plies, top=top)
+    try:
+        per_cube, cube_errors = cube_analysis.analyze_cube(m, plies=plies)
+    except ImportError:
+        raise UserError("analysis needs GNU Backgammon's Python module: pip install gnubg") from None
+    out = ["GNU Backgammon %d-ply analysis of %s - %s" % (plies, m.names[0], m.names[1])]
     for s in (0, 1):
-        n, tot = per[s]
-        rate = 1000.0 * tot / n if n else 0.0
-        print(
-            "  %-16s %4d decisions, error rate %6.1f (equity x 1000 per move), total %.3f"
-            % (m.names[s], n, rate, tot)
-        )
-    for err, g, a, best in worst:
+        out.append("  %s" % m.names[s])
+        for what, (n, tot), unit in (("checker", per[s], "move"), ("cube", per_cube[s], "decision")):
+            rate = 1000.0 * tot / n if n else 0.0
+            out.append(
+                "    %-15s %4d decisions, error rate %6.1f (equity x 1000 per %s), total %.3f"
+                % (what + " errors:", n, rate, unit, tot)
+            )
+    mistakes = [(err, 0, "checker", (g, a, best)) for err, g, a, best in worst]
+    mistakes += [(e.error, 1, "cube", e) for e in cube_errors[:top]]
+    mistakes.sort(key=lambda t: -t[0])
+    for err, _order, kind, item in mistakes[:top]:
         if err <= 0:
             break
-        print("")
-        print(
-            "game %d, %s rolled %d%d: played %s, best %s (-%.3f)"
-            % (g.number, m.names[a.side], a.dice[0], a.dice[1], a.text or "no move", best, err)
-        )
-        print(render_board(a.pos, a.side, m.names))
+        out.append("")
+        if kind == "checker":
+            g, a, best = item
+            out.append(
+                "game %d, %s rolled %d%d: played %s, best %s (-%.3f)"
+                % (g.number, m.names[a.side], a.dice[0], a.dice[1], a.text or "no move", best, err)
+            )
+            out.append(render_board(a.pos, a.side, m.names))
+        else:
+            eqs = ", ".join("%s %+.3f" % kv for kv in item.equities.items())
+            out.append("game %d, cube: %s (-%.3f; %s)" % (item.game.number, item.text, err, eqs))
+            out.append(render_board(item.action.pos, item.doubler, m.names))
+    return out
+
+
+def cmd_analyze(args):
+    m, _label = load_game(args.game)
+    print("\n".join(analysis_lines(m, plies=args.plies, top=args.top)))
     return 0
 
 
@@ -638,7 +661,7 @@ def register(sub):
     p.add_argument("--no-clear", action="store_true", help="do not clear the screen between moves")
     p.set_defaults(func=cmd_watch)
 
-    p = sub.add_parser("analyze", help="GNU Backgammon's evaluation of a match (needs gnubg)")
+    p = sub.add_parser("analyze", help="GNU Backgammon's checker and cube analysis of a match (needs gnubg)")
     p.add_argument("game", help="match id (prefix), #N from 'gammon list', or a journal file")
     p.add_argument("--plies", type=int, default=0, help="evaluation depth (default 0)")
     p.add_argument("--top", type=int, default=3, help="how many of the biggest mistakes to show")

@@ -1,0 +1,224 @@
+"""Cube-decision analysis for ``gammon analyze``: every double, take, drop and beaver of a match,
+and every turn where the player on roll could have doubled and did not, rated against the best
+cube action. The in-process ``gnubg`` module evaluates the position (cubeless win/gammon/
+backgammon chances at the chosen depth, gammon prices and match equity at the match score);
+its ``analyse match`` hangs in the PyPI build and ``gnubg.evaluate`` returns cubeless equity
+only, so the cubeful equities come from the model gnubg itself uses for 0-ply cube decisions
+(Janowski's live/dead cube interpolation with cube efficiency ``CUBE_X``), in equity
+normalised to the cube before the decision (as gnubg reports cube errors).
+
+Example::
+
+    >>> from gammon import analyze, model
+    >>> per, errors = analyze.analyze_cube(model.load_match(data))  # a 5-point match
+    >>> per[1]            # side 1: [cube decisions, total equity lost]
+    [43, 0.76...]
+    >>> errors[0].text    # the biggest one
+    'Bob doubled to 2: right was no double'
+"""
+
+from gammon import model  # noqa: I001  (puts firmware/ on sys.path for bg)
+from bg import ids as bgids
+
+CUBE_X = 0.68  # cube efficiency of gnubg's 0-ply cube model for contact positions
+CUBE_KINDS = (model.DOUBLE, model.TAKE, model.DROP, model.BEAVER)  # the recorded cube actions
+CLOSE = 0.1  # a no-double counts as a decision when doubling was within this of right
+
+
+class CubeError:
+    """One rated cube decision: ``error`` (equity lost, >= 0, normalised to the cube before
+    it), ``side`` (who decided), ``game``, ``action`` (the double/take/drop/beaver action,
+    or the play after a no-double), ``doubler`` (the side on roll), ``kind`` ("double",
+    "no double", "take", "drop", "beaver"), ``best`` (the right action) and ``text``."""
+
+    __slots__ = ("error", "side", "game", "action", "doubler", "kind", "best", "text", "equities")
+
+    def __init__(self, error, side, game, action, doubler, kind, best, text, equities):
+        self.error = error
+        self.side = side
+        self.game = game
+        self.action = action
+        self.doubler = doubler
+        self.kind = kind
+        self.best = best
+        self.text = text
+        self.equities = equities
+
+    def __repr__(self):
+        return "CubeError(%.3f, %r)" % (self.error, self.text)
+
+
+def _live(p, rw, rl, owner, me):
+    """Janowski's live-cube equity (gnubg's ``MoneyLive``), per unit cube, for the side on roll
+    ``me`` with the cube centred (-1), owned by ``me`` or by the opponent."""
+    tp = (rl - 0.5) / (rw + rl + 0.5)  # the take point
+    cp = (rl + 1.0) / (rw + rl + 0.5)  # the cash point
+    if owner == -1:
+        if p < tp:
+            return -rl + (rl - 1.0) * p / tp
+        if p < cp:
+            return -1.0 + 2.0 * (p - tp) / (cp - tp)
+        return rw + (1.0 - rw) * (p - 1.0) / (cp - 1.0)
+    if owner == me:
+        if p < cp:
+            return -rl + (1.0 + rl) * p / cp
+        return rw + (1.0 - rw) * (p - 1.0) / (cp - 1.0)
+    if p < tp:
+        return -rl + (rl - 1.0) * p / tp
+    return -1.0 + (rw + 1.0) * (p - tp) / (1.0 - tp)
+
+
+def cubeful(probs, prices, owner, me, x):
+    """Cubeful equity per unit cube from gnubg's cubeless ``probs`` (win, win gammon, win
+    backgammon, lose gammon, lose backgammon; gammons include backgammons) and gammon/
+    backgammon ``prices`` ``((g_me, b_me), (g_opp, b_opp))``: ``x`` live + ``1 - x`` dead."""
+    p, wg, wb, lg, lb = probs[:5]
+    p = min(max(p, 1e-6), 1.0 - 1e-6)
+    (gm, bm), (go, bo) = prices
+    rw = 1.0 + (gm * wg + bm * wb) / p
+    rl = 1.0 + (go * lg + bo * lb) / (1.0 - p)
+    dead = p * rw - (1.0 - p) * rl
+    if x <= 0.0:
+        return dead
+    return x * _live(p, rw, rl, owner, me) + (1.0 - x) * dead
+
+
+class _Evaluator:
+    """Cube equities of one position at one score: ``nd``, ``dt``, ``dp`` (and ``db`` for a
+    beaver) from the doubler's side, normalised to the cube before the double."""
+
+    def __init__(self, gnubg, ec, m, g, pos, side, cube, owner):
+        self.gnubg = gnubg
+        self.m = m
+        self.g = g
+        self.side = side
+        self.cube = cube
+        self.owner = owner
+        board = gnubg.positionfromid(bgids.position_id(pos, side))
+        ci = self._ci(cube, owner)
+        self.probs = gnubg.evaluate(board, ci, ec)[:5]
+        self.nd = self._eq(cube, owner)
+        self.dt = self._eq(2 * cube, 1 - side)
+        self.dp = 1.0
+        self.db = 2.0 * self.dt  # beaver: the cube at 4x, owned by the taker
+
+    def _ci(self, cube, owner):
+        g = self.g
+        return self.gnubg.cubeinfo(cube, owner, self.side, self.m.length, tuple(g.score), int(g.crawford), 0)
+
+    def _away(self, s):
+        return self.m.length - self.g.score[s]
+
+    def _eq(self, cube, owner):
+        me = self.side
+        if self.m.money:
+            gp = 0.0 if (self.m.jacoby and owner == -1) else 1.0
+            eq = cubeful(self.probs, ((gp, gp), (gp, gp)), owner, me, CUBE_X)
+            return eq * cube / self.cube
+        ci = self._ci(cube, owner)
+        (g0, b0), (g1, b1) = ci["gammonprice"]
+        prices = ((g0, b0), (g1, b1)) if me == 0 else ((g1, b1), (g0, b0))
+        # a redouble is worth nothing once the cube covers what its holder needs
+        live = [s for s in (0, 1) if owner in (-1, s) and cube < self._away(s)]
+        x = CUBE_X if live else 0.0
+        eq = cubeful(self.probs, prices, owner, me, x)
+        mwc = self.gnubg.eq2mwc(eq, ci)
+        return self.gnubg.mwc2eq(mwc, self._ci(self.cube, self.owner))
+
+    def best_response(self):
+        """The taker's best answer and its equity (doubler's side)."""
+        answers = [("take", self.dt), ("drop", self.dp)]
+        if self.m.beaver and self.m.money:
+            answers.append(("beaver", self.db))
+        return min(answers, key=lambda kv: kv[1])
+
+    def equities(self):
+        return {"no double": self.nd, "double/take": self.dt, "double/drop": self.dp}
+
+
+def _evaluator(gnubg, ec, m, g, a, side):
+    return _Evaluator(gnubg, ec, m, g, a.pos, side, a.cube, a.owner)
+
+
+def _can_double(m, g, a):
+    if g.crawford or a.owner not in (-1, a.side):
+        return False
+    if m.money:
+        return True
+    # at a match score a double past what the doubler needs is pointless
+    return a.cube < m.length - g.score[a.side] and a.cube < 64
+
+
+def analyze_cube(m, plies=0, gnubg=None):
+    """Rate every cube decision of match ``m``. Returns ``(per_side, errors)``:
+    ``per_side[s] = (decisions, total_error)``; ``errors`` the :class:`CubeError` list, biggest
+    first (errors of 0 included for the decisions that were right)."""
+    if gnubg is None:
+        import gnubg
+    ec = gnubg.evalcontext(0, plies, 1, 1, 0.0)
+    per = [[0, 0.0], [0, 0.0]]
+    out = []
+
+    def add(err, side, g, a, doubler, kind, best, text, ev):
+        err = max(0.0, err)
+        per[side][0] += 1
+        per[side][1] += err
+        out.append(CubeError(err, side, g, a, doubler, kind, best, text, ev.equities()))
+
+    names = m.names
+    for g in m.games:
+        ev = None
+        doubled = False
+        for a in g.actions:
+            if a.kind == model.DOUBLE:
+                ev = _evaluator(gnubg, ec, m, g, a, a.side)
+                answer, d_eq = ev.best_response()
+                right = "double" if min(ev.dt, ev.dp) > ev.nd else "no double"
+                text = "%s doubled to %d: right was %s" % (names[a.side], a.value, right)
+                add(
+                    max(ev.nd, min(ev.dt, ev.dp)) - min(ev.dt, ev.dp),
+                    a.side,
+                    g,
+                    a,
+                    a.side,
+                    "double",
+                    right,
+                    text,
+                    ev,
+                )
+                doubled = True
+            elif a.kind in (model.TAKE, model.DROP, model.BEAVER) and ev is not None:
+                chosen = {model.TAKE: ev.dt, model.DROP: ev.dp, model.BEAVER: ev.db}[a.kind]
+                best, best_eq = ev.best_response()
+                text = "%s %s the cube at %d: right was %s" % (
+                    names[a.side],
+                    {model.TAKE: "took", model.DROP: "dropped", model.BEAVER: "beavered"}[a.kind],
+                    a.value,
+                    best,
+                )
+                add(chosen - best_eq, a.side, g, a, 1 - a.side, a.kind, best, text, ev)
+                ev = None
+            elif a.kind == model.PLAY:
+                if not doubled and not a.opening and _can_double(m, g, a):
+                    nev = _evaluator(gnubg, ec, m, g, a, a.side)
+                    d_eq = min(nev.dt, nev.dp)
+                    if d_eq > nev.nd - CLOSE:
+                        text = "%s did not double at cube %d: right was %s" % (
+                            names[a.side],
+                            a.cube,
+                            "double" if d_eq > nev.nd else "no double",
+                        )
+                        add(
+                            d_eq - nev.nd,
+                            a.side,
+                            g,
+                            a,
+                            a.side,
+                            "no double",
+                            "double" if d_eq > nev.nd else "no double",
+                            text,
+                            nev,
+                        )
+                doubled = False
+    out.sort(key=lambda e: -e.error)
+    return per, out
