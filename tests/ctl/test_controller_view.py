@@ -5,25 +5,11 @@ a lifted checker's destinations pulse, the candidates of an ambiguous reading ar
 import ctl_helpers as H
 from app import controller as C
 from app import rules
-from app.view import View
-from bg import hwdesc
 from bg import leds as L
 from bg import recognize as R
 
-
-def _view():
-    board = hwdesc.load()
-    return board, View(L.Painter(board))
-
-
-def _started(**kw):
-    c = H.make(**kw)
-    r = H.Robot(c, 1)
-    r.set_start()
-    r.press(0, C.ROLL)
-    while c.phase == C.OPENING:
-        r.press(0, C.ROLL)
-    return c, r
+_view = H.view
+_started = H.started
 
 
 def _lit(painter, led):

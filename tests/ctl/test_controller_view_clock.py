@@ -3,7 +3,7 @@ delay runs nothing but the steady turn LED; then the mover's reserve as a bar on
 board that shrinks (yellow under a minute); messages on the points take precedence; a flag
 fall shows the loser's home board and turn LED blinking vermillion over the result.
 
-Also run on MicroPython (precompiled, 192k heap: tests/host/test_view_clock_mpy.py), where
+Also run on MicroPython (precompiled, 192k heap: tests/host/test_controller_mpy.py), where
 the last test measures that painting clocked frames allocates nothing."""
 
 import gc
@@ -11,25 +11,11 @@ import sys
 
 import ctl_helpers as H
 from app import controller as C
-from app.view import View
-from bg import hwdesc
 from bg import leds as L
 from bg import recognize as R
 
-
-def _view():
-    board = hwdesc.load()
-    return board, View(L.Painter(board))
-
-
-def _started(**kw):
-    c = H.make(**kw)
-    r = H.Robot(c, 1)
-    r.set_start()
-    r.press(0, C.ROLL)
-    while c.phase == C.OPENING:
-        r.press(0, C.ROLL)
-    return c, r
+_view = H.view
+_started = H.started
 
 
 def _home(board, side):

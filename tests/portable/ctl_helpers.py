@@ -113,3 +113,24 @@ class Robot:
             assert c.phase == C.MOVING, c.phase
             self.play_turn()
         return turns
+
+
+def view():
+    """The board description and a View painting into a fresh frame (loaded on demand: the
+    view is not needed by the 64k controller-unit tests)."""
+    from app.view import View
+    from bg import hwdesc, leds
+
+    board = hwdesc.load()
+    return board, View(leds.Painter(board))
+
+
+def started(**kw):
+    """A controller past the opening roll, with a robot for side 1 at the start position."""
+    c = make(**kw)
+    r = Robot(c, 1)
+    r.set_start()
+    r.press(0, C.ROLL)
+    while c.phase == C.OPENING:
+        r.press(0, C.ROLL)
+    return c, r
