@@ -17,13 +17,14 @@ BENCH_OUT ?= build/bench
 FIRMWARE_PY := $(shell find firmware -name '*.py' -not -path '*/__pycache__/*' | sort)
 
 .PHONY: help venv test test-py lint typecheck mpy-cross-check sim demo bench deploy repl clean distclean \
-        wiring deploy-test
+        wiring deploy-test board-model
 
 help:
 	@echo "make sim      run the product: real firmware on the MicroPython unix port + browser board"
 	@echo "make test     the whole suite (CPython, MicroPython -X heapsize=64k, mpy-cross, pyright, ruff)"
 	@echo "make demo     play a whole match automatically through the simulated sensors"
 	@echo "make bench    benchmarks -> $(BENCH_OUT)/report.json"
+	@echo "make board-model  MicroPython built 32-bit with the firmware frozen in (the ESP32's heap)"
 	@echo "make deploy PORT=/dev/ttyUSB0   compile (xtensawin) and copy the firmware to an ESP32"
 	@echo "make repl PORT=/dev/ttyUSB0     open the board's REPL"
 
@@ -46,16 +47,27 @@ $(STUBS): $(STAMP) requirements.txt tools/stub_fixes.py
 	$(PY) tools/stub_fixes.py
 	touch $@
 
+# The board model (tools/board_model.py, docs/memory.md): MicroPython's unix port built 32-bit
+# from its source (Debian's archive, SHA-256 pinned) with the firmware frozen in, as on the
+# ESP32. It needs make, a C compiler and 32-bit libc headers (gcc-multilib).
+board-model: $(STAMP)
+	@if ! echo 'int main(void){return 0;}' | cc -m32 -x c - -o /dev/null 2>/dev/null; then \
+	  echo "installing gcc-multilib (32-bit board model) with apt-get"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc-multilib make; fi
+	@echo "board model: $$($(PY) tools/board_model.py)"
+
 # --- tests --------------------------------------------------------------------------------
 test: $(STAMP) $(STUBS)
 	$(MAKE) --no-print-directory lint
 	$(MAKE) --no-print-directory mpy-cross-check
 	$(MAKE) --no-print-directory typecheck
 	$(MAKE) --no-print-directory deploy-test
+	$(MAKE) --no-print-directory board-model
 	$(MAKE) --no-print-directory test-py
 
 # 1 + 2: pytest under CPython; tests/test_micropython.py runs every portable module on the
-# real MicroPython unix port with -X heapsize=64k and reports into pytest's summary.
+# real MicroPython unix port (64k of working heap beside the firmware's ROM image) and on the
+# board model (-X heapsize=64k, firmware frozen), each reported in pytest's summary.
 test-py: $(STAMP)
 	$(PY) -m pytest -q -p no:cacheprovider tests
 
@@ -86,7 +98,7 @@ sim: $(STAMP)
 demo: $(STAMP)
 	$(PY) tools/sim/demo.py
 
-bench: $(STAMP)
+bench: $(STAMP) board-model
 	$(PY) tools/bench.py $(BENCH_OUT)
 
 wiring: $(STAMP)

@@ -20,8 +20,24 @@ def pytest_terminal_summary(terminalreporter):
     except ImportError:
         return
     res = getattr(bridge, "RESULTS", {})
-    if not res:
-        return
+    if res:
+        _rom_line(terminalreporter, bridge, res)
+    board = getattr(bridge, "BOARD_RESULTS", {})
+    if board:
+        terminalreporter.write_line(
+            "MicroPython board model (32-bit, firmware frozen, -X heapsize=%s): %d modules, %d tests passed, "
+            "%d failed, %d skipped"
+            % (
+                bridge.HEAP,
+                len(board),
+                sum(r[0] for r in board.values()),
+                sum(r[1] for r in board.values()),
+                sum(r[2] for r in board.values()),
+            )
+        )
+
+
+def _rom_line(terminalreporter, bridge, res):
     p = sum(r[0] for r in res.values())
     f = sum(r[1] for r in res.values())
     s = sum(r[2] for r in res.values())

@@ -9,6 +9,11 @@ in flash: ``tools/romfs.py`` builds it, ``tools/rom_boot.py`` mounts it, and the
 image plus ``MPY_HEAP`` of working heap for the program (docs/memory.md). ``MPY_ROM=0`` imports
 precompiled ``.mpy`` files from the filesystem instead, whose bytecode the unix port copies
 into the heap (``MPY_PRECOMPILE=0``: the sources, compiled in the heap).
+
+Every module also runs on the board model (``tools/board_model.py``): the unix port built
+32-bit with the firmware frozen in, as the ESP32 build freezes it, so objects have the ESP32's
+sizes and ``-X heapsize=64k`` is the whole heap -- no ``# mpy-heap`` exception applies there.
+Its results get their own summary line.
 """
 
 import os
@@ -26,7 +31,9 @@ MODULES = sorted(
     + [p for p in (ROOT / "tests" / "mpy").glob("test_*.py")]
 )
 RESULTS = {}
+BOARD_RESULTS = {}
 ROM = os.environ.get("MPY_ROM", "1") != "0"
+_BOARD = []
 _PRECOMPILED = []
 _ROM_IMAGE = []
 _ARCH = {"x86_64": "x64", "AMD64": "x64", "i686": "x86", "i386": "x86"}
@@ -114,14 +121,20 @@ def run_module(path, heap=HEAP, timeout=900):
             dirs.insert(0, str(pre))
         cmd = ["-X", "heapsize=" + heap, str(ROOT / "tests" / "mpy_runner.py"), path.stem]
     env["MICROPYPATH"] = ":".join(dirs) + ":.frozen"
-    return subprocess.run(
-        [micropython_binary()] + cmd,
-        cwd=str(ROOT),
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
+    return _run([micropython_binary()] + cmd, env, timeout)
+
+
+def _run(argv, env, timeout):
+    return subprocess.run(argv, cwd=str(ROOT), env=env, capture_output=True, text=True, timeout=timeout)
+
+
+def _check(proc, results, path, *extra):
+    """Record the runner's summary line in ``results`` and fail unless the run passed."""
+    out = proc.stdout + proc.stderr
+    m = re.search(r"micropython: (\d+) passed, (\d+) failed, (\d+) skipped", out)
+    if m:
+        results[path.name] = tuple(int(x) for x in m.groups()) + extra
+    assert proc.returncode == 0 and m, "MicroPython run failed:\n" + out[-6000:]
 
 
 @pytest.mark.parametrize("path", MODULES, ids=[p.parent.name + "/" + p.name for p in MODULES])
@@ -131,9 +144,29 @@ def test_module_on_micropython(path):
     # even with the firmware in ROM; the summary counts them.
     m = re.search(r"^# mpy-heap: (\w+)$", path.read_text(), re.M)
     heap = m.group(1) if m else HEAP
-    proc = run_module(path, heap=heap)
-    out = proc.stdout + proc.stderr
-    m = re.search(r"micropython: (\d+) passed, (\d+) failed, (\d+) skipped", out)
-    if m:
-        RESULTS[path.name] = tuple(int(x) for x in m.groups()) + (heap,)
-    assert proc.returncode == 0 and m, "MicroPython run failed:\n" + out[-6000:]
+    _check(run_module(path, heap=heap), RESULTS, path, heap)
+
+
+def board_model():
+    """The board model's binary, built or brought up to date once per session (its frozen
+    firmware must be today's sources)."""
+    if not _BOARD:
+        sys.path.insert(0, str(ROOT / "tools"))
+        import board_model as bm
+
+        _BOARD.append(bm.build())
+    return _BOARD[0]
+
+
+def run_on_board_model(path, heap=HEAP, timeout=900):
+    """Run one test module on the board model: the firmware comes frozen out of the binary, the
+    test helpers and fakes from the filesystem, ``heap`` is the whole heap."""
+    dirs = [".frozen"] + [str(ROOT / d) for d in ("tests/fakes", "tests/portable", "tests/mpy", "tests")]
+    env = dict(os.environ, MICROPYPATH=":".join(dirs))
+    argv = [str(board_model()), "-X", "heapsize=" + heap, str(ROOT / "tests" / "mpy_runner.py"), path.stem]
+    return _run(argv, env, timeout)
+
+
+@pytest.mark.parametrize("path", MODULES, ids=[p.parent.name + "/" + p.name for p in MODULES])
+def test_module_on_board_model(path):
+    _check(run_on_board_model(path), BOARD_RESULTS, path)

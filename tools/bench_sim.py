@@ -16,6 +16,13 @@
    ``boot:`` line); per-module costs: ``tools/sim/heapmods.py`` (docs/memory.md).
 3. Heap in use (working heap, after ``gc.collect()``) after each of 100 consecutive games of a
    money session in ROM mode, at the smallest working heap found; growth = last - first.
+4. The board's budget on the board model (``tools/board_model.py``: the unix port built 32-bit
+   with the firmware frozen in, as on the ESP32): the smallest ``-X heapsize`` (1k steps) for 2
+   games, and 100 consecutive games at ``-X heapsize=64k`` with the heap in use after each
+   (``board_model_*``). heapcheck itself is compiled from source there and counted too.
+5. Unit costs (``tools/sim/heapunits.py``): working-heap bytes per function, class, public
+   ``const()``, string constant ... on the 64-bit port from a ROM image, and the count of each
+   in the match's modules (``unit_bytes_per_*``, ``match_*``).
 """
 
 import json
@@ -81,10 +88,17 @@ def heapcheck(heap, games, image, rom=True):
 
     ``rom``: the firmware from the ROMFS image with ``heap`` of working heap beside it; each
     row gains ``working_bytes`` (heap in use minus the image) and ``boot`` is the loader's
-    figures. Otherwise ``heap`` is the whole ``-X heapsize`` with the bytecode in it."""
+    figures. ``rom="board"``: on the board model (tools/board_model.py, firmware frozen, 32-bit),
+    ``heap`` is the whole ``-X heapsize``; ``boot`` holds heapcheck's boot parts only. Otherwise
+    ``heap`` is the whole ``-X heapsize`` of the pip port with the bytecode in it."""
     env = dict(os.environ)
     script = str(ROOT / "tools" / "sim" / "heapcheck.py")
-    if rom:
+    if rom == "board":
+        import board_model
+
+        env["MICROPYPATH"] = ".frozen"
+        cmd = [str(board_model.build()), "-X", "heapsize=" + heap, script, str(games), image]
+    elif rom:
         env["MICROPYPATH"] = ".frozen"
         cmd = romfs.command(server.micropython_binary(), heap, script, games, image)
     else:
@@ -94,14 +108,14 @@ def heapcheck(heap, games, image, rom=True):
         os.unlink(image)
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=str(ROOT), timeout=600)
     rows = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
-    boot = romfs.boot_figures(proc.stdout) if rom else None
-    if boot:
+    boot = romfs.boot_figures(proc.stdout) if rom is True else ({} if rom else None)
+    if boot is not None:
         # heapcheck's "boot: board=N hal=N app=N boot=N": what each boot step keeps (bytes)
         for line in proc.stdout.splitlines():
             if line.startswith("boot: "):
                 boot["parts"] = {k: int(v) for k, v in (x.split("=") for x in line[6:].split())}
     for r in rows:
-        if boot:
+        if boot and "image_heap_bytes" in boot:
             r["working_bytes"] = r["heap_bytes"] - boot["image_heap_bytes"]
     return proc.returncode == 0 and len(rows) == games, rows, boot
 
@@ -136,6 +150,25 @@ def main(argv):
     res["latency_target_ms"] = 50
     tmp = tempfile.mkdtemp()
     img = os.path.join(tmp, "h.lfs")
+    # The board's budget, on the board model (32-bit, firmware frozen as on the ESP32): the
+    # smallest -X heapsize in 1k steps for 2 games, then 100 games at the 64k target
+    bkb, brows, bboot = smallest_heap(24, 128, 1, img, rom="board")
+    res["board_model_smallest_heapsize_kb"] = bkb
+    res["board_model_heapsize_target_kb"] = 64
+    for k, v in ((bboot or {}).get("parts") or {}).items():
+        res["board_model_boot_%s_bytes" % k] = v
+    if brows:
+        res["board_model_module_objects_bytes"] = brows[-1]["code_bytes"]
+    t0 = time.monotonic()
+    ok, brows, _ = heapcheck("64k", 100, img, rom="board")
+    res["board_model_games_100_seconds"] = round(time.monotonic() - t0, 1)
+    res["board_model_games_100_completed"] = len(brows)
+    bheaps = [r["heap_bytes"] for r in brows]
+    res["board_model_heap_after_game_bytes"] = bheaps
+    if bheaps:
+        res["board_model_heap_growth_bytes_100_games"] = bheaps[-1] - bheaps[0]
+        res["board_model_heap_growth_bytes_games_2_to_100"] = max(bheaps[1:]) - min(bheaps[1:])
+        res["board_model_free_bytes_min_at_64k"] = min(r["free_bytes"] for r in brows)
     kb, rows, boot = smallest_heap(32, 256, 4, img, rom=True)
     res["smallest_working_heap_kb_rom"] = kb
     res["working_heap_target_kb"] = 64
@@ -152,6 +185,17 @@ def main(argv):
         # heapcheck's code_bytes: what importing every module left in the heap; from ROM that is
         # module objects (functions, classes, constants, qstrs), not bytecode
         res["rom_module_objects_bytes"] = rows[-1]["code_bytes"]
+    # where the module objects go: unit costs on this build x the constructs in the match's modules
+    import heapunits
+
+    units, counts, est = heapunits.measure()
+    for k, v in units.items():
+        res["unit_bytes_per_%s" % k] = v
+    for k, v in counts.items():
+        res["match_%s_count" % k] = v
+    for k, v in est.items():
+        res["match_%s_estimated_bytes" % k] = v
+    res["match_module_objects_estimated_bytes"] = sum(est.values())
     old_kb, old_rows, _ = smallest_heap(128, 320, 8, img, rom=False)
     res["smallest_heapsize_kb_code_in_heap"] = old_kb
     if old_rows:
@@ -179,7 +223,18 @@ def main(argv):
         % (res["latency_median_ms"], res["latency_p95_ms"], res["latency_max_ms"])
     )
     print(
-        "sim: firmware in ROM image (%s bytes): smallest working heap %sk (target 64k; module objects %s "
+        "board model (32-bit, firmware frozen): whole match at -X heapsize=%sk smallest (target 64k); "
+        "%d/100 games at 64k, heap after game 1/100: %s/%s bytes, min free %s"
+        % (
+            res["board_model_smallest_heapsize_kb"],
+            res["board_model_games_100_completed"],
+            bheaps[0] if bheaps else None,
+            bheaps[-1] if bheaps else None,
+            res.get("board_model_free_bytes_min_at_64k"),
+        )
+    )
+    print(
+        "sim (64-bit port): firmware in ROM image (%s bytes): smallest working heap %sk (module objects %s "
         "bytes); code in heap: smallest heapsize %sk (bytecode %s bytes)"
         % (
             res.get("rom_image_bytes"),
@@ -190,7 +245,8 @@ def main(argv):
         )
     )
     print(
-        "sim: %d/100 games at %sk working heap; in use after game 1/100: %s/%s bytes, growth %s bytes"
+        "sim (64-bit port): %d/100 games at %sk working heap; in use after game 1/100: %s/%s bytes, "
+        "growth %s bytes"
         % (
             len(rows),
             res["games_100_working_heap_kb"],

@@ -69,11 +69,6 @@ PHASE_NAMES = (
     "match_over",
 )
 
-# Marks (what the LEDs show on a row)
-M_NONE = const(0)
-M_MISSING = const(1)  # a checker should be here and is not
-M_EXTRA = const(2)  # a checker is here that should not be
-
 _MAX_CUBE = const(1 << 30)
 
 
@@ -167,6 +162,20 @@ class Clock:
             self.side = side
             self._delay_left = self.delay_ms
         self._since = now
+
+    def remaining(self, now):
+        """The reserve (ms) the running side would have at ``now`` once its delay is used up,
+        without charging it; -1 while the delay runs or when no clock runs. Ints only: the
+        LED view calls it every frame."""
+        s = self.side
+        if not self.enabled or s < 0:
+            return -1
+        dt = now - self._since
+        if dt < self._delay_left:
+            return -1
+        dt -= self._delay_left
+        have = self.left[s]
+        return have - dt if have > dt else 0
 
     def charge(self, now):
         """Charge the running side up to ``now``; returns the side that ran out, or -1."""

@@ -31,7 +31,7 @@ from micropython import const
 # these masks onto that order, and ``FrameDice.for_board`` uses it.
 PIP_NAMES = ("top_left", "top_right", "mid_left", "centre", "mid_right", "bottom_left", "bottom_right")
 PIPS = (0, 0b0001000, 0b1000001, 0b1001001, 0b1100011, 0b1101011, 0b1110111)
-LEDS_PER_DIE = const(7)
+_LEDS_PER_DIE = const(7)
 
 _FRAMES = const(7)  # tumbling frames before the result
 _FRAME_MS = const(40)  # first frame; each later one a little slower (a die losing speed)
@@ -54,7 +54,7 @@ def faces_for(pip_names):
     >>> faces_for(PIP_NAMES) == PIPS
     True
     """
-    if len(pip_names) != LEDS_PER_DIE:
+    if len(pip_names) != _LEDS_PER_DIE:
         raise ValueError("a die has 7 pips, got %d names" % len(pip_names))
     where = []
     for n in PIP_NAMES:
@@ -64,7 +64,7 @@ def faces_for(pip_names):
     out = []
     for m in PIPS:
         b = 0
-        for i in range(LEDS_PER_DIE):
+        for i in range(_LEDS_PER_DIE):
             if m >> i & 1:
                 b |= 1 << where[i]
         out.append(b)
@@ -117,7 +117,7 @@ class FrameDice:
         return cls(buf, (tuple(dl[0:7]), tuple(dl[7:14])), show, board.dice_pips)
 
     def __init__(self, buf, die_leds, show=None, pip_names=None):
-        if len(die_leds) != 2 or len(die_leds[0]) != LEDS_PER_DIE or len(die_leds[1]) != LEDS_PER_DIE:
+        if len(die_leds) != 2 or len(die_leds[0]) != _LEDS_PER_DIE or len(die_leds[1]) != _LEDS_PER_DIE:
             raise ValueError("two dice of 7 LED indices each")
         for leds in die_leds:
             for i in leds:
@@ -138,7 +138,7 @@ class FrameDice:
         for die in (0, 1):
             mask = self.faces[a if die == 0 else b]
             leds = self.die_leds[die]
-            for j in range(LEDS_PER_DIE):
+            for j in range(_LEDS_PER_DIE):
                 o = 3 * leds[j]
                 if mask & (1 << j):
                     buf[o] = g

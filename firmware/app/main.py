@@ -5,7 +5,7 @@ Tasks (all asyncio, none blocks):
 - **scan** -- reads the reed chain ``scan_hz`` times a second into a preallocated buffer,
   debounces it (``bg.sensing``) and hands each stable change to the controller;
 - **buttons** -- turns the HAL's press counts into PRESS / LONG events (a press held
-  ``LONG_MS`` is a long press; both CUBE buttons held end a money session; both ROLL
+  ``_LONG_MS`` is a long press; both CUBE buttons held end a money session; both ROLL
   buttons held open the link's pairing window, its code shown on the console/LEDs);
 - **leds** -- repaints the frame (``app.view``) when something changed and while an
   animation runs, then ``leds.show()``;
@@ -28,8 +28,15 @@ import asyncio
 import gc
 import time
 
-from app import controller as C
+# isort: off
+# The engine first, then the rules and the controller built on it: each import then finds its
+# dependencies loaded, so booting nests few module bodies at a time (nested imports hold
+# interpreter frames on the C stack: 16 kB on the ESP32; docs/memory.md).
+from bg import movegen, recognize  # noqa: F401 - imported for the order only
 from app import rules
+from app import controller as C
+
+# isort: on
 from app.view import View
 from bg import hwdesc
 from bg import record as R
@@ -37,7 +44,7 @@ from bg.leds import Painter
 from bg.sensing import SelfTest, Sensing
 from micropython import const
 
-LONG_MS = const(800)
+_LONG_MS = const(800)
 _AUTO = None  # a link transport's "decide from the hardware" setting
 _BUTTON_POLL_MS = const(10)
 _FRAME_MS = const(40)
@@ -343,7 +350,7 @@ class App:
                 if down and not was[i]:
                     since[i] = now
                     fired[i] = 0
-                if down and not fired[i] and clock.ticks_diff(now, since[i]) >= LONG_MS:
+                if down and not fired[i] and clock.ticks_diff(now, since[i]) >= _LONG_MS:
                     fired[i] = 1
                     self._long(i, now, was)
                 elif was[i] and not down:

@@ -16,10 +16,10 @@ NCHECKERS = const(15)
 
 # Colour-blind sensor view of a position (board numbering = side 0's point numbers)
 NLOC = const(28)
-L_BAR0 = const(24)
-L_BAR1 = const(25)
-L_TRAY0 = const(26)
-L_TRAY1 = const(27)
+_L_BAR0 = const(24)
+_L_BAR1 = const(25)
+_L_TRAY0 = const(26)
+_L_TRAY1 = const(27)
 
 _caps_key = [-1]
 _caps = bytearray(NLOC)

@@ -40,8 +40,8 @@ from bg import recognize as R
 from micropython import const
 
 CODE_DIGIT_MS = const(1200)  # pairing code: each digit 0.95 s on the dice, then 0.25 s dark
-CODE_GAP_MS = const(250)
-CODE_CYCLE_MS = const(9000)  # six digits, then a 1.8 s pause, then again
+_CODE_GAP_MS = const(250)
+_CODE_CYCLE_MS = const(9000)  # six digits, then a 1.8 s pause, then again
 
 # phase groups, built once: a tuple of module attributes in ``paint`` would be built per frame
 _SETUP = (C.IDLE, C.OPENING)
@@ -77,9 +77,9 @@ class View:
         """``(index, digit)`` of the pairing code shown at ``now``; index -1 = the pause
         between repetitions (dice dark)."""
         code = self.code
-        t = (now - self.code_since) % CODE_CYCLE_MS
+        t = (now - self.code_since) % _CODE_CYCLE_MS
         k = t // CODE_DIGIT_MS
-        if code is None or k >= 6 or t % CODE_DIGIT_MS >= CODE_DIGIT_MS - CODE_GAP_MS:
+        if code is None or k >= 6 or t % CODE_DIGIT_MS >= CODE_DIGIT_MS - _CODE_GAP_MS:
             return -1, 0
         return k, ord(code[k]) - 48
 
@@ -185,20 +185,10 @@ class View:
         is used up; -1 while the delay runs, when no clock runs, or in a phase nobody is
         charged. Reads the clock without charging it (``ctl.tick`` does that), so the bar
         moves smoothly between ticks. Ints only: nothing allocates."""
-        k = ctl.clock
-        s = k.side
-        if not k.enabled or s < 0:
-            return -1
         ph = ctl.phase
         if ph in _SETUP or ph in _OVER:
             return -1
-        dt = now - k._since
-        d = k._delay_left
-        if dt < d:
-            return -1
-        dt -= d
-        have = k.left[s]
-        return have - dt if have > dt else 0
+        return ctl.clock.remaining(now)
 
     def _turn(self, ctl, side, now):
         """The recogniser's state on the LEDs during a turn; returns the dice level and sets

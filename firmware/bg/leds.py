@@ -301,8 +301,8 @@ class Painter:
 # Module-level functions (additions to the language; ``Painter`` itself is unchanged).
 WARN = YELLOW  # the reserve is under a minute
 FLAG = VERMILLION  # the reserve is spent: flag fall
-CLOCK_WARN_MS = const(60000)
-CLOCK_SEGMENTS = const(6)  # one LED per home-board point
+_CLOCK_WARN_MS = const(60000)
+_CLOCK_SEGMENTS = const(6)  # one LED per home-board point
 
 
 def clock_segments(left_ms, total_ms):
@@ -316,9 +316,9 @@ def clock_segments(left_ms, total_ms):
     if total_ms <= 0 or left_ms <= 0:
         return 0
     if left_ms >= total_ms:
-        return CLOCK_SEGMENTS
+        return _CLOCK_SEGMENTS
     # ints only: 6 * 65535 s in ms stays a small int on a 32-bit port (< 2**30)
-    return (left_ms * CLOCK_SEGMENTS + total_ms - 1) // total_ms
+    return (left_ms * _CLOCK_SEGMENTS + total_ms - 1) // total_ms
 
 
 def clock_bar(painter, side, left_ms, total_ms):
@@ -333,9 +333,9 @@ def clock_bar(painter, side, left_ms, total_ms):
         >>> n = leds.clock_bar(p, 0, 25000, 60000)
     """
     n = clock_segments(left_ms, total_ms)
-    c = WARN if left_ms < CLOCK_WARN_MS else SIDE_COLOURS[side]
+    c = WARN if left_ms < _CLOCK_WARN_MS else SIDE_COLOURS[side]
     tick = 255 if left_ms % 1000 >= 500 else DIM
-    for q in range(1, CLOCK_SEGMENTS + 1):
+    for q in range(1, _CLOCK_SEGMENTS + 1):
         led = painter._step_led(side, q)
         if q < n:
             painter.set(led, c, 255)
@@ -350,6 +350,6 @@ def flag_fall(painter, side):
     """``side``'s time ran out: its six home-board LEDs and its turn LED blink vermillion
     (the fast blink), over whatever the result shows there."""
     lvl = painter.fast.level
-    for q in range(1, CLOCK_SEGMENTS + 1):
+    for q in range(1, _CLOCK_SEGMENTS + 1):
         painter.set(painter._step_led(side, q), FLAG, lvl)
     painter.set(painter.board.turn_led[side], FLAG, lvl)

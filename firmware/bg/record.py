@@ -118,7 +118,7 @@ OPEN_HOUSE = const(0x01)  # each side threw two dice (seed 004 variant)
 OPEN_REROLL = const(0x02)  # the starter chose to throw again (house variant)
 # PLAY flags
 PLAY_CASUAL_ACCEPTED_ILLEGAL = const(0x01)  # opponent accepted an illegal play (seed 000)
-PLAY_FLAGS_MASK = const(0x07)
+_PLAY_FLAGS_MASK = const(0x07)
 # GAME_END reasons
 END_BEAROFF = const(0)
 END_DROP = const(1)
@@ -127,7 +127,7 @@ END_TIME = const(3)
 
 MAX_NAME = const(16)  # bytes of UTF-8 per player name
 MAX_PLAYER_SEED = const(32)
-MAX_STEPS = const(15)  # PLAY (general) allows up to 15 steps (casual plays)
+_MAX_STEPS = const(15)  # PLAY (general) allows up to 15 steps (casual plays)
 MAX_RECORD = const(259)  # 1 + 1 + 255 + 2: a reader never needs more bytes than this
 # Decoder.status
 OK = const(0)
@@ -233,8 +233,8 @@ def _u(v, bits, what):
 
 
 def _check_steps(steps):
-    if len(steps) & 1 or len(steps) > 2 * MAX_STEPS:
-        raise ValueError("steps must be (from, to) pairs, at most %d" % MAX_STEPS)
+    if len(steps) & 1 or len(steps) > 2 * _MAX_STEPS:
+        raise ValueError("steps must be (from, to) pairs, at most %d" % _MAX_STEPS)
     for i in range(0, len(steps), 2):
         f = steps[i]
         t = steps[i + 1]

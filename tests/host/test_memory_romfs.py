@@ -121,3 +121,31 @@ def test_the_firmware_image_mounts_and_imports_from_rom():
     proc = run(cmd, path="tests/fakes:tests/portable:.frozen", cwd=str(ROOT))
     assert proc.returncode == 0 and "0 failed" in proc.stdout, proc.stdout + proc.stderr
     assert romfs.boot_figures(proc.stdout)["image_bytes"] > 50000
+
+
+@needs_mpy
+def test_unit_costs_private_consts_are_free_and_code_objects_are_not():
+    """The facts the firmware's style leans on (docs/memory.md, measured on this interpreter):
+    a private ``const()`` name is folded away at compile time, a public one is a globals entry
+    plus a qstr; every function and class is a heap object even when its bytecode is in ROM."""
+    sys.path.insert(0, str(ROOT / "tools" / "sim"))
+    import heapunits
+
+    u = heapunits.unit_costs()
+    assert u["private_const"] < 4  # rounding of the module's dict, not per name
+    assert u["public_const"] >= 16
+    assert u["function"] >= 32 and u["method"] >= 32
+    assert u["class"] > u["function"]
+    assert u["string_constant"] >= 16  # a str object per long string, its text in ROM
+
+
+def test_match_construct_count_reads_the_firmware():
+    sys.path.insert(0, str(ROOT / "tools" / "sim"))
+    import heapunits
+
+    c = heapunits.count(["bg/hwdesc"])
+    assert c["modules"] == 1 and c["classes"] == 1
+    assert c["functions"] >= 5  # Board's run-time methods and the module's helpers
+    assert c["public_consts"] >= 10  # ROW_*, BIT_*, LED_*
+    whole = heapunits.count()
+    assert whole["modules"] == len(heapunits.MATCH) and whole["functions"] > c["functions"]

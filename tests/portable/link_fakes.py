@@ -46,13 +46,22 @@ class SkipTest(Exception):
     """The runner's skip signal (any exception class of this name)."""
 
 
-# The whole link stack plus the host end in one process can need more than a 64k heap on the
-# 64-bit unix port (its objects are twice the ESP32's size, and the test helpers are compiled
-# from source here). With the firmware in the ROM image most link modules fit the 64k working
-# heap; a module that does not says so with a measured "# mpy-heap: 96k" line for the bridge.
-# Without the image (MPY_ROM=0: code in the heap) they skip, with this reason, when too small.
+# The whole link stack plus the host end in one process needs more than a 64k heap when the
+# firmware's code is in the heap too (MPY_ROM=0: .mpy files or sources on the filesystem, on
+# the 64-bit unix port). With the code outside the heap -- in the ROM image, or frozen into
+# the board model (tools/board_model.py) as on the ESP32 -- the modules run with the bridge's
+# heap, or the measured "# mpy-heap: NNk" line of a module that needs more.
 NEED_HEAP = 120000
 WHY = "needs a >= 120k MicroPython heap for board + host in one process (see link_fakes.py)"
+
+
+def code_in_heap():
+    """True when the firmware was loaded from files into the heap; False in the ROM image
+    (``/rom/...``) or frozen into the interpreter (a frozen module's ``__file__`` is relative)."""
+    from bg import protocol
+
+    f = str(getattr(protocol, "__file__", ""))
+    return f.startswith("/") and not f.startswith("/rom/")
 
 
 def precompiled():
@@ -63,14 +72,18 @@ def precompiled():
 
 
 def roomy(need=NEED_HEAP, need_precompiled=None):
-    """True on CPython, or on MicroPython when the heap can hold what the test loads:
-    ``need`` bytes with the firmware compiled from source here, ``need_precompiled`` when
-    the bridge imports it as ``.mpy`` (None: same as ``need``)."""
+    """True on CPython, or on MicroPython when the heap can hold what the test loads: always
+    with the firmware's code outside the heap, else ``need`` bytes with the firmware compiled
+    from source here, ``need_precompiled`` when it is imported as ``.mpy`` (None: ``need``)."""
     import gc
 
     try:
         total = gc.mem_free() + gc.mem_alloc()
     except AttributeError:  # CPython: no heap limit
+        return True
+    if total >= need:
+        return True  # (first: in ROM mode the image alone makes the total large enough)
+    if not code_in_heap():
         return True
     if need_precompiled is not None and precompiled():
         need = need_precompiled

@@ -123,6 +123,19 @@ def test_clock_flag_falls_at_zero():
     assert c.charge(1200) == 0 and c.left[0] == 0
 
 
+def test_clock_remaining_reads_without_charging():
+    c = D.Clock(10000, 2000)
+    assert c.remaining(0) == -1  # no side runs yet
+    c.run(0, 0)
+    assert c.remaining(1500) == -1  # the delay still runs
+    assert c.remaining(5000) == 7000  # 3 s past the delay
+    assert c.left[0] == 10000 and c.used[0] == 0  # reading charged nothing
+    assert c.remaining(60000) == 0  # never below zero
+    c.charge(5000)
+    assert c.left[0] == 7000 and c.remaining(5000) == 7000  # agrees with charging
+    assert D.Clock(0, 0).remaining(100) == -1  # no clock in this match
+
+
 def test_steps_between_for_an_illegal_play():
     start = B.start_position()
     end = bytearray(start)

@@ -202,3 +202,17 @@ def test_load_missing_file_is_a_clear_error():
         assert "cannot read no/such/board.json" in str(e)
     else:
         raise AssertionError("missing file accepted")
+
+
+def test_loader_is_dropped_once_the_board_is_built():
+    # the checks and messages for a malformed board.json are boot-time code: Board() imports
+    # bg._hwload for the one call and forgets it, so its objects go back to the heap
+    import sys
+
+    import bg
+
+    b = hwdesc.load()
+    assert "bg._hwload" not in sys.modules and "_hwload" not in bg.__dict__
+    assert b.button_index("roll", 1) >= 0  # the run-time methods stay with the board
+    _error({"format": "nope"})  # a failed check drops it too
+    assert "bg._hwload" not in sys.modules

@@ -63,10 +63,6 @@ def test_data_frames_fit_the_mtu():
     assert n == 1 + (771 + 160) // 161  # the FETCH reply, then the DATA frames
 
 
-if not roomy(120000, 90000):
-    skip_all(globals())
-
-
 def test_ack_never_rewinds_and_cannot_skip():
     # An ACK confirms what arrived while later frames may still be in flight: it grants
     # credits and never makes the board resend (the host would see duplicates).
@@ -83,3 +79,7 @@ def test_ack_never_rewinds_and_cannot_skip():
     assert error_code(r[0]) == P.E_PAYLOAD
     after = snapshot(b, s)
     assert after[:5] + after[6:] == before[:5] + before[6:]  # only the sequence number moved
+
+
+if not roomy(120000, 90000):
+    skip_all(globals())

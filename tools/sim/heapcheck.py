@@ -11,8 +11,8 @@ import sys
 gc.collect()
 _base = gc.mem_alloc()
 
+from app import main as M  # noqa: E402, I001 - first, as the board's main.py imports it
 from app import controller as C  # noqa: E402
-from app import main as M  # noqa: E402
 from bg import board as B  # noqa: E402
 from bg import hwdesc, movegen  # noqa: E402
 from hal import sim  # noqa: E402

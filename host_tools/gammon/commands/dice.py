@@ -244,20 +244,11 @@ _FILTERS = ("player", "since", "until", "result", "length", "board")
 def library_selection(args):
     """The library matches ``gammon dice-stats`` reads: ``gammon list``'s filters, oldest first.
     Returns ``(matches, total_stored)``."""
-    from gammon.commands.library import _int, _parse_date  # the exact semantics of gammon list
+    from gammon.commands.library import find_filters  # the exact semantics of gammon list
 
-    length = None
-    if args.length is not None:
-        length = 0 if args.length in ("money", "0") else _int(args.length, "--length")
+    filters = find_filters(args)
     with _library() as lib:
-        entries = lib.find(
-            player=args.player,
-            since=_parse_date(args.since) if args.since else None,
-            until=_parse_date(args.until, end=True) if args.until else None,
-            result=args.result,
-            length=length,
-            board=args.board,
-        )
+        entries = lib.find(**filters)
         out = []
         for e in entries:
             out += library_matches(lib, e.id)

@@ -124,24 +124,33 @@ class Progress:
 # --- gammon list -----------------------------------------------------------------------------
 
 
-def cmd_list(args):
+def find_filters(args):
+    """``Library.find`` keyword arguments from ``gammon list``'s filter options (``--player``,
+    ``--since``/``--until`` as YYYY-MM-DD in UTC, ``--result``, ``--length`` N or money,
+    ``--board``); bad values raise UserError. Shared by every command that selects matches
+    the way ``gammon list`` does (``gammon dice-stats --library``)."""
     length = None
     if args.length is not None:
         length = 0 if args.length in ("money", "0") else _int(args.length, "--length")
+    return {
+        "player": args.player,
+        "since": _parse_date(args.since) if args.since else None,
+        "until": _parse_date(args.until, end=True) if args.until else None,
+        "result": args.result,
+        "length": length,
+        "board": args.board,
+    }
+
+
+def cmd_list(args):
+    filters = find_filters(args)
     try:
         lib = Library.open(create=False)
     except LibraryError as e:
         print("no match in the library (%s)" % e)
         return 0
     with lib:
-        rows = lib.find(
-            player=args.player,
-            since=_parse_date(args.since) if args.since else None,
-            until=_parse_date(args.until, end=True) if args.until else None,
-            result=args.result,
-            length=length,
-            board=args.board,
-        )
+        rows = lib.find(**filters)
         total = lib.count()
         index = {
             mid: i + 1

@@ -1,0 +1,316 @@
+"""Loading and checking ``board.json`` into a ``bg.hwdesc.Board`` -- boot-time only.
+
+Every message and check for a malformed description lives here, not in ``bg.hwdesc``: the
+board needs them once, at boot, and ``hwdesc.Board()`` drops this module again as soon as the
+tables are built, so its functions, its constant strings and its tuples go back to the heap
+(about 3.5 kB on the unix port; docs/memory.md). Use it through ``bg.hwdesc`` (``load``,
+``parse``, ``Board(desc)``), never directly.
+"""
+
+import json
+
+from bg.hwdesc import (
+    BIT_SLOT,
+    BIT_TIED_CLOSED,
+    BIT_TIED_OPEN,
+    CUBE_VALUES,
+    LED_CUBE_VALUE,
+    LED_DIE,
+    LED_POINT,
+    NONE,
+    NROWS,
+    ROLES,
+    ROW_BAR0,
+    ROW_TRAY0,
+    row_name,
+    row_of,
+)
+
+try:
+    from array import array
+except ImportError:  # pragma: no cover - every port we use has array
+    array = None
+
+_LED_KINDS = ("point", "bar", "tray", "turn", "cube_owner", "cube_value", "die")
+_CANDIDATES = ("board.json", "/board.json", "hardware/board.json", "../hardware/board.json")
+
+
+def _need(d, key, where):
+    if not isinstance(d, dict) or key not in d:
+        raise ValueError("board.json: missing '" + key + "' in " + where)
+    return d[key]
+
+
+def _int(d, key, where, lo, hi):
+    v = _need(d, key, where)
+    if not isinstance(v, int) or isinstance(v, bool) or v < lo or v > hi:
+        raise ValueError("board.json: " + where + "." + key + " must be an integer in %d..%d" % (lo, hi))
+    return v
+
+
+def _uarray(n, fill):
+    if array is not None:
+        return array("H", [fill] * n)
+    return [fill] * n
+
+
+def fill(b, desc):
+    """Check ``desc`` (board.json parsed) and set the tables of the ``hwdesc.Board`` ``b``."""
+    if not isinstance(desc, dict):
+        raise ValueError("board.json: top level must be an object")
+    if desc.get("format") != "smartgammon-board-v1":
+        raise ValueError("board.json: unknown format %r (want smartgammon-board-v1)" % (desc.get("format"),))
+    _sensors(b, _need(desc, "sensors", "board"))
+    _leds(b, _need(desc, "leds", "board"), desc)
+    _buttons(b, _need(desc, "buttons", "board"))
+    b.buttons_active_low = bool(desc.get("buttons_active_low", True))
+    pins = _need(desc, "pins", "board")
+    for k in ("spi_id", "sck", "miso", "pl", "ce", "led_data"):
+        _int(pins, k, "pins", 0, 48)
+    b.pins = pins
+    spi = _need(desc, "spi", "board")
+    _int(spi, "baudrate", "spi", 1000, 40000000)
+    _int(spi, "polarity", "spi", 0, 1)
+    _int(spi, "phase", "spi", 0, 1)
+    b.spi = spi
+    fw = _need(desc, "firmware", "board")
+    b.scan_hz = _int(fw, "scan_hz", "firmware", 10, 2000)
+    b.debounce_scans = _int(fw, "debounce_scans", "firmware", 1, 50)
+    b.button_debounce_ms = _int(fw, "button_debounce_ms", "firmware", 0, 500)
+    power = _need(desc, "power", "board")
+    b.checkers_per_side = _int(power, "checkers_per_side", "power", 1, 15)
+    b.power = power
+    b.name = desc.get("name", "")
+    used = set()
+    for _n, _r, _s, pin in b.buttons:
+        used.add(pin)
+    for k in ("sck", "miso", "pl", "ce", "led_data"):
+        if pins[k] in used:
+            raise ValueError("board.json: GPIO %d used twice (pins.%s and a button)" % (pins[k], k))
+        used.add(pins[k])
+
+
+def _sensors(b, s):
+    b.slots_per_point = _int(s, "slots_per_point", "sensors", 1, 16)
+    b.bar_slots = _int(s, "bar_slots", "sensors", 0, 15)
+    b.tray_slots = _int(s, "tray_slots", "sensors", 0, 15)
+    b.active_low = bool(_need(s, "active_low", "sensors"))
+    regs = _need(s, "registers", "sensors")
+    if not isinstance(regs, list) or not regs:
+        raise ValueError("board.json: sensors.registers must be a non-empty list")
+    n = len(regs)
+    b.nbytes = n
+    b.nbits = nbits = 8 * n
+    b.bit_kind = bytearray(nbits)
+    b.bit_row = bytearray(b"\xff" * nbits)
+    b.bit_slot = bytearray(b"\xff" * nbits)
+    b.fixed_mask = bytearray(n)
+    b.fixed_value = bytearray(n)
+    b.reg_row = bytearray(n)
+    b.reg_base = bytearray(n)
+    rs = bytearray(NROWS)
+    for row in range(NROWS):
+        rs[row] = b.slots_per_point if row < ROW_BAR0 else (b.bar_slots if row < ROW_TRAY0 else b.tray_slots)
+    b.row_slots = rs
+    start = _uarray(NROWS + 1, 0)
+    total = 0
+    for row in range(NROWS):
+        start[row] = total
+        total += rs[row]
+    start[NROWS] = total
+    b.row_start = start
+    b.row_bits = _uarray(total, 0xFFFF)
+    inactive = 1 if b.active_low else 0
+    for r in range(n):
+        where = "sensors.registers[%d]" % r
+        reg = regs[r]
+        row = row_of(_need(reg, "kind", where), _need(reg, "index", where))
+        base = _int(reg, "slot_base", where, 0, 248)
+        b.reg_row[r] = row
+        b.reg_base[r] = base
+        tied = reg.get("tied", {})
+        if not isinstance(tied, dict):
+            raise ValueError("board.json: " + where + ".tied must be an object")
+        for s in range(8):
+            bit = 8 * r + s
+            slot = base + s
+            key = str(s)
+            if key in tied:
+                lvl = tied[key]
+                if lvl not in ("open", "closed"):
+                    raise ValueError("board.json: " + where + ".tied." + key + " must be open or closed")
+                if slot < rs[row]:
+                    raise ValueError(
+                        "board.json: " + where + " input %d is a fitted slot, cannot be tied" % s
+                    )
+                closed = lvl == "closed"
+                b.bit_kind[bit] = BIT_TIED_CLOSED if closed else BIT_TIED_OPEN
+                b.fixed_mask[r] |= 1 << s
+                if (1 - inactive) if closed else inactive:  # wire level of the tied input
+                    b.fixed_value[r] |= 1 << s
+            elif slot < rs[row]:
+                k = start[row] + slot
+                if b.row_bits[k] != 0xFFFF:
+                    raise ValueError("board.json: %s slot %d wired twice (%s)" % (row_name(row), slot, where))
+                b.row_bits[k] = bit
+                b.bit_kind[bit] = BIT_SLOT
+                b.bit_row[bit] = row
+                b.bit_slot[bit] = slot
+            else:
+                b.fixed_mask[r] |= 1 << s
+                if inactive:
+                    b.fixed_value[r] |= 1 << s
+    for row in range(NROWS):
+        for slot in range(rs[row]):
+            if b.row_bits[start[row] + slot] == 0xFFFF:
+                raise ValueError(
+                    "board.json: %s slot %d is not wired to any register" % (row_name(row), slot)
+                )
+
+
+def _leds(b, ld, desc):
+    b.brightness_cap = _int(ld, "brightness_cap", "leds", 1, 255)
+    b.budget_ma = _int(ld, "budget_ma", "leds", 1, 10000)
+    mpc = _need(ld, "ma_per_channel", "leds")
+    if not isinstance(mpc, (int, float)) or mpc <= 0:
+        raise ValueError("board.json: leds.ma_per_channel must be a positive number")
+    b.ma_per_channel = mpc
+    b.idle_ma_per_led = ld.get("idle_ma_per_led", 1.0)
+    if ld.get("order", "GRB") != "GRB":
+        raise ValueError("board.json: only GRB LED order is supported")
+    chain = _need(ld, "chain", "leds")
+    if not isinstance(chain, list) or not chain:
+        raise ValueError("board.json: leds.chain must be a non-empty list")
+    n = len(chain)
+    if n > 254:
+        raise ValueError("board.json: at most 254 LEDs")
+    b.nleds = n
+    b.led_kind = bytearray(n)
+    b.led_index = bytearray(n)
+    b.point_led = bytearray(b"\xff" * 25)
+    b.bar_led = bytearray(b"\xff\xff")
+    b.tray_led = bytearray(b"\xff\xff")
+    b.turn_led = bytearray(b"\xff\xff")
+    b.cube_owner_led = bytearray(b"\xff\xff")
+    b.cube_value_led = bytearray(b"\xff" * 6)
+    b.die_led = bytearray(b"\xff" * 14)
+    pips = _need(desc, "dice_pips", "board")
+    if not isinstance(pips, list) or len(pips) != 7:
+        raise ValueError("board.json: dice_pips must list 7 pip names")
+    b.dice_pips = tuple(pips)  # pip names; die_led[7 * d + j] is pip dice_pips[j]
+    for i in range(n):
+        e = chain[i]
+        where = "leds.chain[%d]" % i
+        kind = _need(e, "kind", where)
+        idx = _need(e, "index", where)
+        if kind not in _LED_KINDS:
+            raise ValueError("board.json: " + where + " unknown kind %r" % (kind,))
+        k = _LED_KINDS.index(kind)
+        b.led_kind[i] = k
+        if k == LED_POINT:
+            if not isinstance(idx, int) or not 1 <= idx <= 24:
+                raise ValueError("board.json: " + where + " point index must be 1..24")
+            table, j = b.point_led, idx
+        elif k == LED_CUBE_VALUE:
+            if idx not in CUBE_VALUES:
+                raise ValueError("board.json: " + where + " cube value must be 2, 4, ..., 64")
+            table, j = b.cube_value_led, CUBE_VALUES.index(idx)
+        elif k == LED_DIE:
+            if idx not in (0, 1):
+                raise ValueError("board.json: " + where + " die index must be 0 or 1")
+            pip = _int(e, "pip", where, 0, 6)
+            table, j = b.die_led, 7 * idx + pip
+        else:
+            if idx not in (0, 1):
+                raise ValueError("board.json: " + where + " " + kind + " index must be 0 or 1")
+            table = (b.bar_led, b.tray_led, b.turn_led, b.cube_owner_led)[k - 1]
+            j = idx
+        if table[j] != NONE:
+            raise ValueError("board.json: " + where + " duplicates LED %d" % table[j])
+        table[j] = i
+        b.led_index[i] = j if k != LED_CUBE_VALUE else idx
+    for p in range(1, 25):
+        if b.point_led[p] == NONE:
+            raise ValueError("board.json: point %d has no LED" % p)
+    for name, t in (
+        ("turn", b.turn_led),
+        ("die", b.die_led),
+        ("cube_value", b.cube_value_led),
+        ("cube_owner", b.cube_owner_led),
+    ):
+        for j in range(len(t)):
+            if t[j] == NONE:
+                raise ValueError("board.json: LED " + name + " %d missing" % j)
+
+
+def _buttons(b, bl):
+    if not isinstance(bl, list):
+        raise ValueError("board.json: buttons must be a list")
+    out = []
+    seen = set()
+    for i in range(len(bl)):
+        e = bl[i]
+        where = "buttons[%d]" % i
+        name = _need(e, "name", where)
+        role = _need(e, "role", where)
+        if role not in ROLES:
+            raise ValueError("board.json: " + where + ".role must be roll or cube")
+        side = _int(e, "side", where, 0, 1)
+        pin = _int(e, "pin", where, 0, 48)
+        if (role, side) in seen:
+            raise ValueError("board.json: two " + role + " buttons for side %d" % side)
+        if pin in [x[3] for x in out]:
+            raise ValueError("board.json: GPIO %d used by two buttons" % pin)
+        seen.add((role, side))
+        out.append((name, role, side, pin))
+    for role in ROLES:
+        for side in (0, 1):
+            if (role, side) not in seen:
+                raise ValueError("board.json: no " + role + " button for side %d" % side)
+    b.buttons = tuple(out)
+
+
+def parse(text):
+    """board.json's parsed content from its text; bad JSON raises ``ValueError``."""
+    try:
+        desc = json.loads(text)
+    except ValueError as e:
+        raise ValueError("board.json: not valid JSON (%s)" % (e,)) from None
+    return desc
+
+
+def find():
+    """Path of board.json: next to main.py on the device, ``hardware/`` in the repository."""
+    import os
+
+    cands = []
+    for p in _CANDIDATES:
+        cands.append(p)
+    here = globals().get("__file__")
+    if here:
+        d = here.rsplit("/", 1)[0] if "/" in here else "."
+        cands.append(d + "/../../hardware/board.json")
+    for p in cands:
+        try:
+            os.stat(p)
+            return p
+        except OSError:
+            pass
+    raise ValueError("board.json not found (looked in: " + ", ".join(cands) + ")")
+
+
+def read(path=None):
+    """board.json's parsed content from ``path`` (default: ``find()``)."""
+    if path is None:
+        path = find()
+    try:
+        f = open(path)
+    except OSError:
+        raise ValueError("cannot read " + path) from None
+    try:
+        desc = json.load(f)  # streams: the text is never held whole (ESP32 heap)
+    except ValueError as e:
+        raise ValueError("board.json: not valid JSON (%s)" % (e,)) from None
+    finally:
+        f.close()
+    return desc
