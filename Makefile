@@ -17,7 +17,7 @@ BENCH_OUT ?= build/bench
 FIRMWARE_PY := $(shell find firmware -name '*.py' -not -path '*/__pycache__/*' | sort)
 
 .PHONY: help venv test test-py lint typecheck mpy-cross-check sim demo bench deploy repl clean distclean \
-        wiring deploy-test board-model
+        wiring deploy-test board-model sim-board
 
 help:
 	@echo "make sim      run the product: real firmware on the MicroPython unix port + browser board"
@@ -25,6 +25,7 @@ help:
 	@echo "make demo     play a whole match automatically through the simulated sensors"
 	@echo "make bench    benchmarks -> $(BENCH_OUT)/report.json"
 	@echo "make board-model  MicroPython built 32-bit with the firmware frozen in (the ESP32's heap)"
+	@echo "make sim-board    the simulator on the board model (-X heapsize=64k)"
 	@echo "make deploy PORT=/dev/ttyUSB0   compile (xtensawin) and copy the firmware to an ESP32"
 	@echo "make repl PORT=/dev/ttyUSB0     open the board's REPL"
 
@@ -94,6 +95,10 @@ deploy-test: $(STAMP)
 # --- the product --------------------------------------------------------------------------
 sim: $(STAMP)
 	$(PY) tools/sim/server.py --port $(SIM_PORT)
+
+# the same on the board model: the firmware frozen into MicroPython built 32-bit, 64k of heap
+sim-board: $(STAMP) board-model
+	$(PY) tools/sim/server.py --port $(SIM_PORT) --board-model
 
 demo: $(STAMP)
 	$(PY) tools/sim/demo.py

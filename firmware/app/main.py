@@ -143,6 +143,7 @@ class App:
         self.ble_link = _AUTO  # True/False; _AUTO (None): when the bluetooth module exists
         self.serial_link = _AUTO  # True/False; _AUTO: on the USB serial port without BLE
         self.hub = None
+        self._pub_buf = None  # the buffer records are published from, made with the hub
         self._lazy_hub = False  # the hub is built on first use (``_get_hub``)
         self.animate = True  # the roll animation (needs the asyncio loop running)
         self._anim = None
@@ -487,6 +488,9 @@ class App:
             self.log("link: %r" % (e,))
             return None
         self.hub = hub
+        # one buffer for every published record: encode() would allocate 2 x 259 bytes per
+        # action (the hub copies the few bytes of each record into a watching session's queue)
+        self._pub_buf = bytearray(2 * R.MAX_RECORD)
         self.watchers.append(self._publish)
         return hub
 
@@ -500,7 +504,7 @@ class App:
         hub = self.hub
         if hub is not None:
             try:
-                hub.publish(R.encode(k, f))
+                hub.publish(R.encode(k, f, self._pub_buf))
             except ValueError:
                 pass
 

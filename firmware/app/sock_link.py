@@ -29,6 +29,8 @@ class StreamTransport(Waker):
         self.mtu = _STREAM_MTU
         self.rx = []
         self.closed = False
+        self._buf = bytearray(_READ)  # socket reads land here: only what arrived is copied out
+        self._mv = memoryview(self._buf)
 
     def read(self):
         if not self.rx:
@@ -55,13 +57,14 @@ class StreamTransport(Waker):
         """Move bytes from the stream into ``rx`` until EOF (a bounded backlog: a host that
         floods faster than the board parses is cut off)."""
         try:
+            buf = self._buf
             while not self.closed:
-                data = await self.reader.read(_READ)
-                if not data:
+                n = await self.reader.readinto(buf)
+                if not n:
                     break
                 if len(self.rx) > 64:
                     break
-                self.rx.append(data)
+                self.rx.append(bytes(self._mv[:n]))
                 self.wake()
         except OSError:
             pass

@@ -13,6 +13,8 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools" / "sim"))
 
@@ -22,9 +24,10 @@ from bg import hwdesc  # noqa: E402
 from gammon import link as L  # noqa: E402
 from gammon.commands.library import watch_loop  # noqa: E402
 
-# The simulator's own default: the firmware in a ROMFS image, server.DEFAULT_HEAP of working
-# heap -- the same figure `make sim` runs with, pairing and watching included.
-HEAP = server.DEFAULT_HEAP
+# Twice: as `make sim` runs it (the firmware in a ROMFS image, server.DEFAULT_HEAP of working
+# heap on the 64-bit port), and as `make sim` with --board-model (the firmware frozen into the
+# 32-bit board model, the board's 64k the whole heap) -- pairing and watching included.
+MODES = [(True, server.DEFAULT_HEAP), ("board", server.BOARD_HEAP)]
 
 
 def _free_port():
@@ -57,12 +60,18 @@ def _hold_both_rolls(sim):
     sim.button(b, 0)
 
 
-def test_pairing_code_on_the_dice_and_watch_sees_real_turns(tmp_path, monkeypatch):
+@pytest.mark.parametrize("rom,heap", MODES, ids=["rom-image", "board-model"])
+def test_pairing_code_on_the_dice_and_watch_sees_real_turns(tmp_path, monkeypatch, rom, heap):
     monkeypatch.setenv("GAMMON_CONFIG_DIR", str(tmp_path / "cfg"))
     board = hwdesc.load(str(ROOT / "hardware" / "board.json"))
     port = _free_port()
     sim = server.Sim(
-        image=str(tmp_path / "flash.lfs"), settings={"length": 3}, seed="watch", link_port=port, heap=HEAP
+        image=str(tmp_path / "flash.lfs"),
+        settings={"length": 3},
+        seed="watch",
+        link_port=port,
+        heap=heap,
+        rom=rom,
     )
     sim.start()
     address = "tcp:127.0.0.1:%d" % port

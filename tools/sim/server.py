@@ -52,6 +52,8 @@ STATIC = HERE / "static"
 # docs/memory.md) with this much working heap. The whole match needs ~120k on this 64-bit host
 # (tools/bench_sim.py); pairing's 2048-bit Diffie-Hellman needs headroom on top.
 DEFAULT_HEAP = "320k"
+# On the board model (--board-model) the heap is the board's: the whole -X heapsize.
+BOARD_HEAP = "64k"
 MIME = {
     ".html": "text/html; charset=utf-8",
     ".js": "text/javascript",
@@ -105,7 +107,7 @@ class Sim:
         self.chain = Chain(self.board)
         self.physical = Physical()
         self.image = image
-        self.heap = heap or DEFAULT_HEAP
+        self.heap = heap or (BOARD_HEAP if rom == "board" else DEFAULT_HEAP)
         self.rom = rom
         self.settings = settings or {}
         self.seed = seed
@@ -149,7 +151,15 @@ class Sim:
             env["SG_SCAN_HZ"] = str(self.scan_hz)
         if self.link_port:
             env["SG_LINK_PORT"] = str(self.link_port)
-        if self.rom:
+        if self.rom == "board":
+            # The board model (tools/board_model.py): the firmware frozen into a 32-bit build,
+            # as on the ESP32; the heap is the whole -X heapsize (the board's 64k by default).
+            sys.path.insert(0, str(ROOT / "tools"))
+            import board_model
+
+            env["MICROPYPATH"] = ".frozen"
+            argv = [str(board_model.build()), "-X", "heapsize=" + self.heap, "-m", "main"]  # frozen main.py
+        elif self.rom:
             # The firmware from a ROMFS image, as on the ESP32's flash (docs/memory.md): only
             # what it allocates counts against the working heap.
             env["MICROPYPATH"] = ".frozen"
@@ -462,8 +472,15 @@ def main(argv=None):
     )
     ap.add_argument(
         "--heap",
-        default=DEFAULT_HEAP,
-        help="MicroPython working heap; the firmware's code is in a ROMFS image beside it",
+        default=None,
+        help="MicroPython working heap; the firmware's code is in a ROMFS image beside it (default %s; "
+        "with --board-model the whole heap, default %s)" % (DEFAULT_HEAP, BOARD_HEAP),
+    )
+    ap.add_argument(
+        "--board-model",
+        action="store_true",
+        help="run the firmware on the board model: MicroPython built 32-bit with the firmware frozen "
+        "in, as on the ESP32 (tools/board_model.py; builds it first)",
     )
     ap.add_argument("--seed", default=None, help="deterministic randomness (demos)")
     ap.add_argument("--no-setup", action="store_true", help="start with the checkers off the board")
@@ -476,6 +493,7 @@ def main(argv=None):
         seed=args.seed,
         link_port=args.link_port,
         quiet=False,
+        rom="board" if args.board_model else True,
     )
     if not args.no_setup:
         sim.physical.set_start()

@@ -1,0 +1,67 @@
+"""Booting nests few firmware module bodies at a time.
+
+Every import that runs inside another module's body keeps that body's interpreter frames and the
+import machinery on the C stack until it returns; MicroPython's task on the ESP32 has a 16 kB
+stack. A cold ``import app.main`` used to nest twelve bodies deep (the controller, its state,
+the rules, the recogniser, then the engine's five layers); a 32-bit build ran out of C stack
+there (docs/memory.md). ``app.main`` and ``bg.movegen`` now import bottom-up. This test measures
+the nesting in a fresh CPython (the same import statements run in the same order) and holds it.
+"""
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+MAX_NESTING = 5  # firmware module bodies open at once, the booting app.main included
+
+PROBE = r"""
+import importlib.abc, importlib.machinery, sys
+stack, deepest = [], []
+
+class Finder(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        if spec is None or not hasattr(spec.loader, "exec_module"):
+            return spec
+        if name.split(".")[0] not in ("app", "bg", "hal"):
+            return spec
+        inner = spec.loader.exec_module
+
+        def exec_module(module):
+            stack.append(name)
+            if len(stack) > len(deepest):
+                deepest[:] = stack
+            try:
+                inner(module)
+            finally:
+                stack.pop()
+
+        spec.loader.exec_module = exec_module
+        return spec
+
+sys.meta_path.insert(0, Finder())
+__import__(sys.argv[1])
+print(len(deepest), " -> ".join(deepest))
+"""
+
+
+def nesting(module):
+    env_path = [str(ROOT / "firmware"), str(ROOT / "host_tools" / "shim")]
+    code = "import sys; sys.path[:0] = %r\n" % env_path + PROBE
+    proc = subprocess.run([sys.executable, "-c", code, module], capture_output=True, text=True, cwd=str(ROOT))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    depth, _, chain = proc.stdout.strip().partition(" ")
+    return int(depth), chain
+
+
+def test_booting_the_app_nests_few_module_bodies():
+    depth, chain = nesting("app.main")
+    assert 2 <= depth <= MAX_NESTING, chain  # >= 2: the probe sees nested imports at all
+
+
+def test_the_probe_sees_a_deep_chain():
+    # importing the controller on its own (not the way the board boots) still nests deep: the
+    # measurement can tell
+    depth, chain = nesting("app.controller")
+    assert depth > MAX_NESTING, chain
