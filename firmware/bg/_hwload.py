@@ -3,7 +3,7 @@
 Every message and check for a malformed description lives here, not in ``bg.hwdesc``: the
 board needs them once, at boot, and ``hwdesc.Board()`` drops this module again as soon as the
 tables are built, so its functions, its constant strings and its tuples go back to the heap
-(about 3.5 kB on the unix port; docs/memory.md). Use it through ``bg.hwdesc`` (``load``,
+(3.1 kB on the 64-bit unix port; docs/memory.md). Use it through ``bg.hwdesc`` (``load``,
 ``parse``, ``Board(desc)``), never directly.
 """
 

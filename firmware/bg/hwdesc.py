@@ -1,9 +1,10 @@
 """The board description (``hardware/board.json``) as compact lookup tables.
 
 ``board.json`` is the single source of truth for the sensor chain, the LED chain, pins and
-buttons (semantics: ``hardware/README.md``). This module loads it with ``json`` once, checks
-it, and turns it into small bytearray/array tables that the hot paths (``bg.sensing``,
-``bg.leds``) index without allocating.
+buttons (semantics: ``hardware/README.md``). It is loaded with ``json`` once, at boot, checked
+and turned into small bytearray/array tables that the hot paths (``bg.sensing``, ``bg.leds``)
+index without allocating. The loading and checking live in ``bg._hwload``, which ``Board()``
+imports for the one call and drops again (boot-time code should not stay in the heap).
 
 Rows: every sensed row of slots gets a row number::
 
