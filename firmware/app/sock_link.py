@@ -29,8 +29,6 @@ class StreamTransport(Waker):
         self.mtu = _STREAM_MTU
         self.rx = []
         self.closed = False
-        self._buf = bytearray(_READ)  # socket reads land here: only what arrived is copied out
-        self._mv = memoryview(self._buf)
 
     def read(self):
         if not self.rx:
@@ -56,15 +54,16 @@ class StreamTransport(Waker):
     async def pump_reader(self):
         """Move bytes from the stream into ``rx`` until EOF (a bounded backlog: a host that
         floods faster than the board parses is cut off)."""
+        buf = bytearray(_READ)  # each read lands here: only the bytes that arrived are copied out
+        mv = memoryview(buf)
         try:
-            buf = self._buf
             while not self.closed:
                 n = await self.reader.readinto(buf)
                 if not n:
                     break
                 if len(self.rx) > 64:
                     break
-                self.rx.append(bytes(self._mv[:n]))
+                self.rx.append(bytes(mv[:n]))
                 self.wake()
         except OSError:
             pass

@@ -32,7 +32,7 @@ The device-side functions (``recognize``, ``hints``, ``partial_ok``, ``forced``,
 
 import sys
 
-# The layers bottom-up, each before the one built on it: a cold import then nests two module
+# The layers bottom-up, each before the one built on it: a cold import then nests three module
 # bodies deep instead of five. Every nested import holds a set of interpreter frames on the C
 # stack (the ESP32's MicroPython task has 16 kB; docs/memory.md).
 from bg import _mgcore, _mgsearch, _mgvisit  # noqa: F401 - imported for the order only

@@ -8,9 +8,11 @@ its code objects in the heap; ``hal.sim.make`` imports it only when ``config["po
 import time
 
 try:
-    from binascii import hexlify, unhexlify
+    from binascii import unhexlify
 except ImportError:  # pragma: no cover
-    from ubinascii import hexlify, unhexlify
+    from ubinascii import unhexlify
+
+_HEX = b"0123456789abcdef"
 
 
 class Bus:
@@ -26,6 +28,10 @@ class Bus:
         self.hw = hw
         self.closed = False
         self.on_quit = None
+        self._line = None  # send_hex's line buffer, for _line_kind and _line_n data bytes
+        self._line_kind = b""
+        self._line_n = 0
+        self._line_at = 0
 
     def _write(self, data):
         if self.closed:
@@ -43,7 +49,26 @@ class Bus:
             mv = mv[n:]
 
     def send_hex(self, kind, data):
-        self._write(b'{"t":"' + kind + b'","d":"' + hexlify(data) + b'"}\n')
+        """One ``{"t": kind, "d": hex}`` line. The line is built in a buffer kept for the last
+        kind and size, so an LED frame, 25 times a second, allocates nothing -- as the board's
+        ``neopixel.write`` does not; the simulator must not spend heap the board does not."""
+        n = len(data)
+        line = self._line
+        if line is None or self._line_kind != kind or self._line_n != n:
+            head = b'{"t":"' + kind + b'","d":"'
+            line = self._line = bytearray(len(head) + 2 * n + 3)
+            line[: len(head)] = head
+            line[len(head) + 2 * n :] = b'"}\n'
+            self._line_kind = kind
+            self._line_n = n
+            self._line_at = len(head)
+        j = self._line_at
+        for i in range(n):
+            b = data[i]
+            line[j] = _HEX[b >> 4]
+            line[j + 1] = _HEX[b & 15]
+            j += 2
+        self._write(line)
 
     def send_line(self, obj):
         import json
