@@ -15,7 +15,8 @@ board's budget (tests/host/test_sim_heap.py, tools/bench_sim.py).
 The source is MicroPython 1.25.0 as Debian ships it (``micropython_1.25.0+ds.orig.tar.xz``, the
 upstream release without the git submodules Debian does not need; littlefs, crypto-algorithms,
 re1.5, uzlib and libm, which the unix port uses, are in it), fetched from Debian's archive --
-the registry ``apt-get`` already uses -- and checked against its SHA-256. It needs ``make``, a C
+the registry ``apt-get`` already uses; the mirrors apt is configured with first -- and checked
+against its SHA-256. It needs ``make``, a C
 compiler and 32-bit libc headers (Debian: ``gcc-multilib``; ``make board-model`` installs it).
 Re-running is cheap: ``make`` rebuilds only what changed (a firmware edit re-freezes the firmware
 and relinks, a few seconds).
@@ -60,6 +61,33 @@ def _sha256(path):
     return h.hexdigest()
 
 
+def apt_mirrors(paths=None):
+    """The Debian archive URIs this machine's apt is configured with (``deb`` lines and
+    deb822 ``URIs:`` fields), so the tarball comes from the same mirror as every other package
+    when it is not deb.debian.org."""
+    if paths is None:
+        paths = [Path("/etc/apt/sources.list")] + sorted(Path("/etc/apt/sources.list.d").glob("*"))
+    out = []
+    for path in paths:
+        try:
+            text = Path(path).read_text()
+        except OSError:
+            continue
+        for line in text.splitlines():
+            words = line.split("#", 1)[0].split()
+            if words[:1] == ["URIs:"]:
+                uris = words[1:]
+            elif words[:1] == ["deb"]:
+                uris = [w for w in words[1:] if "://" in w][:1]
+            else:
+                continue
+            for u in uris:
+                u = u.rstrip("/")
+                if u.startswith("http") and u.endswith("/debian") and u not in out:
+                    out.append(u)
+    return out
+
+
 def fetch(dest=BUILD / "dl"):
     """The verified source tarball, downloaded once into ``dest``."""
     out = Path(dest) / TARBALL
@@ -67,7 +95,8 @@ def fetch(dest=BUILD / "dl"):
         return out
     out.parent.mkdir(parents=True, exist_ok=True)
     errors = []
-    for url in URLS:
+    mirrors = [m + "/pool/main/m/micropython/" + TARBALL for m in apt_mirrors()]
+    for url in [u for u in mirrors if u not in URLS] + list(URLS):
         tmp = out.with_suffix(".part")
         try:
             with urllib.request.urlopen(url, timeout=120) as r, open(tmp, "wb") as f:
