@@ -12,16 +12,17 @@ import threading
 import time
 from pathlib import Path
 
+import link_scenario as S
 import pytest
 from bg import protocol as P
 from bg import record
 from bg.linkstore import MemoryStore
 from gammon import cli
 from gammon import link as L
+from link_scenario import BIG  # MATCH001 of the fake board
 
 FAKES = Path(__file__).resolve().parents[1] / "fakes_host"
 ADDR = "C4:DE:E2:10:20:01"
-BIG = bytes((i * 7) & 0xFF for i in range(5000))
 
 
 def _forget_fakes():
@@ -124,12 +125,7 @@ def test_pair_list_fetch_drop_resume_delete_watch(radio):
 
     with L.connect() as c:
         assert c.t.mtu == 247 and c.t.wsize == 244
-        games = c.list_games()
-        assert [(g["id"], g["size"], g["finished"]) for g in games] == [
-            (b"MATCH001".hex(), 5000, True),
-            (b"MATCH002".hex(), 20, True),
-            (b"MATCH003".hex(), 17, False),
-        ]
+        games = S.list_reference_matches(c)
         board.drop_after = 12  # the board goes out of range in the middle of the transfer
         got = []
         with pytest.raises(L.LinkError, match="link lost"):
@@ -139,16 +135,9 @@ def test_pair_list_fetch_drop_resume_delete_watch(radio):
     kept = got[-1]
 
     with L.connect(radio.address) as c:  # a new connection resumes from what was kept
-        seen = []
-        assert c.fetch_game(games[0]["id"], progress=lambda d, t: seen.append(d)) == BIG
-        assert seen[0] > kept and seen[-1] == 5000
-        assert c.fetch_game(games[1]["id"]) == b"short finished match"
+        S.resume_fetch(c, games, kept)
         assert c.reveal_seed(games[0]["id"]) == b"S" * 32
-        with pytest.raises(L.LinkError) as e:
-            c.delete_games([games[1]["id"], games[2]["id"]])
-        assert e.value.code == P.E_STATE
-        assert c.delete_games([games[1]["id"]]) == 1
-        assert [g["id"] for g in c.list_games()] == [games[0]["id"], games[2]["id"]]
+        S.delete_only_finished(c, games)
 
         stop = threading.Event()
 

@@ -12,12 +12,12 @@ import threading
 import time
 from pathlib import Path
 
+import link_scenario as S
 import pytest
 from bg import protocol as P
 from gammon import link as L
 
 ROOT = Path(__file__).resolve().parents[2]
-BIG = bytes((i * 7) & 0xFF for i in range(5000))  # MATCH001 in tests/mpy/link_server.py
 
 
 def _free_port():
@@ -85,40 +85,18 @@ def test_pair_list_fetch_resume_delete_reveal_watch(server):
     assert (Path(os.environ["GAMMON_CONFIG_DIR"]) / "boards.json").stat().st_mode & 0o077 == 0
 
     with L.connect() as c:  # the default board
-        games = c.list_games()
-        assert [(g["id"], g["size"], g["finished"]) for g in games] == [
-            (b"MATCH001".hex(), 5000, True),
-            (b"MATCH002".hex(), 20, True),
-            (b"MATCH003".hex(), 17, False),
-        ]
-
-        class Stop(Exception):
-            pass
-
-        def interrupt(done, total):
-            if done > 2000:
-                raise Stop
-
-        with pytest.raises(Stop):
-            c.fetch_game(games[0]["id"], progress=interrupt)
+        games = S.list_reference_matches(c)
+        S.abandon_fetch(c, games)
     # a new connection resumes from the bytes already received
     with L.connect(server.address) as c:
-        seen = []
-        data = c.fetch_game(games[0]["id"], progress=lambda d, t: seen.append(d))
-        assert data == BIG
-        assert seen[0] > 2000 + 400  # the first new chunk ends beyond what was kept
-        assert c.fetch_game(games[1]["id"]) == b"short finished match"
+        S.resume_fetch(c, games, 2000 + 400)  # the first new chunk ends beyond what was kept
 
         assert c.reveal_seed(games[0]["id"]) == b"S" * 32
         with pytest.raises(L.LinkError) as e:
             c.reveal_seed(games[2]["id"])
         assert e.value.code == P.E_STATE
 
-        with pytest.raises(L.LinkError) as e:
-            c.delete_games([games[1]["id"], games[2]["id"]])
-        assert e.value.code == P.E_STATE
-        assert c.delete_games([games[1]["id"]]) == 1
-        assert [g["id"] for g in c.list_games()] == [games[0]["id"], games[2]["id"]]
+        S.delete_only_finished(c, games)
 
         ticks = []
         for rec in c.watch():

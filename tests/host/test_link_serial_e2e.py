@@ -19,13 +19,13 @@ import sys
 import time
 from pathlib import Path
 
+import link_scenario as S
 import pytest
 from bg import protocol as P
 from gammon import link as L
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
-BIG = bytes((i * 7) & 0xFF for i in range(5000))  # MATCH001 in tests/mpy/link_server.py
 START_TIMEOUT = 20.0  # the first HELLO is answered once MicroPython has imported the link
 
 pytestmark = pytest.mark.skipif(shutil.which("socat") is None, reason="needs socat (apt-get install socat)")
@@ -124,35 +124,13 @@ def test_pair_list_fetch_resume_delete_watch(board, opened):
 
     with L.connect(board.address) as c:
         assert isinstance(c.t, L.SerialTransport)
-        games = c.list_games()
-        assert [(g["id"], g["size"], g["finished"]) for g in games] == [
-            (b"MATCH001".hex(), 5000, True),
-            (b"MATCH002".hex(), 20, True),
-            (b"MATCH003".hex(), 17, False),
-        ]
-
-        class Stop(Exception):
-            pass
-
-        def interrupt(done, total):
-            if done > 2000:
-                raise Stop
-
-        with pytest.raises(Stop):  # the host goes away mid-transfer (DATA frames still coming)
-            c.fetch_game(games[0]["id"], progress=interrupt)
+        games = S.list_reference_matches(c)
+        S.abandon_fetch(c, games)  # the host goes away mid-transfer (DATA frames still coming)
     # A new opening of the port is a new connection (HELLO): a fresh session that resumes
     # from the bytes already kept, and none of the old transfer's frames leak into it.
     with L.connect() as c:
-        seen = []
-        assert c.fetch_game(games[0]["id"], progress=lambda d, t: seen.append(d)) == BIG
-        assert seen[0] > 2000 + 400  # the first new chunk ends beyond what was kept
-        assert c.fetch_game(games[1]["id"]) == b"short finished match"
-
-        with pytest.raises(L.LinkError) as e:
-            c.delete_games([games[1]["id"], games[2]["id"]])  # the live match cannot go
-        assert e.value.code == P.E_STATE
-        assert c.delete_games([games[1]["id"]]) == 1
-        assert [g["id"] for g in c.list_games()] == [games[0]["id"], games[2]["id"]]
+        S.resume_fetch(c, games, 2000 + 400)  # the first new chunk ends beyond what was kept
+        S.delete_only_finished(c, games)
 
         ticks = []
         for rec in c.watch(timeout=5):

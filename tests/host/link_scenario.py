@@ -1,0 +1,53 @@
+"""The steps every transport's end-to-end test takes against a board holding the three
+reference matches (tests/mpy/link_server.py, tests/fakes_host/ble_board.py): the same
+assertions over TCP, the serial line and BLE."""
+
+import pytest
+from bg import protocol as P
+from gammon.link import LinkError
+
+# MATCH001 on every test board: 5000 bytes, finished
+BIG = bytes((i * 7) & 0xFF for i in range(5000))
+
+
+def list_reference_matches(c):
+    """The board's list: two finished matches and the live one, oldest first."""
+    games = c.list_games()
+    assert [(g["id"], g["size"], g["finished"]) for g in games] == [
+        (b"MATCH001".hex(), 5000, True),
+        (b"MATCH002".hex(), 20, True),
+        (b"MATCH003".hex(), 17, False),
+    ]
+    return games
+
+
+def abandon_fetch(c, games, after=2000):
+    """Start fetching MATCH001 and walk away once ``after`` bytes arrived."""
+
+    class Stop(Exception):
+        pass
+
+    def interrupt(done, total):
+        if done > after:
+            raise Stop
+
+    with pytest.raises(Stop):
+        c.fetch_game(games[0]["id"], progress=interrupt)
+
+
+def resume_fetch(c, games, kept):
+    """A new connection fetches MATCH001 whole, starting beyond the ``kept`` bytes, and the
+    short finished match."""
+    seen = []
+    assert c.fetch_game(games[0]["id"], progress=lambda d, t: seen.append(d)) == BIG
+    assert seen[0] > kept and seen[-1] == 5000
+    assert c.fetch_game(games[1]["id"]) == b"short finished match"
+
+
+def delete_only_finished(c, games):
+    """Deleting the live match is refused (nothing deleted); a finished one goes."""
+    with pytest.raises(LinkError) as e:
+        c.delete_games([games[1]["id"], games[2]["id"]])
+    assert e.value.code == P.E_STATE
+    assert c.delete_games([games[1]["id"]]) == 1
+    assert [g["id"] for g in c.list_games()] == [games[0]["id"], games[2]["id"]]
