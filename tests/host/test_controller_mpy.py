@@ -1,5 +1,5 @@
-"""The controller's tests in tests/ctl (the whole-match tests and the clock-on-the-LEDs view
-tests) on MicroPython, on two interpreters (docs/memory.md):
+"""The controller's tests in tests/ctl (turns and the cube, whole games, reading the board,
+and the clock-on-the-LEDs view) on MicroPython, on two interpreters (docs/memory.md):
 
 - the pip-installed 64-bit unix port, with the firmware and the test module precompiled by
   mpy-cross and loaded as ``.mpy`` files -- their bytecode in the heap, objects twice the
@@ -25,7 +25,9 @@ HEAP = "192k"
 
 # (tests/ctl module, at least this many tests must pass on MicroPython)
 MODULES = [
-    ("test_controller_match", 20),
+    ("test_controller_turns", 15),
+    ("test_controller_games", 6),
+    ("test_controller_reading", 5),
     # the clock-on-the-LEDs view: there it also measures with gc.mem_alloc that painting a
     # clocked frame allocates nothing (CPython skips those two checks)
     ("test_controller_view_clock", 6),
@@ -57,10 +59,9 @@ def test_ctl_module_passes_on_micropython(tmp_path, name, at_least):
 
 
 # On the board model (tools/board_model.py: 32-bit, the firmware frozen in, as on the ESP32)
-# the same modules need no precompiling. The whole-match module keeps every record of each
-# match in the controller's outbox list -- on the board the app drains it to the journal after
-# every action -- so it runs with 80k; the view tests run with the board's 64k.
-BOARD_HEAP = {"test_controller_match": "80k", "test_controller_view_clock": "64k"}
+# the same modules need no precompiling; only the test module's own code is compiled into the
+# heap. The whole-game test drains the records as the app does (ctl_helpers.Robot(drain=...)).
+BOARD_HEAP = "64k"
 
 
 @pytest.mark.parametrize("name,at_least", MODULES, ids=[m[0] for m in MODULES])
@@ -71,5 +72,5 @@ def test_ctl_module_passes_on_the_board_model(name, at_least):
     tests = ROOT / "tests"
     env = dict(os.environ)
     env["MICROPYPATH"] = ":".join((".frozen", str(tests / "ctl"), str(tests / "portable"), str(tests)))
-    cmd = [str(board_model.build()), "-X", "heapsize=" + BOARD_HEAP[name], str(tests / "mpy_runner.py"), name]
+    cmd = [str(board_model.build()), "-X", "heapsize=" + BOARD_HEAP, str(tests / "mpy_runner.py"), name]
     check(cmd, env, at_least)

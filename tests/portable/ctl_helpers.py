@@ -37,34 +37,70 @@ class Lcg:
         return (self.x >> 8) % n
 
 
+def _count(w, st, n):
+    pass
+
+
+class _Pick:
+    """Keeps the steps of the ``k``-th visit of ``movegen.for_each_end``."""
+
+    def __init__(self, k):
+        self.k = k
+        self.steps = ()
+
+    def visit(self, w, st, n):
+        if self.k == 0:
+            self.steps = tuple(st[: 2 * n])
+        self.k -= 1
+
+
 class Robot:
     """Two players at the physical board: ``pos`` is where the checkers really are."""
 
-    def __init__(self, ctl, seed=1):
+    def __init__(self, ctl, seed=1, drain=None):
         self.c = ctl
         self.pos = rules.start_position()
         self.rng = Lcg(seed)
         self.now = 0
         self.view = bytearray(rules.NLOC)
+        # ``drain(kind, fields)``, when given, takes every record out of the controller's
+        # outbox after each sensor update and press, as the app does (it stores them on
+        # flash): a whole game's records left in the list would be ~11 kB of heap.
+        self.drain = drain
+
+    def _drained(self, r):
+        d = self.drain
+        if d is not None:
+            ob = self.c.outbox
+            while ob:
+                k, f = ob.pop(0)
+                d(k, f)
+        return r
 
     def sense(self):
         self.now += 40
-        self.c.board(rules.counts_of(self.pos, self.view, self.c.cap), self.now)
+        self._drained(self.c.board(rules.counts_of(self.pos, self.view, self.c.cap), self.now))
 
     def press(self, side, role, kind=C.PRESS):
         self.now += 40
-        return self.c.button(side, role, kind, self.now)
+        return self._drained(self.c.button(side, role, kind, self.now))
 
     def set_start(self):
         self.pos = rules.start_position()
         self.sense()
 
     def pick_play(self):
+        """A random legal play, chosen among the generator's visits without building the list
+        of every play (on a doubles roll that list is hundreds of tuples: the heap these tests
+        run in is the board's, and the board never builds it either)."""
         c = self.c
-        ps = movegen.plays(c.pos, c.side, c.dice[0], c.dice[1])
-        if not ps:
+        d1, d2 = c.dice[0], c.dice[1]
+        n = movegen.for_each_end(c.pos, c.side, d1, d2, _count)
+        if not n:
             return ()
-        return ps[self.rng.below(len(ps))][0]
+        pick = _Pick(self.rng.below(n))
+        movegen.for_each_end(c.pos, c.side, d1, d2, pick.visit)
+        return pick.steps
 
     def play_turn(self, play=None):
         """Move the checkers of the side on roll and confirm; returns the play made."""
@@ -126,11 +162,27 @@ def view():
 
 
 def started(**kw):
-    """A controller past the opening roll, with a robot for side 1 at the start position."""
+    """A controller past the opening throw (phase MOVING), with a robot at the start
+    position."""
     c = make(**kw)
     r = Robot(c, 1)
     r.set_start()
-    r.press(0, C.ROLL)
-    while c.phase == C.OPENING:
-        r.press(0, C.ROLL)
+    assert r.press(0, C.ROLL) and c.phase == C.OPENING
+    while c.phase == C.OPENING:  # ties throw again; in the house variant side 1 throws second
+        assert r.press(0 if c.house_first is None else 1, C.ROLL)
     return c, r
+
+
+def kinds(c):
+    """The kinds of the records in the controller's outbox, in order."""
+    return [k for k, f in c.outbox]
+
+
+def illegal_move(c, r):
+    """The side on roll moves a checker from its 6-point back to its 7-point (never legal)."""
+    side = c.side
+    b = 25 if side else 0
+    r.pos[b + 6 - 1] -= 1
+    r.pos[b + 7 - 1] += 1
+    r.sense()
+    return side

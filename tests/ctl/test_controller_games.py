@@ -1,0 +1,145 @@
+"""The controller through whole games and matches: the Crawford rule, Jacoby, a game played
+to the end with its dice verified against the revealed seed, replay after a power cut, the
+match clock.
+
+On MicroPython these also run through tests/host/test_controller_mpy.py: on the pip 64-bit unix
+port precompiled at 192k, on the board model (32-bit, firmware frozen) at the board's 64k.
+"""
+
+import ctl_helpers as H
+from app import controller as C
+
+
+def test_crawford_game_has_no_cube_then_post_crawford_does():
+    c, r = H.started(length=2)
+    r.play_turn()
+    w = c.side
+    r.press(w, C.CUBE)
+    r.press(1 - w, C.CUBE)  # drop: w leads 1-0, one away from 2
+    assert c.phase == C.GAME_OVER and c.score[w] == 1
+    assert r.press(0, C.ROLL)
+    assert c.outbox[-1] == (C.K_GAME_START, (2, c.score[0], c.score[1], C.GAME_CRAWFORD)) and c.crawford_game
+    r.set_start()
+    while c.phase == C.OPENING:
+        r.press(0, C.ROLL)
+    r.play_turn()
+    assert not c.may_double and not r.press(c.side, C.CUBE)
+    # the leader resigns a single on its turn: 1-1, the next game is post-Crawford
+    while c.side != w or c.phase != C.MOVING:
+        if c.phase == C.AWAIT_ROLL:
+            r.press(c.side, C.ROLL)
+        else:
+            r.play_turn()
+    assert r.press(w, C.CUBE, C.LONG) and r.press(1 - w, C.ROLL)
+    assert c.score == [1, 1] and c.phase == C.GAME_OVER
+    assert r.press(0, C.ROLL)
+    assert c.outbox[-1][1][3] == 0 and not c.crawford_game
+    r.set_start()
+    while c.phase == C.OPENING:
+        r.press(0, C.ROLL)
+    r.play_turn()
+    assert c.may_double and r.press(c.side, C.CUBE) and c.phase == C.DOUBLED
+
+
+def test_jacoby_counts_gammons_only_with_the_cube_turned():
+    c, r = H.started(length=0, jacoby=True)
+    assert c._points(2) == 1 and c._points(3) == 1
+    c.owner, c.cube = 1, 2
+    assert c._points(2) == 4
+    m, _ = H.started(length=5, jacoby=True)  # Jacoby is a money-play rule
+    assert m._points(2) == 2
+
+
+class _Tape:
+    """What this test keeps of a game's records as the robot drains them: every kind, every
+    throw (2 bytes each), the match start and the last three records."""
+
+    def __init__(self):
+        self.kinds = bytearray()
+        self.throws = bytearray()
+        self.start = None
+        self.last = []
+
+    def __call__(self, k, f):
+        self.kinds.append(k)
+        if k == C.K_MATCH_START:
+            self.start = f
+        elif k == C.K_OPENING:
+            self.throws.extend(bytes(f[1]))
+        elif k == C.K_ROLL:
+            self.throws.extend(bytes((f[1], f[2])))
+        self.last.append((k, f))
+        if len(self.last) > 3:
+            self.last.pop(0)
+
+    def rolls(self):
+        t = self.throws
+        return (t[i : i + 2] for i in range(0, len(t), 2))
+
+
+def test_game_to_the_end_scores_and_match_end_reveals_the_seed():
+    from bg import dice
+
+    c = H.make(length=1)
+    tape = _Tape()
+    r = H.Robot(c, 5, drain=tape)
+    r.set_start()
+    r.press(0, C.ROLL)
+    r.play_game()
+    assert c.phase == C.MATCH_OVER and not c.outbox
+    assert list(tape.kinds[-3:]) == [C.K_GAME_END, C.K_MATCH_END, C.K_SEED_REVEAL]
+    assert tape.kinds[0] == C.K_MATCH_START and len(tape.kinds) > 50
+    w, pts, kind, reason = tape.last[0][1]
+    assert reason == C.END_BEAROFF and pts == kind and c.score[w] == pts
+    ms = tape.start
+    assert len(tape.throws) > 40
+    ok, _, msg = dice.verify_transcript(ms[0], ms[9], tape.last[-1][1][0], ms[10], tape.rolls())
+    assert ok, msg
+    # the check can fail: one throw changed and it names it
+    tape.throws[7] = tape.throws[7] % 6 + 1
+    ok, idx, msg = dice.verify_transcript(ms[0], ms[9], tape.last[-1][1][0], ms[10], tape.rolls())
+    assert not ok and idx == 3, msg
+
+
+def test_replay_rebuilds_the_state_and_the_next_throw():
+    c, r = H.started(length=5)
+    for _ in range(6):
+        if c.phase == C.AWAIT_ROLL:
+            r.press(c.side, C.ROLL)
+        r.play_turn()
+    seed = c.board_seed()
+    d = H.make()
+    d.resume(iter(c.outbox), seed)
+    assert (d.pos, d.phase, d.side, d.score) == (c.pos, c.phase, c.side, c.score)
+    assert (d.cube, d.throws) == (c.cube, c.throws)
+    r.press(c.side, C.ROLL)
+    d.board(r.c.sensed, 0)
+    d.button(d.side, C.ROLL)
+    assert c.outbox[-1] == d.outbox[-1]  # the same throw after the power cut
+
+
+def test_clock_flag_fall_loses_the_match():
+    c, r = H.started(length=5, clock_s=2, delay_s=1)
+    side = c.side
+    assert not c.tick(r.now + 500)
+    assert c.tick(r.now + 3100)
+    k, f = c.outbox[-3]
+    assert k == C.K_GAME_END and f[0] == 1 - side and f[3] == C.END_TIME and f[1] == 5
+    assert c.phase == C.MATCH_OVER
+
+
+def test_clock_never_charges_while_waiting_on_the_opponent():
+    c, r = H.started(length=5, clock_s=60)
+    side = c.side
+    r.play_turn()  # the opponent's clock starts
+    t = r.now
+    c.tick(t + 5000)
+    kept = c.clock.left[side]
+    assert kept == 60000 - (t - 0) or kept <= 60000
+    assert c.clock.left[1 - side] <= 55000
+    # a checker knocked out of place: nobody's decision, nobody charged
+    r.pos[(25 if side else 0) + 6 - 1] -= 1
+    r.sense()
+    before = c.clock.left[1 - side]
+    c.tick(r.now + 20000)
+    assert c.clock.left[1 - side] == before and c.clock.left[side] == kept
