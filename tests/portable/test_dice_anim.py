@@ -1,6 +1,12 @@
 """app.dice_anim: pip patterns, the adapters, and a non-blocking animation that always settles
 on the real throw."""
 
+# mpy-heap: 68k
+# The 64-bit port with the firmware in its ROM image needs 59-60k here (asyncio and the animation's tasks;
+# measured in two checkouts); declared with 8k or more to spare: the figure moves with the
+# checkout's path and the heap layout (tools/bench_heapmargin.py). On the board model it runs
+# with the board's 64k (needs < 40k): docs/memory.md.
+
 import asyncio
 
 from app.dice_anim import PIPS, DiceAnimator, DieDisplay, FrameDice, FuncDisplay, pips, roll_animation

@@ -1,0 +1,136 @@
+"""Heap margin of every MicroPython test module -> OUTDIR/heapmargin.json.
+
+    .venv/bin/python tools/bench_heapmargin.py OUTDIR
+
+For each module the bridge runs (tests/test_micropython.py: tests/portable and tests/mpy) the
+smallest heap, in 2k steps, at which it still passes with nothing skipped:
+
+- on the pip-installed 64-bit port with the firmware in a ROM image: the working heap, against
+  the module's ``# mpy-heap`` line (64k when it has none);
+- on the board model (tools/board_model.py: 32-bit, firmware frozen, as on the ESP32): the
+  whole ``-X heapsize``, against the board's 64k.
+
+The controller's modules (tests/ctl) are measured on the board model as
+tests/host/test_controller_mpy.py runs them.
+
+``margin_k`` = declared - smallest. A margin of a few k is a test that fails on another
+machine: how much heap a module needs moves with the checkout's path (it is in the
+interpreter's path strings and module names) and with the heap layout. The project keeps
+every margin at 8k or more (``under_8k`` lists the exceptions; it should be empty).
+"""
+
+import json
+import re
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "host"), str(ROOT / "tools")]
+
+import test_micropython as T  # noqa: E402
+
+STEP = 2
+FLOOR = 16  # k: below this not even the interpreter's own start-up fits
+WANT = 8
+
+
+def _passed(proc):
+    m = re.search(r"micropython: (\d+) passed, (\d+) failed, (\d+) skipped", proc.stdout + proc.stderr)
+    return proc.returncode == 0 and m is not None and m.group(2) == "0" and m.group(3) == "0"
+
+
+def smallest(run, top):
+    """The smallest heap in k (STEP steps) at which ``run(heap_string)`` passes, or None when
+    it does not pass at ``top`` either. Assumes more heap never hurts."""
+    if not _passed(run("%dk" % top)):
+        return None
+    lo, hi = FLOOR - STEP, top
+    while hi - lo > STEP:
+        mid = lo + max(STEP, (hi - lo) // (2 * STEP) * STEP)
+        if mid >= hi:
+            break
+        if _passed(run("%dk" % mid)):
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def _row(declared, found):
+    return {
+        "declared_k": declared,
+        "smallest_k": found,
+        "margin_k": None if found is None else declared - found,
+    }
+
+
+def bridge_module(path):
+    m = re.search(r"^# mpy-heap: (\d+)k$", path.read_text(), re.M)
+    declared = int(m.group(1)) if m else 64
+    rom = smallest(lambda h: T.run_module(path, heap=h), declared)
+    board = smallest(lambda h: T.run_on_board_model(path, heap=h), 64)
+    return path.stem, _row(declared, rom), _row(64, board)
+
+
+def ctl_module(name):
+    import os
+    import subprocess
+
+    tests = ROOT / "tests"
+    env = dict(os.environ)
+    env["MICROPYPATH"] = ":".join((".frozen", str(tests / "ctl"), str(tests / "portable"), str(tests)))
+
+    def run(h):
+        argv = [str(T.board_model()), "-X", "heapsize=" + h, str(tests / "mpy_runner.py"), name]
+        return subprocess.run(argv, cwd=str(ROOT), env=env, capture_output=True, text=True, timeout=900)
+
+    return name, _row(64, smallest(run, 64))
+
+
+def main(argv):
+    out = Path(argv[1] if len(argv) > 1 else ROOT / "build" / "bench")
+    out.mkdir(parents=True, exist_ok=True)
+    T.rom_image()
+    T.board_model()
+    import test_controller_mpy as CM
+
+    rom, board, ctl = {}, {}, {}
+    with ThreadPoolExecutor(2) as ex:
+        for name, r, b in ex.map(bridge_module, T.MODULES):
+            rom[name], board[name] = r, b
+            print("%-32s 64-bit ROM %s   board model %s" % (name, r, b), flush=True)
+        for name, b in ex.map(ctl_module, [m[0] for m in CM.MODULES]):
+            ctl[name] = b
+            print("%-32s board model %s" % (name, b), flush=True)
+
+    def least(rows):
+        ms = [r["margin_k"] for r in rows.values()]
+        return None if None in ms else min(ms)
+
+    under = sorted(
+        "%s (%s)" % (n, where)
+        for where, rows in (("64-bit ROM", rom), ("board model", board), ("board model", ctl))
+        for n, r in rows.items()
+        if r["margin_k"] is None or r["margin_k"] < WANT
+    )
+    res = {
+        "step_k": STEP,
+        "checkout": str(ROOT),
+        "least_margin_k_rom64": least(rom),
+        "least_margin_k_board_model": least({**board, **ctl}),
+        "under_8k": under,
+        "rom64": rom,
+        "board_model": board,
+        "board_model_ctl": ctl,
+    }
+    (out / "heapmargin.json").write_text(json.dumps(res, indent=2) + "\n")
+    print(
+        "least margin: 64-bit ROM %sk, board model %sk; under 8k: %s"
+        % (res["least_margin_k_rom64"], res["least_margin_k_board_model"], ", ".join(under) or "none")
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
