@@ -41,7 +41,7 @@ def _rom_line(terminalreporter, bridge, res):
     p = sum(r[0] for r in res.values())
     f = sum(r[1] for r in res.values())
     s = sum(r[2] for r in res.values())
-    big = sorted({r[3] for r in res.values() if r[3] != bridge.HEAP})
+    big = sorted({r[3] for r in res.values() if r[3] != bridge.HEAP}, key=lambda h: (len(h), h))
     extra = ""
     if big:
         nbig = sum(1 for r in res.values() if r[3] != bridge.HEAP)
