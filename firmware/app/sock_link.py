@@ -65,8 +65,8 @@ class StreamTransport(Waker):
                     break
                 self.rx.append(bytes(mv[:n]))
                 self.wake()
-        except OSError:
-            pass
+        except (OSError, MemoryError):
+            pass  # a heap too fragmented for this read: the host sees the connection close
         self._close()
 
 
