@@ -2,6 +2,9 @@
 reference matches (tests/mpy/link_server.py, tests/fakes_host/ble_board.py): the same
 assertions over TCP, the serial line and BLE."""
 
+import os
+import socket
+
 import pytest
 from bg import protocol as P
 from gammon.link import LinkError
@@ -51,3 +54,28 @@ def delete_only_finished(c, games):
     assert e.value.code == P.E_STATE
     assert c.delete_games([games[1]["id"]]) == 1
     assert [g["id"] for g in c.list_games()] == [games[0]["id"], games[2]["id"]]
+
+
+def free_port():
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def stranger_refused_then_backs_off(c):
+    """On an unpaired connection: requests need authentication, an unknown host's key is
+    denied, and the next attempt must wait. Returns that wait in ms (the board's back-off
+    holds for everyone)."""
+    with pytest.raises(LinkError) as e:
+        c.list_games()
+    assert e.value.code == P.E_AUTH
+    with pytest.raises(LinkError) as e:
+        c.authenticate(b"STRANGER", os.urandom(32))
+    assert e.value.code == P.E_DENIED
+    with pytest.raises(LinkError) as e:  # and now it must wait
+        c.authenticate(b"STRANGER", os.urandom(32))
+    assert e.value.code == P.E_BACKOFF and e.value.retry_ms > 0
+    return e.value.retry_ms

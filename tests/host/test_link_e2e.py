@@ -20,17 +20,9 @@ from gammon import link as L
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
 class Server:
     def __init__(self, store="memory"):
-        self.port = _free_port()
+        self.port = S.free_port()
         env = dict(os.environ)
         env["MICROPYPATH"] = ":".join(str(ROOT / d) for d in ("firmware", "tests/mpy")) + ":.frozen"
         exe = Path(sys.executable).parent / "micropython"
@@ -123,15 +115,7 @@ def test_unpaired_client_is_refused(server):
     with L.Client(L.open_transport(server.address)) as c:
         info = c.info()
         assert info["authenticated"] is False and info["name"] == "Sim board"
-        with pytest.raises(L.LinkError) as e:
-            c.list_games()
-        assert e.value.code == P.E_AUTH
-        with pytest.raises(L.LinkError) as e:
-            c.authenticate(b"STRANGER", os.urandom(32))
-        assert e.value.code == P.E_DENIED
-        with pytest.raises(L.LinkError) as e:  # and now it must wait
-            c.authenticate(b"STRANGER", os.urandom(32))
-        assert e.value.code == P.E_BACKOFF and e.value.retry_ms > 0
+        S.stranger_refused_then_backs_off(c)
     with pytest.raises(ValueError):
         L.connect(server.address)  # not paired: refused before any traffic
 

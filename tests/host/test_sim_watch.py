@@ -7,7 +7,6 @@ ends on the position the robot players left on the board."""
 
 import io
 import random
-import socket
 import sys
 import threading
 import time
@@ -19,6 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools" / "sim"))
 
 import demo  # noqa: E402
+import link_scenario as S  # noqa: E402
 import server  # noqa: E402
 from bg import hwdesc  # noqa: E402
 from gammon import link as L  # noqa: E402
@@ -28,14 +28,6 @@ from gammon.commands.library import watch_loop  # noqa: E402
 # heap on the 64-bit port), and as `make sim` with --board-model (the firmware frozen into the
 # 32-bit board model, the board's 64k the whole heap) -- pairing and watching included.
 MODES = [(True, server.DEFAULT_HEAP), ("board", server.BOARD_HEAP)]
-
-
-def _free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def _white_die_pips(sim, board):
@@ -64,7 +56,7 @@ def _hold_both_rolls(sim):
 def test_pairing_code_on_the_dice_and_watch_sees_real_turns(tmp_path, monkeypatch, rom, heap):
     monkeypatch.setenv("GAMMON_CONFIG_DIR", str(tmp_path / "cfg"))
     board = hwdesc.load(str(ROOT / "hardware" / "board.json"))
-    port = _free_port()
+    port = S.free_port()
     sim = server.Sim(
         image=str(tmp_path / "flash.lfs"),
         settings={"length": 3},
