@@ -54,20 +54,22 @@ def test_scanner_sees_a_checker_after_debounce():
         counts = bytearray(28)
         counts[5] = 3
         hw.sensors.set_bits(b.fill_chain(counts))
-        t0 = time.ticks_ms()
+        r0 = hw.sensors.reads
         await asyncio.wait_for_ms(sc.event.wait(), 500)
-        dt = time.ticks_diff(time.ticks_ms(), t0)
+        n = hw.sensors.reads - r0
         sc.stop()
         await task
-        return dt
+        return n
 
-    dt = asyncio.run(main())
+    n = asyncio.run(main())
     assert sc.sensing.point(6) == 3
     assert len(changes) == 2
-    # nominally debounce (N scans) plus one period of phase = 20 ms at 200 Hz; the bound is
-    # loose because CI machines are shared (the real latency figure is a bench number)
-    assert dt <= (b.debounce_scans + 2) * sc.period_ms + 200, dt
-    assert dt >= (b.debounce_scans - 1) * sc.period_ms - 2, dt  # it did wait for the debounce
+    # Counted in scans, not milliseconds: the change is accepted by the scan that makes
+    # debounce_scans equal readings -- never sooner (it did wait), at most one scan later (the
+    # event wakes this task after the scanner's step). The scanner keeps its period from the
+    # clock, so after a late scan the next comes early: a bound in ms flakes on a loaded
+    # machine, and the latency in ms is a benchmark figure (tools/bench_sensing.py).
+    assert b.debounce_scans <= n <= b.debounce_scans + 1, n
 
 
 def test_scan_rate_at_least_100_hz():
@@ -81,8 +83,11 @@ def test_scan_rate_at_least_100_hz():
 
     ms = asyncio.run(main())
     assert sc.sensing.scans == 50
-    assert ms <= 50 * 10 + 250, ms  # >= 100 Hz (with slack for a loaded CI machine)
-    assert ms >= 49 * sc.period_ms - 5  # and it does sleep between scans
+    assert sc.period_ms <= 10 and sc.period_ms == 1000 // b.scan_hz  # scheduled at >= 100 Hz
+    # it paces itself: no scan before its due time (a scan costs ~7-40 us, so without the
+    # sleeps 50 would take well under a millisecond). The rate reached and the cost per scan
+    # are benchmark figures (tools/bench_sensing.py), not asserted in ms here.
+    assert ms >= 49 * sc.period_ms - 5, ms
 
 
 def test_rejects_slow_scan_rate():
