@@ -27,14 +27,14 @@ m0 = gc.mem_alloc()
 import bg.dice
 gc.collect()
 m1 = gc.mem_alloc()
-import bg.dice_match
+import bg.dice.fairness
 gc.collect()
 m2 = gc.mem_alloc()
-import bg.dice_cup
+import bg.dice.cup
 gc.collect()
 m3 = gc.mem_alloc()
-from bg.dice_match import Fairness
-from bg.dice_cup import Cup
+from bg.dice.fairness import Fairness
+from bg.dice.cup import Cup
 f = Fairness(bytes(8), bytes(range(32)))
 f.set_player_seed(bytes(16))
 f.fix()
@@ -94,8 +94,8 @@ def micropython(n):
         "micropython_heap_bytes_per_cup_press": round(press_alloc / na, 1),
         "micropython_module_ram_bytes": {
             "bg.dice": ram_dice,
-            "bg.dice_match": ram_match,
-            "bg.dice_cup": ram_cup,
+            "bg.dice.fairness": ram_match,
+            "bg.dice.cup": ram_cup,
         },
         "micropython_heap_free_after_bytes": free,
     }
@@ -103,7 +103,7 @@ def micropython(n):
 
 def cpython(n):
     from bg import dice
-    from bg.dice_match import Fairness
+    from bg.dice.fairness import Fairness
 
     f = Fairness(bytes(8), bytes(range(32)))
     f.fix()

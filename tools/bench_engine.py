@@ -29,7 +29,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "firmware"), str(ROOT / "host_tools" / "shim")]
 
-from bg import board, ids, movegen  # noqa: E402
+from bg import board, ids  # noqa: E402
+from bg import engine as movegen  # noqa: E402
 
 BENCH = Path(os.environ.get("BENCH_POSITIONS", "/work/shared/bench/positions_2000.json"))
 MPY = str(Path(sys.executable).parent / "micropython")
@@ -124,7 +125,7 @@ def time_cpython(items, repeats=5):
 # ---------------------------------------------------------------- MicroPython
 MPY_SPEED = r"""
 import time, gc, sys
-from bg import movegen
+from bg import engine as movegen
 data = open(sys.argv[1], 'rb').read()
 n = len(data) // 54
 gen = movegen.MoveGen()
@@ -154,7 +155,8 @@ print('visit_us', run(0) / n)
 
 MPY_WORST = r"""
 import time, gc
-from bg import board, movegen
+from bg import board
+from bg import engine as movegen
 pts = {}
 for p in (3, 4, 6, 7, 9, 10, 12, 13, 15, 16, 17, 19, 20, 22, 23):
     pts[p] = 1

@@ -7,7 +7,7 @@ Usage: ``.venv/bin/python tools/bench_journal.py OUTDIR`` -> ``OUTDIR/journal.js
   game-end compaction, checked to expand to the same records), three kinds of games:
   - realistic: GNU Backgammon (``gnubg_nn``, 0-ply) plays both sides, cubeless, and again
     with a simple cube policy (doubles, takes, drops that end games early);
-  - random legal: uniformly random legal plays from ``bg.movegen`` (longer games).
+  - random legal: uniformly random legal plays from ``bg.engine`` (longer games).
   Match overhead (MATCH_START with two 5-letter names and no player seed, MATCH_END,
   SEED_REVEAL) is reported apart: it is paid once per match.
 * Append time: the real journal under the MicroPython unix port on littlefs (``vfs.VfsLfs2``,
@@ -61,7 +61,8 @@ def gnubg_games(n, seed=1, cube=False):
     access doubles at equity >= 0.45 (not when >= 0.9: playing on for a gammon), the
     opponent drops at >= 0.55 and takes otherwise; a drop ends the game."""
     import gnubg_nn as g
-    from bg import board, movegen
+    from bg import board
+    from bg import engine as movegen
 
     gen = movegen.MoveGen()
     rng = random.Random(seed)
@@ -122,7 +123,8 @@ def gnubg_games(n, seed=1, cube=False):
 def random_legal_games(n, seed=2):
     """[(record bytes, turns)] of ``n`` games of uniformly random legal plays (a random
     visit of ``for_each_end``), cubeless."""
-    from bg import board, movegen
+    from bg import board
+    from bg import engine as movegen
 
     gen = movegen.MoveGen()
     rng = random.Random(seed)
@@ -156,7 +158,7 @@ def random_legal_games(n, seed=2):
 def packed(raw):
     """The GAME_PACKED record of one game's raw bytes, checked to expand to the same
     actions; None when the game does not fit (it stays raw on the board)."""
-    from bg.packenc import Packer
+    from bg.record.packenc import Packer
 
     p = Packer()
     p.begin()

@@ -3,8 +3,8 @@ bytes on the air per game, using the real framing, MAC and flow-control code.
 
     .venv/bin/python tools/bench_link.py OUTDIR      -> OUTDIR/link.json
 
-What runs for real: the firmware's ``bg.linksession.Session`` serving a ``MemoryStore`` of
-100 games encoded with ``bg.record``, and the host's ``bg.linkhost.HostEnd`` (authenticate,
+What runs for real: the firmware's ``bg.link.session.Session`` serving a ``MemoryStore`` of
+100 games encoded with ``bg.record``, and the host's ``bg.link.host.HostEnd`` (authenticate,
 LIST, then FETCH each game with a 16-frame credit window, ACK every 8 frames). Every frame
 both ends produce is cut into ATT packets of MTU - 3 bytes.
 
@@ -41,12 +41,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "firmware"), str(ROOT / "host_tools" / "shim"), str(ROOT / "tests" / "portable")]
 
-from bg import protocol as P  # noqa: E402
+from bg import link as P  # noqa: E402
 from bg import record  # noqa: E402
-from bg.linkboard import Board  # noqa: E402
-from bg.linkhost import HostEnd  # noqa: E402
-from bg.linksession import Session  # noqa: E402
-from bg.linkstore import MemoryStore  # noqa: E402
+from bg.link.board import Board  # noqa: E402
+from bg.link.host import HostEnd  # noqa: E402
+from bg.link.session import Session  # noqa: E402
+from bg.link.store import MemoryStore  # noqa: E402
 from link_fakes import Clock, Rand  # noqa: E402
 
 GAMES = 100

@@ -9,7 +9,8 @@ import gc
 import sys
 import time
 
-from bg import board, movegen
+from bg import board
+from bg import engine as movegen
 from bg import recognize as R
 
 try:

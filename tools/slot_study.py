@@ -1,7 +1,7 @@
 """Slot-count study: how often can the reed sensors alone not tell a play from another legal play?
 
 Plays ``--games`` (default 10,000) seeded games with uniformly random legal plays (a random
-distinct end position each turn, from ``bg.movegen.plays``) and, for every turn with a legal
+distinct end position each turn, from ``bg.engine.plays``) and, for every turn with a legal
 play, computes what the sensors read for every distinct legal end position: per board point
 the checker count capped at ``N`` slots ("N or more"), each bar row capped at its 6 slots, each
 tray exact (15 slots), colours invisible. A turn's play is **ambiguous** when another distinct
@@ -35,7 +35,8 @@ for sub in ("firmware", "host_tools/shim"):
         sys.path.insert(0, str(ROOT / sub))
 
 import numpy as np  # noqa: E402
-from bg import board, movegen  # noqa: E402
+from bg import board  # noqa: E402
+from bg import engine as movegen  # noqa: E402
 from bg import recognize as R  # noqa: E402
 
 CACHE = ROOT / "build" / "slot_study.json"

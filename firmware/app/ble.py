@@ -13,7 +13,7 @@ request) and sets a flag; the link task does the work. The one exception is the 
 Security at the radio layer: ``config(bond=True, mitm=True, le_secure=True,
 io=DISPLAY_ONLY)`` asks for LE Secure Connections with passkey entry; the stack's passkey is
 shown with the same ``show_code`` as the protocol's pairing code. The protocol's own
-challenge-response (bg.linksession) is what actually authorises a host, on every transport.
+challenge-response (bg.link.session) is what actually authorises a host, on every transport.
 
 Example::
 
@@ -179,7 +179,7 @@ class BleTransport(Waker):
         if pk is not None:
             self._passkey = None
             if pk[1] == _PASSKEY_ACTION_DISP and self.urandom is not None:
-                from bg.linkcrypto import code_from_random
+                from bg.link.crypto import code_from_random
 
                 code = code_from_random(self.urandom)
                 if self.show_code:

@@ -68,7 +68,7 @@ class Controller(Turns):
     """One board's match state machine.
 
     ``rules``: the engine adapter (``app.rules``). ``dice_factory(match_id)``: a new
-    ``bg.dice_match.Fairness`` (board seed from the HAL's random source). ``new_match_id()``:
+    ``bg.dice.fairness.Fairness`` (board seed from the HAL's random source). ``new_match_id()``:
     8 bytes. ``unix_time()``: wall clock seconds. All injected, so tests are deterministic."""
 
     def board(self, counts, now=0, caps=None, irregular=0):

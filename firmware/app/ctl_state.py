@@ -151,7 +151,7 @@ class State:
             self._auto = 0
             self.house_first = None
             self.phase = OPENING
-            from bg.dice_cup import Opening
+            from bg.dice.cup import Opening
 
             self.opening = Opening(self.settings.house)
         elif k == K_OPENING:
@@ -238,8 +238,8 @@ class State:
         for k, f in actions:
             self.apply(k, f)
         if self.match_id is not None and self.phase != MATCH_OVER and board_seed is not None:
-            from bg.dice_cup import Cup
-            from bg.dice_match import Fairness
+            from bg.dice.cup import Cup
+            from bg.dice.fairness import Fairness
 
             fair = Fairness(self.match_id, board_seed, self.player_seed, self.throws)
             if fair.commitment != self.commitment:
@@ -253,7 +253,7 @@ class State:
         """The current match's secret dice seed (32 bytes) for the journal, or None."""
         if self.fair is None:
             return None
-        from bg.dice_match import unpack_secret
+        from bg.dice.fairness import unpack_secret
 
         return unpack_secret(self.fair.secret())[1]
 

@@ -50,7 +50,7 @@ class Turns(State):
     def _start_match(self):
         s = self.settings
         ps = self.fair.fix()
-        from bg.dice_cup import Cup
+        from bg.dice.cup import Cup
 
         self.cup = Cup(self.fair)
         t = self._unix_time() if self._unix_time else 0

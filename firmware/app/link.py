@@ -1,5 +1,5 @@
 """The link task: one ``Link`` per transport (BLE, USB serial, simulator socket) drives the
-protocol (``bg.linksession.Session``) without ever blocking the game.
+protocol (``bg.link.session.Session``) without ever blocking the game.
 
 A transport is any object with:
 
@@ -53,7 +53,7 @@ class Link:
             self.session = None
         self.conn = c
         if c is not None:
-            from bg.linksession import Session  # the protocol's code: loaded by the first host
+            from bg.link.session import Session  # the protocol's code: loaded by the first host
 
             self.session = Session(self.board, self.t.mtu)
             self.last_rx = time.ticks_ms()

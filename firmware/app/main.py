@@ -32,7 +32,8 @@ import time
 # The engine first, then the rules and the controller built on it: each import then finds its
 # dependencies loaded, so booting nests few module bodies at a time (nested imports hold
 # interpreter frames on the C stack: 16 kB on the ESP32; docs/memory.md).
-from bg import movegen, recognize  # noqa: F401 - imported for the order only
+from bg import recognize  # noqa: F401 - imported for the order only
+from bg import engine as movegen  # noqa: F401
 from app import rules
 from app import controller as C
 
@@ -76,13 +77,13 @@ _NAMES = {
 }
 
 
-# Modules the journal needs only now and then: recovery at boot and a new match (bg.jrecover),
-# game-end compaction (bg.jpack, bg.packenc, bg.packdec) and record decoding (bg.recdec).
+# Modules the journal needs only now and then: recovery at boot and a new match (bg.journal.recover),
+# game-end compaction (bg.journal.pack, bg.record.packenc, bg.record.packdec) and record decoding (bg.record.decode).
 # After boot and after a match starts the app drops them (``_release``); they are imported
 # again from flash when next needed. Not after every game: measured (docs/memory.md), that
 # lowers the heap between games by ~7.7 kB but not the peak (compaction needs them), and in ~5%
 # of games a stale pointer on the C stack keeps some of them alive until the next game.
-_RARE = ("jrecover", "jpack", "packenc", "packdec", "recdec")
+_RARE = ("journal.recover", "journal.pack", "record.packenc", "record.packdec", "record.decode")
 
 
 def _release(names=_RARE):
@@ -90,13 +91,12 @@ def _release(names=_RARE):
     collector can take their objects back. Qstrs stay interned: only objects come back."""
     import sys
 
-    import bg
-
     for n in names:
         if sys.modules.pop("bg." + n, None) is not None:
+            pkg, _, mod = n.rpartition(".")
             try:
-                delattr(bg, n)
-            except AttributeError:
+                delattr(sys.modules["bg." + pkg], mod)
+            except (KeyError, AttributeError):
                 pass
 
 
@@ -151,7 +151,7 @@ class App:
     # -- dice and ids -----------------------------------------------------------------------
 
     def _new_dice(self, match_id):
-        from bg.dice_match import Fairness
+        from bg.dice.fairness import Fairness
 
         return Fairness.new(self.hw.random, match_id)
 
@@ -479,8 +479,8 @@ class App:
         """The ``app.link.Hub`` over the journal (None, logged, when it cannot be built)."""
         try:
             from app.link import Hub
-            from bg.linkboard import Board
-            from bg.linkjournal import JournalStore
+            from bg.link.board import Board
+            from bg.link.journal import JournalStore
 
             store = JournalStore(self.journal, self.hw.storage.root)
             hub = Hub(Board(store, self.hw.clock, self.hw.random.urandom, show_code=self._show_code))

@@ -67,7 +67,7 @@ def shots(pos, side, point, gen=None):
     ``point`` (1..24) with a legal play, on this board: the real count, with its blocking
     points, the bar rule and everything else. Example: the seed's table is this count for a
     lone checker against a lone blot."""
-    from bg.movegen import MoveGen
+    from bg.engine import MoveGen
 
     if not 1 <= point <= 24:
         raise ValueError("point 1..24")

@@ -143,7 +143,7 @@ def parse_play(text, pos_before, side, dice=None):
     if dice is None:
         return tuple(steps)
     from bg.board import apply_step
-    from bg.movegen import MoveGen
+    from bg.engine import MoveGen
 
     d1, d2 = dice
     end = bytearray(pos_before)

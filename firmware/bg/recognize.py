@@ -50,7 +50,7 @@ Example::
 
 from micropython import const
 
-from bg.movegen import MoveGen
+from bg.engine import MoveGen
 
 WAITING = const(0)
 PARTIAL = const(1)

@@ -2,7 +2,7 @@
 
 Transports: ``tcp:HOST:PORT`` (the simulator), ``serial:/dev/ttyUSB0[@BAUD]`` (pyserial, if
 installed), ``ble:AA:BB:CC:DD:EE:FF`` (bleak, if installed). Frames, MACs and key derivation
-come from the firmware's own ``bg.protocol``/``bg.linkhost`` (one copy of the protocol).
+come from the firmware's own ``bg.link``/``bg.link.host`` (one copy of the protocol).
 
 Pairing keys live in the per-user config dir (``platformdirs``; ``GAMMON_CONFIG_DIR``
 overrides it), in ``boards.json`` (mode 0600)::
@@ -30,8 +30,8 @@ import threading
 import time
 from pathlib import Path
 
-from bg import protocol as P  # firmware/ is on the path: gammon/__init__ imports gammon._paths
-from bg.linkhost import HostEnd, error_text
+from bg import link as P  # firmware/ is on the path: gammon/__init__ imports gammon._paths
+from bg.link.host import HostEnd, error_text
 
 BLE_SERVICE_UUID = "b6a70001-3b1c-4a4e-9c8e-6d5f0a7e2b10"
 BLE_RX_UUID = "b6a70002-3b1c-4a4e-9c8e-6d5f0a7e2b10"
@@ -457,7 +457,8 @@ def joined_decodes(kept, joined):
     """Whether a resumed fetch can be trusted: ``joined`` (``kept`` + the bytes fetched
     after it) decodes as whole ``bg.record`` records. True when ``kept`` is no record stream
     at all (nothing to check). Packed games are not expanded (``expand=False``)."""
-    from bg import recdec, record
+    from bg import record
+    from bg.record import decode as recdec
 
     d = recdec.Decoder(bytes(kept), expand=False)
     for _ in d:
@@ -611,7 +612,7 @@ class Client:
         A live match's file is not append-only: at GAME_END the board compacts the finished
         game (docs/journal.md), rewriting bytes the host may already hold. So a resumed
         fetch is checked: when the kept bytes were a record stream but the joined bytes no
-        longer decode (``bg.recdec``), they are dropped and the match is fetched from 0."""
+        longer decode (``bg.record.decode``), they are dropped and the match is fetched from 0."""
         gid = game_id if isinstance(game_id, str) else bytes(game_id).hex()
         mid = bytes.fromhex(gid)
         part = self._partial_path(gid)

@@ -1,6 +1,6 @@
 """The match model the exporters and the library use: a match decoded from the board's record
-bytes (``bg.record``) and replayed with the rules engine (``bg.movegen`` for the checkers,
-``bg.match`` for the cube, scores, Crawford and resignations, ``bg.dice_cup`` for the opening
+bytes (``bg.record``) and replayed with the rules engine (``bg.engine`` for the checkers,
+``bg.match`` for the cube, scores, Crawford and resignations, ``bg.dice.cup`` for the opening
 roll), so every exporter sees the position before every action and every action has been
 checked against the rules.
 
@@ -19,9 +19,10 @@ raises ``ValueError`` with one line naming the first bad action; nothing is gues
 
 import time
 
-from bg import board, movegen, notation, record  # noqa: E402
+from bg import board, notation, record  # noqa: E402
+from bg import engine as movegen  # noqa: E402
 from bg import match as bgmatch  # noqa: E402
-from bg.dice_cup import CHOICE, DONE, Opening  # noqa: E402
+from bg.dice.cup import CHOICE, DONE, Opening  # noqa: E402
 
 from gammon import _paths  # noqa: F401  (firmware/ on sys.path)
 
@@ -208,7 +209,7 @@ class Match:
 
 class _Replay:
     """Folds ``(kind, fields)`` actions into a Match, validating each against the rules: the
-    checker play with ``bg.movegen``, the cube, scores, Crawford and resignations with
+    checker play with ``bg.engine``, the cube, scores, Crawford and resignations with
     ``bg.match.Match`` (the engine's match logic; this class only tracks whose turn it is)."""
 
     def __init__(self):

@@ -1,5 +1,5 @@
-"""The board's side of BLE for the host tests: the real portable protocol (``bg.linkboard``,
-``bg.linksession``, ``bg.linkreq``) behind a fake-bleak ``Peripheral``, sending exactly as
+"""The board's side of BLE for the host tests: the real portable protocol (``bg.link.board``,
+``bg.link.session``, ``bg.link.requests``) behind a fake-bleak ``Peripheral``, sending exactly as
 the firmware's ``app/ble.py`` + ``app/link.py`` do:
 
 - advertises the service UUID and the board's name; one central at a time;
@@ -23,8 +23,8 @@ Example::
 import os
 import time
 
-from bg.linkboard import Board
-from bg.linksession import Session
+from bg.link.board import Board
+from bg.link.session import Session
 from bleak import _air
 
 SERVICE_UUID = "b6a70001-3b1c-4a4e-9c8e-6d5f0a7e2b10"  # app/ble.py, docs/protocol.md

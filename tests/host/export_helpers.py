@@ -1,12 +1,13 @@
 """Seeded random matches for the host-tool tests, built the way the board records them: every
-play is a random legal play from the rules engine (``bg.movegen``), the record bytes come from
+play is a random legal play from the rules engine (``bg.engine``), the record bytes come from
 ``bg.record.encode``. Features can be forced so each match has what a test needs (hits and bar
 entries come from random play; dances, doubles/takes/drops, beavers, resignations, the Crawford
 game come from the options below)."""
 
 import random
 
-from bg import board, movegen, record
+from bg import board, record
+from bg import engine as movegen
 
 NAMES = ("Alice", "Bob")
 

@@ -6,7 +6,7 @@ import os
 import socket
 
 import pytest
-from bg import protocol as P
+from bg import link as P
 from gammon.link import LinkError
 
 # MATCH001 on every test board: 5000 bytes, finished

@@ -18,7 +18,7 @@ sys.path.insert(0, str(ROOT / "tools" / "sim"))
 
 import server  # noqa: E402
 from bg import board as B  # noqa: E402
-from bg import movegen  # noqa: E402
+from bg import engine as movegen  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 DRIVER = "/usr/bin/chromedriver"

@@ -5,8 +5,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 from bg import dice, record
-from bg.dice_cup import DONE, Opening
-from bg.dice_match import Fairness
+from bg.dice.cup import DONE, Opening
+from bg.dice.fairness import Fairness
 from gammon.cli import main
 from gammon.commands.dice import transcript
 

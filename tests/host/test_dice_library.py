@@ -1,7 +1,7 @@
 """``gammon verify`` and ``gammon dice-stats`` on matches of the local library.
 
 The matches are played through the real controller (``app.controller``, driven by the
-``ctl_helpers`` robot, dice from ``bg.dice_match.Fairness``), imported with ``gammon import``
+``ctl_helpers`` robot, dice from ``bg.dice.fairness.Fairness``), imported with ``gammon import``
 into a library under a temporary ``GAMMON_HOME``, then checked by id.
 """
 
@@ -14,7 +14,7 @@ import pytest
 from app import controller as C
 from app import rules
 from bg import record
-from bg.dice_match import Fairness
+from bg.dice.fairness import Fairness
 from gammon import model
 from gammon.cli import main
 from gammon.commands.dice import matches_from_journal

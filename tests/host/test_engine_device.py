@@ -3,7 +3,8 @@ against a naive reference that lists every legal sequence of steps in every orde
 
 import random
 
-from bg import board, ids, movegen
+from bg import board, ids
+from bg import engine as movegen
 from test_engine_oracle import _positions
 
 

@@ -3,7 +3,8 @@
 import random
 
 import pytest
-from bg import board, ids, movegen, notation
+from bg import board, ids, notation
+from bg import engine as movegen
 from test_engine_oracle import _positions
 
 gnubg = pytest.importorskip("gnubg")

@@ -5,7 +5,8 @@ every Position ID must equal gnubg's and round-trip."""
 import random
 
 import pytest
-from bg import board, ids, movegen
+from bg import board, ids
+from bg import engine as movegen
 
 gnubg_nn = pytest.importorskip("gnubg_nn")
 

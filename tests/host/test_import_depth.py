@@ -4,7 +4,7 @@ Every import that runs inside another module's body keeps that body's interprete
 import machinery on the C stack until it returns; MicroPython's task on the ESP32 has a 16 kB
 stack. A cold ``import app.main`` used to nest twelve bodies deep (the controller, its state,
 the rules, the recogniser, then the engine's five layers); a 32-bit build ran out of C stack
-there (docs/memory.md). ``app.main`` and ``bg.movegen`` now import bottom-up. This test measures
+there (docs/memory.md). ``app.main`` and ``bg.engine`` now import bottom-up. This test measures
 the nesting in a fresh CPython (the same import statements run in the same order) and holds it.
 """
 

@@ -1,4 +1,4 @@
-"""Game-end compaction in the journal (bg.jpack): a finished legal game becomes one GAME_PACKED
+"""Game-end compaction in the journal (bg.journal.pack): a finished legal game becomes one GAME_PACKED
 record, the replay is unchanged, a game with a casual illegal play stays raw, a failed swap
 or a leftover temp file never loses anything. (Power cuts: tests/mpy/test_journal_packcut.)"""
 
@@ -6,8 +6,8 @@ import os
 
 import pack_games as PG
 from bg import journal as J
-from bg import jpack
 from bg import record as R
+from bg.journal import pack as jpack
 
 MID = b"\x01\x23\x45\x67\x89\xab\xcd\xef"
 SEED = bytes(range(50, 82))

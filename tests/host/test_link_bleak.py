@@ -1,6 +1,6 @@
 """The host tool over BLE: ``gammon.link.BleTransport`` and ``gammon scan`` against a fake of
 bleak (tests/fakes_host/bleak, put on the path only here) with the real board-side protocol
-(``bg.linkboard``/``linksession``/``linkreq``) behind it, sending as the firmware's
+(``bg.link.board``/``linksession``/``linkreq``) behind it, sending as the firmware's
 ``app/ble.py`` does: notifications of at most MTU - 3 bytes, a new session per connection.
 
 Pair (the code the board shows), authenticate, list, fetch with the link dropped mid-transfer
@@ -14,9 +14,9 @@ from pathlib import Path
 
 import link_scenario as S
 import pytest
-from bg import protocol as P
+from bg import link as P
 from bg import record
-from bg.linkstore import MemoryStore
+from bg.link.store import MemoryStore
 from gammon import cli
 from gammon import link as L
 from link_scenario import BIG  # MATCH001 of the fake board

@@ -2,8 +2,8 @@
 
 import struct
 
-from bg import protocol as P
-from bg.linksession import Session
+from bg import link as P
+from bg.link.session import Session
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from link_helpers import make_board, paired_session, snapshot

@@ -1,14 +1,14 @@
-"""``bg.linkjournal.JournalStore``: the link's view of the flash journal (a real
+"""``bg.link.journal.JournalStore``: the link's view of the flash journal (a real
 ``bg.journal`` directory on CPython). A finished match's seed is found without expanding its
 packed games; a damaged match is listed as such (not live), and over the link it can be
 neither deleted nor revealed."""
 
 import sys
 
-from bg import protocol as P
+from bg import link as P
 from bg import record
 from bg.journal import ERR_CORRUPT, Journal
-from bg.linkjournal import JournalStore
+from bg.link.journal import JournalStore
 from export_helpers import random_match
 
 SEED = bytes(range(32))
@@ -36,7 +36,7 @@ def test_reveal_finds_the_seed_without_expanding_packed_games(tmp_path, monkeypa
     assert record.GAME_PACKED in kinds  # the finished games were compacted
     store = JournalStore(j, str(tmp_path))
     assert store.list_matches() == [(mid, j.list_matches()[0][1], P.STATE_FINISHED)]
-    monkeypatch.setitem(sys.modules, "bg.packdec", None)  # expanding would import it: fails
+    monkeypatch.setitem(sys.modules, "bg.record.packdec", None)  # expanding would import it: fails
     assert store.reveal_seed(mid) == SEED
 
 
@@ -57,9 +57,9 @@ def test_a_damaged_match_has_its_own_state_and_is_kept(tmp_path):
     # over the link: like a live match, neither deleted nor revealed (E_STATE)
     sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1] / "portable"))
     import link_helpers as H
-    from bg.linkboard import Board
-    from bg.linkhost import HostEnd
-    from bg.linksession import Session
+    from bg.link.board import Board
+    from bg.link.host import HostEnd
+    from bg.link.session import Session
     from link_fakes import Clock, Rand
 
     codes = []

@@ -1,9 +1,9 @@
 """``gammon.link.Client.fetch_game`` resuming over a live match whose file the board rewrote.
 
-The board's journal compacts a finished game at GAME_END (``bg.jpack``: the game's records
+The board's journal compacts a finished game at GAME_END (``bg.journal.pack``: the game's records
 become one GAME_PACKED record and the match file is swapped), so bytes a host fetched from a
-live match earlier may no longer be the file's prefix. The firmware's link (``bg.linkboard``,
-``bg.linksession``, ``bg.linkjournal`` over a real ``bg.journal`` directory) runs in process
+live match earlier may no longer be the file's prefix. The firmware's link (``bg.link.board``,
+``bg.link.session``, ``bg.link.journal`` over a real ``bg.journal`` directory) runs in process
 here; the host client talks to it through an in-memory transport."""
 
 import sys
@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from bg import record
 from bg.journal import Journal
-from bg.linkboard import Board
-from bg.linkjournal import JournalStore
-from bg.linksession import Session
+from bg.link.board import Board
+from bg.link.journal import JournalStore
+from bg.link.session import Session
 from export_helpers import random_match
 from gammon import link as L
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import link_scenario as S
 import pytest
-from bg import protocol as P
+from bg import link as P
 from gammon import link as L
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -9,7 +9,8 @@ recogniser accepts any order of hands; see docs/recognition.md).
 
 import random
 
-from bg import board, movegen
+from bg import board
+from bg import engine as movegen
 from bg import recognize as R
 
 

@@ -31,7 +31,8 @@ def test_many_random_games_round_trip():
 def test_gnubg_games_round_trip_with_the_controllers_plays():
     # gnubg picks the play; the board records the first visit reaching that position.
     gnubg_nn = __import__("pytest").importorskip("gnubg_nn")
-    from bg import board, movegen
+    from bg import board
+    from bg import engine as movegen
 
     gen = movegen.MoveGen()
     rnd = random.Random(5)
@@ -101,7 +102,7 @@ def test_plain_decoding_does_not_load_the_engine():
         "from bg import record as R\n"
         "b = R.encode(R.GAME_START, (1, 0, 0, 0)) + R.encode(R.TURN, (0, 3, 1, (8, 5, 6, 5), 0))\n"
         "assert len(list(R.decode_stream(b))) == 3\n"
-        "assert not [m for m in sys.modules if m in ('bg.movegen', 'bg.packdec', 'bg.board')], sys.modules\n"
+        "assert not [m for m in sys.modules if m in ('bg.engine', 'bg.record.packdec', 'bg.board')], sys.modules\n"
         "print('ok')\n"
     )
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(str(ROOT / d) for d in ("firmware", "host_tools/shim")))
@@ -110,10 +111,11 @@ def test_plain_decoding_does_not_load_the_engine():
 
 
 def test_packdec_visits_exactly_like_movegen():
-    # bg.packdec loads only MoveGenVisit; MoveGen (what the controller records from) must
+    # bg.record.packdec loads only MoveGenVisit; MoveGen (what the controller records from) must
     # visit in the same order on random positions.
-    from bg import board, movegen
-    from bg.packdec import Track
+    from bg import board
+    from bg import engine as movegen
+    from bg.record.packdec import Track
 
     a, b = movegen.MoveGen(), Track().gen
 

@@ -8,7 +8,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 
 import slot_study  # noqa: E402
-from bg import board, movegen  # noqa: E402
+from bg import board  # noqa: E402
+from bg import engine as movegen  # noqa: E402
 from bg import recognize as R  # noqa: E402
 
 

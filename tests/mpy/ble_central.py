@@ -1,10 +1,10 @@
 """The host side of the BLE link tests (test_link_ble*.py) over the fake radio, and the
 board behind it: ``setup()`` builds a board, its hub and the BLE transport; ``Central``
 writes frames in MTU - 3 pieces and reads the notifications back through a host end
-(``bg.linkhost.HostEnd``, or ``PlainHost`` for tests that never authenticate).
+(``bg.link.host.HostEnd``, or ``PlainHost`` for tests that never authenticate).
 
 Imported after ``bluetooth`` (the fake, compiled from source here: the test modules import
-it first, while the heap is emptiest). The host end (``bg.linkhost``) is loaded only when a
+it first, while the heap is emptiest). The host end (``bg.link.host``) is loaded only when a
 ``Central`` is made (a test without a host never loads it).
 """
 
@@ -14,16 +14,16 @@ import gc
 import bluetooth
 from app import ble as B
 from app.link import Hub
-from bg import protocol as P
+from bg import link as P
 from link_board import make_board
 from link_fakes import Rand
 
 
 class PlainHost:
-    """The host end before authentication, on ``bg.protocol`` alone: what
-    ``bg.linkhost.HostEnd`` does while it has no session key (numbered requests without a MAC;
+    """The host end before authentication, on ``bg.link`` alone: what
+    ``bg.link.host.HostEnd`` does while it has no session key (numbered requests without a MAC;
     the board's frames decoded and CRC-checked, a frame that fails a check comes out as a
-    local ``ERROR``). Tests that never pair use it, so the heap does not hold ``bg.linkhost``
+    local ``ERROR``). Tests that never pair use it, so the heap does not hold ``bg.link.host``
     (~7 kB here) beside the board's session.
 
     >>> PlainHost().request(P.REQ_INFO) == P.encode_frame(P.REQ_INFO, 1, b"", 0, None, b"H")
@@ -65,7 +65,7 @@ class Central:
         if plain:
             self.host = PlainHost()
         else:
-            from bg.linkhost import HostEnd
+            from bg.link.host import HostEnd
 
             self.host = HostEnd(Rand(b"central"))
         self.seen = 0

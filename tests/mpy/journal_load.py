@@ -4,7 +4,7 @@
 
 import gc
 
-for _m in ("record", "recdec", "journal", "jrecover", "jpack"):
+for _m in ("record", "record.decode", "journal", "journal.recover", "journal.pack"):
     gc.collect()
     __import__("bg." + _m)
 gc.collect()

@@ -1,4 +1,4 @@
-"""The power-cut check behind test_journal_packcut: game-end compaction (``bg.jpack``) cut at
+"""The power-cut check behind test_journal_packcut: game-end compaction (``bg.journal.pack``) cut at
 every block program and erase, on littlefs with 4096-byte blocks.
 
 A match of legal games from the rules engine (a full game borne off with dances, hits and

@@ -9,7 +9,7 @@ exist: the power-cut replay then runs with that room free.
 from array import array
 
 from bg import board, record
-from bg._mgvisit import MoveGenVisit
+from bg.engine._visit import MoveGenVisit
 
 
 class Rng:
@@ -60,7 +60,7 @@ def reference():
     """(record bytes of the match after MATCH_START, end offset of each action, indexes of
     the GAME_END actions)."""
     rng = Rng(20261122)
-    gen = MoveGenVisit()  # MoveGen's for_each_end, as bg.packdec uses it
+    gen = MoveGenVisit()  # MoveGen's for_each_end, as bg.record.packdec uses it
     g = _Game(rng, gen)
     out = bytearray()
     ends = array("H")  # 2 bytes an action, not a list's 8 (the replays run at the heap's edge)

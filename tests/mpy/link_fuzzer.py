@@ -4,11 +4,11 @@ own module so the test compiles the firmware first, while the 64k heap is still 
 import gc
 import struct
 
-from bg import linkcrypto as C
-from bg import protocol as P
-from bg.linkboard import Board
-from bg.linksession import Session
-from bg.linkstore import MemoryStore
+from bg import link as P
+from bg.link import crypto as C
+from bg.link.board import Board
+from bg.link.session import Session
+from bg.link.store import MemoryStore
 from link_fakes import Clock, Rand
 
 FRAMES = 100000

@@ -16,7 +16,7 @@ import os
 
 from app import serial_link
 from app.link import Hub
-from bg.linkboard import Board
+from bg.link.board import Board
 from link_server import Clock, memory_store, show
 
 

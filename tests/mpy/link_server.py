@@ -17,9 +17,9 @@ import time
 
 from app import sock_link
 from app.link import Hub
-from bg import protocol as P
-from bg.linkboard import Board
-from bg.linkstore import MemoryStore
+from bg import link as P
+from bg.link.board import Board
+from bg.link.store import MemoryStore
 
 
 class Clock:
@@ -76,7 +76,7 @@ async def main(port, store):
 def make_store(arg):
     if arg.startswith("journal:"):
         from bg.journal import Journal
-        from bg.linkjournal import JournalStore
+        from bg.link.journal import JournalStore
 
         root = arg[8:]
         j = Journal(root)

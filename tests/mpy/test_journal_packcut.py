@@ -1,4 +1,4 @@
-"""Power cut at every block write of the game-end compaction (``bg.jpack``): the old (raw) or
+"""Power cut at every block write of the game-end compaction (``bg.journal.pack``): the old (raw) or
 the new (packed) match file, never a loss. Checks in journal_packcut.py."""
 
 # mpy-heap: 72k
@@ -13,7 +13,7 @@ import gc
 gc.collect()
 from journal_packcut import test_power_cut_during_game_end_compaction  # noqa: E402, F401
 
-for _m in ("recdec", "jrecover", "jpack", "packdec", "packenc"):
+for _m in ("record.decode", "journal.recover", "journal.pack", "record.packdec", "record.packenc"):
     gc.collect()
     __import__("bg." + _m)
 gc.collect()

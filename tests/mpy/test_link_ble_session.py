@@ -6,7 +6,7 @@ cases are test_link_ble.py (split so each module needs less heap)."""
 # mpy-heap: 100k
 # Measured on the 64-bit port: needs 86-90k (three checkouts); declared with 8k or more to
 # spare (the figure moves with the checkout's path and the heap layout,
-# tools/bench_heapmargin.py). Board and an authenticated host end (bg.linkhost)
+# tools/bench_heapmargin.py). Board and an authenticated host end (bg.link.host)
 # in one interpreter, over the fake radio compiled from source (it keeps every notification);
 # on the board only the board side runs. The board-only cases need ~70k (test_link_ble.py).
 

@@ -18,7 +18,8 @@ if roomy(96000, 60000):
     # Compile the fuzzer (which imports the firmware's link modules) while the heap is empty.
     gc.collect()
     import link_fuzzer
-    from bg import linkauth, linkreq  # noqa: F401 - loaded now rather than mid-run
+    from bg.link import auth as linkauth  # noqa: F401 - loaded now rather than mid-run
+    from bg.link import requests as linkreq  # noqa: F401
 
     gc.collect()
 

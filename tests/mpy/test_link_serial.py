@@ -11,11 +11,11 @@ if roomy(120000, 96000):
     import time
 
     from app.serial_link import HELLO, MAGIC, READY, SerialTransport
-    from bg import protocol as P
+    from bg import link as P
 
 
 class FixedMac:
-    """A ``bg.linkcrypto.Mac`` stand-in whose tag is full of 0x03 bytes."""
+    """A ``bg.link.crypto.Mac`` stand-in whose tag is full of 0x03 bytes."""
 
     def tag(self, direction, header, payload):
         return b"\x03" * 8

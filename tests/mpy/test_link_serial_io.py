@@ -17,7 +17,7 @@ if roomy(120000, 96000):
 
     from app.link import Hub
     from app.serial_link import HELLO, MAGIC, READY, SerialTransport, StdioTransport
-    from bg import protocol as P
+    from bg import link as P
     from link_board import make_board
 
 _PORT = 7691

@@ -4,8 +4,8 @@ press buttons -- without ever calling the controller's internals."""
 
 from app import controller as C
 from app import rules
-from bg import movegen
-from bg.dice_match import Fairness
+from bg import engine as movegen
+from bg.dice.fairness import Fairness
 
 
 class Ids:

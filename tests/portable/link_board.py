@@ -5,9 +5,9 @@ Its own small module so board-only tests (serial, BLE) need not compile the host
 ``link_helpers`` (which re-exports all of this).
 """
 
-from bg import protocol as P
-from bg.linkboard import Board
-from bg.linkstore import MemoryStore
+from bg import link as P
+from bg.link.board import Board
+from bg.link.store import MemoryStore
 from link_fakes import Clock, Rand
 
 M1 = b"MATCH001"

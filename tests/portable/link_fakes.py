@@ -58,7 +58,7 @@ WHY = "needs a >= 120k MicroPython heap for board + host in one process (see lin
 def code_in_heap():
     """True when the firmware was loaded from files into the heap; False in the ROM image
     (``/rom/...``) or frozen into the interpreter (a frozen module's ``__file__`` is relative)."""
-    from bg import protocol
+    from bg import link as protocol
 
     f = str(getattr(protocol, "__file__", ""))
     return f.startswith("/") and not f.startswith("/rom/")
@@ -66,7 +66,7 @@ def code_in_heap():
 
 def precompiled():
     """True when the firmware is imported as mpy-cross bytecode (as on the device)."""
-    from bg import protocol
+    from bg import link as protocol
 
     return str(getattr(protocol, "__file__", "")).endswith(".mpy")
 

@@ -4,8 +4,8 @@ A manual clock, a deterministic random source, a board with three matches (link_
 helpers that run a host (``HostEnd``) against a board ``Session`` in memory.
 """
 
-from bg import protocol as P
-from bg.linksession import Session
+from bg import link as P
+from bg.link.session import Session
 from link_board import LIVE, M1, M2, make_board, make_store  # noqa: F401 - re-exported
 from link_fakes import Clock, Rand  # noqa: F401 - Clock re-exported
 
@@ -56,7 +56,7 @@ def auth(session, host, key, host_id=HOST_ID):
 
 def paired_session(seed=b"board"):
     """A board, an authenticated session and its host end."""
-    from bg.linkhost import HostEnd  # here, not at the top: board-only tests never load the host
+    from bg.link.host import HostEnd  # here, not at the top: board-only tests never load the host
 
     b = make_board(seed)
     s = Session(b, 185)

@@ -9,7 +9,7 @@ resignations (rejected, accepted), clock records, time losses."""
 
 from bg import board
 from bg import record as R
-from bg._mgvisit import MoveGenVisit
+from bg.engine._visit import MoveGenVisit
 
 
 class Rng:
@@ -29,7 +29,7 @@ class Rng:
 
 class _Pick:
     def __init__(self):
-        self.gen = MoveGenVisit()  # what bg.packdec uses (MoveGen.for_each_end, less code)
+        self.gen = MoveGenVisit()  # what bg.record.packdec uses (MoveGen.for_each_end, less code)
         self.k = 0
         self.want = 0
         self.steps = ()
@@ -164,7 +164,7 @@ def game(rng, game_no=1, features=True, stats=None):
 
 def packed_record(raw):
     """The GAME_PACKED record of one game's raw bytes (ValueError if it cannot be packed)."""
-    from bg.packenc import Packer
+    from bg.record.packenc import Packer
 
     p = Packer()
     p.begin()

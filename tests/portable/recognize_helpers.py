@@ -17,7 +17,7 @@ import gc
 import sys
 
 from bg import board as bgboard
-from bg import movegen
+from bg import engine as movegen
 from bg import recognize as R
 from bg.recognize import Recognizer, observe
 

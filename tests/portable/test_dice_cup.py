@@ -1,8 +1,8 @@
-"""bg.dice_cup: the opening roll (standard and the seed-004 house variant) and the cup gate."""
+"""bg.dice.cup: the opening roll (standard and the seed-004 house variant) and the cup gate."""
 
 from bg.dice import derive_rolls, verify_transcript
-from bg.dice_cup import CHOICE, DONE, EITHER, NEED_THROW, SIDE0, SIDE1, Cup, Opening
-from bg.dice_match import Fairness
+from bg.dice.cup import CHOICE, DONE, EITHER, NEED_THROW, SIDE0, SIDE1, Cup, Opening
+from bg.dice.fairness import Fairness
 
 MID = bytes.fromhex("0123456789abcdef")
 SEED = bytes(range(32))

@@ -1,7 +1,7 @@
-"""bg.dice_match: one match's secret seed, player seed, counter, seed file and reveal."""
+"""bg.dice.fairness: one match's secret seed, player seed, counter, seed file and reveal."""
 
 from bg import dice
-from bg.dice_match import SECRET_LEN, Fairness, TimingMixer, pack_secret, unpack_secret
+from bg.dice.fairness import SECRET_LEN, Fairness, TimingMixer, pack_secret, unpack_secret
 
 MID = bytes.fromhex("0123456789abcdef")
 SEED = bytes(range(32))

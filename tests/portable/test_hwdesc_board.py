@@ -206,13 +206,11 @@ def test_load_missing_file_is_a_clear_error():
 
 def test_loader_is_dropped_once_the_board_is_built():
     # the checks and messages for a malformed board.json are boot-time code: Board() imports
-    # bg._hwload for the one call and forgets it, so its objects go back to the heap
+    # bg.hwdesc._load for the one call and forgets it, so its objects go back to the heap
     import sys
 
-    import bg
-
     b = hwdesc.load()
-    assert "bg._hwload" not in sys.modules and "_hwload" not in bg.__dict__
+    assert "bg.hwdesc._load" not in sys.modules and "_load" not in sys.modules["bg.hwdesc"].__dict__
     assert b.button_index("roll", 1) >= 0  # the run-time methods stay with the board
     _error({"format": "nope"})  # a failed check drops it too
-    assert "bg._hwload" not in sys.modules
+    assert "bg.hwdesc._load" not in sys.modules

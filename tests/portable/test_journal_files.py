@@ -8,13 +8,14 @@ gc.collect()
 from bg import record as R  # noqa: E402
 
 gc.collect()
-from bg import recdec  # noqa: E402, F401 - compiled early: the heap is 64k under MicroPython
+from bg.record import decode as recdec  # noqa: E402, F401 - compiled early: the heap is 64k under MicroPython
 
 gc.collect()
 from bg import journal as J  # noqa: E402
 
 gc.collect()
-from bg import jrecover, jserve  # noqa: E402, F401
+from bg.journal import recover as jrecover  # noqa: E402, F401
+from bg.journal import serve as jserve  # noqa: E402, F401
 
 MID = b"\xa0\xa1\xa2\xa3\xa4\xa5\xa6\xa7"
 MID2 = b"\xb0\xb1\xb2\xb3\xb4\xb5\xb6\xb7"

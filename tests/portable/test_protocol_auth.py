@@ -1,4 +1,4 @@
-"""bg.linkboard security: pairing, challenge-response, replay refusal, rate limiting, revocation.
+"""bg.link.board security: pairing, challenge-response, replay refusal, rate limiting, revocation.
 
 Runs unchanged under CPython and the MicroPython unix port.
 """
@@ -12,10 +12,10 @@ Runs unchanged under CPython and the MicroPython unix port.
 from link_fakes import roomy, skip_all
 
 if roomy(120000, 90000):
-    from bg import protocol as P
-    from bg.linkboard import Board, unpack_hosts
-    from bg.linkhost import HostEnd
-    from bg.linksession import Session
+    from bg import link as P
+    from bg.link.board import Board, unpack_hosts
+    from bg.link.host import HostEnd
+    from bg.link.session import Session
     from link_helpers import (
         HOST_ID,
         Rand,

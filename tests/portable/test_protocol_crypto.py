@@ -1,9 +1,9 @@
-"""bg.linkcrypto: HMAC against RFC 4231, the session MAC, Diffie-Hellman, pairing codes.
+"""bg.link.crypto: HMAC against RFC 4231, the session MAC, Diffie-Hellman, pairing codes.
 
 Runs unchanged under CPython and the MicroPython unix port.
 """
 
-from bg import linkcrypto as C
+from bg.link import crypto as C
 from link_fakes import Rand
 
 

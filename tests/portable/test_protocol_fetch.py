@@ -1,4 +1,4 @@
-"""bg.linkreq transfers: fetch in MTU-sized chunks, credits and acks, resume after a disconnect.
+"""bg.link.requests transfers: fetch in MTU-sized chunks, credits and acks, resume after a disconnect.
 
 Runs unchanged under CPython and the MicroPython unix port.
 """
@@ -15,8 +15,8 @@ if roomy(120000, 90000):
     import gc
     import struct
 
-    from bg import protocol as P
-    from bg.linksession import Session
+    from bg import link as P
+    from bg.link.session import Session
     from link_helpers import M1, exchange, paired_session
 
 
@@ -56,7 +56,7 @@ def test_resume_after_disconnect():
     r = exchange(s, h, _fetch(s, h, M1, credits=3))
     part = b"".join(p[4:] for t, p, _ in r if t == P.DATA)
     s.close()
-    from bg.linkhost import HostEnd
+    from bg.link.host import HostEnd
     from link_helpers import Rand, auth
 
     s2 = Session(b, 185)

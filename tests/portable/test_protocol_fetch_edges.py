@@ -1,4 +1,4 @@
-"""bg.linkreq transfers, the edges: ranges and errors, the empty last frame, cancel, chunk and
+"""bg.link.requests transfers, the edges: ranges and errors, the empty last frame, cancel, chunk and
 frame sizes against the MTU (split from test_protocol_fetch so each module fits the 64k heap).
 
 Runs unchanged under CPython and the MicroPython unix port.
@@ -15,8 +15,8 @@ from link_fakes import roomy, skip_all
 if roomy(120000, 90000):
     import struct
 
-    from bg import protocol as P
-    from bg.linksession import Session
+    from bg import link as P
+    from bg.link.session import Session
     from link_helpers import M1, M2, error_code, exchange, make_board, one, paired_session, snapshot
 
 

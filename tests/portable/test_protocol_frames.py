@@ -1,10 +1,10 @@
-"""bg.protocol frames: CRC, encoding, the total stream decoder, names.
+"""bg.link frames: CRC, encoding, the total stream decoder, names.
 
 Runs unchanged under CPython and the MicroPython unix port.
 """
 
-from bg import linkcrypto as C
-from bg import protocol as P
+from bg import link as P
+from bg.link import crypto as C
 
 
 def _h(s):

@@ -1,4 +1,4 @@
-"""bg.linkboard requests: list pages, hosts list, watch (split from test_protocol_requests so each
+"""bg.link.board requests: list pages, hosts list, watch (split from test_protocol_requests so each
 module fits the 64k heap).
 
 Runs unchanged under CPython and the MicroPython unix port.
@@ -16,7 +16,7 @@ if roomy(120000, 90000):
     import gc
     import struct
 
-    from bg import protocol as P
+    from bg import link as P
     from link_helpers import M1, one, paired_session
 
 

@@ -1,4 +1,4 @@
-"""bg.linksession: replayed, reordered or tampered requests and revoked hosts are refused.
+"""bg.link.session: replayed, reordered or tampered requests and revoked hosts are refused.
 
 Runs unchanged under CPython and the MicroPython unix port.
 """
@@ -12,9 +12,9 @@ Runs unchanged under CPython and the MicroPython unix port.
 from link_fakes import roomy, skip_all
 
 if roomy(120000, 90000):
-    from bg import protocol as P
-    from bg.linkhost import HostEnd
-    from bg.linksession import Session
+    from bg import link as P
+    from bg.link.host import HostEnd
+    from bg.link.session import Session
     from link_helpers import (
         HOST_ID,
         Rand,

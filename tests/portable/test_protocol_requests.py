@@ -1,4 +1,4 @@
-"""bg.linkboard requests: list, fetch with credits and resume, delete, watch, reveal, clock, name.
+"""bg.link.board requests: list, fetch with credits and resume, delete, watch, reveal, clock, name.
 
 Runs unchanged under CPython and the MicroPython unix port.
 """
@@ -14,7 +14,7 @@ from link_fakes import roomy, skip_all
 if roomy(120000, 90000):
     import struct
 
-    from bg import protocol as P
+    from bg import link as P
     from link_helpers import LIVE, M1, M2, error_code, one, paired_session, snapshot
 
 

@@ -7,7 +7,7 @@ gc.collect()
 from bg import record as R  # noqa: E402
 
 gc.collect()
-from bg import recdec  # noqa: E402, F401 - compile it now, while the heap is unfragmented
+from bg.record import decode as recdec  # noqa: E402, F401 - compile it now, while the heap is unfragmented
 
 MID = b"\x01\x02\x03\x04\x05\x06\x07\x08"
 SAMPLES = (

@@ -1,4 +1,4 @@
-"""GAME_PACKED (bg.packdec / bg.packenc): packed games expand to exactly the records they
+"""GAME_PACKED (bg.record.packdec / bg.record.packenc): packed games expand to exactly the records they
 replace, the engine's visit order is frozen, bad packed bytes end a Decoder cleanly.
 Runs under CPython and MicroPython (64k heap: packing and expansion fit with the engine)."""
 
@@ -11,16 +11,16 @@ gc.collect()
 from bg import record as R  # noqa: E402
 
 gc.collect()
-from bg import recdec  # noqa: E402, F401
+from bg.record import decode as recdec  # noqa: E402, F401
 
 gc.collect()
 from bg import board  # noqa: E402
 
 gc.collect()
-from bg import packdec  # noqa: E402
+from bg.record import packdec  # noqa: E402
 
 gc.collect()
-from bg import packenc  # noqa: E402, F401
+from bg.record import packenc  # noqa: E402, F401
 
 gc.collect()
 

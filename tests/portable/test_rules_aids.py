@@ -1,6 +1,7 @@
 """Learning aids of seed 002: hit table, shots with real blocking, opening book, pips."""
 
-from bg import aids, board, movegen
+from bg import aids, board
+from bg import engine as movegen
 
 SEED_TABLE = (11, 12, 14, 15, 15, 17, 6, 6, 5, 3, 2, 3)
 SEED_PERCENT = (31, 33, 39, 42, 42, 47, 17, 17, 14, 8, 6, 8)

@@ -1,6 +1,7 @@
 """Hitting, the bar, entering and bearing off, from the seed documents' own examples."""
 
-from bg import board, movegen, notation
+from bg import board, notation
+from bg import engine as movegen
 
 GEN = movegen.MoveGen()
 

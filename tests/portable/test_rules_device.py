@@ -1,6 +1,7 @@
 """Device-side queries on small positions: recognition, hints, prefixes, forced plays."""
 
-from bg import board, movegen
+from bg import board
+from bg import engine as movegen
 
 GEN = movegen.MoveGen()
 

@@ -2,7 +2,8 @@
 rules, 002 = Carlit booklet, 003 = Rouge et Noir, 004 = house rules). Runs on CPython and
 on MicroPython (tests/mpy_runner.py)."""
 
-from bg import board, movegen
+from bg import board
+from bg import engine as movegen
 
 GEN = movegen.MoveGen()
 

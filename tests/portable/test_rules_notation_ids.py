@@ -1,6 +1,7 @@
 """Notation as GNU Backgammon writes it, and the IDs (start position and round trips)."""
 
-from bg import board, ids, movegen, notation
+from bg import board, ids, notation
+from bg import engine as movegen
 
 
 def opp(points):

@@ -30,7 +30,7 @@ for p in (str(HERE), str(ROOT / "firmware"), str(ROOT / "host_tools" / "shim")):
 
 import server  # noqa: E402
 from bg import board as B  # noqa: E402
-from bg import movegen  # noqa: E402
+from bg import engine as movegen  # noqa: E402
 
 ACTION = re.compile(r"^([A-Z_]+) ?(.*)$")
 

@@ -14,15 +14,16 @@ _base = gc.mem_alloc()
 from app import main as M  # noqa: E402, I001 - first, as the board's main.py imports it
 from app import controller as C  # noqa: E402
 from bg import board as B  # noqa: E402
-from bg import hwdesc, movegen  # noqa: E402
+from bg import hwdesc  # noqa: E402
+from bg import engine as movegen  # noqa: E402
 from hal import sim  # noqa: E402
 
 # modules the application imports lazily: loaded now so code_bytes counts all the bytecode
 for _m in (
     "bg.recognize",
     "bg.journal",
-    "bg.dice_match",
-    "bg.dice_cup",
+    "bg.dice.fairness",
+    "bg.dice.cup",
     "bg.record",
     "bg.leds",
     "bg.sensing",

@@ -337,7 +337,7 @@ def cmd_stats(args):
 
 
 def cmd_sim(args):
-    from bg.dice_match import Fairness
+    from bg.dice.fairness import Fairness
 
     if args.throws < 0 or args.throws > 10_000_000:
         raise ValueError("--throws must be 0..10000000")

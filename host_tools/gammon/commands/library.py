@@ -539,8 +539,9 @@ def analyze(m, plies=0, top=3):
         import gnubg
     except ImportError:
         raise UserError("analysis needs GNU Backgammon's Python module: pip install gnubg") from None
+    from bg import engine as movegen
     from bg import ids as bgids
-    from bg import movegen, notation
+    from bg import notation
 
     ec = gnubg.evalcontext(1, plies, 1, 1, 0.0)
     per = [[0, 0.0], [0, 0.0]]

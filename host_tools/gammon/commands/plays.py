@@ -16,7 +16,8 @@ to ``gammon.library_show`` (the game library's ``show``) when that module exists
 import importlib
 import sys
 
-from bg import ids, movegen, notation
+from bg import engine as movegen
+from bg import ids, notation
 
 from gammon.cli import UserError
 from gammon.render import render_board

@@ -24,8 +24,8 @@ Example (host side, unauthenticated board-info request)::
     >>> dec.next()[0] == REQ_INFO
     True
 
-The board's side is ``bg.linkboard`` (``Board``, ``Session``), its storage contract
-``bg.linkstore`` (``Store``, ``MemoryStore``), the host's side ``bg.linkhost`` (``HostEnd``).
+The board's side is ``bg.link.board`` (``Board``, ``Session``), its storage contract
+``bg.link.store`` (``Store``, ``MemoryStore``), the host's side ``bg.link.host`` (``HostEnd``).
 They are separate modules so each compiles within the ESP32's heap. Nothing here blocks or
 awaits: the app's link task (``app/link.py``) drives it.
 """
@@ -276,7 +276,7 @@ class Decoder:
 
 def error_payload(code, req_type=0, req_seq=0, retry_ms=0, msg=None):
     if msg is None:
-        msg = ""  # the host has the long names (bg.linkhost.ERROR_NAMES); save the board's RAM
+        msg = ""  # the host has the long names (bg.link.host.ERROR_NAMES); save the board's RAM
     return struct.pack("<BBHI", code, req_type, req_seq & 0xFFFF, retry_ms) + msg.encode()[:60]
 
 

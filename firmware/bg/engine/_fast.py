@@ -1,8 +1,8 @@
 """The host's fast path for ``MoveGen.plays()`` (all distinct plays as bytes).
 
-Kept out of ``bg.movegen`` so the device never compiles it: it allocates freely (lists,
+Kept out of ``bg.engine`` so the device never compiles it: it allocates freely (lists,
 sets, bytes per play) in exchange for speed under CPython. The general search in
-``bg.movegen`` covers every case this module declines (returns None).
+``bg.engine`` covers every case this module declines (returns None).
 """
 
 

@@ -1,5 +1,5 @@
 """Game-end compaction of the journal (loaded by ``Journal.append`` when ``GAME_END`` is stored):
-the finished game's records are re-encoded into one ``GAME_PACKED`` record (``bg.packdec``
+the finished game's records are re-encoded into one ``GAME_PACKED`` record (``bg.record.packdec``
 has the format and the expander) and the match file is swapped atomically.
 
 Safety (docs/journal.md, "Packed games"): the game's records are already durable when this
@@ -41,7 +41,7 @@ def _last_game(path):
 
 
 def _pack(path, g0):
-    from bg.packenc import Packer
+    from bg.record.packenc import Packer
 
     p = Packer()
     p.begin()
@@ -57,7 +57,7 @@ def _pack(path, g0):
 
 def _same(path, g0, payload):
     """Expanding ``payload`` gives exactly the records from ``g0`` on."""
-    from bg.packdec import Expander
+    from bg.record.packdec import Expander
 
     x = Expander()
     x.start(payload)

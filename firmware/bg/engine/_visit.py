@@ -1,10 +1,10 @@
 """The allocation-free visit of every maximal play (``for_each_end``), on top of
 ``MoveGenCore``. A module of its own only to keep each module small enough for MicroPython
-to compile in a small heap; see ``bg.movegen`` for the API."""
+to compile in a small heap; see ``bg.engine`` for the API."""
 
 import micropython
 
-from bg._mgcore import MoveGenCore, _no_visit
+from bg.engine._core import MoveGenCore, _no_visit
 
 
 class MoveGenVisit(MoveGenCore):

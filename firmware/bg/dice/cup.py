@@ -106,7 +106,7 @@ class Cup:
     returns the throw, or None when that press is not allowed -- a button press at the wrong
     time does nothing. Each allow() permits exactly one throw: nothing is re-thrown.
 
-    >>> from bg.dice_match import Fairness
+    >>> from bg.dice.fairness import Fairness
     >>> f = Fairness(bytes(8), bytes(32)); ps = f.fix()
     >>> cup = Cup(f); cup.press(0) is None
     True

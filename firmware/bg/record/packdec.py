@@ -1,8 +1,8 @@
 """Packed finished games (``record.GAME_PACKED``): the bit-level format, shared state tracking
 and the expander that turns one packed record back into the exact records it replaced.
 
-Loaded by ``bg.recdec`` only when a ``GAME_PACKED`` record is met (this module needs the rules
-engine); the packing half is ``bg.jpack``. Format tables: docs/journal.md, "Packed games".
+Loaded by ``bg.record.decode`` only when a ``GAME_PACKED`` record is met (this module needs the rules
+engine); the packing half is ``bg.journal.pack``. Format tables: docs/journal.md, "Packed games".
 
 A packed game is ``PACK_VERSION`` (one byte) then a bit stream (MSB first) of items, each
 starting with a 6-bit code::
@@ -32,7 +32,7 @@ Example::
 from micropython import const
 
 from bg import board
-from bg._mgvisit import MoveGenVisit
+from bg.engine._visit import MoveGenVisit
 from bg.record import (
     FORMATS,
     GAME_START,
@@ -78,7 +78,7 @@ class Track:
         self.ns = 0
         self.dd1 = 0  # last dice (0 = none yet)
         self.dd2 = 0
-        # MoveGen's own for_each_end (bg.movegen.MoveGen subclasses MoveGenVisit and does not
+        # MoveGen's own for_each_end (bg.engine.MoveGen subclasses MoveGenVisit and does not
         # override it): only the visit half of the engine is loaded, with its own buffers.
         self.gen = MoveGenVisit()
         self.want = -1
@@ -260,7 +260,7 @@ class Expander:
             raw = bytearray(ln)
             for i in range(ln):
                 raw[i] = self.read(8)
-            from bg.recdec import _fields
+            from bg.record.decode import _fields
 
             a = (kind, _fields(kind, raw, 0, ln))
         else:

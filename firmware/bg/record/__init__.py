@@ -26,7 +26,7 @@ the host exports (layout tables: docs/journal.md)."""
 #   illegal play) is written as a general ``ROLL`` record followed by a general ``PLAY``.
 #
 # Decoding a compact turn yields two actions, ``ROLL`` then ``PLAY``, and a packed finished game
-# (``GAME_PACKED``, written by the journal's game-end compaction, bg.jpack) yields the records
+# (``GAME_PACKED``, written by the journal's game-end compaction, bg.journal.pack) yields the records
 # it replaced, so readers only ever see the kinds below. Byte-by-byte tables and the reasoning
 # behind the sizes: ``docs/journal.md``.
 #
@@ -82,7 +82,7 @@ GAME_END = const(0x0E)
 MATCH_END = const(0x0F)
 SEED_REVEAL = const(0x10)
 CLOCK = const(0x11)
-# A finished game re-encoded as one record (bg.jpack; expanded by bg.packdec). Readers never
+# A finished game re-encoded as one record (bg.journal.pack; expanded by bg.record.packdec). Readers never
 # see it: ``Decoder`` yields the records it replaced (unless ``expand=False``).
 GAME_PACKED = const(0x12)
 # Encode-only pseudo kind: a roll and its play in one compact record.
@@ -414,21 +414,21 @@ def encode(kind, fields, buf=None):
     return memoryview(buf)[:end]
 
 
-# Decoding lives in bg.recdec (kept apart so each module compiles in an ESP32-sized heap);
+# Decoding lives in bg.record.decode (kept apart so each module compiles in an ESP32-sized heap);
 # these wrappers make ``bg.record`` the one entry point.
 
 
 def decode_record(data, i=0, end=None):
     """Decode the record at ``data[i]``: ``(kind, fields, next_i)`` (``TURN`` for a compact
     turn). ``EOFError`` if the bytes end inside it, ``ValueError`` if it is corrupt."""
-    from bg import recdec
+    from bg.record import decode as recdec
 
     return recdec.decode_record(data, i, end)
 
 
 def Decoder(source, split_turns=True, expand=True):  # noqa: N802 - reads like the class it returns
-    """A ``bg.recdec.Decoder`` over bytes or a binary file."""
-    from bg import recdec
+    """A ``bg.record.decode.Decoder`` over bytes or a binary file."""
+    from bg.record import decode as recdec
 
     return recdec.Decoder(source, split_turns, expand)
 
@@ -437,6 +437,6 @@ def decode_stream(data):
     """Every action of ``data`` (bytes or a binary file): an iterable ``Decoder`` yielding
     ``(kind, fields)``; a torn/corrupt tail ends it cleanly (then ``.valid`` is the number
     of good bytes and ``.status`` is ``TORN`` or ``CORRUPT``)."""
-    from bg import recdec
+    from bg.record import decode as recdec
 
     return recdec.Decoder(data)

@@ -2,16 +2,7 @@
 ``gammon.link`` and by the tests that drive a board ``Session`` directly.
 """
 
-from bg.linkcrypto import (
-    Mac,
-    auth_proofs,
-    dh_keypair,
-    dh_shared,
-    equal,
-    pair_keys,
-    pair_transcript,
-)
-from bg.protocol import (
+from bg.link import (
     E_AUTH,
     E_BACKOFF,
     E_BUSY,
@@ -39,6 +30,15 @@ from bg.protocol import (
     Frame,
     encode_frame,
     error_payload,
+)
+from bg.link.crypto import (
+    Mac,
+    auth_proofs,
+    dh_keypair,
+    dh_shared,
+    equal,
+    pair_keys,
+    pair_transcript,
 )
 
 # Human-readable error names (host side only: the board sends codes).

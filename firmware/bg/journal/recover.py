@@ -75,7 +75,7 @@ def open_journal(j):
     if j.error == OK and _hexid(active) in cut:
         # The raw game is authoritative; pack it again now (a no-op unless the file ends
         # with a finished game; the engine is loaded only if it does).
-        from bg import jpack
+        from bg.journal import pack as jpack
 
         jpack.compact(j)
     return j.replay()

@@ -1,8 +1,8 @@
 """Prefixes, hints, legality of a given sequence and forced plays, on top of the
 recognition searches of ``MoveGenSearch`` (split only so that MicroPython compiles each
-module in a small heap). See ``bg.movegen`` for the API."""
+module in a small heap). See ``bg.engine`` for the API."""
 
-from bg._mgsearch import MoveGenSearch
+from bg.engine._search import MoveGenSearch
 
 
 class MoveGenHints(MoveGenSearch):

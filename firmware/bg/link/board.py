@@ -1,10 +1,10 @@
 """Board-wide state of the link (``Board``): paired hosts, the failure back-off, the pairing
-window and the live-watch fan-out, shared by every connection's ``bg.linksession.Session``.
+window and the live-watch fan-out, shared by every connection's ``bg.link.session.Session``.
 
-Frames and crypto live in ``bg.protocol``; ``docs/protocol.md`` is the specification.
+Frames and crypto live in ``bg.link``; ``docs/protocol.md`` is the specification.
 """
 
-from bg.protocol import (
+from bg.link import (
     BACKOFF_BASE_MS,
     BACKOFF_MAX_MS,
     EVENT_QUEUE,

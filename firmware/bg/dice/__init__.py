@@ -14,7 +14,7 @@ After the match (never before) the board reveals the seed and anyone can re-deri
 with :func:`verify_transcript`. ``docs/dice.md`` is the authoritative byte layout.
 
 This module is the derivation (pure functions, used on the board and by ``gammon verify``);
-:mod:`bg.dice_match` holds one match's secret and life cycle (``Fairness``), :mod:`bg.dice_cup`
+:mod:`bg.dice.fairness` holds one match's secret and life cycle (``Fairness``), :mod:`bg.dice.cup`
 the opening-roll rules and the gate (``Opening``, ``Cup``).
 
 Example::

@@ -14,10 +14,7 @@ Example::
 
 import struct
 
-from bg.linkcrypto import (
-    equal,
-)
-from bg.protocol import (
+from bg.link import (
     BAD,
     CRC_LEN,
     DATA,
@@ -57,6 +54,9 @@ from bg.protocol import (
     Decoder,
     encode_frame,
     error_payload,
+)
+from bg.link.crypto import (
+    equal,
 )
 
 
@@ -242,7 +242,7 @@ _HANDLERS = {
 
 def _handler(h):
     if h[0] == 0:
-        from bg import linkauth as mod
+        from bg.link import auth as mod
     else:
-        from bg import linkreq as mod
+        from bg.link import requests as mod
     return getattr(mod, h[1])

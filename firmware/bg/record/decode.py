@@ -197,7 +197,7 @@ def decode_record(data, i=0, end=None):
     return b0, _fields(b0, data, i + 2, ln - 4), i + ln
 
 
-_PACK_VERSION = 1  # bg.packdec.PACK_VERSION (not imported: that module loads the engine)
+_PACK_VERSION = 1  # bg.record.packdec.PACK_VERSION (not imported: that module loads the engine)
 
 
 def _split(t):
@@ -213,12 +213,12 @@ class Decoder:
     then PLAY unless ``split_turns`` is False (then one ``TURN``). A packed game
     (``GAME_PACKED``) yields the records it replaced, exactly as they were (its ``valid``
     bytes count once all of them are out), unless ``expand`` is False (then it is one
-    ``(GAME_PACKED, (payload,))``); expanding loads the rules engine (``bg.packdec``)."""
+    ``(GAME_PACKED, (payload,))``); expanding loads the rules engine (``bg.record.packdec``)."""
 
     def __init__(self, source, split_turns=True, expand=True):
         self.valid = 0
         self._expand = expand
-        self._x = None  # bg.packdec.Expander, made at the first packed game
+        self._x = None  # bg.record.packdec.Expander, made at the first packed game
         self._xlen = 0  # length of the packed record being expanded (0: none)
         self.status = OK
         self.error = None
@@ -296,7 +296,7 @@ class Decoder:
             self._bad(e)
         if kind == GAME_PACKED and self._expand:
             if self._x is None:
-                from bg.packdec import Expander
+                from bg.record.packdec import Expander
 
                 self._x = Expander()
             try:

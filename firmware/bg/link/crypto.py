@@ -1,7 +1,7 @@
 """Link crypto: HMAC-SHA-256, the session MAC, constant-time compare, the pairing
 Diffie-Hellman and the key derivations of pairing and authentication (docs/protocol.md).
 
-Portable; separate from ``bg.protocol`` so each module compiles within the ESP32's heap.
+Portable; separate from ``bg.link`` so each module compiles within the ESP32's heap.
 
 Example::
 
@@ -13,7 +13,7 @@ import hashlib
 
 from micropython import const
 
-from bg.protocol import MAC_LEN, PUB_LEN
+from bg.link import MAC_LEN, PUB_LEN
 
 # RFC 3526 group 14 (2048-bit MODP), generator 2: ephemeral Diffie-Hellman during pairing so
 # a passive eavesdropper of the pairing exchange learns nothing about the key.

@@ -1,4 +1,4 @@
-"""``bg.linkstore.Store`` on the flash journal (``bg.journal.Journal``) for the link.
+"""``bg.link.store.Store`` on the flash journal (``bg.journal.Journal``) for the link.
 
 The journal keeps the matches; this adapter adds the two small link files next to it:
 ``<root>/link/name`` (the board's name) and ``<root>/link/hosts`` (the paired-hosts blob),
@@ -19,7 +19,7 @@ import os
 
 from bg import record
 from bg.journal import MATCH_DAMAGED, MATCH_DONE
-from bg.protocol import STATE_DAMAGED, STATE_FINISHED, STATE_LIVE
+from bg.link import STATE_DAMAGED, STATE_FINISHED, STATE_LIVE
 
 _DEFAULT_NAME = "Gammon"
 
@@ -40,7 +40,7 @@ def _write_atomic(path, data):
 
 
 class JournalStore:
-    """The link's ``Store`` over a ``Journal`` (see ``bg.linkstore.Store`` for the contract)."""
+    """The link's ``Store`` over a ``Journal`` (see ``bg.link.store.Store`` for the contract)."""
 
     def __init__(self, journal, root, board_id=b"GAMMON00"):
         self.j = journal

@@ -166,7 +166,7 @@ class Fairness:
 
     def roll(self):
         """The next throw: its two faces in a reused ``bytearray(2)``; the counter advances,
-        so no throw can ever be taken back. Use :class:`bg.dice_cup.Cup` to gate it by the rules."""
+        so no throw can ever be taken back. Use :class:`bg.dice.cup.Cup` to gate it by the rules."""
         if self._stream is None:
             raise ValueError("fix the player seed (and journal it) before the first throw")
         if self.over:

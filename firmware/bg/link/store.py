@@ -4,7 +4,7 @@ The journal (``bg.journal``) implements ``Store`` on flash; ``MemoryStore`` serv
 the simulator.
 """
 
-from bg.protocol import (
+from bg.link import (
     STATE_FINISHED,
     STATE_LIVE,
 )

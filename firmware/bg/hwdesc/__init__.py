@@ -3,7 +3,7 @@
 ``board.json`` is the single source of truth for the sensor chain, the LED chain, pins and
 buttons (semantics: ``hardware/README.md``). It is loaded with ``json`` once, at boot, checked
 and turned into small bytearray/array tables that the hot paths (``bg.sensing``, ``bg.leds``)
-index without allocating. The loading and checking live in ``bg._hwload``, which ``Board()``
+index without allocating. The loading and checking live in ``bg.hwdesc._load``, which ``Board()``
 imports for the one call and drops again (boot-time code should not stay in the heap).
 
 Rows: every sensed row of slots gets a row number::
@@ -91,7 +91,7 @@ class Board:
       ``scan_hz``, ``debounce_scans``, ``button_debounce_ms``, ``checkers_per_side``.
     """
 
-    # Declared for readers and the type checker; ``bg._hwload.fill`` sets them (annotations
+    # Declared for readers and the type checker; ``bg.hwdesc._load.fill`` sets them (annotations
     # without a value compile to nothing under MicroPython).
     nbytes: int
     nbits: int
@@ -137,20 +137,19 @@ class Board:
 
     def __init__(self, desc):
         """Check ``desc`` (board.json, parsed) and build the tables; ``ValueError`` names the
-        first problem. The checks live in ``bg._hwload``, imported for this call only."""
+        first problem. The checks live in ``bg.hwdesc._load``, imported for this call only."""
         import sys
 
-        from bg import _hwload
+        from bg.hwdesc import _load as _hwload
 
         try:
             _hwload.fill(self, desc)
         finally:
             # boot-time code: drop it so its objects return to the heap (qstrs stay)
-            if sys.modules.pop("bg._hwload", None) is not None:
-                import bg
-
-                if "_hwload" in bg.__dict__:
-                    delattr(bg, "_hwload")
+            if sys.modules.pop("bg.hwdesc._load", None) is not None:
+                pkg = sys.modules.get("bg.hwdesc")
+                if pkg is not None and "_load" in pkg.__dict__:
+                    delattr(pkg, "_load")
 
     # -- run time --------------------------------------------------------------------
     def slot_bit(self, row, slot):
@@ -209,7 +208,7 @@ def row_name(row):
 
 
 def _loader():
-    from bg import _hwload
+    from bg.hwdesc import _load as _hwload
 
     return _hwload
 

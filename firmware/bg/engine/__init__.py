@@ -35,8 +35,10 @@ import sys
 # The layers bottom-up, each before the one built on it: a cold import then nests three module
 # bodies deep instead of five. Every nested import holds a set of interpreter frames on the C
 # stack (the ESP32's MicroPython task has 16 kB; docs/memory.md).
-from bg import _mgcore, _mgsearch, _mgvisit  # noqa: F401 - imported for the order only
-from bg._mghints import MoveGenHints
+from bg.engine import _core as _mgcore  # noqa: F401 - imported for the order only
+from bg.engine import _search as _mgsearch  # noqa: F401
+from bg.engine import _visit as _mgvisit  # noqa: F401
+from bg.engine._hints import MoveGenHints
 
 _HOST = sys.implementation.name != "micropython"
 
@@ -57,7 +59,7 @@ class MoveGen(MoveGenHints):
         if not (1 <= d1 <= 6 and 1 <= d2 <= 6):
             raise ValueError("dice must be 1..6, got %d-%d" % (d1, d2))
         if _HOST:
-            from bg._fastplays import fast_plays  # host speed path, never compiled on the device
+            from bg.engine._fast import fast_plays  # host speed path, never compiled on the device
 
             r = fast_plays(pos, side, d1, d2)
             if r is not None:

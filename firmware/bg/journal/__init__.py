@@ -154,7 +154,7 @@ class Journal:
         in progress (empty when there is none) -- the list to replay, in order, torn tail
         excluded. ``error`` says what to show; a missing filesystem gives ``ERR_NO_FS`` and
         an empty replay rather than an exception."""
-        from bg import jrecover
+        from bg.journal import recover as jrecover
 
         return jrecover.open_journal(self)
 
@@ -182,7 +182,7 @@ class Journal:
         """Start a match: its secret ``seed`` (32 bytes, atomically) and its ``MATCH_START``
         record (``fields`` as in ``bg.record``). A match still in progress is abandoned
         first (its seed revealed). Durable when it returns."""
-        from bg import jrecover
+        from bg.journal import recover as jrecover
 
         jrecover.begin_match(self, fields, seed)
 
@@ -206,9 +206,9 @@ class Journal:
             self.finished = True
         self.error = OK
         if kind == record.GAME_END:
-            # The game is durable as it is; now swap in its packed form (bg.jpack), or keep
+            # The game is durable as it is; now swap in its packed form (bg.journal.pack), or keep
             # it raw if that is not possible. Either file is complete at every instant.
-            from bg import jpack
+            from bg.journal import pack as jpack
 
             jpack.compact(self)
 
@@ -269,21 +269,21 @@ class Journal:
         self._need_fs()
         return self._seed(self.active if match_id is None else bytes(match_id))
 
-    # -- what the link serves (bg.jserve) ------------------------------------------------------
+    # -- what the link serves (bg.journal.serve) ------------------------------------------------------
     def list_matches(self):
         """``[(match_id, size, state)]`` of every stored match (``MATCH_*``)."""
-        from bg import jserve
+        from bg.journal import serve as jserve
 
         return jserve.list_matches(self)
 
     def read_match(self, match_id, offset, n):
         """Up to ``n`` (<= 4096) bytes of a match's records from ``offset``; no secrets."""
-        from bg import jserve
+        from bg.journal import serve as jserve
 
         return jserve.read_match(self, match_id, offset, n)
 
     def delete_match(self, match_id):
         """Delete a finished match the host confirmed it stored; refuses a live one."""
-        from bg import jserve
+        from bg.journal import serve as jserve
 
         jserve.delete_match(self, match_id)

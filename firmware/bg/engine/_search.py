@@ -1,7 +1,7 @@
 """Recognition (searches towards a given end position that stop early and allocate nothing
-per visited play), on top of ``MoveGenVisit``. See ``bg.movegen`` for the API."""
+per visited play), on top of ``MoveGenVisit``. See ``bg.engine`` for the API."""
 
-from bg._mgvisit import MoveGenVisit
+from bg.engine._visit import MoveGenVisit
 
 
 class MoveGenSearch(MoveGenVisit):

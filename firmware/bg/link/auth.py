@@ -1,23 +1,12 @@
 """Link requests allowed before authentication: board info, pairing, challenge-response.
 
-Functions ``f(session, frame)`` dispatched by ``bg.linksession``; each checks everything
+Functions ``f(session, frame)`` dispatched by ``bg.link.session``; each checks everything
 before it changes anything.
 """
 
 import struct
 
-from bg.linkcrypto import (
-    DH_P,
-    Mac,
-    auth_proofs,
-    code_from_random,
-    dh_keypair,
-    dh_shared,
-    equal,
-    pair_keys,
-    pair_transcript,
-)
-from bg.protocol import (
+from bg.link import (
     E_BACKOFF,
     E_BUSY,
     E_DENIED,
@@ -40,6 +29,17 @@ from bg.protocol import (
     REQ_PAIR_START,
     RSP,
     check_name,
+)
+from bg.link.crypto import (
+    DH_P,
+    Mac,
+    auth_proofs,
+    code_from_random,
+    dh_keypair,
+    dh_shared,
+    equal,
+    pair_keys,
+    pair_transcript,
 )
 
 

@@ -1,13 +1,13 @@
 """Link requests of an authenticated session: list, fetch/ack/cancel, delete, watch, reveal,
 set clock, rename, unpair, hosts.
 
-Functions ``f(session, frame)`` dispatched by ``bg.linksession``; each checks everything
+Functions ``f(session, frame)`` dispatched by ``bg.link.session``; each checks everything
 before it changes anything (a delete of several matches is all-or-nothing).
 """
 
 import struct
 
-from bg.protocol import (
+from bg.link import (
     E_STATE,
     ID_LEN,
     LIST_PAGE,

@@ -1,5 +1,5 @@
-"""Packing half of ``GAME_PACKED`` (format: ``bg.packdec``, docs/journal.md): bit-packs one
-finished game's records. Used by ``bg.jpack`` at game end and by the host benchmark.
+"""Packing half of ``GAME_PACKED`` (format: ``bg.record.packdec``, docs/journal.md): bit-packs one
+finished game's records. Used by ``bg.journal.pack`` at game end and by the host benchmark.
 
 Example::
 
@@ -11,7 +11,7 @@ Example::
 """
 
 from bg import record
-from bg.packdec import (
+from bg.record.packdec import (
     C_END,
     C_KIND,
     C_PLAY,
