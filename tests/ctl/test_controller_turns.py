@@ -61,7 +61,7 @@ def test_confirm_records_the_legal_play_and_passes_the_turn():
 def test_takeback_is_free_until_confirm():
     c, r = H.started()
     side = c.side
-    ps = [p for p, _ in __import__("bg.engine").movegen.plays(c.pos, side, c.dice[0], c.dice[1])]
+    ps = [p for p, _ in __import__("bg.engine").engine.plays(c.pos, side, c.dice[0], c.dice[1])]
     first, second = ps[0], ps[-1]
     rules.apply_steps(r.pos, side, first)  # move one way...
     r.sense()

@@ -123,11 +123,13 @@ def test_bench_set_and_worst_position_equal_gnubg():
 
     gen = movegen.MoveGen()
     cases = []
-    bench = Path("/work/shared/bench/positions_2000.json")
-    if bench.exists():
-        for d in json.loads(bench.read_text())["positions"]:
-            pos = ids.decode_position_id(d["id"], side_on_roll=1)
-            cases.append((pos, 1, d["dice"][0], d["dice"][1], d["plays"]))
+    bench = Path(__file__).resolve().parents[3] / "shared" / "bench" / "positions_2000.json"
+    assert bench.exists(), "benchmark set missing: %s (../shared from the project root)" % bench
+    data = json.loads(bench.read_text())["positions"]
+    assert len(data) == 2000, len(data)
+    for d in data:
+        pos = ids.decode_position_id(d["id"], side_on_roll=1)
+        cases.append((pos, 1, d["dice"][0], d["dice"][1], d["plays"]))
     singles = {p: 1 for p in (3, 4, 6, 7, 9, 10, 12, 13, 15, 16, 17, 19, 20, 22, 23)}
     cases.append((board.from_points(singles, {1: 2}), 0, 1, 1, 2140))
     for pos, side, d1, d2, n in cases:

@@ -62,10 +62,11 @@ else:
     # the modules a headless match keeps loaded (tools/sim/heapcheck.py; docs/memory.md)
     MATCH = (
         "app/main app/controller app/ctl_defs app/ctl_state app/ctl_turns app/rules app/view "
-        "app/dice_anim bg/__init__ bg/board bg/movegen bg/_mgcore bg/_mgvisit bg/_mgsearch "
-        "bg/_mghints bg/recognize bg/sensing bg/leds bg/hwdesc bg/dice bg/dice_cup bg/dice_match "
-        "bg/record bg/journal hal/__init__ hal/sim bg/jrecover bg/jpack bg/packenc bg/packdec "
-        "bg/recdec"
+        "app/dice_anim bg/__init__ bg/board bg/engine/__init__ bg/engine/_core bg/engine/_visit "
+        "bg/engine/_search bg/engine/_hints bg/recognize bg/sensing bg/leds bg/hwdesc/__init__ "
+        "bg/dice/__init__ bg/dice/cup bg/dice/fairness bg/record/__init__ bg/journal/__init__ "
+        "hal/__init__ hal/sim bg/journal/recover bg/journal/pack bg/record/packenc "
+        "bg/record/packdec bg/record/decode"
     ).split()
 
     def unit_costs(working="512k"):

@@ -1,7 +1,6 @@
 """The opening roll and the cup: when a throw may happen, and who starts with which numbers.
 
-Split from ``bg.dice`` (the derivation) so each module compiles within a 64k MicroPython heap.
-Every throw still comes from one :class:`bg.dice.Fairness` stream, in counter order, so the
+The rules of when to throw, apart from ``bg.dice`` (the derivation the host verifies). Every throw still comes from one :class:`bg.dice.fairness.Fairness` stream, in counter order, so the
 opening is verified exactly like the other throws.
 """
 

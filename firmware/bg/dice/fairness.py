@@ -2,7 +2,7 @@
 counter, the seed file that survives a power cut, and the reveal after the match.
 
 The derivation itself is :mod:`bg.dice`; this module adds the secrecy and the life cycle
-(split so each module compiles within a 64k MicroPython heap). See docs/dice.md.
+(the host's verifier needs only the derivation). See docs/dice.md.
 
 Example::
 

@@ -1,8 +1,8 @@
 """Core of the move generator: the position buffer, one step (make/unmake), the longest
 play, and the depth-first visit of every maximal play. See ``bg.engine`` for the API.
 
-(The generator is split over three modules only so that MicroPython can compile each one in
-a small heap; ``bg.engine.MoveGen`` is the class to use.)
+(The generator is layered over four modules -- core, visit, search, hints -- each on top of
+the one before; ``bg.engine.MoveGen`` is the class to use.)
 """
 
 from micropython import const

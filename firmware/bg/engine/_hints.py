@@ -1,6 +1,6 @@
 """Prefixes, hints, legality of a given sequence and forced plays, on top of the
-recognition searches of ``MoveGenSearch`` (split only so that MicroPython compiles each
-module in a small heap). See ``bg.engine`` for the API."""
+recognition searches of ``MoveGenSearch``: what the LEDs need while a player moves. See
+``bg.engine`` for the API."""
 
 from bg.engine._search import MoveGenSearch
 

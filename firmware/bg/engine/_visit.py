@@ -1,6 +1,6 @@
 """The allocation-free visit of every maximal play (``for_each_end``), on top of
-``MoveGenCore``. A module of its own only to keep each module small enough for MicroPython
-to compile in a small heap; see ``bg.engine`` for the API."""
+``MoveGenCore``: the engine's hot path, kept apart from the searches built on it. See
+``bg.engine`` for the API."""
 
 import micropython
 

@@ -26,7 +26,7 @@ Example (host side, unauthenticated board-info request)::
 
 The board's side is ``bg.link.board`` (``Board``, ``Session``), its storage contract
 ``bg.link.store`` (``Store``, ``MemoryStore``), the host's side ``bg.link.host`` (``HostEnd``).
-They are separate modules so each compiles within the ESP32's heap. Nothing here blocks or
+Each concern is its own module, loaded only when a host connects. Nothing here blocks or
 awaits: the app's link task (``app/link.py``) drives it.
 """
 

@@ -1,7 +1,7 @@
 """Link crypto: HMAC-SHA-256, the session MAC, constant-time compare, the pairing
 Diffie-Hellman and the key derivations of pairing and authentication (docs/protocol.md).
 
-Portable; separate from ``bg.link`` so each module compiles within the ESP32's heap.
+Portable. The host loads it only to pair and log in; the board only once a host connects.
 
 Example::
 
