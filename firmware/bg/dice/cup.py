@@ -1,6 +1,7 @@
 """The opening roll and the cup: when a throw may happen, and who starts with which numbers.
 
-The rules of when to throw, apart from ``bg.dice`` (the derivation the host verifies). Every throw still comes from one :class:`bg.dice.fairness.Fairness` stream, in counter order, so the
+The rules of when to throw, apart from ``bg.dice`` (the derivation the host verifies). Every
+throw still comes from one :class:`bg.dice.fairness.Fairness` stream, in counter order, so the
 opening is verified exactly like the other throws.
 """
 
