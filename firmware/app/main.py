@@ -32,8 +32,8 @@ import time
 # The engine first, then the rules and the controller built on it: each import then finds its
 # dependencies loaded, so booting nests few module bodies at a time (nested imports hold
 # interpreter frames on the C stack: 16 kB on the ESP32; docs/memory.md).
-from bg import recognize  # noqa: F401 - imported for the order only
-from bg import engine as movegen  # noqa: F401
+from bg import engine  # noqa: F401 - imported for the order only
+from bg import recognize  # noqa: F401
 from app import rules
 from app import controller as C
 
@@ -54,27 +54,6 @@ _FRAME_MS = const(40)
 def _ticks_us():
     f = getattr(time, "ticks_us", None)
     return f() if f else int(time.time() * 1000000)
-
-
-_NAMES = {
-    1: "MATCH_START",
-    2: "GAME_START",
-    3: "OPENING",
-    4: "ROLL",
-    5: "PLAY",
-    6: "DOUBLE",
-    7: "TAKE",
-    8: "DROP",
-    9: "BEAVER",
-    10: "AUTO_DOUBLE",
-    11: "RESIGN",
-    12: "RESIGN_ACCEPT",
-    13: "RESIGN_REJECT",
-    14: "GAME_END",
-    15: "MATCH_END",
-    16: "SEED_REVEAL",
-    17: "CLOCK",
-}
 
 
 # Modules the journal needs only now and then: recovery at boot and a new match
@@ -212,7 +191,7 @@ class App:
         while ob:
             k, f = ob.pop(0)
             if self.verbose:
-                self.log("%s %s" % (_NAMES.get(k, k), _short(f)))
+                self.log("%s %s" % (R.name(k), _short(f)))
             self._store(k, f)
             # Live watch: every confirmed action, in order -- also when the journal could not
             # store it (storage error), so a watcher still sees the game as it is played.

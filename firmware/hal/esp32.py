@@ -197,29 +197,16 @@ class Storage(hal.Storage):
             return False
 
 
-def _radio(config):
-    """BLE from ``app.ble`` when it exists (lazy: the board plays without a link)."""
-    try:
-        from app import ble  # type: ignore[attr-defined]  # the link engineer's module
-    except ImportError:
-        return None
-    make = getattr(ble, "make", None)
-    if make is not None:
-        return make(config)
-    cls = getattr(ble, "Radio", None)
-    return cls() if cls is not None else None
-
-
 def make(config=None):
     """Build the board's hardware. ``config`` may carry a loaded ``board``
-    (``bg.hwdesc.Board``); otherwise board.json is loaded here. ``radio=False`` skips BLE."""
+    (``bg.hwdesc.Board``); otherwise board.json is loaded here. The BLE link is not a HAL part:
+    the application wires it (``app.link`` over ``app.ble.BleTransport``), so ``radio`` is None."""
     config = config or {}
     board = config.get("board")
     if board is None:
         from bg import hwdesc
 
         board = hwdesc.load()
-    radio = _radio(config) if config.get("radio", True) else None
-    hw = hal.Hardware(Sensors(board), Leds(board), Buttons(board), Clock(), Random(), Storage(), radio)
+    hw = hal.Hardware(Sensors(board), Leds(board), Buttons(board), Clock(), Random(), Storage())
     setattr(hw, "board", board)  # noqa: B010 - an extra part the sim backend does not have
     return hw

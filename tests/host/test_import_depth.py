@@ -65,3 +65,49 @@ def test_the_probe_sees_a_deep_chain():
     # measurement can tell
     depth, chain = nesting("app.controller")
     assert depth > MAX_NESTING, chain
+
+
+def _firmware_imports():
+    """{module: modules it imports anywhere in its body (lazy imports included)}."""
+    import ast
+
+    fw = ROOT / "firmware"
+    mods = {}
+    for p in fw.rglob("*.py"):
+        if p.parent == fw:
+            continue  # main.py, manifest.py
+        parts = p.relative_to(fw).with_suffix("").parts
+        mods[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = p
+    graph = {}
+    for name, p in mods.items():
+        found = set()
+        for node in ast.walk(ast.parse(p.read_text())):
+            if isinstance(node, ast.Import):
+                found.update(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                found.add(node.module)
+                found.update(node.module + "." + a.name for a in node.names)
+        graph[name] = {d for d in found if d in mods and d != name}
+    return graph
+
+
+def test_no_import_circle_between_sibling_modules():
+    # A package's __init__ may load its own parts on demand and a part may use its package's
+    # names (a package's helpers); any other circle means two modules each need the other.
+    graph = _firmware_imports()
+    for name, deps in graph.items():
+        graph[name] = {d for d in deps if not name.startswith(d + ".") and not d.startswith(name + ".")}
+    state = {}
+
+    def visit(n, path):
+        state[n] = 1
+        for d in sorted(graph[n]):
+            assert state.get(d) != 1, "import circle: " + " -> ".join(path + [d])
+            if d not in state:
+                visit(d, path + [d])
+        state[n] = 2
+
+    for n in sorted(graph):
+        if n not in state:
+            visit(n, [n])
+    assert len(graph) > 40 and any(graph.values())  # the probe sees the firmware's imports

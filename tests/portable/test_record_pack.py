@@ -11,7 +11,7 @@ gc.collect()
 from bg import record as R  # noqa: E402
 
 gc.collect()
-from bg.record import decode as recdec  # noqa: E402, F401
+from bg.record import decode as recdec  # noqa: E402
 
 gc.collect()
 from bg import board  # noqa: E402
@@ -82,7 +82,7 @@ def test_width_and_gamma_round_trip():
     for v in vals:
         p.gamma(v)
     pl = p.finish()
-    x = packdec.Expander()
+    x = packdec.Expander(recdec.fields_of)
     x.start(pl)
     assert tuple(x.gamma() for _ in vals) == vals
     assert x.next() is None

@@ -49,9 +49,11 @@ else:
     def modules():
         out = {}
         for pkg in ("bg", "hal", "app"):
-            for p in sorted((FW / pkg).glob("*.py")):
-                name = pkg if p.stem == "__init__" else pkg + "." + p.stem
-                out[name] = p
+            for p in sorted((FW / pkg).rglob("*.py")):
+                parts = p.relative_to(FW).with_suffix("").parts
+                if parts[-1] == "__init__":
+                    parts = parts[:-1]
+                out[".".join(parts)] = p
         return out
 
     def deps(path, known):
@@ -79,8 +81,9 @@ else:
             seen.add(n)
             for d in deps(mods[n], mods):
                 visit(d)
-            if n.count(".") and n.split(".")[0] in mods:
-                visit(n.split(".")[0])
+            parent = n.rpartition(".")[0]
+            if parent in mods:
+                visit(parent)  # a package's __init__ runs before its modules
             out.append(n)
 
         for n in mods:

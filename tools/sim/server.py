@@ -71,7 +71,12 @@ def build_firmware(out=None):
     Returns the directory to put on MICROPYPATH."""
     out = Path(out or ROOT / ".sim" / "mpy")
     src = ROOT / "firmware"
-    for py in sorted(src.glob("*/*.py")):
+    sources = sorted(p for p in src.rglob("*.py") if p.parent != src and "__pycache__" not in p.parts)
+    wanted = {out / p.relative_to(src).with_suffix(".mpy") for p in sources}
+    for old in out.rglob("*.mpy") if out.exists() else ():
+        if old not in wanted:
+            old.unlink()  # a module moved or removed: never import a stale copy
+    for py in sources:
         dst = out / py.relative_to(src).with_suffix(".mpy")
         if dst.exists() and dst.stat().st_mtime >= py.stat().st_mtime:
             continue

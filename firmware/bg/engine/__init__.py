@@ -19,7 +19,8 @@ opposing checkers is closed (also as an intermediate landing of one checker).
 
 Example::
 
-    >>> from bg import board, movegen
+    >>> from bg import board
+    >>> from bg import engine as movegen
     >>> pos = board.start_position()
     >>> len(movegen.plays(pos, 0, 3, 1))
     16
@@ -35,10 +36,13 @@ import sys
 # The layers bottom-up, each before the one built on it: a cold import then nests three module
 # bodies deep instead of five. Every nested import holds a set of interpreter frames on the C
 # stack (the ESP32's MicroPython task has 16 kB; docs/memory.md).
-from bg.engine import _core as _mgcore  # noqa: F401 - imported for the order only
-from bg.engine import _search as _mgsearch  # noqa: F401
-from bg.engine import _visit as _mgvisit  # noqa: F401
+# isort: off
+from bg.engine import _core  # noqa: F401 - imported for the order only
+from bg.engine import _visit  # noqa: F401
+from bg.engine import _search  # noqa: F401
 from bg.engine._hints import MoveGenHints
+
+# isort: on
 
 _HOST = sys.implementation.name != "micropython"
 

@@ -57,9 +57,10 @@ def _pack(path, g0):
 
 def _same(path, g0, payload):
     """Expanding ``payload`` gives exactly the records from ``g0`` on."""
+    from bg.record.decode import fields_of
     from bg.record.packdec import Expander
 
-    x = Expander()
+    x = Expander(fields_of)
     x.start(payload)
     with open(path, "rb") as f:
         f.seek(g0)

@@ -86,7 +86,7 @@ def _unplay(p, i, n):
     return (h & 1, steps, (h >> 1) & 7)
 
 
-def _fields(kind, p, i, n):
+def fields_of(kind, p, i, n):
     """The field tuple of a general record whose payload is ``p[i:i+n]``."""
     fmt = FORMATS[kind]
     e = i + n
@@ -194,7 +194,7 @@ def decode_record(data, i=0, end=None):
         if ln < 6 or data[i + 2] != _PACK_VERSION:
             raise ValueError("packed game of an unknown format version")
         return b0, (bytes(data[i + 2 : i + ln - 2]),), i + ln
-    return b0, _fields(b0, data, i + 2, ln - 4), i + ln
+    return b0, fields_of(b0, data, i + 2, ln - 4), i + ln
 
 
 _PACK_VERSION = 1  # bg.record.packdec.PACK_VERSION (not imported: that module loads the engine)
@@ -298,7 +298,7 @@ class Decoder:
             if self._x is None:
                 from bg.record.packdec import Expander
 
-                self._x = Expander()
+                self._x = Expander(fields_of)
             try:
                 self._x.start(fields[0])
             except ValueError as e:

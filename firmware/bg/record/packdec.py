@@ -24,7 +24,8 @@ freezes it).
 
 Example::
 
-    >>> x = Expander()
+    >>> from bg.record.decode import fields_of
+    >>> x = Expander(fields_of)
     >>> x.start(payload)                 # payload of a GAME_PACKED record
     >>> x.next(True)                     # (GAME_START, (1, 0, 0, 0)); ... None at the end
 """
@@ -178,7 +179,10 @@ class Expander:
     """Turns the payload of one ``GAME_PACKED`` record back into its records, one per
     ``next()`` (fixed memory: one payload copy and the engine's own buffers)."""
 
-    def __init__(self):
+    def __init__(self, fields_of):
+        # ``fields_of(kind, payload, i, n)`` parses a general record's payload: it is
+        # ``bg.record.decode.fields_of``, passed in so this module never imports its caller
+        self._raw_fields = fields_of
         self.buf = bytearray(MAX_PACKED)
         self.n = 0
         self.bit = 0
@@ -260,9 +264,7 @@ class Expander:
             raw = bytearray(ln)
             for i in range(ln):
                 raw[i] = self.read(8)
-            from bg.record.decode import _fields
-
-            a = (kind, _fields(kind, raw, 0, ln))
+            a = (kind, self._raw_fields(kind, raw, 0, ln))
         else:
             kind = c - C_KIND
             if kind < 1 or kind >= len(FORMATS) or not fields_packable(kind):
