@@ -262,16 +262,16 @@ def decode_match_id(s):
 
 
 # ------------------------------------------------------------------ XGID
-# (in bg.ids.xgid, loaded on first use so that the device need not compile it)
+# (in bg.ids._xgid, loaded on first use so that the device need not compile it)
 def xgid(pos, side_on_roll, **kw):
-    """The XGID of a position and match state; see ``bg.ids.xgid.xgid``."""
-    from bg.ids.xgid import xgid as f
+    """The XGID of a position and match state; see ``bg.ids._xgid.xgid``."""
+    from bg.ids._xgid import xgid as f
 
     return f(pos, side_on_roll, **kw)
 
 
 def decode_xgid(s, pos=None):
-    """Decode an XGID into ``(pos, info)``; see ``bg.ids.xgid.decode_xgid``."""
-    from bg.ids.xgid import decode_xgid as f
+    """Decode an XGID into ``(pos, info)``; see ``bg.ids._xgid.decode_xgid``."""
+    from bg.ids._xgid import decode_xgid as f
 
     return f(s, pos)

@@ -1,4 +1,4 @@
-"""eXtreme Gammon XGID encode/decode (used through ``bg.ids.xgid`` / ``bg.ids.decode_xgid``).
+"""eXtreme Gammon XGID encode/decode (used through ``bg.ids._xgid`` / ``bg.ids.decode_xgid``).
 
 X (upper case, the bottom player whose points 1..24 the string follows) is side 1 and O
 (lower case) is side 0, as GNU Backgammon reads XGIDs (gnubg's player 1 is X).
