@@ -16,12 +16,50 @@ Example::
     ...         print(e.id, e.players, e.score)
 """
 
+import hashlib
 import os
 import sqlite3
 import time
 from pathlib import Path
 
+from bg import record
+
 from gammon import model
+
+
+def _actions(data):
+    """The confirmed actions of a record stream, packed games expanded (``bg.record``)."""
+    dec = record.decode_stream(bytes(data))
+    out = list(dec)
+    if dec.status != record.OK:
+        raise ValueError("damaged record")
+    return out
+
+
+def _relation(old, new):
+    """How ``new`` relates to the stored ``old`` (same match id): ``_LATER`` when its actions
+    extend or equal the stored ones (bytes appended, or finished games compacted into packed
+    records: compared by decoding, never by bytes alone), ``_OLDER`` when they are a strict
+    prefix of the stored ones, else ``_OTHER`` (a different match under the same id)."""
+    if new.startswith(old):
+        return _LATER
+    if old.startswith(new):
+        return _OLDER
+    try:
+        a = _actions(old)
+    except ValueError:
+        return _OTHER
+    b = _actions(new)
+    if len(b) >= len(a) and b[: len(a)] == a:
+        return _LATER
+    if b == a[: len(b)]:
+        return _OLDER
+    return _OTHER
+
+
+def sha256_hex(data):
+    return hashlib.sha256(bytes(data)).hexdigest()
+
 
 SCHEMA_VERSION = 1
 _SCHEMA = """
@@ -45,6 +83,15 @@ CREATE TABLE IF NOT EXISTS matches (
     stored    INTEGER NOT NULL       -- unix time of the last change here
 );
 CREATE INDEX IF NOT EXISTS matches_started ON matches(started);
+CREATE TABLE IF NOT EXISTS conflicts (  -- another copy under a stored match id, kept beside it
+    sha256    TEXT PRIMARY KEY,      -- of data
+    id        TEXT NOT NULL,         -- the match id it claims (matches.id)
+    data      BLOB NOT NULL,
+    size      INTEGER NOT NULL,
+    board     TEXT NOT NULL DEFAULT '',
+    source    TEXT NOT NULL DEFAULT '',
+    stored    INTEGER NOT NULL
+);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 """
 _COLS = (
@@ -67,9 +114,11 @@ _COLS = (
 )
 
 NEW = "new"
-UPDATED = "updated"  # a match in progress that has grown since it was stored
+UPDATED = "updated"  # the board's later version of a stored match (grown, or games compacted)
 SAME = "same"
-CONFLICT = "conflict"  # the same match id with different contents: the stored copy is kept
+CONFLICT = "conflict"  # the same match id, other contents: both kept (the new one in conflicts)
+
+_LATER, _OLDER, _OTHER = 1, 2, 3
 
 
 class LibraryError(ValueError):
@@ -164,9 +213,13 @@ class Library:
     # -- writing ------------------------------------------------------------------------
 
     def store(self, data, board="", source=""):
-        """Store one match's record bytes. Returns ``(status, Entry)``: ``new``, ``updated``
-        (a match in progress grew), ``same`` or ``conflict`` (stored copy kept). The bytes are
-        replayed first: a damaged or illegal record raises ValueError and stores nothing."""
+        """Store one match's record bytes. Returns ``(status, Entry)``: ``new``; ``updated``
+        (the board's later version of a stored match: its actions extend or equal the stored
+        ones, whether its finished games were compacted or not; it replaces the stored copy);
+        ``same`` (the same bytes, or an older version of what is stored); or ``conflict``
+        (other actions under the same match id: the stored copy stays and the new bytes are
+        kept beside it, see ``conflicts``). The bytes are replayed first: a damaged or illegal
+        record raises ValueError and stores nothing."""
         data = bytes(data)
         m = model.load_match(data)
         if m.note:
@@ -179,12 +232,17 @@ class Library:
                     old = bytes(row[0])
                     if old == data:
                         return SAME, self.get(mid)
-                    if len(data) > len(old) and data.startswith(old):
-                        status = UPDATED
-                    elif len(old) > len(data) and old.startswith(data):
+                    rel = _relation(old, data)
+                    if rel == _OLDER:
                         return SAME, self.get(mid)  # an older copy of what is stored
-                    else:
+                    if rel == _OTHER:
+                        row = (sha256_hex(data), mid, data, len(data), board or "", source or "")
+                        self.db.execute(
+                            "INSERT OR IGNORE INTO conflicts VALUES (?, ?, ?, ?, ?, ?, ?)",
+                            row + (int(time.time()),),
+                        )
                         return CONFLICT, self.get(mid)
+                    status = UPDATED
                 else:
                     status = NEW
                 vals = {
@@ -245,6 +303,24 @@ class Library:
     def load(self, game_id):
         """The ``model.Match`` of a stored match."""
         return model.load_match(self.data(game_id))
+
+    def conflicts(self, mid):
+        """The other copies kept under match id ``mid`` (``store`` returned ``conflict``), oldest
+        first: dicts with ``sha256`` (hex), ``data``, ``size``, ``board``, ``source``, ``stored``."""
+        q = "SELECT sha256, data, size, board, source, stored FROM conflicts WHERE id=? ORDER BY rowid"
+        rows = self.db.execute(q, (mid.lower(),)).fetchall()
+        keys = ("sha256", "data", "size", "board", "source", "stored")
+        return [dict(zip(keys, (r[0], bytes(r[1])) + tuple(r[2:]))) for r in rows]
+
+    def holds(self, mid, digest):
+        """True when exactly the bytes with SHA-256 ``digest`` (hex or bytes) are stored for
+        match ``mid``: as its copy, or as a conflict copy beside it."""
+        digest = digest if isinstance(digest, str) else bytes(digest).hex()
+        row = self.db.execute("SELECT data FROM matches WHERE id=?", (mid.lower(),)).fetchone()
+        if row is not None and sha256_hex(row[0]) == digest:
+            return True
+        q = "SELECT 1 FROM conflicts WHERE sha256=? AND id=?"
+        return self.db.execute(q, (digest, mid.lower())).fetchone() is not None
 
     def has(self, mid, size=None):
         """True when match ``mid`` is stored (with exactly ``size`` bytes, if given)."""

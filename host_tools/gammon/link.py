@@ -17,7 +17,8 @@ Example::
     with connect("tcp:127.0.0.1:7607") as c:          # or a saved board's name/id, or None
         for g in c.list_games():
             data = c.fetch_game(g["id"], progress=print)
-        c.delete_games([g["id"] for g in c.list_games() if g["finished"]])
+            if g["finished"]:  # store ``data`` first, then delete exactly what was stored
+                c.delete_games([(g["id"], hashlib.sha256(data).digest())])
         for record in c.watch():                       # live actions as they are confirmed
             ...
 """
@@ -672,14 +673,15 @@ class Client:
             return self.fetch_game(gid, progress, resume=False)  # rewritten meanwhile: again
         return bytes(buf)
 
-    def delete_games(self, ids):
-        """Delete games the host has stored (finished ones only; all-or-nothing per call of
-        up to 32). Returns the number deleted."""
+    def delete_games(self, entries):
+        """Delete finished games the host has stored: ``entries`` are ``(id, sha256)`` pairs,
+        the digest of exactly the bytes the host stored (``hashlib.sha256(data).digest()``);
+        the board refuses (E_STATE) when its file differs. All-or-nothing per call of up to
+        ``MAX_DELETE``. Returns the number deleted."""
         n = 0
-        ids = [i if isinstance(i, str) else bytes(i).hex() for i in ids]
-        for k in range(0, len(ids), P.MAX_DELETE):
-            raw = b"".join(bytes.fromhex(i) for i in ids[k : k + P.MAX_DELETE])
-            n += struct.unpack("<H", self.call(P.REQ_DELETE, raw))[0]
+        raw = [bytes.fromhex(i if isinstance(i, str) else bytes(i).hex()) + bytes(d) for i, d in entries]
+        for k in range(0, len(raw), P.MAX_DELETE):
+            n += struct.unpack("<H", self.call(P.REQ_DELETE, b"".join(raw[k : k + P.MAX_DELETE])))[0]
         return n
 
     def watch(self, timeout=None):

@@ -2,6 +2,7 @@
 reference matches (tests/mpy/link_server.py, tests/fakes_host/ble_board.py): the same
 assertions over TCP, the serial line and BLE."""
 
+import hashlib
 import os
 import socket
 
@@ -47,12 +48,24 @@ def resume_fetch(c, games, kept):
     assert c.fetch_game(games[1]["id"]) == b"short finished match"
 
 
+def stored(c, gid):
+    """A DELETE entry for a match as a host stores it: its id and the SHA-256 of its bytes."""
+    return gid, hashlib.sha256(c.fetch_game(gid, resume=False)).digest()
+
+
 def delete_only_finished(c, games):
-    """Deleting the live match is refused (nothing deleted); a finished one goes."""
+    """Deleting the live match is refused (nothing deleted); so is a finished one with the
+    digest of bytes other than the board's (a host that never stored them); with the digest
+    of its bytes a finished one goes."""
+    done = stored(c, games[1]["id"])
     with pytest.raises(LinkError) as e:
-        c.delete_games([games[1]["id"], games[2]["id"]])
+        c.delete_games([done, stored(c, games[2]["id"])])
     assert e.value.code == P.E_STATE
-    assert c.delete_games([games[1]["id"]]) == 1
+    with pytest.raises(LinkError) as e:
+        c.delete_games([(done[0], hashlib.sha256(b"short finished matc").digest())])
+    assert e.value.code == P.E_STATE and "differs" in str(e.value)
+    assert len(c.list_games()) == 3
+    assert c.delete_games([done]) == 1
     assert [g["id"] for g in c.list_games()] == [games[0]["id"], games[2]["id"]]
 
 

@@ -3,6 +3,7 @@ every format, show, sync and watch against a fake board (an object with the link
 methods: ``info``, ``list_games``, ``fetch_game``, ``delete_games``, ``watch``), and the
 one-line errors for bad files, unknown games and a full disk."""
 
+import hashlib
 import io
 import json
 import os
@@ -223,12 +224,13 @@ class FakeBoard:
         self.fetched.append(gid)
         return data
 
-    def delete_games(self, ids):
-        for i in ids:
-            assert i not in self.live
+    def delete_games(self, entries):
+        for i, digest in entries:  # as the board checks them (docs/protocol.md)
+            assert i not in self.live and hashlib.sha256(self.games[i]).digest() == digest
+        for i, _ in entries:
             del self.games[i]
-        self.deleted += ids
-        return len(ids)
+        self.deleted += [i for i, _ in entries]
+        return len(entries)
 
     def watch(self):
         yield from self.events

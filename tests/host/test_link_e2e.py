@@ -4,6 +4,7 @@ host tool's ``gammon.link`` pairs, authenticates, lists, fetches (interrupted an
 deletes, reveals, watches, sets the clock and renames. An unpaired client and a replayed
 session are refused."""
 
+import hashlib
 import os
 import socket
 import subprocess
@@ -135,7 +136,7 @@ def test_replayed_session_is_refused(server):
     L.pair(server.address, server.code, host_name="victim")
     with L.connect(server.address) as c:
         ids = [g["id"] for g in c.list_games()]
-        c.delete_games([ids[1]])
+        c.delete_games([S.stored(c, ids[1])])
         captured = list(c.sent)
     with L.connect(server.address) as c:
         assert len(c.list_games()) == 2
@@ -218,8 +219,8 @@ def test_journal_backed_board(tmp_path, monkeypatch):
             with pytest.raises(L.LinkError):
                 c.reveal_seed(live.hex())  # the live seed never leaves the board
             with pytest.raises(L.LinkError):
-                c.delete_games([live.hex()])
-            assert c.delete_games([done.hex()]) == 1
+                c.delete_games([S.stored(c, live.hex())])
+            assert c.delete_games([(done.hex(), hashlib.sha256(data).digest())]) == 1
             c.rename("Flash board")
         assert not (root / "journal" / (done.hex() + ".m")).exists()
         assert (root / "link" / "name").read_bytes() == b"Flash board"

@@ -3,6 +3,7 @@
 packed games; a damaged match is listed as such (not live), and over the link it can be
 neither deleted nor revealed."""
 
+import hashlib
 import sys
 
 from bg import link as P
@@ -69,7 +70,9 @@ def test_a_damaged_match_has_its_own_state_and_is_kept(tmp_path):
     s = Session(b, 185)
     h = HostEnd(Rand(b"host"))
     H.auth(s, h, H.pair(b, s, h))
-    r = H.exchange(s, h, h.request(P.REQ_DELETE, mid))
+    with open(path, "rb") as f:
+        digest = hashlib.sha256(f.read()).digest()  # exactly the board's bytes: still refused
+    r = H.exchange(s, h, h.request(P.REQ_DELETE, mid + digest))
     assert H.error_code(r[0]) == P.E_STATE
     r = H.exchange(s, h, h.request(P.REQ_REVEAL, mid))
     assert H.error_code(r[0]) == P.E_STATE

@@ -157,7 +157,7 @@ def test_unpaired_client_and_stale_session_are_refused(board, opened):
         info = c.info()
         assert info["authenticated"] is False and info["paired_hosts"] == 1
         with pytest.raises(L.LinkError) as e:
-            c.delete_games([b"MATCH002".hex()])
+            c.delete_games([(b"MATCH002".hex(), bytes(32))])
         assert e.value.code == P.E_AUTH
         wait_s = S.stranger_refused_then_backs_off(c) / 1000.0
     time.sleep(wait_s + 0.1)  # the back-off is the board's, for everyone

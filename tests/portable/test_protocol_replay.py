@@ -12,6 +12,8 @@ Runs unchanged under CPython and the MicroPython unix port.
 from link_fakes import roomy, skip_all
 
 if roomy(120000, 90000):
+    import hashlib
+
     from bg import link as P
     from bg.link.host import HostEnd
     from bg.link.session import Session
@@ -76,7 +78,8 @@ def test_captured_session_replayed_later_is_refused():
     h.auth_expect()
     _, proof = one(s1, h, captured[1], P.RSP | P.REQ_AUTH_PROOF)
     h.auth_finish(proof)
-    captured.append(h.request(P.REQ_DELETE, b"MATCH002"))
+    digest = hashlib.sha256(b.store.read_match(b"MATCH002", 0, 100)).digest()
+    captured.append(h.request(P.REQ_DELETE, b"MATCH002" + digest))
     assert one(s1, h, captured[2])[0] == P.RSP | P.REQ_DELETE
     s1.close()
     b.store.add(b"MATCH002", b"again", P.STATE_FINISHED)

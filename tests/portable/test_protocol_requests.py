@@ -1,4 +1,5 @@
-"""bg.link.board requests: list, fetch with credits and resume, delete, watch, reveal, clock, name.
+"""bg.link.board requests: list, fetch with credits and resume, watch, reveal, clock, name (delete:
+test_protocol_delete).
 
 Runs unchanged under CPython and the MicroPython unix port.
 """
@@ -15,7 +16,7 @@ if roomy(120000, 90000):
     import struct
 
     from bg import link as P
-    from link_helpers import LIVE, M1, M2, error_code, one, paired_session, snapshot
+    from link_helpers import LIVE, M1, error_code, one, paired_session
 
 
 def _drain(s, h):
@@ -25,22 +26,6 @@ def _drain(s, h):
         out.extend(h.feed(f))
         f = s.pump()
     return out
-
-
-def test_delete_finished_matches():
-    b, s, h, _ = paired_session()
-    _, p = one(s, h, h.request(P.REQ_DELETE, M1 + M2), P.RSP | P.REQ_DELETE)
-    assert p == b"\x02\x00"
-    assert [m[0] for m in b.store.list_matches()] == [LIVE]
-
-
-def test_delete_is_all_or_nothing():
-    b, s, h, _ = paired_session()
-    before = snapshot(b, s)
-    assert error_code(one(s, h, h.request(P.REQ_DELETE, M1 + LIVE))) == P.E_STATE
-    assert error_code(one(s, h, h.request(P.REQ_DELETE, M1 + b"NOPE0000"))) == P.E_NOT_FOUND
-    assert error_code(one(s, h, h.request(P.REQ_DELETE, M1[:5]))) == P.E_PAYLOAD
-    assert snapshot(b, s)[0] == before[0]
 
 
 def test_reveal_seed_only_after_the_end():

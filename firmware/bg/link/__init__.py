@@ -107,7 +107,8 @@ PUB_LEN = const(256)
 MAX_HOSTS = const(8)
 MAX_NAME = const(24)
 LIST_PAGE = const(32)  # entries per LIST response (13 bytes each)
-MAX_DELETE = const(32)
+DIGEST_LEN = const(32)  # SHA-256 of a match file: a DELETE entry is match id + this
+MAX_DELETE = const(12)  # DELETE entries per request (40 bytes each)
 
 BACKOFF_BASE_MS = const(1000)
 BACKOFF_MAX_MS = const(300000)

@@ -5,9 +5,13 @@ Functions ``f(session, frame)`` dispatched by ``bg.link.session``; each checks e
 before it changes anything (a delete of several matches is all-or-nothing).
 """
 
+import hashlib
 import struct
 
+from micropython import const
+
 from bg.link import (
+    DIGEST_LEN,
     E_STATE,
     ID_LEN,
     LIST_PAGE,
@@ -86,19 +90,49 @@ def cancel(s, fr):
     s._reply(RSP | REQ_CANCEL, b"")
 
 
+_ENTRY = const(40)  # ID_LEN + DIGEST_LEN
+_CHUNK = const(256)  # bytes read at a time while hashing a match file
+
+
+def digest(store, mid, size):
+    """SHA-256 of the first ``size`` bytes of a stored match (read in small pieces: a match
+    file is never held in RAM whole). OSError when the store returns fewer bytes."""
+    h = hashlib.sha256()
+    off = 0
+    while off < size:
+        n = size - off
+        if n > _CHUNK:
+            n = _CHUNK
+        b = store.read_match(mid, off, n)
+        if len(b) != n:
+            raise OSError("short read")
+        h.update(b)
+        off += n
+    return h.digest()
+
+
 def delete(s, fr):
+    """Delete finished matches the host stored: each entry is a match id and the SHA-256 of
+    the match file's bytes the host holds. All-or-nothing: every id must exist, be finished
+    (or abandoned) and hash to exactly that digest before any is removed."""
     p = fr.payload
-    if not p or len(p) % ID_LEN or len(p) // ID_LEN > MAX_DELETE:
-        raise ValueError("delete needs 1..%d match ids" % MAX_DELETE)
-    ids = [bytes(p[i : i + ID_LEN]) for i in range(0, len(p), ID_LEN)]
+    if not p or len(p) % _ENTRY or len(p) // _ENTRY > MAX_DELETE:
+        raise ValueError("delete needs 1..%d (match id, sha-256) entries" % MAX_DELETE)
+    ids = [bytes(p[i : i + ID_LEN]) for i in range(0, len(p), _ENTRY)]
+    if len(set(ids)) != len(ids):
+        raise ValueError("a match id twice")
     known = {}
     for m in s.board.store.list_matches():
-        known[bytes(m[0])] = m[2]
-    for mid in ids:  # all-or-nothing: check every id before deleting any
-        if mid not in known:
+        known[bytes(m[0])] = m
+    for k, mid in enumerate(ids):  # check every entry before deleting any
+        m = known.get(mid)
+        if m is None:
             raise KeyError(mid)
-        if known[mid] in (STATE_LIVE, STATE_DAMAGED):
+        if m[2] in (STATE_LIVE, STATE_DAMAGED):
             return s._error(E_STATE, fr.type, fr.seq, 0, "match is still being played")
+        at = k * _ENTRY + ID_LEN
+        if digest(s.board.store, mid, m[1]) != bytes(p[at : at + DIGEST_LEN]):
+            return s._error(E_STATE, fr.type, fr.seq, 0, "match differs from what the host stored")
     n = 0
     for mid in ids:
         if s.xfer is not None and s.xfer[0] == mid:

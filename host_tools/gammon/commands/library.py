@@ -18,6 +18,7 @@ from pathlib import Path
 from gammon import model
 from gammon.cli import UserError
 from gammon.library import CONFLICT, NEW, SAME, UPDATED, Library, LibraryError
+from gammon.sync import sync  # ``gammon sync``'s logic (its own module)
 
 FORMATS = ("mat", "sgf", "json", "svg", "ids")
 _EXT = {"mat": ".mat", "sgf": ".sgf", "json": ".json", "ids": ".txt"}
@@ -308,7 +309,7 @@ def cmd_import(args):
                 % (status, e.id, e.player0, e.player1, e.score0, e.score1, e.result_text())
             )
             if status == CONFLICT:
-                print("         (a different match with this id is already stored; kept the stored one)")
+                print("         (another match with this id is stored; kept both: this as a conflict copy)")
             if note:
                 print("         note: %s" % note)
     if bad and bad == len(parts):
@@ -317,51 +318,6 @@ def cmd_import(args):
 
 
 # --- gammon sync -----------------------------------------------------------------------------
-
-
-def sync(client, lib, delete=True, progress=None, out=print):
-    """Copy every new or grown match from the board into the library, then delete on the board
-    the finished matches whose exact bytes are committed in the library. Safe to interrupt: each
-    match is one transaction, and an interrupted transfer resumes (``fetch_game(resume=True)``).
-    Returns ``(stored, deleted, problems)``."""
-    try:
-        name = client.info().get("name", "")
-    except Exception:  # noqa: BLE001 - a board without a name still syncs
-        name = ""
-    games = client.list_games()
-    todo = [g for g in games if not lib.has(g["id"], g["size"])]
-    stored = 0
-    problems = []
-    for i, g in enumerate(todo):
-        if hasattr(progress, "label"):
-            progress.label = "%d/%d %s" % (i + 1, len(todo), g["id"][:8])
-        data = client.fetch_game(g["id"], progress=progress, resume=True)
-        if hasattr(progress, "end"):
-            progress.end()
-        try:
-            status, e = lib.store(data, board=name, source="sync")
-        except LibraryError:
-            raise
-        except ValueError as err:
-            problems.append("%s: damaged on the board, not stored (%s)" % (g["id"], err))
-            out("warning: " + problems[-1])
-            continue
-        if status == CONFLICT:
-            problems.append("%s: differs from the stored copy; kept the stored one" % g["id"])
-            out("warning: " + problems[-1])
-            continue
-        if status in (NEW, UPDATED):
-            stored += 1
-        out(
-            "%-8s %s  %s - %s  %d-%d  %s"
-            % (status, e.id, e.player0, e.player1, e.score0, e.score1, e.result_text())
-        )
-    deleted = 0
-    if delete:
-        done = [g["id"] for g in games if g["finished"] and lib.has(g["id"], g["size"])]
-        if done:
-            deleted = client.delete_games(done)
-    return stored, deleted, problems
 
 
 def cmd_sync(args):
