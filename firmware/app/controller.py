@@ -24,8 +24,9 @@ Example (deterministic dice; the checkers on the start position)::
 
     c = Controller(Settings(length=3), rules, dice_factory, new_match_id)
     c.board(rules.counts_of(rules.start_position()), 0)
-    c.button(0, ROLL)          # IDLE -> OPENING (the dice seed is drawn)
-    c.button(0, ROLL)          # MATCH_START, GAME_START, OPENING: the winner moves
+    c.button(0, ROLL)          # IDLE -> OPENING: the dice seed is drawn, MATCH_START (commitment)
+    c.contribute("laptop", s)  # a host's 16-byte seed (link): SEED_PART
+    c.button(0, ROLL)          # SEED_PART (buttons), GAME_START, OPENING: the winner moves
     c.phase == MOVING
 
 Buttons: docs/controller.md has the full table.
@@ -106,7 +107,7 @@ class Controller(Turns):
                 done = True
         elif ph == OPENING:
             if role == ROLL and self.board_matches():
-                if self.match_id is None:
+                if not self.game_no:
                     self._start_match()
                 done = self._opening_throw(side)
         elif ph == CHOICE:

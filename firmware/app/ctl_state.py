@@ -29,6 +29,7 @@ from app.ctl_defs import (
     K_RESIGN_ACCEPT,
     K_RESIGN_REJECT,
     K_ROLL,
+    K_SEED_PART,
     K_SEED_REVEAL,
     K_TAKE,
     MATCH_OVER,
@@ -97,6 +98,7 @@ class State:
         self.match_id = None
         self.commitment = None
         self.player_seed = None
+        self.seed_parts = []  # (source, part) of the SEED_PART records (a power cut resumes them)
         self.throws = 0
         self.pending_play = None
         self.last_play = None  # (side, steps) of the last recorded play
@@ -134,6 +136,9 @@ class State:
             self.match_id = bytes(f[0])
             self.commitment = bytes(f[9])
             self.player_seed = bytes(f[10])
+            self.phase = OPENING  # the first GAME_START follows the player seed
+        elif k == K_SEED_PART:
+            self.seed_parts.append((f[0], f[2]))
         elif k == K_GAME_START:
             self.game_no = f[0]
             self.score[0] = f[1]
@@ -241,7 +246,7 @@ class State:
             from bg.dice.cup import Cup
             from bg.dice.fairness import Fairness
 
-            fair = Fairness(self.match_id, board_seed, self.player_seed, self.throws)
+            fair = Fairness(self.match_id, board_seed, self.player_seed, self.throws, False, self.seed_parts)
             if fair.commitment != self.commitment:
                 raise ValueError("dice seed does not match the journal's commitment")
             self.fair = fair

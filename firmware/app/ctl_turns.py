@@ -21,11 +21,14 @@ from app.ctl_defs import (
     K_OPENING,
     K_PLAY,
     K_ROLL,
+    K_SEED_PART,
     K_SEED_REVEAL,
     OPEN_HOUSE,
     OPEN_REROLL,
     OPENING,
     RESIGNING,
+    SRC_BUTTONS,
+    SRC_HOST,
 )
 from app.ctl_state import State
 from bg.recognize import AMBIGUOUS as R_AMBIGUOUS
@@ -41,23 +44,16 @@ class Turns(State):
         self.apply(kind, fields)
 
     def _prepare_match(self):
-        """ROLL in IDLE: draw the dice seed and wait for the opening throw. Nothing is
-        journaled yet; button timing until that throw goes into the player seed."""
-        self.fair = self._dice_factory(self._new_match_id())
-        self.cup = None
-        self.phase = OPENING
-
-    def _start_match(self):
+        """ROLL in IDLE: draw the dice seed and journal MATCH_START with its commitment at
+        once, before any player entropy is taken: hosts may then contribute seeds
+        (``contribute``) and button timing is mixed in until the opening throw."""
+        fair = self._dice_factory(self._new_match_id())
         s = self.settings
-        ps = self.fair.fix()
-        from bg.dice.cup import Cup
-
-        self.cup = Cup(self.fair)
         t = self._unix_time() if self._unix_time else 0
         self._emit(
             K_MATCH_START,
             (
-                self.fair.match_id,
+                fair.match_id,
                 t,
                 s.length,
                 s.flags(),
@@ -66,10 +62,43 @@ class Turns(State):
                 s.delay_s,
                 s.names[0],
                 s.names[1],
-                self.fair.commitment,
-                ps,
+                fair.commitment,
+                b"",  # the player seed comes from the SEED_PART records that follow
             ),
         )
+        self.fair = fair  # apply(MATCH_START) reset the match state
+        self.cup = None
+
+    def contribute(self, name, part, commitment=None):
+        """A host's 16-byte player seed, between the commitment and the first throw: journal
+        SEED_PART naming the host (its name cut to 16 bytes of UTF-8). ``commitment``: the
+        one the host saw (it must be this match's). Returns the match id. ValueError when no
+        match is waiting for player seeds; nothing is changed then."""
+        f = self.fair
+        if f is None or self.phase != OPENING or self.game_no or not f.open:
+            raise ValueError("no match is waiting for player seeds")
+        if commitment is not None and bytes(commitment) != f.commitment:
+            raise ValueError("not this match's commitment")
+        b = name.encode()
+        if len(b) > 16:
+            n = 16
+            while b[n] & 0xC0 == 0x80:  # not inside a UTF-8 sequence
+                n -= 1
+            name = str(b[:n], "utf-8")
+        f.contribute(SRC_HOST, part)
+        self._emit(K_SEED_PART, (SRC_HOST, name, bytes(part)))
+        return f.match_id
+
+    def _start_match(self):
+        """The opening press of a match: button timing is the last contribution, the player
+        seed is fixed, the first game starts (its opening throw follows)."""
+        d = self.fair.close_timing()
+        if d is not None:
+            self._emit(K_SEED_PART, (SRC_BUTTONS, "", d))
+        self.fair.fix()
+        from bg.dice.cup import Cup
+
+        self.cup = Cup(self.fair)
         self._start_game()
 
     def _start_game(self):

@@ -463,7 +463,15 @@ class App:
             from bg.link.journal import JournalStore
 
             store = JournalStore(self.journal, self.hw.storage.root)
-            hub = Hub(Board(store, self.hw.clock, self.hw.random.urandom, show_code=self._show_code))
+            hub = Hub(
+                Board(
+                    store,
+                    self.hw.clock,
+                    self.hw.random.urandom,
+                    show_code=self._show_code,
+                    on_player_seed=self._player_seed,
+                )
+            )
         except Exception as e:  # noqa: BLE001 - the board plays without its link
             self.log("link: %r" % (e,))
             return None
@@ -473,6 +481,16 @@ class App:
         self._pub_buf = bytearray(2 * R.MAX_RECORD)
         self.watchers.append(self._publish)
         return hub
+
+    def _player_seed(self, name, commitment, part):
+        """A host's dice contribution (link request): journaled and published at once."""
+        try:
+            mid = self.ctl.contribute(name, part, commitment)
+        except ValueError:
+            return None
+        self.drain()
+        self.wake.set()
+        return mid
 
     def _get_hub(self):
         """The hub, built on first use (a socket connection, the pairing combo)."""

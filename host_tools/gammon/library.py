@@ -93,6 +93,13 @@ CREATE TABLE IF NOT EXISTS conflicts (  -- another copy under a stored match id,
     stored    INTEGER NOT NULL
 );
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS commitments (
+    id         TEXT PRIMARY KEY,     -- match id, 16 hex digits
+    commitment TEXT NOT NULL,        -- the dice commitment this host saw first (64 hex digits)
+    seed       TEXT NOT NULL,        -- the player seed this host sent for it ('' if none)
+    board      TEXT NOT NULL,
+    seen       INTEGER NOT NULL      -- unix time
+);
 """
 _COLS = (
     "id",
@@ -203,6 +210,30 @@ class Library:
 
     def close(self):
         self.db.close()
+
+    def remember_commitment(self, mid, commitment, seed=b"", board=""):
+        """Keep the dice commitment a board published for match ``mid`` (bytes) and the seed
+        this host sent for it; the first one seen is kept (``gammon verify`` compares)."""
+        try:
+            with self.db:
+                self.db.execute(
+                    "INSERT OR IGNORE INTO commitments VALUES (?, ?, ?, ?, ?)",
+                    (bytes(mid).hex(), bytes(commitment).hex(), bytes(seed).hex(), board, int(time.time())),
+                )
+                if seed:
+                    self.db.execute(
+                        "UPDATE commitments SET seed = ? WHERE id = ? AND commitment = ? AND seed = ''",
+                        (bytes(seed).hex(), bytes(mid).hex(), bytes(commitment).hex()),
+                    )
+        except sqlite3.Error as e:
+            raise _disk_error(e) from None
+
+    def remembered_commitment(self, mid):
+        """``(commitment, seed)`` (bytes; seed b"" if none sent) remembered for ``mid``, or None."""
+        row = self.db.execute(
+            "SELECT commitment, seed FROM commitments WHERE id = ?", (bytes(mid).hex(),)
+        ).fetchone()
+        return None if row is None else (bytes.fromhex(row[0]), bytes.fromhex(row[1]))
 
     def __enter__(self):
         return self

@@ -713,6 +713,12 @@ class Client:
         gid = game_id if isinstance(game_id, str) else bytes(game_id).hex()
         return self.call(P.REQ_REVEAL, bytes.fromhex(gid))[8:]
 
+    def send_player_seed(self, commitment, seed):
+        """Contribute ``seed`` (16 bytes) to the dice of the match that published
+        ``commitment`` (32 bytes); returns its match id. LinkError (E_STATE) when that match is
+        not waiting for player seeds (docs/dice.md)."""
+        return self.call(P.REQ_PLAYER_SEED, bytes(commitment) + bytes(seed))[:8]
+
     def set_clock(self, unix_time=None):
         t = int(time.time() if unix_time is None else unix_time)
         self.call(P.REQ_SET_CLOCK, struct.pack("<I", t))

@@ -143,6 +143,7 @@ class Match:
         self.names = ("", "")
         self.commitment = b""
         self.player_seed = b""
+        self.seed_parts = []  # SEED_PART (source, name, part): player-seed contributions
         self.games = []
         self.winner = None
         self.final_score = (0, 0)
@@ -285,6 +286,11 @@ class _Replay:
                 bgmatch.Match, m.length, money and m.jacoby, money and m.beaver, m.auto_limit if money else 0
             )
             self.phase = "match"
+            return
+        if kind == record.SEED_PART:
+            if self.m.games:
+                self.fail("a player seed contribution after the first game started")
+            self.m.seed_parts.append(f)
             return
         handler = _HANDLERS.get(kind)
         if handler is None:

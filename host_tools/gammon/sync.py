@@ -72,8 +72,11 @@ def sync(client, lib, delete=True, progress=None, out=print):
         if hasattr(progress, "end"):
             progress.end()
         fetched[g["id"]] = data
-        if _store(lib, g["id"], data, name, problems, out) in (NEW, UPDATED):
+        status = _store(lib, g["id"], data, name, problems, out)
+        if status in (NEW, UPDATED):
             stored += 1
+        if status is not None:
+            offer_seed(client, lib, data, name, out)
     deleted = 0
     if delete:
         deleted = _delete(client, lib, games, fetched, name, problems, out)
@@ -131,3 +134,12 @@ def _delete(client, lib, games, fetched, name, problems, out):
             problems.append("%s: not deleted on the board: %s" % (gid, e))
             out("warning: " + problems[-1])
     return n
+
+
+def offer_seed(client, lib, data, board, out):
+    """A match waiting for its opening throw gets this host's player seed (docs/dice.md)."""
+    from gammon import dice_seed
+
+    w = dice_seed.open_window(data)
+    if w is not None and dice_seed.contribute(client, lib, w[0], w[1], board) is not None:
+        out("dice     %s  sent a player seed after its commitment %s" % (w[0].hex(), w[1].hex()[:16]))

@@ -59,11 +59,14 @@ class _Tape:
         self.throws = bytearray()
         self.start = None
         self.last = []
+        self.parts = []  # SEED_PART (source, part)
 
     def __call__(self, k, f):
         self.kinds.append(k)
         if k == C.K_MATCH_START:
             self.start = f
+        elif k == C.K_SEED_PART:
+            self.parts.append((f[0], f[2]))
         elif k == C.K_OPENING:
             self.throws.extend(bytes(f[1]))
         elif k == C.K_ROLL:
@@ -93,11 +96,17 @@ def test_game_to_the_end_scores_and_match_end_reveals_the_seed():
     assert reason == C.END_BEAROFF and pts == kind and c.score[w] == pts
     ms = tape.start
     assert len(tape.throws) > 40
-    ok, _, msg = dice.verify_transcript(ms[0], ms[9], tape.last[-1][1][0], ms[10], tape.rolls())
+    # the opening press's timing is the one contribution; MATCH_START carries no seed
+    assert [s for s, _ in tape.parts] == [C.SRC_BUTTONS] and ms[10] == b""
+    m = dice.SeedMixer()
+    for s, p in tape.parts:
+        m.add(s, p)
+    ps = m.digest()
+    ok, _, msg = dice.verify_transcript(ms[0], ms[9], tape.last[-1][1][0], ps, tape.rolls())
     assert ok, msg
     # the check can fail: one throw changed and it names it
     tape.throws[7] = tape.throws[7] % 6 + 1
-    ok, idx, msg = dice.verify_transcript(ms[0], ms[9], tape.last[-1][1][0], ms[10], tape.rolls())
+    ok, idx, msg = dice.verify_transcript(ms[0], ms[9], tape.last[-1][1][0], ps, tape.rolls())
     assert not ok and idx == 3, msg
 
 

@@ -22,13 +22,15 @@ def test_idle_needs_the_start_position():
     assert c.missing and c.extra  # the LEDs guide towards the start position
     r.set_start()
     assert c.missing == 0 and c.extra == 0
-    assert r.press(1, C.ROLL) and c.phase == C.OPENING and c.outbox == []
+    # the commitment is journaled at once, before any player entropy: no seed in it
+    assert r.press(1, C.ROLL) and c.phase == C.OPENING and H.kinds(c) == [C.K_MATCH_START]
+    assert c.outbox[0][1][9] == c.fair.commitment and c.outbox[0][1][10] == b""
 
 
 def test_opening_records_match_game_and_throw():
     c, r = H.started()
     ks = H.kinds(c)
-    assert ks[:2] == [C.K_MATCH_START, C.K_GAME_START] and C.K_OPENING in ks
+    assert ks[:3] == [C.K_MATCH_START, C.K_SEED_PART, C.K_GAME_START] and C.K_OPENING in ks
     f = [f for k, f in c.outbox if k == C.K_OPENING][-1]
     d0, d1 = f[1]
     assert d0 != d1 and c.side == (0 if d0 > d1 else 1) and c.phase == C.MOVING

@@ -32,7 +32,8 @@ def _bar(v, board, side):
 
 
 def _yellowish(rgb):
-    return rgb[0] > rgb[2] and rgb[1] > rgb[2]
+    # YELLOW (240, 228, 66), not side 1's ORANGE (230, 159, 0) nor side 0's SKY_BLUE
+    return rgb[1] > rgb[2] and 10 * rgb[1] > 8 * rgb[0]
 
 
 def test_reserve_bar_appears_after_the_delay_and_shrinks():

@@ -56,7 +56,7 @@ def _verify(run, buf):
         with open(S.MPATH, "rb") as f:
             assert _same(record.decode_stream(f), run, len(run.plan), (record.MATCH_END, record.SEED_REVEAL))
         return "done"
-    assert j.active == S.MATCH_ID
+    assert j.active == S.MATCH_ID, (run.stage, run.done, j.error, j.active)
     n = run.done
     if not _same(j.replay(), run, n):
         # The action in flight is either wholly there or not at all.

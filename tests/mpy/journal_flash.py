@@ -136,8 +136,16 @@ def missing(path):
         return True
 
 
+_TMP = []
+
+
 def tmpdir():
-    d = "/tmp/bgjournal_%d" % os.getpid() if hasattr(os, "getpid") else "/tmp/bgjournal"
+    # One directory per process: MicroPython has no os.getpid, and a fixed name let two runs
+    # at once (the ROM port and the board model, or another checkout) overwrite each other's
+    # flash images -- a power-cut check then failed now and then.
+    if not _TMP:
+        _TMP.append("/tmp/bgjournal_" + "".join("%02x" % b for b in os.urandom(6)))
+    d = _TMP[0]
     try:
         os.mkdir(d)
     except OSError:

@@ -37,15 +37,16 @@ def match_fields(rec):
         "Alice",
         "Bj\u00f6rn",
         bytes(range(32)),
-        b"player",
+        b"",  # the player seed: the SEED_PART records after the commitment
     )
 
 
 def plan():
-    """The scripted match as action codes: G game start, O opening, P first play (no new
+    """The scripted match as action codes: H/B a host's / the buttons' player-seed part (after
+    the commitment, before the first game), G game start, O opening, P first play (no new
     roll), T turn, D/A double/take, X drop, R/Y resign/accept, E game end; three games of
     ~30-55 turns. ``action(rec, plan, i)`` expands code ``i``."""
-    p = bytearray()
+    p = bytearray(b"HB")
     for turns, cube_at, end in ((54, (17, 31), b""), (30, (), b"DX"), (42, (), b"RY")):
         p += b"GOP"
         for t in range(turns):
@@ -63,6 +64,10 @@ def action(rec, p, i):
     c = p[i]
     r = Rng(i * 2654435761 + 12345)
     side = i & 1
+    if c == 72:  # H
+        return rec.SEED_PART, (1, "laptop", bytes(range(16)))
+    if c == 66:  # B
+        return rec.SEED_PART, (2, "", bytes(range(16, 32)))
     if c == 71:  # G
         return rec.GAME_START, (i // 60 + 1, 0, 1 if i > 60 else 0, 0)
     if c == 79:  # O

@@ -188,6 +188,7 @@ def test_record_values_match_bg_record():
         "MATCH_END",
         "SEED_REVEAL",
         "CLOCK",
+        "SEED_PART",
     ):
         assert getattr(D, "K_" + name) == getattr(R, name), name
     for name in (
@@ -207,3 +208,6 @@ def test_record_values_match_bg_record():
     ):
         assert getattr(D, name) == getattr(R, name), name
     assert D.PLAY_ILLEGAL_ACCEPTED == R.PLAY_CASUAL_ACCEPTED_ILLEGAL
+    from bg import dice
+
+    assert (D.SRC_HOST, D.SRC_BUTTONS) == (dice.SRC_HOST, dice.SRC_BUTTONS)

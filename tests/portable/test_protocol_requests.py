@@ -90,3 +90,25 @@ def test_hosts_list():
 
 if not roomy(120000, 90000):
     skip_all(globals())
+
+
+def test_player_seed_goes_to_the_match_that_published_the_commitment():
+    b, s, h, _ = paired_session()
+    got = []
+    mid = b"MATCH-01"
+    com = bytes(range(32))
+
+    def take(name, commitment, seed):
+        got.append((name, commitment, seed))
+        return mid if commitment == com else None
+
+    seed = bytes(range(16))
+    # no match waiting (the app refuses): a clear error, nothing taken
+    assert error_code(one(s, h, h.request(P.REQ_PLAYER_SEED, com + seed))) == P.E_STATE
+    b.on_player_seed = take
+    _, p = one(s, h, h.request(P.REQ_PLAYER_SEED, com + seed), P.RSP | P.REQ_PLAYER_SEED)
+    assert p == mid + com and got == [(b.find_host(s.host_id)[2], com, seed)]
+    other = bytes(32)
+    assert error_code(one(s, h, h.request(P.REQ_PLAYER_SEED, other + seed))) == P.E_STATE
+    assert error_code(one(s, h, h.request(P.REQ_PLAYER_SEED, com + seed[:15]))) == P.E_PAYLOAD
+    assert len(got) == 2

@@ -255,7 +255,14 @@ def check_journal(image):
         msg = "no seed revealed"
         if ms and seeds:
             m = ms[0]
-            ok, _, msg = dice.verify_transcript(m[0], m[9], seeds[0], m[10] or None, rolls)
+            ps = m[10] or None  # a journal from before SEED_PART: the seed is in MATCH_START
+            if ps is None:
+                mix = dice.SeedMixer()  # the contributions after the commitment (docs/dice.md)
+                for k, f in acts:
+                    if k == record.SEED_PART:
+                        mix.add(f[0], f[2])
+                ps = mix.digest()
+            ok, _, msg = dice.verify_transcript(m[0], m[9], seeds[0], ps, rolls)
         out.append((path, acts, msg, len(data)))
     return out
 

@@ -45,6 +45,12 @@ _MSG_LEN = const(28)  # match id 8 + player seed 16 + counter 4
 
 COMMIT_TAG = b"smartgammon-commit-v1"
 PLAYER_TAG = b"smartgammon-player-v1"
+SEED_TAG = b"smartgammon-seed-v2"
+
+# Who gave a player-seed contribution (record SEED_PART, docs/dice.md)
+SRC_HOST = const(1)  # a paired host over the link (16 random bytes, or a phrase's hash)
+SRC_BUTTONS = const(2)  # button timing at the board (closes the contributions)
+MAX_PARTS = const(8)  # contributions per match
 
 NO_PLAYER_SEED = bytes(PLAYER_SEED_LEN)
 
@@ -52,6 +58,36 @@ NO_PLAYER_SEED = bytes(PLAYER_SEED_LEN)
 def _check_len(name, value, n):
     if not isinstance(value, (bytes, bytearray)) or len(value) != n:
         raise ValueError("%s must be %d bytes" % (name, n))
+
+
+class SeedMixer:
+    """The player seed of a commit-first match: ``SHA-256(SEED_TAG || src1(1) || part1(16) ||
+    src2(1) || part2(16) ...)[:16]`` over the contributions in journal order; none at all
+    gives 16 zero bytes (the board alone chose the dice)."""
+
+    def __init__(self):
+        self._h = hashlib.sha256(SEED_TAG)
+        self.count = 0
+        self.closed = False  # button timing is in: no more contributions
+
+    def add(self, source, part):
+        if self.closed:
+            raise ValueError("the player seed is already fixed")
+        if source != SRC_HOST and source != SRC_BUTTONS:
+            raise ValueError("unknown player seed source %r" % (source,))
+        _check_len("player seed part", part, PLAYER_SEED_LEN)
+        if self.count >= MAX_PARTS:
+            raise ValueError("too many player seed contributions")
+        self._h.update(bytes((source,)))
+        self._h.update(part)
+        self.count += 1
+        if source == SRC_BUTTONS:
+            self.closed = True
+
+    def digest(self):
+        """The player seed (finalises the mixer)."""
+        self.closed = True
+        return self._h.digest()[:PLAYER_SEED_LEN] if self.count else NO_PLAYER_SEED
 
 
 def face_from_byte(b):

@@ -6,10 +6,12 @@ The derivation itself is :mod:`bg.dice`; this module adds the secrecy and the li
 
 Example::
 
-    >>> f = Fairness(bytes(8), bytes(range(32)))
-    >>> ps = f.fix()                  # player seed fixed (journal MATCH_START now)
-    >>> list(f.roll())                # throw 0
-    [1, 1]
+    >>> f = Fairness(bytes(8), bytes(range(32)))   # journal MATCH_START (commitment) now
+    >>> f.contribute(SRC_HOST, bytes(16))          # a host's seed: journal SEED_PART
+    >>> f.close_timing()                           # no button pressed: nothing to journal
+    >>> ps = f.fix()                               # the first throw may come
+    >>> list(f.roll())                             # throw 0
+    [4, 6]
     >>> f.end_match(); len(f.reveal())
     32
 """
@@ -24,7 +26,9 @@ from bg.dice import (
     MAX_COUNTER,
     NO_PLAYER_SEED,
     PLAYER_SEED_LEN,
+    SRC_BUTTONS,
     DiceStream,
+    SeedMixer,
     _check_len,
     commitment,
 )
@@ -68,18 +72,23 @@ class Fairness:
     Life cycle (the controller drives it; the journal stores what it says):
 
     1. ``Fairness.new(random, match_id)`` draws the board seed (radio already on, see
-       docs/dice.md); ``secret()`` is written to the seed file, ``commitment`` shown/journaled.
-    2. Before any throw: ``set_player_seed(seed16)`` (host) or ``mix_timing(ticks)`` (buttons).
-    3. ``fix()`` freezes the player seed and returns it: journal MATCH_START with it *before*
-       the first throw, so a power cut can never turn a seen throw into a different one.
+       docs/dice.md); ``secret()`` is written to the seed file, ``commitment`` journaled
+       (MATCH_START) and published *before* any player entropy is taken.
+    2. Before the first throw: ``contribute(SRC_HOST, seed16)`` for each host seed (journal a
+       SEED_PART each) and ``mix_timing(ticks)`` for button presses; ``close_timing()`` turns
+       the presses into the last contribution (journal it when it returns bytes).
+    3. ``fix()`` freezes the player seed (SHA-256 over the contributions, ``bg.dice.SeedMixer``)
+       before the first throw, so a power cut can never turn a seen throw into another one.
     4. ``roll()`` -> the next throw (each counter value is used once, in order).
     5. ``end_match()``; only then ``reveal()`` returns the board seed.
 
-    After a power cut: ``Fairness.resume(secret, commitment, player_seed, counter)`` with the
-    counter = number of throws in the journal, so the next throw is the same one again.
+    After a power cut: ``Fairness(match_id, seed, None, counter, parts=journal's SEED_PARTs)``
+    (or ``resume``) with the counter = number of throws in the journal, so the next throw is
+    the same one again. ``player_seed`` (a 16-byte seed used verbatim) is for journals written
+    before contributions existed (MATCH_START carried the seed).
     """
 
-    def __init__(self, match_id, board_seed, player_seed=None, counter=0, over=False):
+    def __init__(self, match_id, board_seed, player_seed=None, counter=0, over=False, parts=None):
         _check_len("match id", match_id, MATCH_ID_LEN)
         _check_len("board seed", board_seed, BOARD_SEED_LEN)
         if counter < 0 or counter > MAX_COUNTER:
@@ -92,8 +101,11 @@ class Fairness:
         self._player = None
         self._mixer = None
         self._stream = None
-        if player_seed is not None:
+        self._parts = None
+        if player_seed:
             self.set_player_seed(player_seed)
+        for p in parts or ():
+            self.contribute(p[0], p[1])
         if counter > 0 or over:
             self.fix()
 
@@ -112,14 +124,14 @@ class Fairness:
         return cls(match_id, seed)
 
     @classmethod
-    def resume(cls, secret, commitment_, player_seed, counter, over=False):
+    def resume(cls, secret, commitment_, player_seed, counter, over=False, parts=None):
         """Rebuild after a power cut from the seed file and the journal (commitment, player
-        seed, number of throws recorded). Refuses a seed file that does not match."""
+        seed or contributions, number of throws recorded). Refuses a seed file that does not
+        match."""
         match_id, seed = unpack_secret(secret)
-        f = cls(match_id, seed, player_seed or NO_PLAYER_SEED, counter, over)
+        f = cls(match_id, seed, player_seed, counter, over, parts)
         if f.commitment != bytes(commitment_):
             raise ValueError("seed file does not match the journal's commitment")
-        f.fix()  # MATCH_START (with the player seed) is in the journal already
         return f
 
     def secret(self):
@@ -131,16 +143,48 @@ class Fairness:
         return self._stream is not None
 
     def set_player_seed(self, seed):
-        """Set the 16-byte player seed (from the host); only before the seed is fixed."""
-        if self.fixed:
+        """Set a 16-byte player seed used verbatim (journals from before contributions, whose
+        MATCH_START carried it); only before the seed is fixed."""
+        if self.fixed or self._parts is not None:
             raise ValueError("player seed is fixed once the match has started")
         _check_len("player seed", seed, PLAYER_SEED_LEN)
         self._player = bytes(seed)
 
+    @property
+    def open(self):
+        """A contribution is still accepted (no verbatim seed, no button timing, no throw)."""
+        return not self.fixed and self._player is None and not (self._parts and self._parts.closed)
+
+    def contribute(self, source, part):
+        """Add a player-seed contribution (``SRC_HOST``: 16 bytes from a host; journal it as
+        SEED_PART before anything else happens). ValueError once the seed is fixed."""
+        if not self.open:
+            raise ValueError("too late: the player seed is fixed")
+        if self._parts is None:
+            self._parts = SeedMixer()
+        self._parts.add(source, part)
+        if source == SRC_BUTTONS:
+            self._mixer = None
+
+    def close_timing(self):
+        """The button presses since the commitment as the last contribution: their 16-byte
+        digest (journal it as SEED_PART buttons), or None when there were none. After this
+        only ``fix()`` and throws follow."""
+        if not self.open:
+            return None
+        m = self._mixer
+        if self._parts is None:
+            self._parts = SeedMixer()
+        if m is None or not m.count:
+            self._parts.closed = True
+            return None
+        d = m.digest()
+        self.contribute(SRC_BUTTONS, d)
+        return d
+
     def mix_timing(self, ticks):
-        """Mix a button press time into the player seed (ignored once fixed or when the host
-        has set one: a host seed is used verbatim so the host can check it)."""
-        if self.fixed or self._player is not None:
+        """Mix a button press time into the player seed (ignored once closed or fixed)."""
+        if not self.open:
             return
         if self._mixer is None:
             self._mixer = TimingMixer()
@@ -150,7 +194,10 @@ class Fairness:
         """Freeze and return the player seed (host seed, else button timing, else zeros)."""
         if self._stream is None:
             if self._player is None:
-                self._player = self._mixer.digest() if self._mixer else NO_PLAYER_SEED
+                if self._parts is not None:
+                    self._player = self._parts.digest()
+                else:  # no contribution API used: the pre-contribution rule (timing verbatim)
+                    self._player = self._mixer.digest() if self._mixer else NO_PLAYER_SEED
             self._mixer = None
             self._stream = DiceStream(self.match_id, self._seed, self._player)
         return self._player

@@ -64,6 +64,7 @@ REQ_SET_CLOCK = const(0x17)
 REQ_RENAME = const(0x18)
 REQ_UNPAIR = const(0x19)
 REQ_HOSTS = const(0x1A)
+REQ_PLAYER_SEED = const(0x1B)  # commitment(32) + seed(16): a host's dice contribution
 RSP = const(0x40)
 DATA = const(0x60)
 EVENT = const(0x61)

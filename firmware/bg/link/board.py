@@ -64,6 +64,7 @@ class Board:
         firmware="0.1.0",
         on_rename=None,
         pair_without_button=False,
+        on_player_seed=None,
     ):
         self.store = store
         self.clock = clock
@@ -71,6 +72,9 @@ class Board:
         self.show_code = show_code
         self.firmware = firmware
         self.on_rename = on_rename
+        # on_player_seed(host name, commitment, seed16) -> match id, or None when no match is
+        # waiting for player seeds under that commitment (set by the app; None: refused)
+        self.on_player_seed = on_player_seed
         self.pair_without_button = pair_without_button
         self.hosts = unpack_hosts(store.load_keys())
         self.fails = 0

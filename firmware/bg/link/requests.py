@@ -1,5 +1,5 @@
 """Link requests of an authenticated session: list, fetch/ack/cancel, delete, watch, reveal,
-set clock, rename, unpair, hosts.
+set clock, rename, unpair, hosts, player seed.
 
 Functions ``f(session, frame)`` dispatched by ``bg.link.session``; each checks everything
 before it changes anything (a delete of several matches is all-or-nothing).
@@ -21,6 +21,7 @@ from bg.link import (
     REQ_FETCH,
     REQ_HOSTS,
     REQ_LIST,
+    REQ_PLAYER_SEED,
     REQ_RENAME,
     REQ_REVEAL,
     REQ_SET_CLOCK,
@@ -193,6 +194,20 @@ def unpair(s, fr):
         raise KeyError(hid)
     s._reply(RSP | REQ_UNPAIR, hid)  # built (and MAC'd) before this session may end
     s.board.revoke(hid)
+
+
+def player_seed(s, fr):
+    """A host's 16-byte dice contribution for the match whose commitment it saw (docs/dice.md);
+    refused (E_STATE) unless that match is between its commitment and its first throw."""
+    p = fr.payload
+    if len(p) != 48:
+        raise ValueError("player seed needs the commitment (32 bytes) and the seed (16)")
+    cb = s.board.on_player_seed
+    h = s.board.find_host(s.host_id)
+    mid = cb(h[2] if h else "", bytes(p[:32]), bytes(p[32:])) if cb else None
+    if mid is None:
+        return s._error(E_STATE, fr.type, fr.seq, 0, "no match waiting for a seed")
+    s._reply(RSP | REQ_PLAYER_SEED, bytes(mid) + bytes(p[:32]))
 
 
 def hosts(s, fr):

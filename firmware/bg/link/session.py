@@ -46,6 +46,7 @@ from bg.link import (
     REQ_LIST,
     REQ_PAIR_CONFIRM,
     REQ_PAIR_START,
+    REQ_PLAYER_SEED,
     REQ_RENAME,
     REQ_REVEAL,
     REQ_SET_CLOCK,
@@ -237,6 +238,7 @@ _HANDLERS = {
     REQ_RENAME: (1, "rename", True),
     REQ_UNPAIR: (1, "unpair", True),
     REQ_HOSTS: (1, "hosts", True),
+    REQ_PLAYER_SEED: (1, "player_seed", True),
 }
 
 

@@ -50,6 +50,7 @@ the host exports (layout tables: docs/journal.md)."""
 #     MATCH_END     (winner, score0, score1)
 #     SEED_REVEAL   (seed:bytes32,)
 #     CLOCK         (side, used_ms, left_ms)
+#     SEED_PART     (source, name:str, part:bytes16)   a player-seed contribution
 #
 # Example::
 #
@@ -85,12 +86,15 @@ CLOCK = const(0x11)
 # A finished game re-encoded as one record (bg.journal.pack; expanded by bg.record.packdec). Readers never
 # see it: ``Decoder`` yields the records it replaced (unless ``expand=False``).
 GAME_PACKED = const(0x12)
+# A player-seed contribution (docs/dice.md): after MATCH_START (the commitment), before the
+# first throw; ``source`` is bg.dice.SRC_HOST (name = the paired host's name) or SRC_BUTTONS.
+SEED_PART = const(0x13)
 # Encode-only pseudo kind: a roll and its play in one compact record.
 TURN = const(0x80)
 
 _NAMES = (
     "? MATCH_START GAME_START OPENING ROLL PLAY DOUBLE TAKE DROP BEAVER AUTO_DOUBLE RESIGN"
-    " RESIGN_ACCEPT RESIGN_REJECT GAME_END MATCH_END SEED_REVEAL CLOCK"
+    " RESIGN_ACCEPT RESIGN_REJECT GAME_END MATCH_END SEED_REVEAL CLOCK GAME_PACKED SEED_PART"
 )
 
 
@@ -210,6 +214,8 @@ FORMATS = (
     "sHH",
     "X",
     "sII",
+    "",  # GAME_PACKED: bg.record.packdec
+    "Bnp",  # SEED_PART
 )
 _WIDTH = {"B": 1, "H": 2, "I": 4}
 
@@ -327,6 +333,13 @@ def _payload(kind, fields):
     return out
 
 
+def check_seed_part(fields):
+    """A SEED_PART's fields make sense: source 1 (host) or 2 (buttons), 16 bytes."""
+    if len(fields) != 3 or fields[0] not in (1, 2) or len(fields[2]) != 16:
+        raise ValueError("bad player seed contribution")
+    return fields
+
+
 def _compact_turn(d1, d2, steps):
     """(shape, value) of a turn that fits a compact record, or None."""
     n = len(steps) // 2
@@ -405,7 +418,9 @@ def encode(kind, fields, buf=None):
                 buf[n - i] = (v >> (8 * i)) & 255
             buf[n + 1] = crc8(buf, 0, n + 1)
             end = n + 2
-    elif isinstance(kind, int) and MATCH_START <= kind <= CLOCK:
+    elif isinstance(kind, int) and (MATCH_START <= kind <= CLOCK or kind == SEED_PART):
+        if kind == SEED_PART:
+            check_seed_part(fields)
         end = _frame(kind, _payload(kind, fields), buf, 0)
     else:
         raise ValueError("unknown record kind %r" % (kind,))

@@ -15,12 +15,14 @@ from bg.record import (
     OPEN_HOUSE,
     PLAY,
     ROLL,
+    SEED_PART,
     TORN,
     TURN,
     _check_steps,
     _die,
     _reg,
     _side,
+    check_seed_part,
     crc8,
     crc16,
 )
@@ -165,7 +167,7 @@ def record_length(data, i, end):
         if b0 & 7 or (b0 >> 3) & 7 > 6:
             raise ValueError("bad compact kind byte 0x%02x" % b0)
         return _SHAPE_LEN[(b0 >> 3) & 7] + 2
-    if b0 < MATCH_START or b0 > GAME_PACKED:
+    if b0 < MATCH_START or b0 > SEED_PART:
         raise ValueError("bad kind byte 0x%02x" % b0)
     if i + 1 >= end:
         return -1
@@ -194,7 +196,10 @@ def decode_record(data, i=0, end=None):
         if ln < 6 or data[i + 2] != _PACK_VERSION:
             raise ValueError("packed game of an unknown format version")
         return b0, (bytes(data[i + 2 : i + ln - 2]),), i + ln
-    return b0, fields_of(b0, data, i + 2, ln - 4), i + ln
+    f = fields_of(b0, data, i + 2, ln - 4)
+    if b0 == SEED_PART:
+        check_seed_part(f)
+    return b0, f, i + ln
 
 
 _PACK_VERSION = 1  # bg.record.packdec.PACK_VERSION (not imported: that module loads the engine)

@@ -36,6 +36,7 @@ from bg import board
 from bg.engine._visit import MoveGenVisit
 from bg.record import (
     FORMATS,
+    GAME_PACKED,
     GAME_START,
     OPEN_HOUSE,
     OPENING,
@@ -258,7 +259,7 @@ class Expander:
             a = (PLAY, (s, self._play(s, t.dd1, t.dd2), 0))
         elif c == C_RAW:
             kind = self.read(5)
-            if kind < 1 or kind >= len(FORMATS):
+            if kind < 1 or kind >= GAME_PACKED:  # a game holds no GAME_PACKED/SEED_PART
                 raise ValueError("packed game: bad kind")
             ln = self.read(8)
             raw = bytearray(ln)
@@ -267,7 +268,7 @@ class Expander:
             a = (kind, self._raw_fields(kind, raw, 0, ln))
         else:
             kind = c - C_KIND
-            if kind < 1 or kind >= len(FORMATS) or not fields_packable(kind):
+            if kind < 1 or kind >= GAME_PACKED or not fields_packable(kind):
                 raise ValueError("packed game: bad item code %d" % c)
             a = (kind, self._fields(kind))
             _payload(kind, a[1])  # the same validation as a general record's fields

@@ -43,6 +43,47 @@ class Match:
         self.board_seed = board_seed
         self.throws = throws
         self.note = note
+        self.parts = []  # SEED_PART contributions (source, name, part), in journal order
+        self.legacy_seed = False  # MATCH_START carried the player seed (journals before SEED_PART)
+        self.order_error = None  # why the record order proves nothing (verify FAILs)
+
+    def add_part(self, source, name, part):
+        if self.order_error is None:
+            if self.throws:
+                self.order_error = "a player seed contribution (%s) comes after the first throw" % _who(
+                    source, name
+                )
+            elif self.legacy_seed:
+                self.order_error = "MATCH_START carries a player seed, yet contributions follow"
+        self.parts.append((source, name, part))
+        m = dice.SeedMixer()
+        try:
+            for s, _, p in self.parts:
+                m.add(s, p)
+        except ValueError:
+            if self.order_error is None:
+                self.order_error = "a player seed contribution (%s) comes after the button timing" % _who(
+                    source, name
+                )
+            return
+        self.player_seed = m.digest()
+
+    def contributions(self):
+        """In words, who chose these dice besides the board."""
+        hosts = ["host '%s'" % n for s, n, _ in self.parts if s == dice.SRC_HOST]
+        buttons = any(s == dice.SRC_BUTTONS for s, _, _ in self.parts)
+        if hosts:
+            return "player seed from " + " + ".join(hosts + (["button timing"] if buttons else []))
+        why = "board alone: the board could have chosen these dice"
+        if self.legacy_seed:
+            return why + " (its player seed was recorded with the commitment, not after it)"
+        if buttons:
+            return why + " (button timing mixed in, but measured by the board itself)"
+        return why
+
+
+def _who(source, name):
+    return "host '%s'" % name if source == dice.SRC_HOST else "button timing"
 
 
 def _hex(value, n, what, source):
@@ -114,13 +155,21 @@ def matches_from_journal(data, source):
     dec = record.decode_stream(data)
     out = []
     cur = None
+    early = None  # a contribution outside any match's window: before its commitment
     for kind, f in dec:
         if kind == record.MATCH_START:
             ps = bytes(f[10] or b"")
-            if not ps:
-                ps = dice.NO_PLAYER_SEED
-            cur = Match(source, bytes(f[0]), bytes(f[9]), ps, None, [])
+            cur = Match(source, bytes(f[0]), bytes(f[9]), ps or dice.NO_PLAYER_SEED, None, [])
+            cur.legacy_seed = bool(ps)
+            if early is not None:
+                cur.order_error = "a player seed contribution (%s) comes before the commitment" % early
+                early = None
             out.append(cur)
+        elif kind == record.SEED_PART:
+            if cur is None or cur.board_seed is not None:
+                early = _who(f[0], f[1])
+            else:
+                cur.add_part(f[0], f[1], bytes(f[2]))
         elif cur is None:
             continue
         elif kind == record.OPENING:
@@ -190,6 +239,29 @@ def load_spec(spec):
 # verify -------------------------------------------------------------------------------
 
 
+def _against_remembered(m):
+    """Why ``m`` contradicts what this host's library remembers of its match (the commitment
+    the board published, the seed this host sent), or None (also with no library)."""
+    from gammon.library import LibraryError
+
+    try:
+        with _library() as lib:
+            r = lib.remembered_commitment(m.match_id)
+    except LibraryError:
+        return None
+    if r is None:
+        return None
+    commitment, seed = r
+    if commitment != m.commitment:
+        return "the board published commitment %s to this host, but the journal has %s" % (
+            commitment.hex(),
+            m.commitment.hex(),
+        )
+    if seed and not any(p == seed for s, _, p in m.parts if s == dice.SRC_HOST):
+        return "the player seed this host sent (%s) is not in the journal" % seed.hex()
+    return None
+
+
 def cmd_verify(args):
     matches = load_spec(args.match)
     if args.index is not None:
@@ -214,7 +286,18 @@ def cmd_verify(args):
         print("%s: %d throws, commitment %s" % (name, len(m.throws), m.commitment.hex()))
         if m.note:
             print("  note: " + m.note)
-        if expect_ps is not None and expect_ps != m.player_seed:
+        print("  dice chosen by: " + m.contributions())
+        if m.order_error:
+            print("FAIL: the record order proves nothing: " + m.order_error)
+            failed = True
+            continue
+        bad = _against_remembered(m)
+        if bad:
+            print("FAIL: " + bad)
+            failed = True
+            continue
+        mine = any(p == expect_ps for src, _, p in m.parts if src == dice.SRC_HOST)
+        if expect_ps is not None and expect_ps != m.player_seed and not mine:
             print(
                 "FAIL: the recorded player seed %s is not the one you gave (%s)"
                 % (m.player_seed.hex(), expect_ps.hex())

@@ -18,6 +18,7 @@ from pathlib import Path
 from gammon import model
 from gammon.cli import UserError
 from gammon.library import CONFLICT, NEW, SAME, UPDATED, Library, LibraryError
+from gammon.sync import offer_seed as _offer_seed
 from gammon.sync import sync  # ``gammon sync``'s logic (its own module)
 
 FORMATS = ("mat", "sgf", "json", "svg", "ids")
@@ -402,9 +403,10 @@ def show_game(args):
     return 0
 
 
-def watch_loop(client, out=None, clear=True, max_events=None):
+def watch_loop(client, out=None, clear=True, max_events=None, lib=None):
     """Follow the board's live match: draw the position after every confirmed action.
-    ``client``: a link Client (``list_games``, ``fetch_game``, ``watch``). Returns the replay."""
+    ``client``: a link Client (``list_games``, ``fetch_game``, ``watch``). Returns the replay.
+    With a library ``lib``, a match starting meanwhile gets this host's player seed."""
     from bg import record
 
     from gammon.render import render_board
@@ -418,6 +420,8 @@ def watch_loop(client, out=None, clear=True, max_events=None):
             data = client.fetch_game(live[-1]["id"], resume=False)
             for k, f in record.decode_stream(data):
                 r.feed(k, f)
+            if lib is not None:
+                _offer_seed(client, lib, data, "", lambda s: None)
         return r
 
     def draw(r, last=""):
@@ -442,6 +446,10 @@ def watch_loop(client, out=None, clear=True, max_events=None):
             out.write(render_board(r.pos, side, m.names) + "\n")
             if r.g is not None:
                 out.write("cube %d%s\n" % (r.g.cube, "" if r.g.owner < 0 else " (%s)" % m.names[r.g.owner]))
+            elif not m.games:  # before the opening throw: what the dice are bound to
+                out.write(
+                    "dice commitment %s (%d player seed part(s))\n" % (m.commitment.hex(), len(m.seed_parts))
+                )
             if last:
                 out.write(last + "\n")
         out.flush()
@@ -459,6 +467,8 @@ def watch_loop(client, out=None, clear=True, max_events=None):
             for k, f in record.decode_stream(rec):
                 if k == record.MATCH_START:
                     r = model._Replay()
+                    if lib is not None:
+                        _offer_seed(client, lib, rec, "", lambda s: None)
                 if r.m is None and k != record.MATCH_START:
                     continue
                 r.feed(k, f)
@@ -473,9 +483,9 @@ def watch_loop(client, out=None, clear=True, max_events=None):
 def cmd_watch(args):
     from gammon.commands.board import open_board
 
-    with open_board(args) as client:
+    with _open_library() as lib, open_board(args) as client:
         try:
-            watch_loop(client, clear=not args.no_clear)
+            watch_loop(client, clear=not args.no_clear, lib=lib)
         except KeyboardInterrupt:
             pass
         except ValueError as e:

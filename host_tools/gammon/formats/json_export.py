@@ -96,6 +96,10 @@ def to_dict(match):
             "dice": {
                 "commitment": _hex(match.commitment),
                 "player_seed": _hex(match.player_seed),
+                "seed_parts": [
+                    {"source": "host" if s == 1 else "buttons", "name": n, "part": _hex(p)}
+                    for s, n, p in match.seed_parts
+                ],
                 "board_seed": _hex(match.seed),
             },
             "final_score": list(match.final_score),
