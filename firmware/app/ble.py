@@ -12,8 +12,12 @@ request) and sets a flag; the link task does the work. The one exception is the 
 
 Security at the radio layer: ``config(bond=True, mitm=True, le_secure=True,
 io=DISPLAY_ONLY)`` asks for LE Secure Connections with passkey entry; the stack's passkey is
-shown with the same ``show_code`` as the protocol's pairing code. The protocol's own
-challenge-response (bg.link.session) is what actually authorises a host, on every transport.
+shown with the same ``show_code`` as the protocol's pairing code. The link is **encrypted on
+the air**: RX is registered with ``_FLAG_WRITE_ENCRYPTED``, so the stack refuses a write on an
+unencrypted link (ATT error "insufficient encryption", which makes the central's OS bond),
+and nothing is notified on TX until ``_IRQ_ENCRYPTION_UPDATE`` reports the connection
+encrypted (MicroPython has no notify-side flag). The protocol's own challenge-response
+(bg.link.session) is still what authorises a host, on every transport.
 
 Example::
 
@@ -38,6 +42,9 @@ _IRQ_SET_SECRET = const(30)
 _IRQ_PASSKEY_ACTION = const(31)
 
 _IO_CAPABILITY_DISPLAY_ONLY = const(0)
+# Characteristic permission flag (docs.micropython.org bluetooth: defined by the application,
+# the module exports only the basic FLAG_* names): writes need an encrypted link.
+_FLAG_WRITE_ENCRYPTED = const(0x1000)
 _PASSKEY_ACTION_DISP = const(3)
 
 _ADV_TYPE_FLAGS = const(0x01)
@@ -102,7 +109,10 @@ class BleTransport(Waker):
         svc = (
             self.service,
             (
-                (bluetooth.UUID(RX_UUID), bluetooth.FLAG_WRITE | bluetooth.FLAG_WRITE_NO_RESPONSE),
+                (
+                    bluetooth.UUID(RX_UUID),
+                    bluetooth.FLAG_WRITE | bluetooth.FLAG_WRITE_NO_RESPONSE | _FLAG_WRITE_ENCRYPTED,
+                ),
                 (bluetooth.UUID(TX_UUID), bluetooth.FLAG_NOTIFY),
             ),
         )
@@ -132,8 +142,10 @@ class BleTransport(Waker):
             if data[0] == self.conn:
                 self.mtu = data[1]
             self.flag.set()
-        elif event == _IRQ_ENCRYPTION_UPDATE:
-            self.encrypted = bool(data[1])
+        elif event == _IRQ_ENCRYPTION_UPDATE:  # (conn, encrypted, authenticated, bonded, key size)
+            if data[0] == self.conn:
+                self.encrypted = bool(data[1])
+            self.flag.set()
         elif event == _IRQ_PASSKEY_ACTION:
             self._passkey = (data[0], data[1])
             self.flag.set()
@@ -165,6 +177,13 @@ class BleTransport(Waker):
         )
         self._restart_adv = False
 
+    def forget_bonds(self):
+        """The revoke-all gesture: every BLE bond goes (a central must pair again, passkey
+        on the dice) and the current central is disconnected."""
+        self.secrets.clear()
+        if self.conn is not None:
+            self.ble.gap_disconnect(self.conn)
+
     def rename(self, name):
         """New advertised name (after a RENAME request)."""
         self.name = name
@@ -188,7 +207,7 @@ class BleTransport(Waker):
 
     def read(self):
         self._service()
-        if self.conn is None or not self._writes:
+        if self.conn is None or not self._writes or not self.encrypted:
             return None
         self._writes = 0
         data = self.ble.gatts_read(self.h_rx)
@@ -196,13 +215,14 @@ class BleTransport(Waker):
 
     async def send(self, frame):
         """Notify ``frame`` in pieces of MTU - 3 bytes; a full controller queue (OSError) is
-        retried after a short sleep, so a slow central slows the link, not the game."""
+        retried after a short sleep, so a slow central slows the link, not the game. Nothing
+        is sent on a link that is not encrypted."""
         n = self.mtu - 3
         i = 0
         tries = 0
         while i < len(frame):
             conn = self.conn
-            if conn is None:
+            if conn is None or not self.encrypted:  # never in clear on the air
                 return
             try:
                 # the ESP32 stub lists two arguments; the documented call is

@@ -131,8 +131,13 @@ class Hub:
         self.board.open_pairing(ms)
 
     def revoke_all(self):
+        """Forget every paired host (the board's revoke-all gesture); a transport that keeps
+        radio bonds forgets them too (``forget_bonds``: a stolen laptop's BLE bond)."""
         self.board.revoke_all()
         for link in self.links:
+            forget = getattr(link.t, "forget_bonds", None)
+            if forget is not None:
+                forget()
             link.t.wake()
 
 

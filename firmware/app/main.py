@@ -6,7 +6,8 @@ Tasks (all asyncio, none blocks):
   debounces it (``bg.sensing``) and hands each stable change to the controller;
 - **buttons** -- turns the HAL's press counts into PRESS / LONG events (a press held
   ``_LONG_MS`` is a long press; both CUBE buttons held end a money session; both ROLL
-  buttons held open the link's pairing window, its code shown on the console/LEDs);
+  buttons held open the link's pairing window, its code shown on the console/LEDs; all four
+  held ``_REVOKE_MS`` unpair every host: ``revoke_all``);
 - **leds** -- repaints the frame (``app.view``) when something changed and while an
   animation runs, then ``leds.show()``;
 - **clock** -- the match clock's tick;
@@ -46,6 +47,7 @@ from bg.sensing import SelfTest, Sensing
 from micropython import const
 
 _LONG_MS = const(800)
+_REVOKE_MS = const(3000)  # all four buttons held this long: unpair every host
 _AUTO = None  # a link transport's "decide from the hardware" setting
 _BUTTON_POLL_MS = const(10)
 _FRAME_MS = const(40)
@@ -117,6 +119,8 @@ class App:
         self._pending_roll = None
         self._unstored = False  # an action of the match in progress could not be stored
         self._btn = [(board.buttons[i][1], board.buttons[i][2]) for i in range(len(board.buttons))]
+        self._bstate = None  # (was down, long press fired, down since) per button
+        self._all_since = None  # ticks when all four went down; False once the gesture fired
         self.watchers = []  # callables(kind, fields) for live watch (the link)
         self.verbose = True  # the serial console shows every confirmed action
         self.link_port = 0  # simulator: the link on a local TCP port
@@ -317,30 +321,60 @@ class App:
             await asyncio.sleep_ms(period)
 
     async def button_task(self):
-        b = self.hw.buttons
-        n = len(self._btn)
-        was = bytearray(n)
-        fired = bytearray(n)
-        since = [0] * n
         clock = self.hw.clock
         while self.running:
-            now = clock.ticks_ms()
-            for i in range(n):
-                presses = b.take(i)
-                down = 1 if b.is_down(i) else 0
-                if down and not was[i]:
-                    since[i] = now
-                    fired[i] = 0
-                if down and not fired[i] and clock.ticks_diff(now, since[i]) >= _LONG_MS:
-                    fired[i] = 1
-                    self._long(i, now, was)
-                elif was[i] and not down:
-                    if not fired[i]:
-                        self.on_button(i, C.PRESS, now)
-                elif presses and not down and not was[i]:
-                    self.on_button(i, C.PRESS, now)  # a click shorter than the poll period
-                was[i] = down
+            self.poll_buttons(clock.ticks_ms())
             await asyncio.sleep_ms(_BUTTON_POLL_MS)
+
+    def poll_buttons(self, now):
+        """One poll of the buttons (the button task calls it every ``_BUTTON_POLL_MS``):
+        presses, long presses and the combos. Three or more buttons down at once are the
+        revoke-all gesture (all four held ``_REVOKE_MS``): they press nothing, long or short."""
+        b = self.hw.buttons
+        n = len(self._btn)
+        st = self._bstate
+        if st is None:
+            st = self._bstate = (bytearray(n), bytearray(n), [0] * n)
+        was, fired, since = st
+        clock = self.hw.clock
+        downs = 0
+        for i in range(n):
+            if b.is_down(i):
+                downs += 1
+        for i in range(n):
+            presses = b.take(i)
+            down = 1 if b.is_down(i) else 0
+            if down and not was[i]:
+                since[i] = now
+                fired[i] = 0
+            if down and downs >= 3:
+                fired[i] = 1  # part of the revoke-all gesture
+            if down and not fired[i] and clock.ticks_diff(now, since[i]) >= _LONG_MS:
+                fired[i] = 1
+                self._long(i, now, was)
+            elif was[i] and not down:
+                if not fired[i]:
+                    self.on_button(i, C.PRESS, now)
+            elif presses and not down and not was[i]:
+                self.on_button(i, C.PRESS, now)  # a click shorter than the poll period
+            was[i] = down
+        if downs < n or n < 4:
+            self._all_since = None
+        elif self._all_since is None:
+            self._all_since = now
+        elif self._all_since is not False and clock.ticks_diff(now, self._all_since) >= _REVOKE_MS:
+            self._all_since = False  # once per hold
+            self.revoke_all(now)
+
+    def revoke_all(self, now):
+        """The revoke-all gesture: the link forgets every paired host (on flash), closes the
+        pairing window and ends every session; the LEDs say so (``View.show_revoked``)."""
+        hub = self._get_hub()
+        if hub is not None:
+            hub.revoke_all()
+        self.view.show_revoked(now)
+        self.log("link: every host unpaired" if hub is not None else "link: none (nothing to unpair)")
+        self.wake.set()
 
     def _long(self, i, now, was):
         role, side = self._btn[i]
@@ -462,7 +496,8 @@ class App:
             from bg.link.board import Board
             from bg.link.journal import JournalStore
 
-            store = JournalStore(self.journal, self.hw.storage.root)
+            bid = getattr(self.hw, "board_id", None)  # hal.Hardware: 8 bytes, or None
+            store = JournalStore(self.journal, self.hw.storage.root, bid() if bid else None)
             hub = Hub(
                 Board(
                     store,

@@ -24,6 +24,8 @@ resigning      die 0 shows the offered value (1/2/3) blinking; the opponent's tu
 illegal        casual mode: the rows of the illegal play; the opponent's turn LED blinks
 game/match     the result chase in the winner's colour, die 0 = 1/2/3 (single/gammon/bg)
 storage error  both tray LEDs blink reddish purple (the journal cannot store; nothing lost)
+hosts revoked  every point LED blinks vermillion for 3 s after the revoke-all gesture
+               (``show_revoked``: every paired host forgotten, every session ended)
 pairing code   over everything else on the dice: the link's 6 digits one after another in
                white (``show_code``, docs/leds.md), point LEDs 1..6 say which digit it is
 match clock    once the delay is used up, the reserve of the player the clock charges as a bar
@@ -42,6 +44,8 @@ from micropython import const
 CODE_DIGIT_MS = const(1200)  # pairing code: each digit 0.95 s on the dice, then 0.25 s dark
 _CODE_GAP_MS = const(250)
 _CODE_CYCLE_MS = const(9000)  # six digits, then a 1.8 s pause, then again
+REVOKED_MS = const(3000)  # how long the revoke-all gesture's answer blinks
+_TICKS_MASK = const(0x3FFFFFFF)  # ticks_ms wraps at 2^30 on the ESP32
 
 # phase groups, built once: a tuple of module attributes in ``paint`` would be built per frame
 _SETUP = (C.IDLE, C.OPENING)
@@ -57,6 +61,7 @@ class View:
         self.p = painter
         self.code = None  # the link's pairing code while pairing is open (6 digits, str)
         self.code_since = 0
+        self.revoked_at = None  # ticks of the revoke-all gesture, while its answer shows
         self.anim = None
         self.storage_error = 0
         self.fault_rows = 0
@@ -72,6 +77,19 @@ class View:
             raise ValueError("pairing code must be 6 digits")
         self.code = code
         self.code_since = now
+
+    def show_revoked(self, now):
+        """Every paired host was forgotten: all point LEDs blink vermillion ``REVOKED_MS``."""
+        self.revoked_at = now
+
+    def _paint_revoked(self, now):
+        p = self.p
+        if ((now - self.revoked_at) & _TICKS_MASK) >= REVOKED_MS:  # ticks_diff, wrap-safe
+            self.revoked_at = None
+            return
+        lvl = p.fast.level
+        for pt in range(1, 25):
+            p.point(pt, L.EXTRA, lvl)
 
     def code_digit(self, now):
         """``(index, digit)`` of the pairing code shown at ``now``; index -1 = the pause
@@ -176,6 +194,8 @@ class View:
             b = p.board
             for s in (0, 1):
                 p.set(b.tray_led[s], L.FAULT, p.fast.level)
+        if self.revoked_at is not None:
+            self._paint_revoked(now)
         if self.code is not None:
             self._paint_code(now)
         return p.finish()

@@ -104,9 +104,13 @@ class Radio:
 
 
 class Hardware:
-    """A bundle of the parts above, returned by a backend's ``make()``."""
+    """A bundle of the parts above, returned by a backend's ``make()``.
 
-    def __init__(self, sensors, leds, buttons, clock, random, storage, radio=None):
+    ``board_id()`` is the board's link identity (8 bytes, docs/protocol.md INFO), or None
+    when the hardware has none: the link store then draws a random one once and keeps it
+    on flash (the simulator: one per flash image)."""
+
+    def __init__(self, sensors, leds, buttons, clock, random, storage, radio=None, board_id=None):
         self.sensors = sensors
         self.leds = leds
         self.buttons = buttons
@@ -114,6 +118,11 @@ class Hardware:
         self.random = random
         self.storage = storage
         self.radio = radio
+        self._board_id = board_id
+
+    def board_id(self):
+        f = self._board_id
+        return f() if f is not None else None
 
 
 def load(name):

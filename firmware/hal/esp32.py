@@ -10,6 +10,8 @@
 - ``Clock``: ``time.ticks_ms``; wall time from the RTC (set by the host link).
 - ``Random``: ``os.urandom`` -- the ESP32's hardware RNG (true random while the radio runs).
 - ``Storage``: the littlefs root the MicroPython firmware mounts at ``/``.
+- ``board_id()``: the link's board id, derived from ``machine.unique_id()`` (the chip's
+  factory MAC in eFuse): 8 bytes, the same for the board's life, different on every board.
 - ``Radio``: BLE from ``app.ble`` (the link engineer's module), imported lazily so the board
   boots (and plays) without it.
 
@@ -197,6 +199,14 @@ class Storage(hal.Storage):
             return False
 
 
+def board_id():
+    """8 bytes from the chip's unique id: SHA-256("gammon-board-id" || unique_id)[:8] (a
+    uniform 8-byte id whatever the id's length, 6 bytes on an ESP32)."""
+    import hashlib
+
+    return hashlib.sha256(b"gammon-board-id" + machine.unique_id()).digest()[:8]
+
+
 def make(config=None):
     """Build the board's hardware. ``config`` may carry a loaded ``board``
     (``bg.hwdesc.Board``); otherwise board.json is loaded here. The BLE link is not a HAL part:
@@ -207,6 +217,8 @@ def make(config=None):
         from bg import hwdesc
 
         board = hwdesc.load()
-    hw = hal.Hardware(Sensors(board), Leds(board), Buttons(board), Clock(), Random(), Storage())
+    hw = hal.Hardware(
+        Sensors(board), Leds(board), Buttons(board), Clock(), Random(), Storage(), None, board_id
+    )
     setattr(hw, "board", board)  # noqa: B010 - an extra part the sim backend does not have
     return hw

@@ -5,7 +5,9 @@ installed), ``ble:AA:BB:CC:DD:EE:FF`` (bleak, if installed). Frames, MACs and ke
 come from the firmware's own ``bg.link``/``bg.link.host`` (one copy of the protocol).
 
 Pairing keys live in the per-user config dir (``platformdirs``; ``GAMMON_CONFIG_DIR``
-overrides it), in ``boards.json`` (mode 0600)::
+overrides it), in ``boards.json`` (mode 0600), one entry per board id (each board has its
+own: two boards paired from one host keep both keys; an entry saved under the old shared id
+``GAMMON00`` moves to the board's real id the first time its key authenticates)::
 
     {"default": "<board id hex>",
      "boards": {"<board id hex>": {"name": ..., "address": "tcp:127.0.0.1:7607",
@@ -43,6 +45,7 @@ SERIAL_READY = SERIAL_MAGIC + b"R"  # board -> host: what follows belongs to the
 WINDOW = 16  # DATA frames in flight during a fetch
 TIMEOUT = 10.0
 PAIR_TIMEOUT = 60.0  # the board computes a 2048-bit DH (about a second on an ESP32)
+LEGACY_BOARD_ID = b"GAMMON00".hex()  # what every board reported before unique board ids
 
 
 class LinkError(Exception):
@@ -235,6 +238,9 @@ class SerialTransport:
 class BleTransport:
     """BLE through bleak, run on a private asyncio loop in a thread so the API stays sync.
 
+    The link is encrypted on the air: right after connecting the host bonds (``pair()``,
+    LE Secure Connections; later connections only re-encrypt with the stored keys).
+
     Writes go to the RX characteristic in pieces of at most MTU - 3 bytes (the characteristic's
     ``max_write_without_response_size`` where the backend knows it: BlueZ reports
     ``mtu_size`` 23 whatever was negotiated), with response, so a busy board slows the host
@@ -302,10 +308,28 @@ class BleTransport:
         rx = self.client.services.get_characteristic(BLE_RX_UUID)
         if rx is None or self.client.services.get_characteristic(BLE_TX_UUID) is None:
             raise LinkError("BLE: %s is not a gammon board (no link service)" % address)
+        await self._bond(address)
         self.mtu = self.client.mtu_size or 23
         size = getattr(rx, "max_write_without_response_size", 0) or self.mtu - 3
         self.wsize = max(size, 20)
         await self.client.start_notify(BLE_TX_UUID, on_notify)
+
+    async def _bond(self, address):
+        """Encrypt the link: the board refuses its characteristic on an unencrypted one
+        (docs/protocol.md, BLE). ``pair()`` bonds with LE Secure Connections the first time
+        (the OS asks for the 6 digits the board's dice show) and only encrypts with the stored
+        keys after that. CoreBluetooth has no ``pair()``: macOS bonds by itself when the board
+        answers "insufficient encryption"."""
+        try:
+            await self.client.pair()
+        except NotImplementedError:
+            pass
+        except Exception as e:  # noqa: BLE001 - BleakError, D-Bus errors, OSError...
+            raise LinkError(
+                "BLE: could not bond with %s (%s): the board only talks over an encrypted link;"
+                " accept the pairing request and type the 6 digits the board shows"
+                % (address, str(e) or type(e).__name__)
+            ) from None
 
     async def _write(self, data):
         n = self.wsize
@@ -415,6 +439,19 @@ class Boards:
             self.data["default"] = bid
         self.save()
         return bid
+
+    def rekey(self, old, new):
+        """Move the entry saved under board id ``old`` (hex) to ``new``, keys untouched (the
+        legacy shared id, once the board proved it holds the key); the default follows, and
+        so do the partial fetches kept for it."""
+        b = self.data["boards"]
+        b[new] = b.pop(old)
+        if self.data.get("default") == old:
+            self.data["default"] = new
+        self.save()
+        part = self.path.parent / "partial"
+        if (part / old).is_dir() and not (part / new).exists():
+            os.replace(str(part / old), str(part / new))
 
     def forget(self, spec):
         bid = self.find(spec)[0]
@@ -690,19 +727,25 @@ class Client:
         self.call(P.REQ_WATCH, b"\x01")
         try:
             while True:
-                while self.events:
+                # frames that came in with the WATCH answer first (an event published at once)
+                frames, self.pending = self.pending, []
+                bad = None
+                for fr in frames:
+                    if fr[0] == P.EVENT:
+                        self.events.append(fr[1])
+                    elif fr[0] == P.ERROR and bad is None:
+                        bad = fr
+                while self.events:  # every authenticated record first, then the error
                     ev = self.events.pop(0)
                     yield ev[1:] if ev[:1] == b"\x00" else None
+                if bad is not None:
+                    self._check(bad, P.EVENT)
                 data = self.t.recv(timeout if timeout is not None else 1.0)
                 if not data:
                     if timeout is not None:
                         return
                     continue
-                for fr in self.host.feed(data):
-                    if fr[0] == P.EVENT:
-                        self.events.append(fr[1])
-                    elif fr[0] == P.ERROR:
-                        self._check(fr, P.EVENT)
+                self.pending.extend(self.host.feed(data))
         finally:
             try:
                 self.call(P.REQ_WATCH, b"\x00")
@@ -746,23 +789,37 @@ class Client:
 
 def connect(board_spec=None, boards=None):
     """An authenticated ``Client`` for a saved board (id, name, address, or None for the
-    default) or for an address of a board paired earlier."""
+    default) or for an address of a board paired earlier.
+
+    The entry used is the one saved under the id the board reports (INFO): several boards
+    may have been paired at one address (a simulator started on another flash image). An
+    entry saved under ``LEGACY_BOARD_ID`` (firmware before unique board ids: every board
+    said ``GAMMON00``) is tried on a board whose id is not saved; when its key authenticates,
+    the board proved it holds that key, and the entry moves to the board's real id
+    (``Boards.rekey``). A key that fails leaves the store as it was."""
     boards = boards or Boards()
     if board_spec and ":" in board_spec and board_spec.split(":")[0] in ("tcp", "serial", "ble"):
         hits = [(b, e) for b, e in boards.data["boards"].items() if e["address"] == board_spec]
         if not hits:
             raise ValueError("board %s is not paired: run 'gammon pair %s'" % (board_spec, board_spec))
-        bid, entry = hits[0]
+        address = board_spec
     else:
-        bid, entry = boards.find(board_spec)
-    c = Client(open_transport(entry["address"]), entry["address"])
+        hits = [boards.find(board_spec)]
+        address = hits[0][1]["address"]
+    c = Client(open_transport(address), address)
     try:
-        info = c.info()
-        if info["board_id"] != bid:
-            raise LinkError(
-                "the board at %s is %s, not the paired %s" % (entry["address"], info["board_id"], bid)
-            )
+        got = c.info()["board_id"]
+        same = [h for h in hits if h[0] == got]
+        old = [h for h in hits if h[0] == LEGACY_BOARD_ID]
+        if same:
+            bid, entry = same[0]
+        elif old and got not in boards.data["boards"]:
+            bid, entry = old[0]
+        else:
+            raise LinkError("the board at %s is %s, not the paired %s" % (address, got, hits[0][0]))
         c.authenticate(bytes.fromhex(entry["host_id"]), bytes.fromhex(entry["key"]))
+        if bid != got:
+            boards.rekey(bid, got)
     except BaseException:
         c.close()
         raise

@@ -7,7 +7,10 @@ Written to the documented API (docs.micropython.org/en/latest/library/bluetooth.
 ``UUID`` and the ``FLAG_*`` constants. IRQ event numbers are the documented ones.
 
 Test hooks (names start with ``_``) play the central: ``_connect()``, ``_write(handle, data)``,
-``_exchange_mtu(mtu)``, ``_disconnect()``, ``_pair()`` and ``notified`` (the list of
+``_exchange_mtu(mtu)``, ``_disconnect()``, ``_pair()`` (LE pairing: the link becomes
+encrypted; a write to a characteristic registered with ``FLAG_WRITE_ENCRYPTED`` before that
+is refused with ``OSError(0x0F)``, the ATT error the central gets, and the peripheral sees
+nothing, as NimBLE does) and ``notified`` (the list of
 ``(conn_handle, value_handle, bytes)`` the peripheral sent). The IRQ handler is called
 synchronously from the hooks, as the port's scheduler would run it. ``notify_capacity``
 models the controller's buffer: when set, more notifications than that without
@@ -127,6 +130,7 @@ class BLE:
         self.notify_capacity = None
         self._in_air = 0
         self.encrypted = False
+        self.authenticated = False
         self.passkeys = []
         self.secrets = {}
 
@@ -277,6 +281,14 @@ class BLE:
         v = self._value(value_handle)
         if not v.flags & (FLAG_WRITE | FLAG_WRITE_NO_RESPONSE):
             raise OSError(3)  # write not permitted
+        # The stack checks the characteristic's security before the application sees
+        # anything (NimBLE's ble_att_svr access check): the central gets the ATT error
+        # "insufficient encryption" (0x0F) / "insufficient authentication" (0x05), the
+        # peripheral no _IRQ_GATTS_WRITE and no data in the value's buffer.
+        if v.flags & FLAG_WRITE_ENCRYPTED and not self.encrypted:
+            raise OSError(0x0F)
+        if v.flags & FLAG_WRITE_AUTHENTICATED and not self.authenticated:
+            raise OSError(0x05)
         if v.append:
             room = v.size - len(v.data)
             v.data = v.data + data[: max(room, 0)]
@@ -288,13 +300,27 @@ class BLE:
         """The connection event happened: the controller's queue is free again."""
         self._in_air = 0
 
-    def _pair(self):
+    def _pair(self, mitm=True):
         """The central starts LE pairing: with a display-only board the stack asks for a
-        passkey to show; then the link is encrypted and keys are stored via SET_SECRET."""
-        self._call(_IRQ_PASSKEY_ACTION, (self.conn, _PASSKEY_ACTION_DISP, 0))
+        passkey to show (``mitm``: passkey entry; else "just works", unauthenticated); then
+        the link is encrypted and keys are stored via SET_SECRET."""
+        if mitm:
+            self._call(_IRQ_PASSKEY_ACTION, (self.conn, _PASSKEY_ACTION_DISP, 0))
         self._call(_IRQ_SET_SECRET, (1, b"peer-key", b"ltk-bytes"))
         self.encrypted = True
+        self.authenticated = mitm
+        self._call(_IRQ_ENCRYPTION_UPDATE, (self.conn, True, mitm, True, 16))
+
+    def _encrypt(self):
+        """A bonded central reconnects and starts encryption with the stored keys: the stack
+        looks the bond up (_IRQ_GET_SECRET) and, when the peripheral has it, the link is
+        encrypted without a new passkey. Returns False (link left in clear) without a bond."""
+        if self._call(_IRQ_GET_SECRET, (1, 0, b"peer-key")) is None:
+            return False
+        self.encrypted = True
+        self.authenticated = True
         self._call(_IRQ_ENCRYPTION_UPDATE, (self.conn, True, True, True, 16))
+        return True
 
     def _get_secret(self, sec_type, key):
         return self._call(_IRQ_GET_SECRET, (sec_type, 0, key))
@@ -303,4 +329,5 @@ class BLE:
         c = self.conn
         self.conn = None
         self.encrypted = False
+        self.authenticated = False
         self._call(_IRQ_CENTRAL_DISCONNECT, (c, 0, b"\x11\x22\x33\x44\x55\x66"))

@@ -9,7 +9,9 @@ the firmware's ``app/ble.py`` + ``app/link.py`` do:
   in pieces of at most MTU - 3 bytes (``BleTransport.send``); when the link breaks in the
   middle, the rest is not sent;
 - ``publish(record)`` is ``Hub.publish``: queue a confirmed action for watching hosts and
-  send it at once.
+  send it at once;
+- the link is encrypted on the air: RX writes before the central bonded are refused by the
+  "stack" (``bleak._air``), and nothing is notified until the link is encrypted.
 
 Test hooks: ``codes`` (what ``show_code`` displayed), ``drop_after`` (break the link after
 that many more notifications), ``connections``.
@@ -64,6 +66,7 @@ class BoardPeripheral(_air.Peripheral):
                 TX_UUID: ["notify"],
             },
             preferred_mtu=preferred_mtu,
+            encrypted=[RX_UUID],  # app/ble.py: RX registered with _FLAG_WRITE_ENCRYPTED
         )
         self.codes = []
         self.clock = Clock()
@@ -104,7 +107,7 @@ class BoardPeripheral(_air.Peripheral):
 
     def _pump(self):
         s = self.session
-        if s is None:
+        if s is None or not self.link_encrypted:  # app/ble.py notifies nothing in clear
             return
         s.set_mtu(self.mtu)
         f = s.pump()

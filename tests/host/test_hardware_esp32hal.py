@@ -91,6 +91,8 @@ def esp32(monkeypatch):
 
     machine = types.ModuleType("machine")
     machine.Pin, machine.SPI, machine.RTC = Pin, SPI, RTC
+    uid = [b"\x24\x0a\xc4\x01\x02\x03"]  # an ESP32's eFuse MAC (6 bytes)
+    machine.unique_id = lambda: uid[0]
     machine.disable_irq = lambda: 0
     machine.enable_irq = lambda s: None
     neopixel = types.ModuleType("neopixel")
@@ -108,7 +110,7 @@ def esp32(monkeypatch):
     esp32 = importlib.import_module("hal.esp32")  # fresh, bound to this test's fakes
 
     hw = esp32.make({"board": board, "radio": False})
-    return types.SimpleNamespace(hw=hw, board=board, chain=chain, pins=pins, now=now)
+    return types.SimpleNamespace(hw=hw, board=board, chain=chain, pins=pins, now=now, uid=uid)
 
 
 def test_read_latches_then_clocks_with_ce_low(esp32):
@@ -162,3 +164,13 @@ def test_clock_and_random(esp32):
     hw = esp32.hw
     assert hw.clock.ticks_diff(hw.clock.ticks_ms(), 0) == esp32.now[0]
     assert len(hw.random.urandom(16)) == 16
+
+
+def test_board_id_comes_from_the_chips_unique_id(esp32):
+    hw = esp32.hw
+    a = hw.board_id()
+    assert len(a) == 8 and a == hw.board_id()  # the same for the board's life
+    assert a != b"GAMMON00"  # not the id every board shared before
+    esp32.uid[0] = b"\x24\x0a\xc4\x01\x02\x04"  # another chip, one bit apart
+    b = hw.board_id()
+    assert len(b) == 8 and b != a

@@ -271,3 +271,46 @@ def test_without_bleak_one_line_error(monkeypatch, tmp_path, capsys):
     assert err == [
         "gammon: error: pairing failed: BLE needs bleak: pip install 'gammon[ble]' (or pip install bleak)"
     ]
+
+
+def test_a_stranger_that_does_not_bond_gets_nothing_through(radio):
+    """The eavesdropper's friend: connects without bonding, writes a request. The board's
+    radio refuses the write (insufficient encryption); nothing reaches the protocol and
+    nothing is sent in clear."""
+    import asyncio
+
+    from bleak import BleakClient
+    from bleak.exc import BleakError
+
+    async def stranger():
+        async with BleakClient(ADDR) as c:
+            await c.start_notify(L.BLE_TX_UUID, lambda s, d: None)
+            with pytest.raises(BleakError, match="Insufficient Encryption"):
+                await c.write_gatt_char(L.BLE_RX_UUID, P.encode_frame(P.REQ_INFO, 1, b""), response=True)
+
+    asyncio.run(stranger())
+    b = radio.board
+    assert b.refused_writes == 1 and b.notified == [] and b.bonds == set() and b.connections == 1
+
+
+def test_the_host_bonds_so_every_frame_is_encrypted_on_the_air(radio):
+    b = radio.board
+    with L.Client(L.open_transport(radio.address)) as c:
+        assert c.info()["name"] == "Kitchen board"
+        assert b.link_encrypted and b.bonds and b.notified  # answered, over the encrypted link
+    assert b.refused_writes == 0
+    with L.Client(L.open_transport(radio.address)) as c:  # bonded: encrypted again at once
+        assert c.info()["name"] == "Kitchen board" and b.link_encrypted
+
+
+def test_bonding_that_fails_is_one_clear_error(radio, monkeypatch):
+    from bleak import BleakClient
+    from bleak.exc import BleakError
+
+    async def refused(self, *args, **kwargs):
+        raise BleakError("org.bluez.Error.AuthenticationFailed")
+
+    monkeypatch.setattr(BleakClient, "pair", refused)
+    with pytest.raises(L.LinkError, match="could not bond.*encrypted link.*6 digits"):
+        L.open_transport(radio.address)
+    assert radio.board.notified == [] and radio.board.central is None  # and disconnected

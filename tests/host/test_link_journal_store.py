@@ -77,3 +77,42 @@ def test_a_damaged_match_has_its_own_state_and_is_kept(tmp_path):
     r = H.exchange(s, h, h.request(P.REQ_REVEAL, mid))
     assert H.error_code(r[0]) == P.E_STATE
     assert store.list_matches()[0][0] == mid  # still there
+
+
+def _info_board_id(store):
+    sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1] / "portable"))
+    import link_helpers as H
+    from bg.link.board import Board
+    from bg.link.host import HostEnd
+    from bg.link.session import Session
+    from link_fakes import Clock, Rand
+
+    s = Session(Board(store, Clock(), Rand(b"id")), 185)
+    h = HostEnd(Rand(b"host"))
+    t, p = H.one(s, h, h.request(P.REQ_INFO), P.RSP | P.REQ_INFO)
+    return bytes(p[5:13])
+
+
+def test_a_board_without_a_hardware_id_draws_one_and_keeps_it(tmp_path):
+    ids = []
+    for name in ("a", "b"):
+        root = tmp_path / name
+        root.mkdir()
+        j = Journal(str(root))
+        list(j.open())
+        ids.append(JournalStore(j, str(root)).board_id())
+        again = JournalStore(j, str(root))  # the next boot: the same id
+        assert again.board_id() == ids[-1]
+        assert _info_board_id(again) == ids[-1]  # INFO carries it
+    assert ids[0] != ids[1] and b"GAMMON00" not in ids and all(len(i) == 8 for i in ids)
+
+
+def test_a_damaged_id_file_is_replaced_once_and_a_hardware_id_wins(tmp_path):
+    j = Journal(str(tmp_path))
+    list(j.open())
+    (tmp_path / "link").mkdir()
+    (tmp_path / "link" / "id").write_bytes(b"abc")  # cut short by a power loss
+    bid = JournalStore(j, str(tmp_path)).board_id()
+    assert len(bid) == 8 and bid != b"abc\x00\x00\x00\x00\x00"
+    assert (tmp_path / "link" / "id").read_bytes() == bid
+    assert JournalStore(j, str(tmp_path), b"\x01" * 8).board_id() == b"\x01" * 8

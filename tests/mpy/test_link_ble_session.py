@@ -28,6 +28,7 @@ if roomy():
 def test_small_mtu_frames_span_writes_and_notifications():
     radio, board, hub, t, link = setup()
     radio._connect()  # no MTU exchange: 23 bytes, 20 per packet
+    radio._pair()  # the central bonds: the board refuses an unencrypted link
     c = Central(radio, link, t)
     key = pair_and_auth(c, board)
     assert len(key) == 32
@@ -41,6 +42,7 @@ def test_fetch_interrupted_by_disconnect_then_resumed():
     # every notification: by the end no 771-byte block may be left)
     expected = board.store.read_match(M1, 0, 1000)
     radio._connect()
+    radio._pair()  # the central bonds: the board refuses an unencrypted link
     radio._exchange_mtu(185)
     c = Central(radio, link, t)
     key = pair_and_auth(c, board)
@@ -54,6 +56,7 @@ def test_fetch_interrupted_by_disconnect_then_resumed():
     del c, r  # the first connection's host end: gone, as the host process would be
     gc.collect()
     radio._connect(conn_handle=65)
+    assert radio._encrypt()  # bonded: encrypted again with the stored keys, no new passkey
     radio._exchange_mtu(185)
     c2 = Central(radio, link, t)
     c2.seen = len(radio.notified)
@@ -76,6 +79,7 @@ def test_congested_controller_slows_but_completes():
     # every notification: by the end no 771-byte block may be left)
     expected = board.store.read_match(M1, 0, 1000)
     radio._connect()
+    radio._pair()  # the central bonds: the board refuses an unencrypted link
     radio._exchange_mtu(185)
     c = Central(radio, link, t)
     pair_and_auth(c, board)
@@ -101,6 +105,7 @@ def test_congested_controller_slows_but_completes():
 def test_watch_events_are_notified():
     radio, board, hub, t, link = setup()
     radio._connect()
+    radio._pair()  # the central bonds: the board refuses an unencrypted link
     radio._exchange_mtu(100)
     c = Central(radio, link, t)
     pair_and_auth(c, board)

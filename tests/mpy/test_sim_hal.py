@@ -85,6 +85,37 @@ def test_storage_littlefs_image_survives_a_remount():
     _rm(IMG)
 
 
+def _board_id(image, mount):
+    """The link's board id as the simulator's app builds it (``App._make_hub``)."""
+    from bg.journal import Journal
+    from bg.link.journal import JournalStore
+
+    hw = _hw(image=image)
+    assert hw.board_id() is None  # no hardware id: the link store keeps one in the image
+    st = hw.storage
+    st.unmount()
+    st = sim.Storage(image=image, mount=mount)
+    j = Journal(st.root)
+    for _ in j.open():
+        pass
+    bid = JournalStore(j, st.root, hw.board_id()).board_id()
+    st.unmount()
+    return bid
+
+
+def test_each_flash_image_has_its_own_board_id_kept_in_the_image():
+    tag = "".join("%02x" % b for b in os.urandom(4))  # the machine is shared: own files
+    a, b = "/tmp/sg_simid_a_%s.lfs" % tag, "/tmp/sg_simid_b_%s.lfs" % tag
+    try:
+        first = _board_id(a, "/simid")
+        assert len(first) == 8 and first != b"GAMMON00"
+        assert _board_id(a, "/simid") == first  # the next boot of that image
+        assert _board_id(b, "/simid") != first  # another image: another board
+    finally:
+        _rm(a)
+        _rm(b)
+
+
 def test_storage_missing_directory_is_reported_not_raised():
     st = sim.Storage(image="/nonexistent-dir/x/img.lfs", mount="/simhal2")
     assert not st.ok() and "cannot mount" in st.error

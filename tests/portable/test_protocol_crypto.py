@@ -28,6 +28,13 @@ def test_mac_class_matches_hmac():
     assert m.tag(b"H", b"123456", b"payload") == C.hmac_sha256(b"k" * 32, b"H123456payload")[:8]
 
 
+def test_mac_covers_the_sequence_epoch_after_the_direction():
+    m = C.Mac(b"k" * 32)
+    want = C.hmac_sha256(b"k" * 32, b"H\x02\x01123456payload")[:8]
+    assert m.tag(b"H", b"123456", b"payload", 0x0102) == want
+    assert m.tag(b"H", b"123456", b"payload", 0) == m.tag(b"H", b"123456", b"payload")
+
+
 def test_code_from_random_is_six_digits():
     r = Rand(b"c")
     codes = [C.code_from_random(r) for _ in range(50)]

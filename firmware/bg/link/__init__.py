@@ -10,10 +10,11 @@ A frame (all integers little-endian)::
     0  sync   0xA7
     1  type   request 0x01..0x3F, response = request | 0x40, DATA 0x60, EVENT 0x61, ERROR 0x7F
     2  flags  bit0 MAC present, bit1 LAST (final DATA frame); other bits must be 0
-    3  seq    u16  sender's sequence number
+    3  seq    u16  sender's sequence number (the low 16 bits of a 32-bit session counter)
     5  len    u16  payload length, at most MAX_PAYLOAD
     7  payload
-       mac    8 bytes, when flags bit0: HMAC-SHA-256(session key, dir || bytes 1..6 || payload)[:8]
+       mac    8 bytes, when flags bit0: HMAC-SHA-256(session key, dir [|| epoch u16, when
+              not 0] || bytes 1..6 || payload)[:8]; epoch = the counter's high 16 bits
        crc    u16  CRC-16/CCITT-FALSE over everything before it
 
 Example (host side, unauthenticated board-info request)::
@@ -116,6 +117,7 @@ BACKOFF_MAX_MS = const(300000)
 PAIR_CODE_MS = const(120000)  # a displayed code stays valid this long
 EVENT_QUEUE = const(16)
 OUT_QUEUE = const(8)
+SEQ_MAX = 0xFFFFFFFF  # the last sequence number of an authenticated session (32-bit counter)
 
 
 # ---------------------------------------------------------------- CRC
@@ -152,7 +154,9 @@ def crc16(buf, start=0, end=-1, crc=0xFFFF):
 
 
 def encode_frame(ftype, seq, payload, flags=0, mac=None, direction=b"B"):
-    """One frame as bytes. With ``mac`` (a ``Mac``) the MAC flag is set and the tag appended.
+    """One frame as bytes. With ``mac`` (a ``Mac``) the MAC flag is set and the tag appended;
+    ``seq`` is then the session's 32-bit counter: its low 16 bits go in the header, its high
+    16 bits (the epoch) into the MAC only.
 
     >>> len(encode_frame(REQ_INFO, 7, b"abc"))
     12
@@ -166,7 +170,11 @@ def encode_frame(ftype, seq, payload, flags=0, mac=None, direction=b"B"):
     out = bytearray(head)
     out += payload
     if mac is not None:
-        out += mac.tag(direction, head[1:], payload)
+        epoch = (seq >> 16) & 0xFFFF
+        if epoch:
+            out += mac.tag(direction, head[1:], payload, epoch)
+        else:  # the first 65,535 frames: tagged as by the 16-bit protocol
+            out += mac.tag(direction, head[1:], payload)
     c = crc16(out)
     out.append(c & 0xFF)
     out.append(c >> 8)

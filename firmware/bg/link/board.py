@@ -140,14 +140,17 @@ class Board:
         self._save([h for h in self.hosts if h[0] != host_id])
         for s in self.sessions:
             if s.host_id == host_id:
-                s.logout()
+                s.logout("this host was unpaired")
         return True
 
     def revoke_all(self):
-        """Forget every paired host (button combo on the board) and end all sessions."""
+        """Forget every paired host (the board's revoke-all gesture), close the pairing window
+        and end every session (each logged-in host is told, in a last MAC'd ERROR)."""
         self._save([])
+        self.pair_until = None
+        self.cancel_pairing()
         for s in self.sessions:
-            s.logout()
+            s.logout("every host was unpaired on the board")
 
     # -- live watch
     def publish(self, record):

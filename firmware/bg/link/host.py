@@ -26,6 +26,7 @@ from bg.link import (
     REQ_AUTH_START,
     REQ_PAIR_CONFIRM,
     REQ_PAIR_START,
+    SEQ_MAX,
     Decoder,
     Frame,
     encode_frame,
@@ -34,6 +35,7 @@ from bg.link import (
 from bg.link.crypto import (
     Mac,
     auth_proofs,
+    check_seq,
     dh_keypair,
     dh_shared,
     equal,
@@ -69,6 +71,10 @@ def error_text(code):
 # ---------------------------------------------------------------- the host's end (sans I/O)
 
 
+_UNSIGNED = "unsigned or forged frame after login refused"
+_REPLAYED = "replayed frame after login refused"
+
+
 def _local(code, ftype, seq, msg):
     return (ERROR, error_payload(code, ftype, seq, 0, "local: " + msg), 0)
 
@@ -95,10 +101,19 @@ class HostEnd:
         self._authed = None
 
     def request(self, ftype, payload=b""):
-        self.seq = (self.seq + 1) & 0xFFFF
-        if self.mac_out is not None and self.seq == 0:
+        if self.mac_out is None:
+            self.seq = (self.seq + 1) & 0xFFFF
+        elif self.seq >= SEQ_MAX:
             raise ValueError("session sequence numbers exhausted: authenticate again")
+        else:
+            self.seq += 1  # 32-bit: the header carries the low half, the MAC the epoch
         return encode_frame(ftype, self.seq, payload, 0, self.mac_out, b"H")
+
+    @property
+    def logged_in(self):
+        """True once the board's AUTH_PROOF reply checked out: from then on every board
+        frame must carry a good MAC and a higher sequence number, ERROR frames included."""
+        return self.mac_out is not None
 
     def feed(self, data):
         """Frames from the board in ``data``: a list of ``(type, payload, flags)``; a frame
@@ -117,19 +132,16 @@ class HostEnd:
                     out.append(_local(fr, 0, 0, ERROR_NAMES[fr]))
                     continue
                 if self.mac_in is not None:
-                    if fr.mac is None:
-                        if fr.type == ERROR:  # pre-auth style error (e.g. decoder noise): pass on
-                            out.append((fr.type, fr.payload, fr.flags))
-                            continue
-                        out.append(_local(E_MAC, fr.type, fr.seq, "unsigned frame"))
+                    if fr.mac is None and fr.type == ERROR and self.mac_out is None:
+                        # the board's refusal of our AUTH_PROOF: it has no session key yet
+                        out.append((fr.type, fr.payload, fr.flags))
                         continue
-                    if not equal(self.mac_in.tag(b"B", fr.header, fr.payload), fr.mac):
-                        out.append(_local(E_MAC, fr.type, fr.seq, "bad MAC"))
+                    full = check_seq(self.mac_in, b"B", fr, self.last_seq)
+                    if full < 0:  # its content (an ERROR's text too) is not trusted: dropped
+                        why = _REPLAYED if full == -E_SEQ else _UNSIGNED
+                        out.append(_local(-full, fr.type, fr.seq, why))
                         continue
-                    if fr.seq <= self.last_seq:
-                        out.append(_local(E_SEQ, fr.type, fr.seq, "replayed frame"))
-                        continue
-                    self.last_seq = fr.seq
+                    self.last_seq = full
                 out.append((fr.type, fr.payload, fr.flags))
             if i >= len(data):
                 return out

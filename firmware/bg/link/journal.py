@@ -1,25 +1,27 @@
 """``bg.link.store.Store`` on the flash journal (``bg.journal.Journal``) for the link.
 
-The journal keeps the matches; this adapter adds the two small link files next to it:
-``<root>/link/name`` (the board's name) and ``<root>/link/hosts`` (the paired-hosts blob),
-both written atomically (temp file + rename). Match states map as: journal ``MATCH_DONE`` ->
-``STATE_FINISHED``; ``MATCH_LIVE`` -> ``STATE_LIVE``; ``MATCH_DAMAGED`` (the active match's
-file failed its checks and is kept as is) -> ``STATE_DAMAGED``: not being played, so a host
-must not wait for it to go on, but its seed is still secret and it is never deleted or
-revealed over the link (the link treats it like a live match). A finished match's dice
-seed is its ``SEED_REVEAL`` record.
+The journal keeps the matches; this adapter adds the small link files next to it:
+``<root>/link/name`` (the board's name), ``<root>/link/hosts`` (the paired-hosts blob) and,
+on a board without a hardware id (the simulator), ``<root>/link/id`` (8 random bytes drawn
+once: the board id), all written atomically (temp file + rename).
+
+Match states map as: journal ``MATCH_DONE`` -> ``STATE_FINISHED``; ``MATCH_LIVE`` ->
+``STATE_LIVE``; ``MATCH_DAMAGED`` (the active match's file failed its checks and is kept as
+is) -> ``STATE_DAMAGED``: not being played, so a host must not wait for it to go on, but its
+seed is still secret and it is never deleted or revealed over the link (the link treats it
+like a live match). A finished match's dice seed is its ``SEED_REVEAL`` record.
 
 Example::
 
     j = Journal("/flash"); j.open()
-    store = JournalStore(j, "/flash", board_id=machine.unique_id()[:8])
+    store = JournalStore(j, "/flash", board_id=hw.board_id())  # None: link/id, random once
 """
 
 import os
 
 from bg import record
 from bg.journal import MATCH_DAMAGED, MATCH_DONE
-from bg.link import STATE_DAMAGED, STATE_FINISHED, STATE_LIVE
+from bg.link import ID_LEN, STATE_DAMAGED, STATE_FINISHED, STATE_LIVE
 
 _DEFAULT_NAME = "Gammon"
 
@@ -42,19 +44,33 @@ def _write_atomic(path, data):
 class JournalStore:
     """The link's ``Store`` over a ``Journal`` (see ``bg.link.store.Store`` for the contract)."""
 
-    def __init__(self, journal, root, board_id=b"GAMMON00"):
+    def __init__(self, journal, root, board_id=None, urandom=None):
         self.j = journal
         self.dir = root + "/link"
-        self._id = (bytes(board_id) + bytes(8))[:8]
         try:
             os.mkdir(self.dir)
         except OSError:
             pass  # exists
+        if board_id:
+            self._id = (bytes(board_id) + bytes(ID_LEN))[:ID_LEN]
+        else:
+            self._id = self._stored_id(urandom or os.urandom)
         raw = _read(self.dir + "/name")
         try:
             self._name = raw.decode() if raw else _DEFAULT_NAME
         except UnicodeError:
             self._name = _DEFAULT_NAME
+
+    def _stored_id(self, urandom):
+        """The board id kept in ``link/id`` (a board without a hardware id: the simulator,
+        one per flash image); drawn once, at random, when missing or damaged."""
+        path = self.dir + "/id"
+        raw = _read(path)
+        if raw is not None and len(raw) == ID_LEN:
+            return bytes(raw)
+        new = bytes(urandom(ID_LEN))
+        _write_atomic(path, new)
+        return new
 
     def board_id(self):
         return self._id

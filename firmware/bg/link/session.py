@@ -20,10 +20,8 @@ from bg.link import (
     DATA,
     E_AUTH,
     E_BUSY,
-    E_MAC,
     E_NOT_FOUND,
     E_PAYLOAD,
-    E_SEQ,
     E_STORE,
     E_TYPE,
     ERROR,
@@ -52,12 +50,13 @@ from bg.link import (
     REQ_SET_CLOCK,
     REQ_UNPAIR,
     REQ_WATCH,
+    SEQ_MAX,
     Decoder,
     encode_frame,
     error_payload,
 )
 from bg.link.crypto import (
-    equal,
+    check_seq,
 )
 
 
@@ -91,7 +90,12 @@ class Session:
         self.xfer = None
         self.events = []
 
-    def logout(self):
+    def logout(self, why=None):
+        """End the login (revocation). A logged-in host is told why first, in a frame still
+        MAC'd with the session key (after this the board can no longer sign anything, and the
+        host refuses unsigned frames): ERROR E_AUTH with ``why``."""
+        if self.mac_out is not None and why:
+            self._error(E_AUTH, 0, 0, 0, why)
         self._logout()
 
     def close(self):
@@ -121,7 +125,13 @@ class Session:
 
     # -- output
     def _send(self, ftype, payload, flags=0):
-        self.seq_out = (self.seq_out + 1) & 0xFFFF
+        if self.mac_out is None:
+            self.seq_out = (self.seq_out + 1) & 0xFFFF
+        elif self.seq_out >= SEQ_MAX:  # 2^32 frames: this session key signs no more
+            self._logout()
+            self.seq_out = 1
+        else:
+            self.seq_out += 1  # 32-bit: the header carries the low half, the MAC the epoch
         return encode_frame(ftype, self.seq_out, payload, flags, self.mac_out, b"B")
 
     def _reply(self, ftype, payload, flags=0):
@@ -191,13 +201,10 @@ class Session:
         """Handle one decoded frame: checks first (MAC, sequence, auth, payload), then act."""
         t = fr.type
         if self.mac_in is not None:
-            if fr.mac is None:
-                return self._error(E_MAC, t, fr.seq)
-            if not equal(self.mac_in.tag(b"H", fr.header, fr.payload), fr.mac):
-                return self._error(E_MAC, t, fr.seq)
-            if fr.seq <= self.last_seq:
-                return self._error(E_SEQ, t, fr.seq)
-            self.last_seq = fr.seq
+            full = check_seq(self.mac_in, b"H", fr, self.last_seq)
+            if full < 0:  # -E_MAC or -E_SEQ
+                return self._error(-full, t, fr.seq)
+            self.last_seq = full
         elif fr.mac is not None:
             return self._error(E_AUTH, t, fr.seq)
         h = _HANDLERS.get(t)

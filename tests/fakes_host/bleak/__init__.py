@@ -23,6 +23,10 @@ Documented behaviour it keeps:
   ``stop_notify``, ``write_gatt_char(char, data, response=None)``. Every GATT call on a
   link that is down raises ``BleakError``; ``disconnected_callback(client)`` runs on the
   loop whenever the link ends (either side).
+- ``pair()`` (bleak's ``BleakClient.pair(*args, **kwargs) -> bool``, LE Secure Connections
+  bonding through the OS: its agent shows the passkey dialog): the link is encrypted and the
+  peripheral keeps the bond. A write to a characteristic the peripheral protects before that
+  raises ``BleakError`` with the ATT error "Insufficient Encryption" (see ``bleak._air``).
 - A write longer than MTU - 3 raises ``BleakError``: the board's protocol documents that
   each write carries at most MTU - 3 bytes (docs/protocol.md), so the fake holds the host to
   it. Notifications to a characteristic nobody subscribed to are lost, as on air.
@@ -51,6 +55,7 @@ CENTRAL_MTU = 517  # what BlueZ/WinRT/CoreBluetooth ask for; the peripheral may 
 # characteristic's ``max_write_without_response_size`` is right (bleak issue #738). Tests
 # set this to model a Linux host.
 _BLUEZ_MTU_QUIRK = False
+_CENTRAL_IDENTITY = "host-adapter"  # this computer's Bluetooth identity (what a bond is for)
 
 
 class BLEDevice:
@@ -242,6 +247,14 @@ class BleakClient:
         self._subscribed.pop(ch.uuid, None)
         await asyncio.sleep(0)
 
+    async def pair(self, *args, **kwargs):
+        if self._peer is None:
+            raise BleakError("Not connected")
+        await asyncio.sleep(0)  # the SMP exchange
+        if not self._peer._central_paired(self, _CENTRAL_IDENTITY):
+            raise BleakError("Not connected")
+        return True
+
     async def write_gatt_char(self, char_specifier, data, response=None):
         want = ("write",) if response else ("write-without-response", "write")
         ch = self._char(char_specifier, want)
@@ -250,7 +263,10 @@ class BleakClient:
             raise BleakError("write of %d bytes exceeds MTU - 3 = %d" % (len(data), self._mtu - 3))
         await asyncio.sleep(0)  # on air
         p = self._peer
-        if p is None or not p._central_wrote(self, ch.uuid, data):
+        ok = None if p is None else p._central_wrote(self, ch.uuid, data)
+        if ok is None and p is not None:
+            raise BleakError("ATT error: 0x0f (Insufficient Encryption)")
+        if not ok:
             raise BleakError("Not connected")
 
     # -- called by the peripheral, from any thread

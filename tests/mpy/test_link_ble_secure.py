@@ -1,0 +1,65 @@
+"""app.ble on the fake ``bluetooth`` module: the link is encrypted on the air. Writes before
+the central bonded are refused by the stack (``_FLAG_WRITE_ENCRYPTED``) and nothing is
+notified in clear; the board's revoke-all gesture forgets the BLE bonds too. (Split from
+test_link_ble.py so each module needs less heap.)"""
+
+# mpy-heap: 80k
+# Measured on the 64-bit port: needs 70k; declared with 8k or more to spare (the fake radio is
+# compiled from source here, as in test_link_ble.py; tools/bench_heapmargin.py).
+
+# The fake radio is compiled from source here: import it first, while the heap is emptiest.
+import gc
+
+gc.collect()
+import bluetooth  # noqa: E402
+from link_fakes import roomy, skip_all  # noqa: E402
+
+if roomy():
+    import asyncio
+
+    from ble_central import Central, P, setup
+
+
+def test_nothing_passes_before_the_link_is_encrypted():
+    """A stranger who connects without bonding: its writes are refused by the stack (as
+    NimBLE does for a characteristic registered with _FLAG_WRITE_ENCRYPTED), the board's
+    protocol never sees them, and the board notifies nothing in clear."""
+    radio, board, hub, t, link = setup()
+    rx_flags = radio._values[t.h_rx].flags
+    assert rx_flags & bluetooth.FLAG_WRITE_ENCRYPTED
+    radio._connect()
+    radio._exchange_mtu(185)
+    c = Central(radio, link, t, plain=True)
+    try:
+        radio._write(t.h_rx, c.host.request(P.REQ_INFO))
+        raise AssertionError("an unencrypted write was accepted")
+    except OSError as e:
+        assert e.args[0] == 0x0F  # insufficient encryption
+    c.step()
+    assert radio.notified == [] and not t.encrypted
+    asyncio.run(t.send(P.encode_frame(P.RSP | P.REQ_INFO, 1, b"secret")))
+    assert radio.notified == []  # the transport sends nothing in clear either
+    radio._pair()
+    r = c.ask(c.host.request(P.REQ_INFO), P.RSP | P.REQ_INFO)  # bonded: the link works
+    assert t.encrypted and b"BOARD042" in r[0][1]
+    radio._disconnect()
+    assert not t.encrypted  # a new connection must be encrypted again
+
+
+def test_revoke_all_forgets_the_ble_bonds_too():
+    radio, board, hub, t, link = setup()
+    radio._connect()
+    radio._pair()
+    c = Central(radio, link, t, plain=True)
+    c.step()
+    assert radio._get_secret(1, b"peer-key") == b"ltk-bytes"
+    hub.revoke_all()  # the board's gesture (app.main.App.revoke_all)
+    assert radio.conn is None  # the central is dropped
+    c.step()
+    radio._connect(conn_handle=65)
+    assert not radio._encrypt()  # no bond left: the laptop must pair again
+    assert not t.encrypted
+
+
+if not roomy():
+    skip_all(globals())
