@@ -142,7 +142,10 @@ class Hub:
 
 
 class Waker:
-    """The ``wait``/``wake`` half of a transport: an IRQ-safe flag with a timeout."""
+    """The ``wait``/``wake`` half of a transport woken from an IRQ (BLE): an IRQ-safe flag
+    with a timeout. Each ``ThreadSafeFlag`` is polled like a file; on the unix port
+    ``select.poll`` corrupts such fd-less entries once its array grows (a segfault with a
+    few of them), so stream transports, woken only by tasks, use ``TaskWaker``."""
 
     def __init__(self):
         self.flag = asyncio.ThreadSafeFlag()
@@ -155,3 +158,22 @@ class Waker:
             await asyncio.wait_for_ms(self.flag.wait(), ms)
         except asyncio.TimeoutError:
             pass
+
+
+class TaskWaker:
+    """``wait``/``wake`` for a transport woken only by asyncio tasks (its reader pump,
+    ``Hub.publish``): an ``asyncio.Event``, which registers nothing with the poller."""
+
+    def __init__(self):
+        self.ev = asyncio.Event()
+
+    def wake(self):
+        self.ev.set()
+
+    async def wait(self, ms):
+        if not self.ev.is_set():
+            try:
+                await asyncio.wait_for_ms(self.ev.wait(), ms)
+            except asyncio.TimeoutError:
+                pass
+        self.ev.clear()

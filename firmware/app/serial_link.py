@@ -3,18 +3,24 @@ stdin/stdout.
 
 Every frame on the wire, both ways, is preceded by the magic ``MAGIC`` (``b"\\x00GMN"``):
 text printed on the same port (``print()``, boot messages, tracebacks) never contains a NUL,
-so a reader that waits for the magic skips it. Two more out-of-frame markers:
+so a reader that waits for the magic skips it. Host -> board, the frame after the magic is
+*stuffed* (``bg.serialwire.stuff``): each byte ``0x00``, ``0x03``, ``0x0D`` or ``ESC``
+(``0x10``) is sent as ``ESC`` then the byte xor ``0x20``. So on the board's input:
 
-- ``HELLO`` (``MAGIC + b"H"``), host -> board, sent right after opening the port: a serial
-  port has no "connect" event, so this starts a new connection (the old session, and any
-  transfer it was sending, is dropped); the board answers ``READY`` (``MAGIC + b"R"``), and
-  every byte after ``READY`` belongs to the new connection.
-- On the REPL port, a Ctrl-C (``0x03``) *between* frames gives the port back to the REPL:
-  the link raises ``KeyboardInterrupt`` out of ``asyncio.run``, as a Ctrl-C normally would.
-  The same byte *inside* a frame (a sequence number, a MAC) is data: while the link owns
-  the port, ``micropython.kbd_intr(-1)`` stops the driver from turning it into an interrupt,
-  and the transport follows the frame boundaries (magic, header, length) to tell the two
-  apart. ``mpremote`` sends ``\\r\\x03`` when it connects, so it still breaks in.
+- a raw ``0x00`` always starts a magic: whatever frame was in progress is abandoned (a lost
+  byte costs that frame only, never the next one);
+- a frame is handed to the link only whole, with a header that makes sense and a valid
+  CRC (a flipped byte, a too-long length, a raw ``0x03``/``0x0D`` inside it, or a stall of
+  ``_GAP_MS`` mid-frame drops it; the host's request times out, the next one is served);
+- ``HELLO`` (``MAGIC + b"HELO"``), sent by the host right after opening the port, starts a
+  new connection (the old session, and any transfer it was sending, is dropped); the board
+  answers ``READY`` (``MAGIC + b"R"``), and every byte after ``READY`` belongs to the new
+  connection;
+- on the REPL port, ``\\r`` or ``0x03`` followed by ``0x03`` (what ``mpremote`` sends when
+  it connects; Ctrl-C pressed twice in a terminal) gives the port back to the REPL: the link
+  raises ``KeyboardInterrupt`` out of ``asyncio.run``. Neither byte occurs raw inside a
+  stuffed frame, so no frame -- nor any single damaged byte -- can stop the game; while the
+  link owns the port, ``micropython.kbd_intr(-1)`` keeps the driver from acting on them.
 
 Example (the REPL's own USB port, e.g. an ESP32-S3's USB-CDC or the CP2102 on a DevKitC)::
 
@@ -34,39 +40,45 @@ import time
 
 import micropython
 from app.sock_link import StreamTransport
+from bg.serialwire import HELLO, MAGIC, READY
 from micropython import const
 
-MAGIC = b"\x00GMN"
-HELLO = b"\x00GMNH"
-READY = b"\x00GMNR"
-_HELLO_BYTE = const(0x48)  # "H" after the magic
+_ESC = const(0x10)  # bg.serialwire.ESC: ESC, byte ^ 0x20 stands for 0x00, 0x03, 0x0D or ESC
 _SYNC = const(0xA7)  # bg.link.SYNC (not imported: keep this module's heap small)
+_HEADER = const(7)
 _MAX_PAYLOAD = const(512)  # bg.link.MAX_PAYLOAD
+_MAX_FRAME = const(529)
 _FLAGS_KNOWN = const(3)
 _MAC_LEN = const(8)
 _CRC_LEN = const(2)
 _CTRL_C = const(3)
-_GAP_MS = const(1000)  # a frame stalled this long is abandoned (the sender died mid-frame)
+_CR = const(13)
+_GAP_MS = const(2000)  # a frame stalled this long is abandoned (bg.link's idle reset)
 _READ = const(512)
 
 
 class SerialTransport(StreamTransport):
-    """``StreamTransport`` for a serial line: writes ``MAGIC`` before each frame, follows
-    the host's frame boundaries, and starts a new connection on ``HELLO``.
+    """``StreamTransport`` for a serial line: writes ``MAGIC`` before each frame, unstuffs
+    the host's frames and hands the link only whole frames with a valid CRC, starts a new
+    connection on ``HELLO``.
 
-    ``break_char`` (``-1``: none) is the out-of-frame byte that stops the link with
-    ``KeyboardInterrupt`` (``StdioTransport`` uses Ctrl-C)."""
+    ``break_char`` (``-1``: none) is the byte that, after ``\\r`` or itself, stops the link
+    with ``KeyboardInterrupt`` (``StdioTransport`` uses Ctrl-C)."""
 
     def __init__(self, reader, writer, conn=1, break_char=-1):
         super().__init__(reader, writer, conn)
         self.break_char = break_char
         self.hellos = 0
-        self._m = 0  # bytes of MAGIC matched (4: the next byte says frame, HELLO or noise)
-        self._h = 0  # header byte index expected next (0: not in a header)
-        self._flags = 0
-        self._n = 0
-        self._skip = 0  # bytes of the current frame still to pass
+        self.bad = 0  # frames dropped (damaged, cut short, stalled)
+        self.frame = bytearray(_MAX_FRAME)  # the frame being received, unstuffed
+        self._m = 0  # bytes of MAGIC matched (4: the next byte says frame or HELLO)
+        self._hl = 0  # bytes of HELLO's tail matched
+        self._f = -1  # bytes of the current frame received (-1: not in a frame)
+        self._need = 0  # its whole length, once the header is in
+        self._esc = False
+        self._prev = 0  # the previous raw byte (the break needs two)
         self._last = time.ticks_ms()
+        self._crc = None
 
     # -- output
     def _write(self, data):
@@ -83,65 +95,103 @@ class SerialTransport(StreamTransport):
             self._close()
 
     # -- input
-    def _resync(self):
-        self._m = self._h = self._skip = 0
+    def _drop(self):
+        """Abandon the frame in progress (if any)."""
+        if self._f > 0:
+            self.bad += 1
+        self._f = -1
+        self._esc = False
+
+    def _done(self):
+        """A whole frame is in ``frame[:_need]``: queue it for the link if its CRC holds."""
+        n = self._need
+        self._f = -1
+        crc = self._crc
+        if crc is None:
+            from bg.link import crc16  # loaded by the link's session anyway
+
+            crc = self._crc = crc16
+        fr = self.frame
+        if crc(fr, 0, n - _CRC_LEN) != fr[n - 2] | (fr[n - 1] << 8):
+            self.bad += 1
+            return
+        self.rx.append(bytes(fr[:n]))
+        if len(self.rx) > 64:  # a host flooding faster than the board parses is cut off
+            self._close()
+        self.wake()
 
     def _ingest(self, data, n):
-        """Track frame boundaries over ``data[:n]``, act on out-of-frame markers, queue the
-        bytes for the link. Returns True when the break character arrived between frames."""
+        """Follow the line over ``data[:n]``: magic, HELLO, stuffed frames (queued for the
+        link when whole and intact), text and noise (ignored). Returns True when the break
+        sequence arrived."""
         now = time.ticks_ms()
-        if time.ticks_diff(now, self._last) > _GAP_MS:
-            self._resync()
+        if self._f >= 0 and time.ticks_diff(now, self._last) > _GAP_MS:
+            self._drop()  # the sender stalled or died mid-frame
         self._last = now
-        start = 0
-        brk = False
+        fr = self.frame
+        brk = self.break_char
         i = 0
         while i < n:
             b = data[i]
             i += 1
-            if self._skip:
-                self._skip -= 1
-                continue
-            h = self._h
-            if h:
-                if h == 2:
-                    self._flags = b
-                elif h == 5:
-                    self._n = b
-                elif h == 6:
-                    self._h = 0
-                    n_pay = self._n | (b << 8)
-                    if n_pay <= _MAX_PAYLOAD and not self._flags & ~_FLAGS_KNOWN:
-                        self._skip = n_pay + _CRC_LEN + (_MAC_LEN if self._flags & 1 else 0)
-                    continue
-                self._h = h + 1
+            prev = self._prev
+            self._prev = b
+            if b == brk and (prev == _CR or prev == brk):
+                self._drop()
+                return True
+            if b == 0:  # raw NUL: only ever the start of a magic
+                self._drop()
+                self._m = 1
+                self._hl = 0
                 continue
             m = self._m
-            if m == 4:
-                self._m = 0
-                if b == _SYNC:
-                    self._h = 1
+            if m:
+                if m < 4:
+                    self._m = m + 1 if b == MAGIC[m] else 0
                     continue
-                if b == _HELLO_BYTE:
-                    self._hello()
-                    start = i  # the bytes before it belonged to the old connection
+                h = self._hl
+                if b == HELLO[4 + h]:
+                    if h == 3:
+                        self._m = self._hl = 0
+                        self._hello()
+                    else:
+                        self._hl = h + 1
                     continue
-                m = 0
-            if b == MAGIC[m]:
-                self._m = m + 1
+                self._m = self._hl = 0
+                if h or b != _SYNC:
+                    continue  # neither a frame nor HELLO: noise
+                self._f = 0
+                self._need = 0
+            f = self._f
+            if f < 0:
+                continue  # text between frames
+            if b == _ESC:
+                if self._esc:
+                    self._drop()  # ESC ESC never occurs: damage
+                    continue
+                self._esc = True
                 continue
-            self._m = 1 if b == 0 else 0
-            if b == self.break_char:
-                brk = True
-                break
-        if start < i:
-            self.rx.append(bytes(data[start:i]))
-            if len(self.rx) > 64:  # a host flooding faster than the board parses is cut off
-                self._close()
-            self.wake()
-        return brk
+            if self._esc:
+                self._esc = False
+                b ^= 0x20
+            elif b == _CR or b == _CTRL_C:
+                self._drop()  # always stuffed: this frame is damaged
+                continue
+            fr[f] = b
+            f += 1
+            self._f = f
+            if f == _HEADER:
+                ln = fr[5] | (fr[6] << 8)
+                if ln > _MAX_PAYLOAD or fr[2] & ~_FLAGS_KNOWN:
+                    self._drop()
+                    continue
+                self._need = _HEADER + ln + _CRC_LEN + (_MAC_LEN if fr[2] & 1 else 0)
+            elif f == self._need:
+                self._done()
+        return False
 
     def _hello(self):
+        self._drop()
         self.rx = []
         self.hellos += 1
         if self.conn is not None:

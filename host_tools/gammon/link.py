@@ -34,14 +34,15 @@ import time
 from pathlib import Path
 
 from bg import link as P  # firmware/ is on the path: gammon/__init__ imports gammon._paths
+from bg import serialwire
 from bg.link.host import HostEnd, error_text
 
 BLE_SERVICE_UUID = "b6a70001-3b1c-4a4e-9c8e-6d5f0a7e2b10"
 BLE_RX_UUID = "b6a70002-3b1c-4a4e-9c8e-6d5f0a7e2b10"
 BLE_TX_UUID = "b6a70003-3b1c-4a4e-9c8e-6d5f0a7e2b10"
-SERIAL_MAGIC = b"\x00GMN"
-SERIAL_HELLO = SERIAL_MAGIC + b"H"  # host -> board after opening the port: a new connection
-SERIAL_READY = SERIAL_MAGIC + b"R"  # board -> host: what follows belongs to the new connection
+SERIAL_MAGIC = serialwire.MAGIC  # before every frame on a serial line, both ways
+SERIAL_HELLO = serialwire.HELLO  # host -> board after opening the port: a new connection
+SERIAL_READY = serialwire.READY  # board -> host: what follows belongs to the new connection
 WINDOW = 16  # DATA frames in flight during a fetch
 TIMEOUT = 10.0
 PAIR_TIMEOUT = 60.0  # the board computes a 2048-bit DH (about a second on an ESP32)
@@ -100,11 +101,14 @@ class TcpTransport:
 class SerialTransport:
     """USB serial (pyserial): the board's REPL port or a UART bridge (``app.serial_link``).
 
-    Every frame, both ways, is preceded by ``SERIAL_MAGIC``. On opening, the host sends
+    Every frame, both ways, is preceded by ``SERIAL_MAGIC``; the host's frames are stuffed
+    (``bg.serialwire.stuff``: no raw NUL, Ctrl-C or CR inside them). On opening, the host sends
     ``SERIAL_HELLO`` (a new connection: the board drops the previous host's session) and
-    waits for ``SERIAL_READY``; everything the board sent before that is stale. Bytes that
-    are not part of a magic-prefixed frame are the board's printed text (log lines, the
-    REPL): they are kept, last ``TEXT_KEEP`` bytes, in ``text``.
+    waits for ``SERIAL_READY``; everything the board sent before that is stale. A board frame
+    is taken only with a valid CRC: after a damaged one (a lost or flipped byte) the reader
+    hunts for the next magic from the byte after the bad one's. Bytes that are not part of a
+    magic-prefixed frame are the board's printed text (log lines, the REPL): they are kept,
+    last ``TEXT_KEEP`` bytes, in ``text``.
     """
 
     mtu = 515
@@ -119,6 +123,7 @@ class SerialTransport:
             raise LinkError("serial transport needs pyserial: pip install pyserial") from None
         self.text = bytearray()
         self.pend = bytearray()
+        self.bad = 0  # board frames dropped for a bad CRC
         # exclusive: a second program on the port would steal half of the bytes. pyserial
         # asserts DTR and RTS together on open, which does not reset an ESP32 dev board.
         opts = {"timeout": 0.1, "write_timeout": timeout, "exclusive": True}
@@ -178,7 +183,7 @@ class SerialTransport:
         # The ESP32 queues REPL-port input in a 260-byte ring buffer (ports/esp32/mphalport.c)
         # that the link drains only when the board's asyncio loop runs: pace long frames
         # (pairing, deletes) so a busy loop never drops bytes.
-        data = SERIAL_MAGIC + data
+        data = SERIAL_MAGIC + serialwire.stuff(data)
         for i in range(0, len(data), self.CHUNK):
             if i:
                 time.sleep(self.PACE_S)
@@ -220,12 +225,18 @@ class SerialTransport:
             total = m + P.HEADER + n + (P.MAC_LEN if flags & P.FLAG_MAC else 0) + P.CRC_LEN
             if len(p) < total:
                 return bytes(out)
+            crc = p[total - 2] | (p[total - 1] << 8)
+            if P.crc16(p, m, total - P.CRC_LEN) != crc:
+                self.bad += 1  # damaged on the way: hunt for the next magic inside it
+                self._log(p[:1])
+                del p[:1]
+                continue
             out += p[m:total]
             del p[:total]
 
     def interrupt(self):
-        """Give the REPL port back to the REPL: an out-of-frame Ctrl-C stops the board's link
-        (as ``mpremote`` does when it connects)."""
+        """Give the REPL port back to the REPL: ``\\r`` then Ctrl-C, which never occur raw
+        in a stuffed frame, stop the board's link (what ``mpremote`` sends when it connects)."""
         self._write(b"\r\x03")
 
     def close(self):

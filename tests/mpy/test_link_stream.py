@@ -1,9 +1,13 @@
-"""app.sock_link.StreamTransport's reader pump under MicroPython (its wake-up flag is
-MicroPython's ``asyncio.ThreadSafeFlag``): every read reaches the link, and the end of the
-stream, a socket error or a read the heap cannot hold closes the connection. The end-to-end
-runs are tests/host/test_link_e2e.py and tests/mpy/test_link_serial_io.py."""
+"""app.sock_link.StreamTransport's reader pump under MicroPython: every read reaches the link,
+and the end of the stream, a socket error or a read the heap cannot hold closes the connection.
+Its wake-up is an ``asyncio.Event`` (``app.link.TaskWaker``), not a ``ThreadSafeFlag`` (fd-less
+flags in the unix port's ``select.poll`` crashed the simulator from the fourth connection:
+reproduced end to end by tests/host/test_link_strangers.py); here its contract: many
+transports wait and wake at once, a wake is used up by one wait, a wait without one times
+out. The end-to-end runs are tests/host/test_link_e2e.py and tests/mpy/test_link_serial_io.py."""
 
 import asyncio
+import time
 
 from app.sock_link import StreamTransport
 
@@ -50,3 +54,31 @@ def test_a_read_that_runs_out_of_heap_closes_the_connection():
 def test_a_socket_error_closes_the_connection():
     t, _ = _pump(_Reader([], OSError(104, "reset")))
     assert t.closed and t.conn is None and t.read() is None
+
+
+def test_sixteen_transports_wait_and_wake_together():
+    ts = [StreamTransport(None, None, i) for i in range(16)]
+    out = {}
+
+    async def main():
+        waits = [asyncio.create_task(t.wait(3000)) for t in ts]
+        await asyncio.sleep_ms(20)  # all sixteen are waiting now
+        t0 = time.ticks_ms()
+        for t in ts:
+            t.wake()
+        for w in waits:
+            await w
+        out["woken_ms"] = time.ticks_diff(time.ticks_ms(), t0)
+        t0 = time.ticks_ms()
+        await ts[0].wait(40)  # the wake was used up: nothing happened since
+        out["idle_ms"] = time.ticks_diff(time.ticks_ms(), t0)
+        ts[1].wake()
+        ts[1].wake()  # two wakes before a wait: one early return
+        t0 = time.ticks_ms()
+        await ts[1].wait(1000)
+        out["early_ms"] = time.ticks_diff(time.ticks_ms(), t0)
+
+    asyncio.run(main())
+    assert out["woken_ms"] < 1000
+    assert out["idle_ms"] >= 35
+    assert out["early_ms"] < 500

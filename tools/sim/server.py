@@ -38,6 +38,7 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from urllib.parse import unquote
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -339,7 +340,23 @@ class Sim:
             }
 
 
-def make_handler(sim):
+def static_file(folder, name):
+    """The file ``name`` (as it appears in the URL, percent-encoded) inside ``folder``, or
+    None: only plain names of regular files directly in the folder, never a path, a dot file,
+    an encoded separator or a symlink (which could point anywhere)."""
+    name = unquote(name)
+    if not name or name.startswith(".") or "/" in name or "\\" in name or "\0" in name:
+        return None
+    f = Path(folder) / name
+    try:
+        if f.is_symlink() or not f.is_file() or f.resolve().parent != Path(folder).resolve():
+            return None
+    except (OSError, ValueError):
+        return None
+    return f
+
+
+def make_handler(sim, static=STATIC):
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
@@ -371,8 +388,9 @@ def make_handler(sim):
             p = self.path.split("?", 1)[0]
             if p in ("/", "/index.html"):
                 return self._file(STATIC / "index.html")
-            if p.startswith("/static/") and "/.." not in p:
-                return self._file(STATIC / p[len("/static/") :])
+            if p.startswith("/static/"):
+                f = static_file(static, p[len("/static/") :])
+                return self._file(f) if f else self._json({"error": "not found"}, 404)
             if p == "/board.json":
                 return self._file(BOARD_JSON)
             if p == "/api/state":
@@ -433,8 +451,8 @@ def make_handler(sim):
     return Handler
 
 
-def serve(sim, host="127.0.0.1", port=8080):
-    httpd = ThreadingHTTPServer((host, port), make_handler(sim))
+def serve(sim, host="127.0.0.1", port=8080, static=STATIC):
+    httpd = ThreadingHTTPServer((host, port), make_handler(sim, static))
     httpd.daemon_threads = True
     return httpd
 
