@@ -2,44 +2,46 @@
 ``Settings`` and the match ``Clock``: the definitions every ``ctl_*`` module shares, kept apart
 from the controller's behaviour."""
 
+from bg import dice as _D
+from bg import record as _R
 from micropython import const
 
-# Action kinds and flags: the values of ``bg.record`` (the journal's format), repeated as
-# const() so the controller does not need the encoder in RAM (tests check they agree).
-K_MATCH_START = const(0x01)
-K_GAME_START = const(0x02)
-K_OPENING = const(0x03)
-K_ROLL = const(0x04)
-K_PLAY = const(0x05)
-K_DOUBLE = const(0x06)
-K_TAKE = const(0x07)
-K_DROP = const(0x08)
-K_BEAVER = const(0x09)
-K_AUTO_DOUBLE = const(0x0A)
-K_RESIGN = const(0x0B)
-K_RESIGN_ACCEPT = const(0x0C)
-K_RESIGN_REJECT = const(0x0D)
-K_GAME_END = const(0x0E)
-K_MATCH_END = const(0x0F)
-K_SEED_REVEAL = const(0x10)
-K_CLOCK = const(0x11)
-K_SEED_PART = const(0x13)
-SRC_HOST = const(1)  # bg.dice: who gave a player-seed contribution
-SRC_BUTTONS = const(2)
-OPT_CRAWFORD = const(0x01)
-OPT_JACOBY = const(0x02)
-OPT_BEAVER = const(0x04)
-OPT_CASUAL = const(0x08)
-OPT_HOUSE_OPENING = const(0x10)
-OPT_CLOCK = const(0x20)
-GAME_CRAWFORD = const(0x01)
-OPEN_HOUSE = const(0x01)
-OPEN_REROLL = const(0x02)
-PLAY_ILLEGAL_ACCEPTED = const(0x01)
-END_BEAROFF = const(0)
-END_DROP = const(1)
-END_RESIGN = const(2)
-END_TIME = const(3)
+# Action kinds and flags: one vocabulary, ``bg.record``'s (the journal's format). The controller
+# names them K_* here; the values are read from bg.record, never repeated.
+K_MATCH_START = _R.MATCH_START
+K_GAME_START = _R.GAME_START
+K_OPENING = _R.OPENING
+K_ROLL = _R.ROLL
+K_PLAY = _R.PLAY
+K_DOUBLE = _R.DOUBLE
+K_TAKE = _R.TAKE
+K_DROP = _R.DROP
+K_BEAVER = _R.BEAVER
+K_AUTO_DOUBLE = _R.AUTO_DOUBLE
+K_RESIGN = _R.RESIGN
+K_RESIGN_ACCEPT = _R.RESIGN_ACCEPT
+K_RESIGN_REJECT = _R.RESIGN_REJECT
+K_GAME_END = _R.GAME_END
+K_MATCH_END = _R.MATCH_END
+K_SEED_REVEAL = _R.SEED_REVEAL
+K_CLOCK = _R.CLOCK
+K_SEED_PART = _R.SEED_PART
+SRC_HOST = _D.SRC_HOST  # who gave a player-seed contribution (bg.dice)
+SRC_BUTTONS = _D.SRC_BUTTONS
+OPT_CRAWFORD = _R.OPT_CRAWFORD
+OPT_JACOBY = _R.OPT_JACOBY
+OPT_BEAVER = _R.OPT_BEAVER
+OPT_CASUAL = _R.OPT_CASUAL
+OPT_HOUSE_OPENING = _R.OPT_HOUSE_OPENING
+OPT_CLOCK = _R.OPT_CLOCK
+GAME_CRAWFORD = _R.GAME_CRAWFORD
+OPEN_HOUSE = _R.OPEN_HOUSE
+OPEN_REROLL = _R.OPEN_REROLL
+PLAY_ILLEGAL_ACCEPTED = _R.PLAY_CASUAL_ACCEPTED_ILLEGAL
+END_BEAROFF = _R.END_BEAROFF
+END_DROP = _R.END_DROP
+END_RESIGN = _R.END_RESIGN
+END_TIME = _R.END_TIME
 
 # Buttons
 ROLL = const(0)

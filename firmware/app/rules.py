@@ -10,16 +10,8 @@ play (:func:`steps_between`, :func:`apply_free`), which by definition is no lega
 
 from bg import board as _board
 from bg import recognize as _rec
-from micropython import const
-
-NCHECKERS = const(15)
-
-# Colour-blind sensor view of a position (board numbering = side 0's point numbers)
-NLOC = const(28)
-_L_BAR0 = const(24)
-_L_BAR1 = const(25)
-_L_TRAY0 = const(26)
-_L_TRAY1 = const(27)
+from bg.board import NCHECKERS
+from bg.hwdesc import NROWS as NLOC  # the colour-blind sensor rows (bg.hwdesc's layout)
 
 _caps_key = [-1]
 _caps = bytearray(NLOC)

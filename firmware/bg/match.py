@@ -20,16 +20,16 @@ is allowed. Errors (a double when the rules forbid it, ...) raise ValueError.
 
 from micropython import const
 
+from bg.record import END_BEAROFF, END_DROP, END_RESIGN  # noqa: F401 - part of this API
+
 SINGLE = const(1)
 GAMMON = const(2)
 BACKGAMMON = const(3)
 
 MATCH_CUBE_LIMIT = const(64)  # the cube's faces; money play has no upper limit
 
-# how a game ended
-END_PLAYED = const(0)  # the winner bore off all checkers
-END_DROP = const(1)  # a double (or beaver) was refused
-END_RESIGN = const(2)  # a resignation was accepted
+# how a game ended: the record's vocabulary (bg.record), one copy
+END_PLAYED = END_BEAROFF  # the winner bore off all checkers
 
 
 def opening_standard(die0, die1):

@@ -51,6 +51,7 @@ Example::
 from micropython import const
 
 from bg.engine import MoveGen
+from bg.hwdesc import NROWS, ROW_BAR0, ROW_TRAY0  # the sensor rows: one layout, bg.hwdesc's
 
 WAITING = const(0)
 PARTIAL = const(1)
@@ -61,10 +62,7 @@ ILLEGAL = const(5)
 NO_PLAY = const(6)
 STATE_NAMES = ("waiting", "partial", "lifted", "complete", "ambiguous", "illegal", "no play")
 
-NROWS = const(28)
 _LOWK = b"\x00\x00\x01\x00\x02\x00\x00\x00\x03"  # lowest set bit (1, 2, 4, 8) -> step index
-ROW_BAR0 = const(24)
-ROW_TRAY0 = const(26)
 MAX_CANDIDATES = const(16)
 
 
