@@ -205,6 +205,12 @@ class BleTransport(Waker):
                     self.show_code(code)
                 self.ble.gap_passkey(pk[0], pk[1], int(code))
 
+    def drop(self):
+        """Disconnect the central (the board dropped an unauthenticated host)."""
+        conn = self.conn
+        if conn is not None:
+            self.ble.gap_disconnect(conn)
+
     def read(self):
         self._service()
         if self.conn is None or not self._writes or not self.encrypted:

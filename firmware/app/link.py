@@ -11,11 +11,17 @@ A transport is any object with:
   ``mtu - 3`` bytes and paces them);
 - ``async wait(ms)``: return when something happened (data, connect, disconnect, a ``wake()``)
   or after ``ms`` milliseconds;
-- ``wake()``: make ``wait`` return (called by ``Hub.publish``).
+- ``wake()``: make ``wait`` return (called by ``Hub.publish``);
+- optionally ``drop()``: end the current connection (BLE: disconnect; socket: close; serial:
+  nothing to end, the port is ignored until the host's next HELLO). The board drops a
+  connection that stays unauthenticated too long (``Board.poll``); the link serves the
+  transport again only when ``conn`` changes (a new connection).
 
 The controller talks to the ``Hub``: ``hub.publish(record_bytes)`` queues a confirmed action
 for every watching host and returns at once; ``hub.open_pairing()`` / ``hub.revoke_all()``
-are the board's button combos.
+are the board's button combos; ``hub.confirm_pairing()`` is the ROLL press that confirms the
+pairing whose comparison value the board shows, ``hub.reject_pairing()`` the CUBE press that
+refuses it.
 
 Example::
 
@@ -64,6 +70,14 @@ class Link:
         data = self.t.read()  # also lets the transport do its housekeeping (re-advertise)
         s = self.session
         if s is None:
+            return
+        self.board.poll()
+        if s.expired:  # unauthenticated too long (docs/protocol.md): free the connection slot
+            s.close()
+            self.session = None  # self.conn stays: no new session until a new connection
+            drop = getattr(self.t, "drop", None)
+            if drop is not None:
+                drop()
             return
         s.set_mtu(self.t.mtu)
         now = time.ticks_ms()
@@ -129,6 +143,22 @@ class Hub:
 
     def open_pairing(self, ms=60000):
         self.board.open_pairing(ms)
+
+    def confirm_pairing(self):
+        """The board's confirm (ROLL) press: True when it confirmed a shown pairing value."""
+        if not self.board.confirm_pairing():
+            return False
+        for link in self.links:
+            link.t.wake()
+        return True
+
+    def reject_pairing(self):
+        """The board's CUBE press while a pairing value is shown: the user says it differs."""
+        if not self.board.reject_pairing():
+            return False
+        for link in self.links:
+            link.t.wake()
+        return True
 
     def revoke_all(self):
         """Forget every paired host (the board's revoke-all gesture); a transport that keeps

@@ -255,6 +255,15 @@ class App:
     def on_button(self, i, kind, now):
         role, side = self._btn[i]
         ctl = self.ctl
+        hub = self.hub
+        if kind == C.PRESS and hub is not None and hub.board.awaiting_button():
+            # a pairing value is shown: ROLL confirms it, CUBE refuses it; the game sees neither
+            if role == "roll" and hub.confirm_pairing():
+                self.log("pairing confirmed")
+            elif role == "cube" and hub.reject_pairing():
+                self.log("pairing refused")
+            self.wake.set()
+            return
         if ctl.button(side, C.ROLL if role == "roll" else C.CUBE, kind, now):
             thrown = False
             for a in ctl.outbox:
@@ -542,12 +551,19 @@ class App:
                 pass
 
     def _show_code(self, code):
-        """The link's pairing code (6 digits; None when pairing ends): on the LED dice
-        (``View.show_code``, docs/leds.md) and the console."""
+        """The link's pairing value (6 digits; None when pairing ends): on the LED dice
+        (``View.show_code``, docs/leds.md) and the console, with the pairing host's name;
+        a ROLL press confirms it (``on_button``)."""
         if code is not None and not isinstance(code, str):
             code = "%06d" % code  # the BLE passkey
         self.view.show_code(code, self.hw.clock.ticks_ms())
-        self.log("pairing code: %s" % (code,) if code else "pairing closed")
+        if code:
+            self.log("pairing code: %s" % (code,))
+            name = self.hub.board.pairing_name() if self.hub is not None else None
+            if name:
+                self.log("pairing host %r: press ROLL if it shows the same number" % (name,))
+        else:
+            self.log("pairing closed")
         self.wake.set()
 
     def links(self, ble=_AUTO, serial=_AUTO):

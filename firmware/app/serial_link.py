@@ -190,6 +190,11 @@ class SerialTransport(StreamTransport):
                 self._done()
         return False
 
+    def drop(self):
+        """The board dropped this (unauthenticated) connection: a serial port has nothing to
+        end, so the link ignores the port until the host's next HELLO (a new connection)."""
+        self.rx = []
+
     def _hello(self):
         self._drop()
         self.rx = []

@@ -50,6 +50,11 @@ class StreamTransport(TaskWaker):
         except OSError:
             self._close()
 
+    def drop(self):
+        """End this connection (the board dropped an unauthenticated host): ``_serve_one``
+        stops reading and closes the socket."""
+        self._close()
+
     def _close(self):
         self.closed = True
         self.conn = None
@@ -145,14 +150,17 @@ async def _serve_one(hub, reader, writer, conns, gate):
         await _refuse(writer)
         return
     task = asyncio.create_task(link.run())
+    reading = asyncio.create_task(t.pump_reader())
     try:
-        await t.pump_reader()
+        while not t.closed:  # EOF, or the board dropped the connection (``drop``)
+            await asyncio.sleep_ms(100)
         me[2] = True  # the host hung up: a newcomer may have the slot now
         await asyncio.sleep_ms(50)  # let the link notice the disconnect and close the session
     finally:
         me[2] = True
         hub.remove(link)
         task.cancel()
+        reading.cancel()
         if link.session is not None:  # the link task may not run again to close it
             link.session.close()
             link.session = None

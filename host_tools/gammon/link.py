@@ -45,8 +45,13 @@ SERIAL_HELLO = serialwire.HELLO  # host -> board after opening the port: a new c
 SERIAL_READY = serialwire.READY  # board -> host: what follows belongs to the new connection
 WINDOW = 16  # DATA frames in flight during a fetch
 TIMEOUT = 10.0
-PAIR_TIMEOUT = 60.0  # the board computes a 2048-bit DH (about a second on an ESP32)
+PAIR_TIMEOUT = 60.0  # the board's X25519 key generation (well under a second on an ESP32)
 LEGACY_BOARD_ID = b"GAMMON00".hex()  # what every board reported before unique board ids
+CONFIRM_TIMEOUT = P.PAIR_CODE_MS / 1000.0 + 5.0  # the board waits this long for its button
+BUSY_TEXT = (
+    "another host is pairing with the board right now: if the board shows a number, do NOT "
+    "press its button; wait until the number goes away, open pairing again and retry"
+)
 
 
 class LinkError(Exception):
@@ -604,15 +609,35 @@ class Client:
             "firmware": fw,
         }
 
-    def pair(self, host_name, ask_code, host_id=None):
-        """Pair with the board: ``ask_code()`` returns the 6 digits the board shows.
-        Returns ``(host_id, key)``; the caller stores them (``Boards.add``)."""
+    def pair(self, host_name, show_value, host_id=None, confirm_timeout=None):
+        """Pair with the board (numeric comparison, docs/protocol.md): ``show_value(v)`` gets
+        the 6 digits to show the user, who presses the board's ROLL button if the board shows
+        the same; the board answers only then. ``show_value`` returning ``False`` (the user
+        says the numbers differ) abandons the pairing on this side too: a relay that answers
+        in the board's place gets nothing stored. Returns ``(host_id, key)``; the caller stores
+        them (``Boards.add``)."""
         host_id = host_id or os.urandom(P.ID_LEN)
-        self._send(self.host.pair_start(host_id, host_name))
-        ch = self._check(self._next(PAIR_TIMEOUT), P.RSP | P.REQ_PAIR_START)
-        code = ask_code()
-        self._send(self.host.pair_confirm(ch, code))
-        proof = self._check(self._next(PAIR_TIMEOUT), P.RSP | P.REQ_PAIR_CONFIRM)
+        ch = b""
+        for attempt in range(2):  # one retry after the board's rate limit (a PAIR_START per 2 s)
+            self._send(self.host.pair_start(host_id, host_name))
+            try:
+                ch = self._check(self._next(PAIR_TIMEOUT), P.RSP | P.REQ_PAIR_START)
+                break
+            except LinkError as e:
+                if e.code == P.E_BUSY:
+                    raise LinkError(BUSY_TEXT, e.code) from None
+                if e.code != P.E_BACKOFF or attempt or not 0 < e.retry_ms <= P.PAIR_GAP_MS:
+                    raise
+                time.sleep(e.retry_ms / 1000.0)
+        self._send(self.host.pair_confirm(ch))
+        if show_value(self.host.value) is False:
+            raise LinkError("pairing abandoned: the numbers differ (nothing stored)")
+        timeout = CONFIRM_TIMEOUT if confirm_timeout is None else confirm_timeout
+        try:
+            fr = self._next(timeout)
+        except LinkError:
+            raise LinkError("the board's button was not pressed within %.0f s" % timeout) from None
+        proof = self._check(fr, P.RSP | P.REQ_PAIR_CONFIRM)
         try:
             key = self.host.pair_finish(proof)
         except ValueError as e:
@@ -837,13 +862,14 @@ def connect(board_spec=None, boards=None):
     return c
 
 
-def pair(address, ask_code, host_name=None, boards=None):
-    """Pair with the board at ``address`` and save the key. Returns the board id (hex)."""
+def pair(address, show_value, host_name=None, boards=None):
+    """Pair with the board at ``address`` and save the key. Returns the board id (hex).
+    ``show_value(v)`` shows the comparison value (see ``Client.pair``)."""
     boards = boards or Boards()
     host_name = (host_name or socket.gethostname() or "host")[: P.MAX_NAME]
     with Client(open_transport(address), address) as c:
         info = c.info()
-        host_id, key = c.pair(host_name, ask_code)
+        host_id, key = c.pair(host_name, show_value)
         c.authenticate(host_id, key)
     return boards.add(bytes.fromhex(info["board_id"]), info["name"], address, host_id, key)
 

@@ -97,6 +97,9 @@ class BoardPeripheral(_air.Peripheral):
         if uuid != RX_UUID or self.session is None:
             return
         self.session.feed(data)
+        if self.board.awaiting_button():  # the owner checks the number and presses ROLL
+            self.board.confirm_pairing()
+            self.board.open_pairing(600000)
         self._pump()
 
     def publish(self, record):

@@ -80,8 +80,8 @@ def free_port():
 
 def stranger_refused_then_backs_off(c):
     """On an unpaired connection: requests need authentication, an unknown host's key is
-    denied, and the next attempt must wait. Returns that wait in ms (the board's back-off
-    holds for everyone)."""
+    denied, and this connection's next attempt must wait. Returns that wait in ms (the
+    back-off is this connection's: other hosts are not delayed)."""
     with pytest.raises(LinkError) as e:
         c.list_games()
     assert e.value.code == P.E_AUTH

@@ -117,3 +117,69 @@ def test_published_records_are_the_confirmed_actions(app, monkeypatch):
     app.ctl.outbox.append((record.ROLL, (0, 3, 1)))
     app.drain()
     assert [list(record.decode_stream(r)) for r in got] == [[(record.ROLL, (0, 3, 1))]]
+
+
+def test_a_roll_press_confirms_a_shown_pairing_value_and_does_not_roll(app, monkeypatch):
+    monkeypatch.setitem(sys.modules, "bluetooth", None)
+    sys.path.insert(0, str(ROOT / "tests" / "portable"))
+    from bg import link as P
+    from bg.link.host import HostEnd
+    from bg.link.session import Session
+    from link_fakes import Rand
+
+    app.links(False, True)
+    _names(app._link())
+    logs = []
+    app.log = logs.append
+    board = app.hub.board
+    board.open_pairing(60000)
+    roll = [b[1] for b in app.board.buttons].index("roll")
+    s = Session(board, 185)
+    h = HostEnd(Rand(b"app"))
+    s.feed(h.pair_start(b"HOST0001", "laptop"))
+    ch = h.feed(s.pump())[0][1]
+    s.feed(h.pair_confirm(ch))
+    assert s.pump() is None and h.value in logs[-2] and "'laptop'" in logs[-1]
+    from app.ctl_defs import PRESS
+
+    calls = []
+    real = app.ctl.button
+    app.ctl.button = lambda *a: calls.append(a) or real(*a)
+    app.on_button(roll, PRESS, 0)
+    assert board.hosts and board.hosts[0][0] == b"HOST0001"  # confirmed by the press
+    assert "pairing confirmed" in logs
+    assert calls == []  # the game never saw that press
+    r = h.feed(s.pump())
+    assert r[0][0] == P.RSP | P.REQ_PAIR_CONFIRM and h.pair_finish(r[0][1]) == board.hosts[0][1]
+    # with nothing shown, the same press is the game's again
+    app.on_button(roll, PRESS, 0)
+    assert len(calls) == 1 and logs.count("pairing confirmed") == 1
+
+
+def test_a_cube_press_refuses_a_shown_pairing_value(app, monkeypatch):
+    monkeypatch.setitem(sys.modules, "bluetooth", None)
+    sys.path.insert(0, str(ROOT / "tests" / "portable"))
+    from app.ctl_defs import PRESS
+    from bg import link as P
+    from bg.link.host import HostEnd
+    from bg.link.session import Session
+    from link_fakes import Rand
+
+    app.links(False, True)
+    _names(app._link())
+    logs = []
+    app.log = logs.append
+    board = app.hub.board
+    board.open_pairing(60000)
+    cube = [b[1] for b in app.board.buttons].index("cube")
+    s = Session(board, 185)
+    h = HostEnd(Rand(b"app"))
+    s.feed(h.pair_start(b"HOST0001", "laptop"))
+    s.feed(h.pair_confirm(h.feed(s.pump())[0][1]))
+    calls = []
+    real = app.ctl.button
+    app.ctl.button = lambda *a: calls.append(a) or real(*a)
+    app.on_button(cube, PRESS, 0)
+    assert calls == [] and "pairing refused" in logs and board.hosts == []
+    r = h.feed(s.pump())
+    assert r[0][0] == P.ERROR and P.parse_error(r[0][1])[0] == P.E_DENIED

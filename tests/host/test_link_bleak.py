@@ -62,8 +62,10 @@ class Radio:
             )
         )
 
-    def code(self):
-        return self.board.codes[-1]
+    def code(self, value):
+        """The host's ``show_value``: the board showed the same number (and its owner,
+        ``BoardPeripheral``, pressed ROLL)."""
+        assert self.board.codes[-1] == value
 
 
 @pytest.fixture
@@ -173,7 +175,7 @@ def test_pair_list_fetch_drop_resume_delete_watch(radio):
 
 def test_small_mtu_board(fake_bleak):
     """A central that only gets the default ATT MTU (23): 20-byte writes and notifications
-    (pairing sends a 2048-bit DH value: 14 writes)."""
+    (pairing sends an 88-byte PAIR_START frame: 5 writes)."""
     r = Radio(mtu=23)
     try:
         L.pair(r.address, r.code, host_name="old-phone")
@@ -227,12 +229,23 @@ def test_watch_ends_when_the_link_drops(radio):
 
 
 def test_cli_pair_and_board_info_over_ble(radio, monkeypatch, capsys):
-    monkeypatch.setattr("builtins.input", lambda prompt="": radio.code())
+    monkeypatch.setattr("builtins.input", lambda prompt="": "y")  # the numbers match
     assert cli.main(["pair", radio.address, "--name", "cli-host"]) == 0
-    assert "paired with Kitchen board" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    v = radio.board.codes[-1]
+    assert "Pairing number: %s %s" % (v[:3], v[3:]) in out and "paired with Kitchen board" in out
     assert cli.main(["board", "info"]) == 0
     out = capsys.readouterr().out
     assert "game " + b"MATCH003".hex() in out and "live" in out and "authenticated   True" in out
+
+
+def test_cli_pair_answered_no_stores_nothing(radio, monkeypatch, capsys):
+    monkeypatch.setattr("builtins.input", lambda prompt="": "n")  # the user saw another number
+    assert cli.main(["pair", radio.address, "--name", "cli-host"]) == 2
+    assert "numbers differ (nothing stored)" in capsys.readouterr().err
+    assert L.Boards().data["boards"] == {}  # the host stored no key
+    with pytest.raises(ValueError, match="not paired"):
+        L.connect(radio.address)
 
 
 def test_unpaired_client_is_refused(radio):

@@ -82,7 +82,12 @@ def client(tmp_path, monkeypatch):
     board = Board(JournalStore(j, str(root)), Clock(), Rand(b"resume"), show_code=codes.append)
     board.open_pairing(60000)
     c = L.Client(Loop(board))
-    host_id, key = c.pair("tester", lambda: codes[-1])
+
+    def press_if_same(value):  # the owner compares the numbers and presses ROLL
+        assert codes[-1] == value
+        assert board.confirm_pairing()
+
+    host_id, key = c.pair("tester", press_if_same)
     c.close()
     c = L.Client(Loop(board))
     c.authenticate(host_id, key)

@@ -75,22 +75,34 @@ def test_pairing_code_on_the_dice_and_watch_sees_real_turns(tmp_path, monkeypatc
         assert any("pairing window open" in x for x in sim.log), sim.log[-10:]
         seen_on_dice = []
 
-        def code():
+        def code(value):
+            """The host's number: the board must show the same on its dice; the owner then
+            presses a ROLL button (the simulator's button), which confirms the pairing."""
             end = time.monotonic() + 10
             while time.monotonic() < end:
                 codes = [x.split()[-1] for x in sim.log if x.startswith("pairing code: ")]
                 if codes and codes[-1].isdigit():
+                    assert codes[-1] == value, (codes[-1], value)
+                    assert any("pairing host 'watcher'" in x for x in sim.log), sim.log[-10:]
                     # the board shows it on its dice: wait for a frame with white pips
                     while time.monotonic() < end and not seen_on_dice:
                         if _white_die_pips(sim, board):
                             seen_on_dice.append(bytes(sim.leds))
                         time.sleep(0.02)
-                    return codes[-1]
+                    roll = [b["name"] for b in sim.board["buttons"]].index("roll0")
+                    sim.button(roll, 1)
+                    time.sleep(0.15)
+                    sim.button(roll, 0)
+                    return
                 time.sleep(0.05)
             raise AssertionError("no pairing code shown")
 
         L.pair(address, code, host_name="watcher")
         assert seen_on_dice, "the pairing code never appeared on the LED dice"
+        end = time.monotonic() + 5
+        while not any("pairing confirmed" in x for x in sim.log) and time.monotonic() < end:
+            time.sleep(0.05)  # the board's log line follows its answer
+        assert any("pairing confirmed" in x for x in sim.log), sim.log[-10:]
 
         p = demo.Player(sim, random.Random(11))
         p.start_game(True)  # MATCH_START, GAME_START, OPENING: a live match on the board

@@ -111,10 +111,13 @@ def setup():
     return radio, board, hub, t, link
 
 
-def pair_and_auth(c, board):
+def pair_and_auth(c, board, hub):
     h = c.host
     r = c.ask(h.pair_start(b"HOST0001", "laptop"), P.RSP | P.REQ_PAIR_START)
-    r = c.ask(h.pair_confirm(r[0][1], board.codes[-1]), P.RSP | P.REQ_PAIR_CONFIRM)
+    c.send(h.pair_confirm(r[0][1]))
+    assert c.replies() == [] and board.codes[-1] == h.value  # both show the same number
+    assert hub.confirm_pairing()  # the owner presses ROLL
+    r = c.ask(b"", P.RSP | P.REQ_PAIR_CONFIRM)
     key = h.pair_finish(r[0][1])
     r = c.ask(h.auth_start(b"HOST0001", key), P.RSP | P.REQ_AUTH_START)
     f = h.auth_proof(r[0][1])

@@ -40,9 +40,30 @@ class Clock:
         print("CLOCK", t)
 
 
-def show(code):
-    if code is not None:
-        print("CODE", code)
+class Owner:
+    """The board's owner in these tests: whenever the board shows a pairing value (printed
+    ``CODE nnnnnn``; the host test checks it is the number its host shows) they press ROLL
+    (``Hub.confirm_pairing``, on the next tick) and open the window again for the next test."""
+
+    def __init__(self):
+        self.hub = None
+        self.due = False
+
+    def show(self, code):
+        if code is not None:
+            print("CODE", code)
+            self.due = True
+
+    def tick(self):
+        if self.due and self.hub is not None:
+            self.due = False
+            if self.hub.confirm_pairing():
+                print("PRESSED")
+            self.hub.board.open_pairing(600000)
+
+
+owner = Owner()
+show = owner.show
 
 
 def memory_store():
@@ -60,6 +81,7 @@ async def ticker(hub):
     n = 0
     while True:
         await asyncio.sleep_ms(100)
+        owner.tick()
         n += 1
         hub.publish(record.encode(record.ROLL, (n & 1, n % 6 + 1, n // 6 % 6 + 1)))
 
@@ -68,6 +90,7 @@ async def main(port, store):
     board = Board(store, Clock(), os.urandom, show_code=show, firmware="sim-0.1")
     board.open_pairing(600000)
     hub = Hub(board)
+    owner.hub = hub
     await sock_link.serve(hub, port)
     print("READY", port)
     await ticker(hub)

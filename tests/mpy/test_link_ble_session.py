@@ -30,7 +30,7 @@ def test_small_mtu_frames_span_writes_and_notifications():
     radio._connect()  # no MTU exchange: 23 bytes, 20 per packet
     radio._pair()  # the central bonds: the board refuses an unencrypted link
     c = Central(radio, link, t)
-    key = pair_and_auth(c, board)
+    key = pair_and_auth(c, board, hub)
     assert len(key) == 32
     r = c.ask(c.host.request(P.REQ_LIST, b"\x00\x00"), P.RSP | P.REQ_LIST)
     assert struct.unpack("<H", r[0][1][:2])[0] == 3
@@ -45,7 +45,7 @@ def test_fetch_interrupted_by_disconnect_then_resumed():
     radio._pair()  # the central bonds: the board refuses an unencrypted link
     radio._exchange_mtu(185)
     c = Central(radio, link, t)
-    key = pair_and_auth(c, board)
+    key = pair_and_auth(c, board, hub)
     c.send(c.host.request(P.REQ_FETCH, M1 + struct.pack("<IIB", 0, 0xFFFFFFFF, 2)))
     r = c.replies()
     got = b"".join(p[4:] for ty, p, _ in r if ty == P.DATA)
@@ -82,7 +82,7 @@ def test_congested_controller_slows_but_completes():
     radio._pair()  # the central bonds: the board refuses an unencrypted link
     radio._exchange_mtu(185)
     c = Central(radio, link, t)
-    pair_and_auth(c, board)
+    pair_and_auth(c, board, hub)
     radio.notify_capacity = 2
 
     async def drain_air():
@@ -108,7 +108,7 @@ def test_watch_events_are_notified():
     radio._pair()  # the central bonds: the board refuses an unencrypted link
     radio._exchange_mtu(100)
     c = Central(radio, link, t)
-    pair_and_auth(c, board)
+    pair_and_auth(c, board, hub)
     c.ask(c.host.request(P.REQ_WATCH, b"\x01"), P.RSP | P.REQ_WATCH)
     hub.publish(b"\x07confirmed play")
     c.step()

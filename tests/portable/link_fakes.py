@@ -3,19 +3,22 @@ the crypto tests import only this)."""
 
 import hashlib
 
+TICKS_PERIOD = 1 << 30  # the ESP32's ticks_ms wraps here (MicroPython's TICKS_PERIOD)
+
 
 class Clock:
-    """``hal.Clock``-shaped manual clock: tests move time with ``advance(ms)``."""
+    """``hal.Clock``-shaped manual clock that wraps like the ESP32's ``ticks_ms`` (at 2^30 ms;
+    ``ticks_diff`` is signed, as ``time.ticks_diff``): tests move time with ``advance(ms)``."""
 
-    def __init__(self):
-        self.ms = 1000
+    def __init__(self, ms=1000):
+        self.ms = ms
         self.unix = 1700000000
 
     def ticks_ms(self):
-        return self.ms
+        return self.ms % TICKS_PERIOD
 
     def ticks_diff(self, a, b):
-        return a - b
+        return (a - b + TICKS_PERIOD // 2) % TICKS_PERIOD - TICKS_PERIOD // 2
 
     def unix_time(self):
         return self.unix

@@ -39,10 +39,13 @@ HOST_ID = b"HOST0001"
 
 
 def pair(board, session, host, host_id=HOST_ID, name="laptop"):
-    """Pair through the protocol, typing the code the board displayed. Returns the key."""
+    """Pair through the protocol: the board shows the host's value, the user presses the
+    board's button (``confirm_pairing``). Returns the key."""
     _, ch = one(session, host, host.pair_start(host_id, name), P.RSP | P.REQ_PAIR_START)
-    code = board.codes[-1]
-    _, proof = one(session, host, host.pair_confirm(ch, code), P.RSP | P.REQ_PAIR_CONFIRM)
+    assert exchange(session, host, host.pair_confirm(ch)) == []  # no answer before the button
+    assert board.codes[-1] == host.value  # both ends show the same value
+    assert board.confirm_pairing()
+    _, proof = one(session, host, b"", P.RSP | P.REQ_PAIR_CONFIRM)
     return host.pair_finish(proof)
 
 
@@ -73,7 +76,7 @@ def snapshot(board, session):
         repr(st.list_matches()),
         st.get_name(),
         repr(board.hosts),
-        board.fails,
+        session.fails,
         board.clock.unix,
         session.last_seq,
         session.host_id,

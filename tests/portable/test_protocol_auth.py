@@ -73,7 +73,7 @@ def test_pairing_shows_code_and_derives_same_key():
 
 def test_pairing_closed_without_button():
     b = make_board()
-    b.pair_until = None
+    b.close_pairing()
     s = Session(b, 185)
     h = HostEnd(Rand())
     assert error_code(one(s, h, h.pair_start(HOST_ID, "x"))) == P.E_PAIRING
@@ -88,19 +88,22 @@ def test_pairing_window_expires():
     assert error_code(one(s, h, h.pair_start(HOST_ID, "x"))) == P.E_PAIRING
 
 
-def test_wrong_code_refused_and_one_guess_per_code():
+def test_wrong_reveal_refused_and_one_reveal_per_attempt():
     b = make_board()
     s = Session(b, 185)
     h = HostEnd(Rand())
     _, ch = one(s, h, h.pair_start(HOST_ID, "x"), P.RSP | P.REQ_PAIR_START)
-    wrong = "%06d" % ((int(b.codes[-1]) + 1) % 1000000)
-    r = one(s, h, h.pair_confirm(ch, wrong))
+    good = h.pair_confirm(ch)
+    fr = P.Decoder()
+    fr.feed(good, 0)
+    payload = bytearray(fr.next()[1].payload)
+    payload[0] ^= 1  # another nonce than the one committed to
+    r = one(s, h, P.encode_frame(P.REQ_PAIR_CONFIRM, 7, bytes(payload)))
     assert error_code(r) == P.E_DENIED
-    assert b.hosts == [] and b.fails == 1 and b.pairing is None
-    # the right code for the cancelled attempt no longer works
-    h._pair = None
-    b.clock.advance(5000)
-    assert error_code(one(s, h, P.encode_frame(P.REQ_PAIR_CONFIRM, 9, bytes(32)))) == P.E_PAIRING
+    assert b.hosts == [] and b.pairing is None and b.codes == []  # nothing was ever shown
+    # the right reveal for the cancelled attempt no longer works
+    assert error_code(one(s, h, good)) == P.E_PAIRING
+    assert not b.confirm_pairing() and b.hosts == []
 
 
 def test_auth_and_list():
@@ -126,7 +129,7 @@ def test_wrong_key_denied():
     h2 = HostEnd(Rand(b"other"))
     _, ch = one(s2, h2, h2.auth_start(HOST_ID, b"w" * 32), P.RSP | P.REQ_AUTH_START)
     assert error_code(one(s2, h2, h2.auth_proof(ch))) == P.E_DENIED
-    assert b.fails == 1
+    assert s2.fails == 1 and s.fails == 0
 
 
 def test_backoff_doubles_and_is_measured_by_clock():
@@ -141,7 +144,7 @@ def test_backoff_doubles_and_is_measured_by_clock():
         waits.append(P.parse_error(r[1])[3])
         # while backing off every attempt is refused without being counted
         r = one(s, h, h.auth_start(HOST_ID, b"w" * 32))
-        assert error_code(r) == P.E_BACKOFF and b.fails == i + 1
+        assert error_code(r) == P.E_BACKOFF and s.fails == i + 1
         b.clock.advance(waits[-1] - 1)
         assert error_code(one(s, h, h.auth_start(HOST_ID, b"w" * 32))) == P.E_BACKOFF
         b.clock.advance(1)
@@ -150,16 +153,15 @@ def test_backoff_doubles_and_is_measured_by_clock():
 
 def test_backoff_caps_and_success_resets():
     b = make_board()
-    b.fails = 40
-    b.last_fail = b.clock.ticks_ms()
-    assert b.backoff_ms() == P.BACKOFF_MAX_MS
-    b.clock.advance(P.BACKOFF_MAX_MS)
-    b.open_pairing(60000)
     s = Session(b, 185)
     h = HostEnd(Rand())
     key = pair(b, s, h)
-    assert b.fails == 0
+    s.fails = 40
+    s.fail_at = b.clock.ticks_ms()
+    assert s.backoff_ms() == P.BACKOFF_MAX_MS
+    b.clock.advance(P.BACKOFF_MAX_MS)
     auth(s, h, key)
+    assert s.fails == 0 and s.backoff_ms() == 0
 
 
 def test_pair_without_button_only_when_unpaired():

@@ -42,12 +42,44 @@ def test_code_from_random_is_six_digits():
     assert len(set(codes)) > 45
 
 
-def test_dh_agreement():
+def test_x25519_rfc7748_section_5_2_vectors():
+    assert C.x25519(
+        _h("a546e36bf0527c9d3b16154b82465edd62144c0ac1fc5a18506a2244ba449ac4"),
+        _h("e6db6867583030db3594c1a424b15f7c726624ec26b3353b10a903a6d0ab1c4c"),
+    ) == _h("c3da55379de9c6908e94ea4df28d084f32eccf03491c71f754b4075577a28552")
+    # the top bit of u is ignored (u is reduced to 255 bits)
+    assert C.x25519(
+        _h("4b66e9d4d1b4673c5ad22691957d6af5c11b6421e0ea01d42ca4169e7918ba0d"),
+        _h("e5210f12786811d3f4b7959d0538ae2c31dbe7106fc03c3efc4cd549c715a493"),
+    ) == _h("95cbde9476e8907d7aade45cb4b873f88b595a68799fa152e6f8f7647aac7957")
+    # one iteration of the ladder test: k = u = 9
+    nine = b"\x09" + bytes(31)
+    assert C.x25519(nine, nine) == _h("422c8e7a6227d7bca1350b3e2bb7279f7897b87bb6854b783c60e80311ae3079")
+
+
+def test_x25519_rfc7748_section_6_1_diffie_hellman():
+    a = _h("77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a")
+    b = _h("5dab087e624a8a4b79e17f8b83800ee66f3bb1292618b6fd1c2f8b27ff88e0eb")
+    a_pub = _h("8520f0098930a754748b7ddcb43ef75a0dbf3a0d26381af4eba4a98eaa9b4e6a")
+    b_pub = _h("de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f")
+    k = _h("4a5d9d5ba4ce2de1728e3bf480350f25e07e21c947d19e3376f09b3c1e161742")
+    assert C.x25519(a, b"\x09" + bytes(31)) == a_pub
+    assert C.x25519(b, b"\x09" + bytes(31)) == b_pub
+    assert C.dh_shared(a, b_pub) == k and C.dh_shared(b, a_pub) == k
+
+
+def test_dh_agreement_and_degenerate_values_refused():
     r = Rand(b"dh")
     x1, p1 = C.dh_keypair(r)
     x2, p2 = C.dh_keypair(r)
-    assert C.dh_shared(x1, p2) == C.dh_shared(x2, p1)
-    for bad in (bytes(256), b"\x00" * 255 + b"\x01", C.DH_P.to_bytes(256, "big")):
+    assert len(p1) == 32 and C.dh_shared(x1, p2) == C.dh_shared(x2, p1)
+    # small-order points (all-zero secret) and wrong lengths
+    for bad in (
+        bytes(32),
+        b"\x01" + bytes(31),
+        _h("e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800"),
+        bytes(31),
+    ):
         try:
             C.dh_shared(x1, bad)
         except ValueError:
@@ -61,10 +93,27 @@ def test_equal_is_exact():
 
 
 def test_pairing_and_auth_derivations_bind_every_input():
-    base = C.pair_keys(b"z" * 256, b"t" * 32, "123456")
+    base = C.pair_keys(b"z" * 32, b"t" * 32)
     assert len(set(base)) == 3
-    assert C.pair_keys(b"z" * 256, b"t" * 32, "123457") != base
-    assert C.pair_keys(b"z" * 256, b"u" * 32, "123456") != base
+    assert C.pair_keys(b"y" * 32, b"t" * 32) != base
+    assert C.pair_keys(b"z" * 32, b"u" * 32) != base
+    parts = [b"I" * 8, b"laptop", b"X" * 32, b"Y" * 32, b"n" * 16, b"m" * 16]
+    t = C.pair_transcript(*parts)
+    v = C.pair_value(*parts[2:])
+    assert len(v) == 6 and v.isdigit()
+    for i in range(len(parts)):
+        changed = list(parts)
+        changed[i] = b"?" + parts[i][1:]
+        assert C.pair_transcript(*changed) != t
+        if i >= 2:
+            assert C.pair_value(*changed[2:]) != v
+    # the name's length is bound too: ("ab", "c...") and ("a", "bc...") differ
+    assert C.pair_transcript(b"I" * 8, b"ab", b"c" + b"X" * 31, *parts[3:]) != C.pair_transcript(
+        b"I" * 8, b"a", b"bc" + b"X" * 30, *parts[3:]
+    )
+    assert C.pair_commit(b"I" * 8, b"X" * 32, b"n" * 16) != C.pair_commit(
+        b"I" * 8, b"X" * 32, b"o" + b"n" * 15
+    )
     a = C.auth_proofs(b"k" * 32, b"HOST0001", b"n" * 16, b"b" * 16)
     assert C.auth_proofs(b"k" * 32, b"HOST0001", b"n" * 16, b"c" * 16) != a
     assert C.auth_proofs(b"k" * 32, b"HOST0002", b"n" * 16, b"b" * 16) != a

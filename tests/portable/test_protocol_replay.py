@@ -113,6 +113,7 @@ def test_unpair_request_revokes_other_host():
     s2 = Session(b, 185)
     h2 = HostEnd(Rand(b"2"))
     b.open_pairing(60000)
+    b.clock.advance(P.PAIR_GAP_MS)  # one PAIR_START per PAIR_GAP_MS, board-wide
     pair(b, s2, h2, b"HOST0002", "phone")
     assert len(b.hosts) == 2
     assert one(s, h, h.request(P.REQ_UNPAIR, b"HOST0002"))[0] == P.RSP | P.REQ_UNPAIR

@@ -51,7 +51,7 @@ from physical import BOARD_JSON, Chain, Physical, load_board  # noqa: E402
 STATIC = HERE / "static"
 # The firmware runs from a ROMFS image (its bytecode outside the heap, as in the ESP32's flash;
 # docs/memory.md) with this much working heap. The whole match needs ~120k on this 64-bit host
-# (tools/bench_sim.py); pairing's 2048-bit Diffie-Hellman needs headroom on top.
+# (tools/bench_sim.py); pairing (X25519) needs little on top.
 DEFAULT_HEAP = "320k"
 # On the board model (--board-model) the heap is the board's: the whole -X heapsize.
 BOARD_HEAP = "64k"

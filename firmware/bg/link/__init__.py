@@ -36,7 +36,7 @@ from array import array
 
 from micropython import const
 
-PROTO_VERSION = const(1)
+PROTO_VERSION = const(2)  # 2: pairing by numeric comparison (X25519, docs/protocol.md)
 SYNC = const(0xA7)
 HEADER = const(7)
 CRC_LEN = const(2)
@@ -105,7 +105,7 @@ EV_LOST = const(1)  # events were dropped (slow link): re-fetch the live match
 ID_LEN = const(8)
 NONCE_LEN = const(16)
 KEY_LEN = const(32)
-PUB_LEN = const(256)
+PUB_LEN = const(32)  # an X25519 public value
 MAX_HOSTS = const(8)
 MAX_NAME = const(24)
 LIST_PAGE = const(32)  # entries per LIST response (13 bytes each)
@@ -114,7 +114,10 @@ MAX_DELETE = const(12)  # DELETE entries per request (40 bytes each)
 
 BACKOFF_BASE_MS = const(1000)
 BACKOFF_MAX_MS = const(300000)
-PAIR_CODE_MS = const(120000)  # a displayed code stays valid this long
+PAIR_CODE_MS = const(120000)  # a pairing (PAIR_START .. the button press) must end within this
+PAIR_TRIES = const(3)  # PAIR_STARTs answered per opened window (a relay's tries: 3 x 10^-6)
+PAIR_GAP_MS = const(2000)  # at most one PAIR_START (a key generation) per this, board-wide
+UNAUTH_MS = const(10000)  # a connection not authenticated (nor pairing) this long is dropped
 EVENT_QUEUE = const(16)
 OUT_QUEUE = const(8)
 SEQ_MAX = 0xFFFFFFFF  # the last sequence number of an authenticated session (32-bit counter)

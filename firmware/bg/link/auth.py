@@ -19,27 +19,35 @@ from bg.link import (
     MAX_NAME,
     MAX_PAYLOAD,
     NONCE_LEN,
-    PAIR_CODE_MS,
     PROTO_VERSION,
     PUB_LEN,
     REQ_AUTH_PROOF,
     REQ_AUTH_START,
     REQ_INFO,
-    REQ_PAIR_CONFIRM,
     REQ_PAIR_START,
     RSP,
     check_name,
 )
+from bg.link.board import (
+    P_BOARD_NONCE,
+    P_BOARD_PUB,
+    P_COMMIT,
+    P_HOST_ID,
+    P_HOST_PUB,
+    P_KEYS,
+    P_NAME,
+    P_SHARED,
+)
 from bg.link.crypto import (
-    DH_P,
     Mac,
     auth_proofs,
-    code_from_random,
     dh_keypair,
     dh_shared,
     equal,
+    pair_commit,
     pair_keys,
     pair_transcript,
+    pair_value,
 )
 
 
@@ -47,77 +55,85 @@ def info(s, fr):
     b = s.board
     name = b.store.get_name().encode()[:MAX_NAME]
     fw = b.firmware.encode()[:16]
-    flags = (1 if s.mac_in is not None else 0) | (2 if b.pairing_open() else 0)
+    # whether the pairing window is open is told to paired hosts only (a stranger learns it
+    # only by trying PAIR_START, and even then pairing needs the board's button)
+    flags = (1 | (2 if b.pairing_open() else 0)) if s.mac_in is not None else 0
     p = struct.pack("<BBHB", PROTO_VERSION, flags, MAX_PAYLOAD, len(b.hosts))
     p += b.store.board_id() + bytes([len(name)]) + name + bytes([len(fw)]) + fw
     s._reply(RSP | REQ_INFO, p)
 
 
+_HEAD = ID_LEN + KEY_LEN + PUB_LEN  # host id, commitment, host public value
+
+
 def pair_start(s, fr):
+    """Stage 1: the host's id, commitment, public value and name; the board answers with its
+    nonce and public value. Nothing is shown yet: the host has not revealed its nonce."""
     b = s.board
     p = fr.payload
-    if len(p) < ID_LEN + NONCE_LEN + PUB_LEN + 1:
-        raise ValueError("pair start needs host id, nonce, public value and name")
-    name = check_name(p[ID_LEN + NONCE_LEN + PUB_LEN :])
-    wait = b.backoff_ms()
-    if wait:
-        return s._error(E_BACKOFF, fr.type, fr.seq, wait)
+    if len(p) < _HEAD + 1:
+        raise ValueError("pair start needs host id, commitment, public value and name")
+    name = check_name(p[_HEAD:])
     if not b.pairing_open():
         return s._error(E_PAIRING, fr.type, fr.seq, 0, "pairing is closed: press the pair combo")
-    if (
-        b.pairing is not None
-        and b.pairing[0] is not s
-        and b.clock.ticks_diff(b.clock.ticks_ms(), b.pairing[2]) < PAIR_CODE_MS
-    ):
-        return s._error(E_BUSY, fr.type, fr.seq, 0, "another pairing is in progress")
     host_id = bytes(p[:ID_LEN])
-    host_nonce = bytes(p[ID_LEN : ID_LEN + NONCE_LEN])
-    host_pub = bytes(p[ID_LEN + NONCE_LEN : ID_LEN + NONCE_LEN + PUB_LEN])
-    y = int.from_bytes(host_pub, "big")
-    if y < 2 or y > DH_P - 2:
-        raise ValueError("bad public value")
+    if len(b.hosts) >= MAX_HOSTS and b.find_host(host_id) is None:
+        return s._error(E_FULL, fr.type, fr.seq)
+    pr = b.current_pairing()
+    if pr is not None and pr[0] is not s:
+        return s._error(E_BUSY, fr.type, fr.seq, 0, "another host is pairing")
+    wait = b.start_gap_ms()
+    if wait:
+        return s._error(E_BACKOFF, fr.type, fr.seq, wait)
+    b.last_start = b.clock.ticks_ms()  # the key work below counts even when X is refused
+    host_pub = bytes(p[ID_LEN + KEY_LEN : _HEAD])
     x, board_pub = dh_keypair(b.urandom)
+    shared = dh_shared(x, host_pub)  # ValueError (nothing changed) for a low-order value
     board_nonce = b.urandom(NONCE_LEN)
-    code = code_from_random(b.urandom)
-    tr = pair_transcript(host_id, host_nonce, board_nonce, host_pub, board_pub)
-    shared = dh_shared(x, host_pub)
-    b.pairing = (s, code, b.clock.ticks_ms(), shared, host_id, name, tr)
-    if b.show_code:
-        b.show_code(code)
+    b.cancel_pairing()  # this session's earlier attempt, if any
+    b.begin_pairing(
+        s,
+        [shared, host_id, name, host_pub, bytes(p[ID_LEN : ID_LEN + KEY_LEN]), board_nonce, board_pub, None],
+    )
     s._reply(RSP | REQ_PAIR_START, board_nonce + board_pub)
 
 
 def pair_confirm(s, fr):
+    """Stage 2: the host reveals its nonce (checked against its commitment) and proves it
+    holds the shared secret; the board shows the comparison value and answers only when
+    its button is pressed (``Board.confirm_pairing``)."""
     b = s.board
-    if len(fr.payload) != KEY_LEN:
-        raise ValueError("pair confirm needs a 32-byte proof")
-    wait = b.backoff_ms()
-    if wait:
-        return s._error(E_BACKOFF, fr.type, fr.seq, wait)
-    pr = b.pairing
-    if pr is None or pr[0] is not s or b.clock.ticks_diff(b.clock.ticks_ms(), pr[2]) >= PAIR_CODE_MS:
+    p = fr.payload
+    if len(p) != NONCE_LEN + KEY_LEN:
+        raise ValueError("pair confirm needs the host nonce and a 32-byte proof")
+    pr = b.current_pairing()
+    if pr is None or pr[0] is not s or pr[2] != 1:
         return s._error(E_PAIRING, fr.type, fr.seq)
-    host_proof, board_proof, key = pair_keys(pr[3], pr[6], pr[1])
-    # One guess per displayed code: right or wrong, this pairing attempt is over.
-    b.cancel_pairing()
-    if not equal(host_proof, fr.payload):
-        b.failed()
-        return s._error(E_DENIED, fr.type, fr.seq, b.backoff_ms())
-    if len(b.hosts) >= MAX_HOSTS and b.find_host(pr[4]) is None:
-        return s._error(E_FULL, fr.type, fr.seq)
-    b.add_host(pr[4], key, pr[5])
-    b.fails = 0
-    s._reply(RSP | REQ_PAIR_CONFIRM, board_proof)
+    host_nonce = bytes(p[:NONCE_LEN])
+    keys = pair_keys(
+        pr[P_SHARED],
+        pair_transcript(
+            pr[P_HOST_ID], pr[P_NAME].encode(), pr[P_HOST_PUB], pr[P_BOARD_PUB], host_nonce, pr[P_BOARD_NONCE]
+        ),
+    )
+    ok = equal(pair_commit(pr[P_HOST_ID], pr[P_HOST_PUB], host_nonce), pr[P_COMMIT])
+    if not (equal(keys[0], p[NONCE_LEN:]) and ok):
+        b.cancel_pairing()  # one reveal per attempt
+        return s._error(E_DENIED, fr.type, fr.seq, 0, "pairing proof or commitment is wrong")
+    pr[P_KEYS] = keys
+    pr[P_SHARED] = None
+    b.show_value(pr, pair_value(pr[P_HOST_PUB], pr[P_BOARD_PUB], host_nonce, pr[P_BOARD_NONCE]))
 
 
 def auth_start(s, fr):
-    b = s.board
     if len(fr.payload) != ID_LEN + NONCE_LEN:
         raise ValueError("auth start needs host id and nonce")
-    wait = b.backoff_ms()
+    wait = s.backoff_ms()
     if wait:
         return s._error(E_BACKOFF, fr.type, fr.seq, wait)
-    board_nonce = b.urandom(NONCE_LEN)
+    board_nonce = s.board.urandom(NONCE_LEN)
+    if s.mac_in is not None:  # a logged-in host authenticating again: a fresh deadline
+        s.opened = s.board.clock.ticks_ms()
     s._logout()
     s.auth = (bytes(fr.payload[:ID_LEN]), bytes(fr.payload[ID_LEN:]), board_nonce)
     s._reply(RSP | REQ_AUTH_START, board_nonce)
@@ -127,7 +143,7 @@ def auth_proof(s, fr):
     b = s.board
     if len(fr.payload) != KEY_LEN:
         raise ValueError("auth proof needs a 32-byte proof")
-    wait = b.backoff_ms()
+    wait = s.backoff_ms()
     if wait:
         return s._error(E_BACKOFF, fr.type, fr.seq, wait)
     a = s.auth
@@ -138,9 +154,10 @@ def auth_proof(s, fr):
     key = host[1] if host is not None else b.urandom(KEY_LEN)
     host_proof, board_proof, skey = auth_proofs(key, a[0], a[1], a[2])
     if host is None or not equal(host_proof, fr.payload):
-        b.failed()
-        return s._error(E_DENIED, fr.type, fr.seq, b.backoff_ms())
-    b.fails = 0
+        s.failed()  # this connection backs off; other connections (the owner's) do not
+        return s._error(E_DENIED, fr.type, fr.seq, s.backoff_ms())
+    s.fails = 0
+    s.fail_at = None
     s.host_id = a[0]
     s.key = key
     s.last_seq = 0

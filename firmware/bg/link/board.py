@@ -1,17 +1,39 @@
-"""Board-wide state of the link (``Board``): paired hosts, the failure back-off, the pairing
-window and the live-watch fan-out, shared by every connection's ``bg.link.session.Session``.
+"""Board-wide state of the link (``Board``): paired hosts, the pairing window, the pairing in
+progress, the deadlines and the live-watch fan-out, shared by every connection's ``bg.link.session.Session``.
 
 Frames and crypto live in ``bg.link``; ``docs/protocol.md`` is the specification.
 """
 
 from bg.link import (
-    BACKOFF_BASE_MS,
-    BACKOFF_MAX_MS,
+    E_DENIED,
+    E_FULL,
+    E_PAIRING,
+    E_STORE,
     EVENT_QUEUE,
     ID_LEN,
     KEY_LEN,
     MAX_HOSTS,
+    PAIR_CODE_MS,
+    PAIR_GAP_MS,
+    PAIR_TRIES,
+    REQ_PAIR_CONFIRM,
+    RSP,
+    UNAUTH_MS,
 )
+
+# Board.pairing: a list [session, started ticks, stage, ...] (stage 1: answered PAIR_START,
+# waiting for the host's nonce; stage 2: the value is shown, waiting for the button)
+_P_SESSION = 0
+_P_START = 1
+_P_STAGE = 2
+P_SHARED = 3
+P_HOST_ID = 4
+P_NAME = 5
+P_HOST_PUB = 6
+P_COMMIT = 7
+P_BOARD_NONCE = 8
+P_BOARD_PUB = 9
+P_KEYS = 10
 
 # ---------------------------------------------------------------- board-wide state
 
@@ -47,12 +69,16 @@ def unpack_hosts(blob):
 
 
 class Board:
-    """Board-wide link state shared by every session: the store, paired hosts, the failure
-    back-off, the pairing window and the live-watch fan-out.
+    """Board-wide link state shared by every session: the store, paired hosts, the pairing
+    window, the pairing in progress and the live-watch fan-out.
 
     ``clock`` has ``ticks_ms()`` and ``ticks_diff(a, b)`` (and optionally
     ``set_unix_time(t)``/``unix_time()``); ``urandom(n)`` is the hardware RNG; ``show_code``
-    is called with the 6-digit pairing code (a str) or ``None`` to clear it.
+    is called with the 6-digit comparison value (a str) or ``None`` to clear it.
+
+    Every deadline is a recorded start plus a length, checked with ``ticks_diff`` and cleared
+    once it has passed; ``poll()`` (the link task calls it every round) clears them even when
+    nobody asks, so a deadline never comes back when ``ticks_ms`` wraps (2^30 ms on the ESP32).
     """
 
     def __init__(
@@ -77,44 +103,142 @@ class Board:
         self.on_player_seed = on_player_seed
         self.pair_without_button = pair_without_button
         self.hosts = unpack_hosts(store.load_keys())
-        self.fails = 0
-        self.last_fail = 0
-        self.pair_until = None
-        self.pairing = None  # (session, code, started ticks, x, host_id, name, transcript, board pub)
+        self.window_at = None  # ticks when the pairing window opened
+        self.window_ms = 0
+        self.tries = 0  # PAIR_STARTs answered in this window
+        self.last_start = None  # ticks of the last PAIR_START answered (rate limit)
+        self.pairing = None  # see _P_SESSION..P_KEYS
         self.sessions = []
 
-    # -- back-off
-    def backoff_ms(self):
-        """Milliseconds until the next pairing/auth attempt is allowed (0 = now)."""
-        if not self.fails:
-            return 0
-        wait = BACKOFF_BASE_MS << min(self.fails - 1, 20)
-        if wait > BACKOFF_MAX_MS:
-            wait = BACKOFF_MAX_MS
-        left = wait - self.clock.ticks_diff(self.clock.ticks_ms(), self.last_fail)
-        return left if left > 0 else 0
+    def elapsed(self, start):
+        """Milliseconds since ``start`` (ticks); negative when the clock wrapped past it."""
+        return self.clock.ticks_diff(self.clock.ticks_ms(), start)
 
-    def failed(self):
-        self.fails += 1
-        self.last_fail = self.clock.ticks_ms()
+    def within(self, start, ms):
+        d = self.elapsed(start)
+        return 0 <= d < ms
 
-    # -- pairing
+    # -- pairing window
     def open_pairing(self, ms=60000):
         """Allow new pairings for ``ms`` (the board's button combo calls this)."""
-        self.pair_until = self.clock.ticks_ms() + ms
+        self.window_at = self.clock.ticks_ms()
+        self.window_ms = ms
+        self.tries = 0
+
+    def close_pairing(self):
+        self.window_at = None
 
     def pairing_open(self):
+        """True while a PAIR_START may be answered: the window is open and has tries left."""
+        if self.tries >= PAIR_TRIES:
+            return False
         if self.pair_without_button and not self.hosts:
             return True
-        if self.pair_until is None:
-            return False
-        return self.clock.ticks_diff(self.pair_until, self.clock.ticks_ms()) > 0
+        if self.window_at is not None and not self.within(self.window_at, self.window_ms):
+            self.window_at = None
+        return self.window_at is not None
+
+    def start_gap_ms(self):
+        """Milliseconds until the next PAIR_START may generate a key (0 = now)."""
+        if self.last_start is not None:
+            d = self.elapsed(self.last_start)
+            if 0 <= d < PAIR_GAP_MS:
+                return PAIR_GAP_MS - d
+            self.last_start = None
+        return 0
+
+    # -- the pairing in progress
+    def current_pairing(self):
+        """The pairing in progress (None when there is none or it timed out: then cleared).
+        A host reveals its nonce at once (stage 1 lasts at most ``UNAUTH_MS``); the user has
+        ``PAIR_CODE_MS`` from PAIR_START to compare and press."""
+        pr = self.pairing
+        if pr is not None and not self.within(pr[_P_START], PAIR_CODE_MS if pr[_P_STAGE] == 2 else UNAUTH_MS):
+            self._end_pairing(pr, E_PAIRING, "not confirmed on the board in time")
+            pr = None
+        return pr
+
+    def begin_pairing(self, session, state):
+        """Record a pairing (stage 1) answered to ``session``; ``state`` fills P_SHARED.."""
+        now = self.clock.ticks_ms()
+        self.last_start = now
+        self.tries += 1
+        self.pairing = [session, now, 1] + state
+
+    def show_value(self, pr, value):
+        """Stage 2 of ``pr``: the comparison value is shown; the board waits for its button."""
+        pr[_P_STAGE] = 2
+        if self.show_code:
+            self.show_code(value)
+
+    def awaiting_button(self):
+        pr = self.current_pairing()
+        return pr is not None and pr[_P_STAGE] == 2
+
+    def pairing_name(self):
+        """The name of the host whose value is shown (None when none is)."""
+        pr = self.pairing
+        return pr[P_NAME] if pr is not None else None
 
     def cancel_pairing(self):
-        if self.pairing is not None:
+        pr = self.pairing
+        if pr is not None:
             self.pairing = None
-            if self.show_code:
-                self.show_code(None)
+            if pr[_P_STAGE] == 2 and self.show_code:
+                self.show_code(None)  # the value was shown: clear it
+
+    def confirm_pairing(self):
+        """The board's confirm button (ROLL) while a value is shown: store the host, answer
+        its PAIR_CONFIRM and close the window. False when no value is waiting."""
+        pr = self.current_pairing()
+        if pr is None or pr[_P_STAGE] != 2:
+            return False
+        s = pr[_P_SESSION]
+        keys = pr[P_KEYS]
+        self.cancel_pairing()
+        self.close_pairing()
+        try:
+            self.add_host(pr[P_HOST_ID], keys[2], pr[P_NAME])
+        except ValueError:
+            s._error(E_FULL, REQ_PAIR_CONFIRM)
+            return False
+        except (OSError, MemoryError):  # the key file could not be written: nothing stored
+            s._error(E_STORE, REQ_PAIR_CONFIRM, 0, 0, "could not store the key")
+            return False
+        s.opened = self.clock.ticks_ms()  # a fresh unauthenticated deadline to log in
+        s._reply(RSP | REQ_PAIR_CONFIRM, keys[1])
+        return True
+
+    def reject_pairing(self):
+        """The board's CUBE button while a value is shown: the numbers differ, end that
+        pairing now (its host gets E_DENIED). False when no value is waiting."""
+        pr = self.current_pairing()
+        if pr is None or pr[_P_STAGE] != 2:
+            return False
+        self._end_pairing(pr, E_DENIED, "rejected on the board")
+        return True
+
+    def _end_pairing(self, pr, code, msg):
+        """End ``pr`` without a key; a host waiting for the answer (stage 2) gets ``code``, and
+        its connection a fresh unauthenticated deadline so the answer is sent before any drop."""
+        self.cancel_pairing()
+        if pr[_P_STAGE] == 2:
+            s = pr[_P_SESSION]
+            s._error(code, REQ_PAIR_CONFIRM, 0, 0, msg)
+            s.opened = self.clock.ticks_ms()
+
+    # -- deadlines
+    def poll(self):
+        """Clear every deadline that has passed and mark sessions that stayed unauthenticated
+        too long (``expired``: the link drops their connection)."""
+        self.pairing_open()
+        self.start_gap_ms()
+        pr = self.current_pairing()
+        for s in self.sessions:
+            s.backoff_ms()
+            if s.mac_in is None and (pr is None or pr[_P_SESSION] is not s):
+                if not self.within(s.opened, UNAUTH_MS):
+                    s.expired = True
 
     def find_host(self, host_id):
         for h in self.hosts:

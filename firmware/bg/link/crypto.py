@@ -1,5 +1,6 @@
-"""Link crypto: HMAC-SHA-256, the session MAC, constant-time compare, the pairing
-Diffie-Hellman and the key derivations of pairing and authentication (docs/protocol.md).
+"""Link crypto: HMAC-SHA-256, the session MAC, constant-time compare, the pairing's X25519
+Diffie-Hellman (RFC 7748), its commitment, comparison value and key derivations, and the
+authentication proofs (docs/protocol.md).
 
 Portable. The host loads it only to pair and log in; the board only once a host connects.
 
@@ -15,18 +16,10 @@ from micropython import const
 
 from bg.link import E_MAC, E_SEQ, MAC_LEN, PUB_LEN
 
-# RFC 3526 group 14 (2048-bit MODP), generator 2: ephemeral Diffie-Hellman during pairing so
-# a passive eavesdropper of the pairing exchange learns nothing about the key.
-DH_P = int(
-    "FFFFFFFFFFFFFFFFC90FDAA22168C234C4C6628B80DC1CD129024E088A67CC74020BBEA63B139B22514A08798E3404DD"
-    "EF9519B3CD3A431B302B0A6DF25F14374FE1356D6D51C245E485B576625E7EC6F44C42E9A637ED6B0BFF5CB6F406B7ED"
-    "EE386BFB5A899FA5AE9F24117C4B1FE649286651ECE45B3DC2007CB8A163BF0598DA48361C55D39A69163FA8FD24CF5F"
-    "83655D23DCA3AD961C62F356208552BB9ED529077096966D670C354E4ABC9804F1746C08CA18217C32905E462E36CE3B"
-    "E39E772C180E86039B2783A2EC07A28FB5C55DF06F4C52C9DE2BCBF6955817183995497CEA956AE515D2261898FA0510"
-    "15728E5A8AACAA68FFFFFFFFFFFFFFFF",
-    16,
-)
-DH_G = const(2)
+# X25519 (RFC 7748) on Curve25519: the pairing's ephemeral Diffie-Hellman, 32-byte values.
+_P25519 = (1 << 255) - 19
+_MASK255 = (1 << 255) - 1
+_A24 = const(121665)
 
 
 def _xor_pad(key, pad):
@@ -123,37 +116,105 @@ def modexp(base, exp, mod):
         return r
 
 
+def x25519(scalar, u):
+    """RFC 7748 X25519: the 32-byte little-endian u-coordinate of ``scalar`` (32 bytes,
+    clamped here) times the point ``u`` (32 bytes; the top bit is ignored).
+
+    A Montgomery ladder of 255 identical steps on 255-bit ints (the swap is arithmetic, not a
+    branch); the big-int temporaries are ~40 bytes each, so it fits a fragmented heap.
+    """
+    if len(scalar) != 32 or len(u) != 32:
+        raise ValueError("X25519 values are 32 bytes")
+    p = _P25519
+    k = bytearray(scalar)
+    k[0] &= 248
+    k[31] = (k[31] & 127) | 64
+    n = int.from_bytes(k, "little")
+    x1 = int.from_bytes(u, "little") & _MASK255
+    x2, z2, x3, z3 = 1, 0, x1, 1
+    swap = 0
+    for t in range(254, -1, -1):
+        bit = (n >> t) & 1
+        swap ^= bit
+        d = swap * (x2 - x3)
+        x2 -= d
+        x3 += d
+        d = swap * (z2 - z3)
+        z2 -= d
+        z3 += d
+        swap = bit
+        a = x2 + z2
+        aa = a * a % p
+        b = x2 - z2 + p
+        bb = b * b % p
+        e = aa - bb + p
+        c = x3 + z3
+        da = (x3 - z3 + p) * a % p
+        cb = c * b % p
+        x3 = (da + cb) * (da + cb) % p
+        d = da - cb + p
+        z3 = x1 * (d * d) % p  # one reduction of a 765-bit product: cheaper than two
+        x2 = aa * bb % p
+        z2 = e * (aa + _A24 * e) % p
+    d = swap * (x2 - x3)
+    x2 -= d
+    d = swap * (z2 - z3)
+    z2 -= d
+    return (x2 * modexp(z2, p - 2, p) % p).to_bytes(32, "little")
+
+
+_BASE = b"\x09" + bytes(31)
+
+
 def dh_keypair(urandom):
-    """An ephemeral (private int, 256-byte public value) pair."""
-    x = int.from_bytes(urandom(32), "big") | (1 << 255)
-    return x, modexp(DH_G, x, DH_P).to_bytes(PUB_LEN, "big")
+    """An ephemeral X25519 (private 32 bytes, public 32 bytes) pair."""
+    x = urandom(32)
+    return x, x25519(x, _BASE)
 
 
 def dh_shared(x, peer_pub):
-    """The shared secret with ``peer_pub``; ValueError for a degenerate public value."""
-    y = int.from_bytes(peer_pub, "big")
-    if len(peer_pub) != PUB_LEN or y < 2 or y > DH_P - 2:
+    """The X25519 shared secret with ``peer_pub``; ValueError for a wrong length or a
+    low-order public value (an all-zero result, RFC 7748 section 6.1)."""
+    if len(peer_pub) != PUB_LEN:
         raise ValueError("bad public value")
-    return modexp(y, x, DH_P).to_bytes(PUB_LEN, "big")
+    z = x25519(x, peer_pub)
+    if z == bytes(32):
+        raise ValueError("bad public value")
+    return z
 
 
-def pair_transcript(host_id, host_nonce, board_nonce, host_pub, board_pub):
-    h = hashlib.sha256(b"gammon-pair-v1")
-    for part in (host_id, host_nonce, board_nonce, host_pub, board_pub):
+def pair_commit(host_id, host_pub, host_nonce):
+    """The host's commitment to its public value and nonce (sent before it sees the board's)."""
+    h = hashlib.sha256(b"gammon-pair-v2 commit")
+    for part in (host_id, host_pub, host_nonce):
         h.update(part)
     return h.digest()
 
 
-def pair_keys(shared, transcript, code):
-    """(host proof, board proof, long-term key) from the DH secret, transcript and code.
+def pair_value(host_pub, board_pub, host_nonce, board_nonce):
+    """The 6-digit comparison value both ends display (numeric comparison)."""
+    h = hashlib.sha256(b"gammon-pair-v2 value")
+    for part in (host_pub, board_pub, host_nonce, board_nonce):
+        h.update(part)
+    return "%06d" % (int.from_bytes(h.digest()[:8], "big") % 1000000)
 
-    ``code`` is the 6-digit decimal string the board displayed."""
+
+def pair_transcript(host_id, name, host_pub, board_pub, host_nonce, board_nonce):
+    """SHA-256 over everything both ends agreed on (the name as its UTF-8 bytes)."""
+    h = hashlib.sha256(b"gammon-pair-v2")
+    h.update(bytes([len(name)]))
+    for part in (host_id, name, host_pub, board_pub, host_nonce, board_nonce):
+        h.update(part)
+    return h.digest()
+
+
+def pair_keys(shared, transcript):
+    """(host proof, board proof, long-term key) from the DH secret and the full transcript."""
     k0 = hmac_sha256(shared, transcript)
-    c = code.encode() if isinstance(code, str) else bytes(code)
     return (
-        hmac_sha256(k0, b"host" + c),
-        hmac_sha256(k0, b"board" + c),
-        hmac_sha256(k0, b"key" + c),
+        hmac_sha256(k0, b"host"),
+        hmac_sha256(k0, b"board"),
+        hmac_sha256(k0, b"key"),
     )
 
 

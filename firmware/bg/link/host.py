@@ -39,8 +39,10 @@ from bg.link.crypto import (
     dh_keypair,
     dh_shared,
     equal,
+    pair_commit,
     pair_keys,
     pair_transcript,
+    pair_value,
 )
 
 # Human-readable error names (host side only: the board sends codes).
@@ -97,6 +99,7 @@ class HostEnd:
         self.last_seq = 0
         self._pair = None
         self._paired = None
+        self.value = None  # the pairing's comparison value (6 digits) once known
         self._auth = None
         self._authed = None
 
@@ -146,31 +149,32 @@ class HostEnd:
             if i >= len(data):
                 return out
 
-    # -- pairing
+    # -- pairing (numeric comparison, docs/protocol.md)
     def pair_start(self, host_id, name):
+        """PAIR_START: the host commits to its public value and nonce before it sees the
+        board's, so a relay cannot pick values that make both ends show the same number."""
         x, pub = dh_keypair(self.urandom)
         nonce = self.urandom(NONCE_LEN)
-        self._pair = (host_id, nonce, x, pub)
-        return self.request(REQ_PAIR_START, host_id + nonce + pub + name.encode())
+        nb = name.encode()
+        self._pair = (host_id, nonce, x, pub, nb)
+        self.value = None
+        return self.request(REQ_PAIR_START, host_id + pair_commit(host_id, pub, nonce) + pub + nb)
 
-    def pair_confirm(self, challenge, code):
-        """The PAIR_CONFIRM frame for the board's challenge payload and the typed code."""
+    def pair_confirm(self, challenge):
+        """PAIR_CONFIRM for the board's answer (its nonce and public value): reveals the host's
+        nonce with its key proof. Sets ``value``, the 6 digits the user compares with the
+        board's display before pressing its button."""
         if self._pair is None or len(challenge) != NONCE_LEN + PUB_LEN:
             raise ValueError("unexpected pairing challenge")
-        code = str(code).strip()
-        if len(code) != 6 or not code.isdigit():
-            raise ValueError("the pairing code is 6 digits")
-        if self._pair is None:
-            raise ValueError("unexpected pairing challenge")
-        host_id, nonce, x, pub = self._pair
+        host_id, nonce, x, pub, nb = self._pair
         board_nonce = bytes(challenge[:NONCE_LEN])
         board_pub = bytes(challenge[NONCE_LEN:])
         shared = dh_shared(x, board_pub)
-        tr = pair_transcript(host_id, nonce, board_nonce, pub, board_pub)
-        hp, bp, key = pair_keys(shared, tr, code)
+        hp, bp, key = pair_keys(shared, pair_transcript(host_id, nb, pub, board_pub, nonce, board_nonce))
+        self.value = pair_value(pub, board_pub, nonce, board_nonce)
         self._pair = None
         self._paired = (bp, key)
-        return self.request(REQ_PAIR_CONFIRM, hp)
+        return self.request(REQ_PAIR_CONFIRM, nonce + hp)
 
     def pair_finish(self, payload):
         """The long-term key once the board's proof checks out; ValueError otherwise."""

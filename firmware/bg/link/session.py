@@ -15,6 +15,8 @@ Example::
 import struct
 
 from bg.link import (
+    BACKOFF_BASE_MS,
+    BACKOFF_MAX_MS,
     BAD,
     CRC_LEN,
     DATA,
@@ -77,8 +79,30 @@ class Session:
         self.watching = False
         self.xfer = None  # [match_id, pos, end, credits]
         self.auth = None  # (host_id, host_nonce, board_nonce) between AUTH_START and AUTH_PROOF
+        self.opened = board.clock.ticks_ms()  # unauthenticated since (Board.poll drops it later)
+        self.expired = False
+        self.fails = 0  # failed proofs on this connection (its own back-off)
+        self.fail_at = None  # ticks of the last one, cleared once its wait is served
         self._logout()
         board.sessions.append(self)
+
+    # -- this connection's back-off (a stranger's failures never delay another connection)
+    def backoff_ms(self):
+        """Milliseconds until this connection may try another proof (0 = now)."""
+        if self.fail_at is None:
+            return 0
+        wait = BACKOFF_BASE_MS << min(self.fails - 1, 20)
+        if wait > BACKOFF_MAX_MS:
+            wait = BACKOFF_MAX_MS
+        d = self.board.elapsed(self.fail_at)
+        if 0 <= d < wait:
+            return wait - d
+        self.fail_at = None  # served (or the clock wrapped past it): cleared
+        return 0
+
+    def failed(self):
+        self.fails += 1
+        self.fail_at = self.board.clock.ticks_ms()
 
     def _logout(self):
         self.host_id = None

@@ -37,11 +37,17 @@ def open_board(args):
         raise UserError(str(e)) from None
 
 
-def _ask_code():
-    code = input("Code shown on the board: ").strip().replace(" ", "")
-    if len(code) != 6 or not code.isdigit():
-        raise UserError("the code is 6 digits")
-    return code
+def _show_value(value):
+    """Numeric comparison, both sides: the user presses ROLL on the board and answers here."""
+    print("Pairing number: %s %s" % (value[:3], value[3:]))
+    print("If the board shows the same number, press its ROLL button, then answer y here")
+    print("(within %.0f s). If it shows another number, press CUBE and answer n:" % L.CONFIRM_TIMEOUT)
+    print("someone else may be in between.", flush=True)
+    try:
+        answer = input("Same number on the board? [y/N] ")
+    except EOFError:
+        answer = ""
+    return answer.strip().lower() in ("y", "yes")
 
 
 def cmd_scan(args):
@@ -60,9 +66,9 @@ def cmd_scan(args):
 
 
 def cmd_pair(args):
-    print("Put the board in pairing mode (pair button combo), then wait for its code.")
+    print("Put the board in pairing mode (hold both ROLL buttons), then wait for the number.")
     try:
-        bid = L.pair(args.address, _ask_code, host_name=args.name)
+        bid = L.pair(args.address, _show_value, host_name=args.name)
     except L.LinkError as e:
         raise UserError("pairing failed: %s" % e) from None
     entry = L.Boards().find(bid)[1]

@@ -1,0 +1,98 @@
+"""Benchmark of pairing's CPU on the board side (docs/protocol.md "Board CPU and memory"):
+one X25519 operation, and a whole pairing as the board runs it (PAIR_START: key pair + shared
+secret; PAIR_CONFIRM: commitment, transcript, proofs, value), under the MicroPython unix port
+(64-bit, the pip port) and the board model (32-bit, tools/board_model.py) when it is built.
+
+    .venv/bin/python tools/bench_pair.py OUTDIR      -> OUTDIR/pair.json
+
+Best of several runs (the machine is shared). ``esp32_estimate_ms`` scales the unix port's
+figure by ``bench_link.ESP32_SLOWDOWN`` (an estimate, not a measurement: no ESP32 here).
+"""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+_CODE = """
+import time
+from bg.link import crypto as C
+from bg import link as P
+from bg.link.host import HostEnd
+from bg.link.board import Board
+from bg.link.session import Session
+from link_board import make_store
+from link_fakes import Clock, Rand
+
+def best(f, n):
+    b = None
+    for i in range(n):
+        t = time.ticks_us()
+        f()
+        d = time.ticks_diff(time.ticks_us(), t)
+        b = d if b is None or d < b else b
+    return b / 1000
+
+k = bytes(range(32))
+u = C.dh_keypair(lambda n: bytes(n))[1]
+x = best(lambda: C.x25519(k, u), 5)
+
+def pairing(out):
+    b = Board(make_store(), Clock(), Rand(b"b"))
+    b.open_pairing(60000)
+    s = Session(b, 185)
+    h = HostEnd(Rand(b"h"))
+    f = h.pair_start(b"HOST0001", "bench")
+    t = time.ticks_us()
+    s.feed(f)
+    r = s.pump()
+    board = time.ticks_diff(time.ticks_us(), t)
+    d = P.Decoder()
+    d.feed(r)
+    f = h.pair_confirm(d.next()[1].payload)
+    t = time.ticks_us()
+    s.feed(f)
+    board += time.ticks_diff(time.ticks_us(), t)
+    assert b.awaiting_button()
+    out.append(board / 1000)
+
+runs = []
+for i in range(3):
+    pairing(runs)
+print(x, min(runs))
+"""
+
+
+def _run(argv, firmware):
+    env = dict(os.environ, MICROPYPATH=":".join((firmware, str(ROOT / "tests" / "portable"))))
+    r = subprocess.run(argv + ["-c", _CODE], capture_output=True, text=True, env=env, timeout=300)
+    if r.returncode:
+        raise RuntimeError(r.stdout + r.stderr)
+    x, p = r.stdout.split()
+    return {"x25519_ms": round(float(x), 1), "board_pairing_ms": round(float(p), 1)}
+
+
+def main(argv):
+    out = Path(argv[1] if len(argv) > 1 else ROOT / "build" / "bench")
+    out.mkdir(parents=True, exist_ok=True)
+    exe = Path(sys.executable).parent / "micropython"
+    res = {"unix_port_64bit": _run([str(exe), "-X", "heapsize=256k"], str(ROOT / "firmware"))}
+    sys.path.insert(0, str(ROOT / "tools"))
+    import board_model
+
+    exe = board_model.build()  # the board model's 32-bit interpreter (built once, cached)
+    res["board_model_32bit_64k"] = _run([str(exe), "-X", "heapsize=64k"], ".frozen")  # frozen firmware
+    from bench_link import ESP32_SLOWDOWN
+
+    unix = res["unix_port_64bit"]
+    res["esp32_estimate_ms"] = {k: round(v * ESP32_SLOWDOWN) for k, v in unix.items()}
+    (out / "pair.json").write_text(json.dumps(res, indent=2) + "\n")
+    print(json.dumps(res))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
