@@ -51,9 +51,14 @@ def test_a_watching_host_seeds_the_dice_and_verify_names_it(tmp_path, monkeypatc
         _wait_log(sim, "link: listening")
         _hold_both_rolls(sim)
 
-        def code():  # the board shows it once the host asked to pair
+        def code(value):  # numeric comparison: the board shows the same number; press ROLL
             _wait_log(sim, "pairing code: ")
-            return [x.split()[-1] for x in sim.log if x.startswith("pairing code: ")][-1]
+            shown = [x.split()[-1] for x in sim.log if x.startswith("pairing code: ")][-1]
+            assert shown == value, (shown, value)
+            roll = [b["name"] for b in sim.board["buttons"]].index("roll0")
+            sim.button(roll, 1)
+            time.sleep(0.15)
+            sim.button(roll, 0)
 
         L.pair(address, code, host_name="laptop")
         res = {}
