@@ -2,6 +2,7 @@
 
 import argparse
 import importlib
+import os
 import pkgutil
 import sys
 
@@ -37,7 +38,24 @@ def main(argv=None):
     except KeyboardInterrupt:
         print("gammon: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # the reader went away (``gammon show ... | head``): what it wanted has been written
+        _quiet_stdout()
+        return 0
+
+
+def _quiet_stdout():
+    """Point standard output at the null device, so the interpreter's final flush of what is
+    still buffered for the closed pipe raises nothing at exit."""
+    try:
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, sys.stdout.fileno())
+        os.close(fd)
+    except (OSError, ValueError, AttributeError):
+        pass  # not a real file (captured output): nothing is flushed at exit
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from gammon.cli import main as _main  # one UserError class, as the console script has
+
+    sys.exit(_main())

@@ -18,9 +18,10 @@ def _cell(n, sym, row):
     return " %s " % sym if n > row else "   "
 
 
-def render_board(pos, side_on_roll, names=None):
+def render_board(pos, side_on_roll, names=None, on_roll=True):
     """The board as text: 13 lines of board plus a pip-count line. ``names`` optionally
-    gives the two sides' names."""
+    gives the two sides' names; ``on_roll=False`` draws ``side_on_roll`` at the bottom without
+    marking it on roll (before the opening throw nobody is)."""
     bottom = side_on_roll
     top = 1 - side_on_roll
     bb = board.base(bottom)
@@ -58,7 +59,13 @@ def render_board(pos, side_on_roll, names=None):
             mid = "%2d " % bar
         lines.append(" |%s|%s|%s|" % (left, mid, right))
     lines.append(
-        " +12-11-10--9--8--7-------6--5--4--3--2--1-+     %s: %s  (pips %d, off %d)  on roll"
-        % (SYMBOL[bottom], names[bottom], board.pip_count(pos, bottom), pos[50 + bottom])
+        " +12-11-10--9--8--7-------6--5--4--3--2--1-+     %s: %s  (pips %d, off %d)%s"
+        % (
+            SYMBOL[bottom],
+            names[bottom],
+            board.pip_count(pos, bottom),
+            pos[50 + bottom],
+            "  on roll" if on_roll else "",
+        )
     )
     return "\n".join(lines)

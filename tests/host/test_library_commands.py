@@ -379,8 +379,8 @@ def test_gammon_show_game_through_the_cli(tmp_path, capsys):
     assert code == 0 and out == "\n".join(cmds.show_lines(m)) + "\n"
     code, out, err = _run(capsys, "show", "#5")
     assert code == 2 and "no game #5" in err
-    code, out, err = _run(capsys, "show", "not-an-id")  # the engine's error, not ours
-    assert code == 2 and "#" not in err and "library" not in err
+    code, out, err = _run(capsys, "show", "not-an-id")  # neither: both are named
+    assert code == 2 and "neither a Position ID" in err and "#N" in err
 
 
 def test_reading_commands_never_create_a_library(home, capsys):

@@ -398,18 +398,22 @@ def show_lines(m, game=None):
 def show_game(args):
     """``gammon show GAME [--game N]``: the match move by move with board diagrams."""
     m, _label = load_game(args.game)
-    for line in show_lines(m, getattr(args, "game_no", None)):
-        print(line)
+    number = getattr(args, "game_no", None)
+    if number is not None:
+        _pick_game(m, number)  # UserError for a game the match does not have
+    sys.stdout.write("\n".join(show_lines(m, number)) + "\n")
+    sys.stdout.flush()
     return 0
 
 
 def watch_loop(client, out=None, clear=True, max_events=None, lib=None):
-    """Follow the board's live match: draw the position after every confirmed action.
+    """Follow the board's live match: for every action the board publishes, print the throw,
+    then the play in gnubg notation, then the board after it (``gammon.watch_view``).
     ``client``: a link Client (``list_games``, ``fetch_game``, ``watch``). Returns the replay.
     With a library ``lib``, a match starting meanwhile gets this host's player seed."""
     from bg import record
 
-    from gammon.render import render_board
+    from gammon.watch_view import event_lines, screen
 
     out = out or sys.stdout
 
@@ -424,34 +428,17 @@ def watch_loop(client, out=None, clear=True, max_events=None, lib=None):
                 _offer_seed(client, lib, data, "", lambda s: None)
         return r
 
-    def draw(r, last=""):
+    def draw(r, lines=()):
         if clear:
             out.write("\x1b[2J\x1b[H")
-        if r.m is None:
-            out.write("waiting for a match to start...\n")
-        else:
-            m = r.m
-            score = r.score
+        for line in lines:
+            out.write(line + "\n")
+        out.write(screen(r))
+        m = r.m
+        if m is not None and r.g is None and not m.games:  # before the opening: the dice's bond
             out.write(
-                "%s %d - %s %d   %s\n"
-                % (
-                    m.names[0],
-                    score[0],
-                    m.names[1],
-                    score[1],
-                    "%d-point match" % m.length if m.length else "money",
-                )
+                "dice commitment %s (%d player seed part(s))\n" % (m.commitment.hex(), len(m.seed_parts))
             )
-            side = r.side if r.side >= 0 else 0
-            out.write(render_board(r.pos, side, m.names) + "\n")
-            if r.g is not None:
-                out.write("cube %d%s\n" % (r.g.cube, "" if r.g.owner < 0 else " (%s)" % m.names[r.g.owner]))
-            elif not m.games:  # before the opening throw: what the dice are bound to
-                out.write(
-                    "dice commitment %s (%d player seed part(s))\n" % (m.commitment.hex(), len(m.seed_parts))
-                )
-            if last:
-                out.write(last + "\n")
         out.flush()
 
     r = fresh()
@@ -461,9 +448,9 @@ def watch_loop(client, out=None, clear=True, max_events=None, lib=None):
         n += 1
         if rec is None:
             r = fresh()  # events were lost: rebuild from the board's copy
-            draw(r, "(resynchronised)")
+            draw(r, ["(resynchronised)"])
         else:
-            last = ""
+            lines = []
             for k, f in record.decode_stream(rec):
                 if k == record.MATCH_START:
                     r = model._Replay()
@@ -471,10 +458,10 @@ def watch_loop(client, out=None, clear=True, max_events=None, lib=None):
                         _offer_seed(client, lib, rec, "", lambda s: None)
                 if r.m is None and k != record.MATCH_START:
                     continue
+                before = len(r.g.actions) if r.g is not None and k != record.GAME_START else 0
                 r.feed(k, f)
-                if r.g is not None and r.g.actions:
-                    last = _action_line(r.m, r.g.actions[-1])
-            draw(r, last)
+                lines += event_lines(r, k, f, before)
+            draw(r, lines)
         if max_events is not None and n >= max_events:
             break
     return r

@@ -65,6 +65,8 @@ def cmd_show(args):
         if r is None:
             raise UserError(str(e)) from None
         return r
+    if getattr(args, "game_no", None) is not None:
+        raise UserError("--game N is for a stored game, not a Position ID")
     print(render_board(pos, 0))
     print("Position ID: %s" % ids.position_id(pos, 0))
     return 0
@@ -88,4 +90,5 @@ def register(sub):
             metavar="POSITION_ID|GAME",
             help="gnubg Position ID (player on roll at the bottom), or a game",
         )
+        s.add_argument("--game", dest="game_no", type=int, metavar="N", help="a game: only its game N")
         s.set_defaults(func=cmd_show)

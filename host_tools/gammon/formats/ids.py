@@ -15,6 +15,7 @@ Example::
 """
 
 from bg import ids as bgids  # noqa: E402
+from bg.ids.xgid import xgid as _xgid  # noqa: E402  (importing the submodule hides bg.ids.xgid())
 
 from gammon import _paths  # noqa: F401
 
@@ -56,7 +57,7 @@ def action_ids(match, game, a):
         score=game.score,
         jacoby=match.jacoby and not match.length,
     )
-    xg = bgids.xgid(
+    xg = _xgid(
         a.pos,
         roller,
         cube_value=a.cube,

@@ -1,0 +1,100 @@
+"""What ``gammon watch`` prints for the board's live match: for every action the board
+publishes, its lines in the order it happened -- the throw (the opening throw, a roll), then
+the play in gnubg notation -- and then the board after it (``screen``). Before the opening
+throw nobody is on roll, so the board says so; after it the side to act is at the bottom.
+
+``r`` is the replay the watch folds the actions into (``gammon.model._Replay``): these
+functions only read it."""
+
+from bg import record
+
+from gammon.formats.ids import describe
+from gammon.render import render_board
+
+# replay phases in which a side is to act (the others: before the opening, between games, over)
+_ACTING = ("choice", "await_roll", "moving", "doubled", "resigning")
+
+
+def _name(r, side):
+    return r.m.names[side] or "side %d" % side
+
+
+def event_lines(r, kind, fields, n_before):
+    """The lines of one action just fed to ``r`` (``n_before``: the current game's action count
+    before it, to find the actions it added)."""
+    m = r.m
+    if m is None:
+        return []
+    if kind == record.MATCH_START:
+        return [
+            "match: %s - %s, %s"
+            % (_name(r, 0), _name(r, 1), "%d-point match" % m.length if m.length else "money")
+        ]
+    if kind == record.GAME_START:
+        g = r.g
+        return [
+            "game %d  (%s %d, %s %d)%s"
+            % (
+                g.number,
+                _name(r, 0),
+                g.score[0],
+                _name(r, 1),
+                g.score[1],
+                "  Crawford game" if g.crawford else "",
+            )
+        ]
+    if kind == record.OPENING:
+        flags, dice = fields
+        if flags & record.OPEN_REROLL:
+            out = ["%s throws again: %d%d" % (_name(r, r.side), dice[0], dice[1])]
+        elif len(dice) == 4:
+            out = [
+                "opening throw: %s %d-%d, %s %d-%d"
+                % (_name(r, 0), dice[0], dice[1], _name(r, 1), dice[2], dice[3])
+            ]
+        else:
+            out = ["opening throw: %s %d, %s %d" % (_name(r, 0), dice[0], _name(r, 1), dice[1])]
+        if r.phase == "moving":
+            out.append("%s plays first with %d%d" % (_name(r, r.side), r.dice[0], r.dice[1]))
+        elif r.phase == "choice":
+            out.append("%s may play %d%d or throw again" % (_name(r, r.side), r.dice[0], r.dice[1]))
+        elif r.phase == "opening":
+            out.append("a tie: both throw again")
+        return out
+    if kind == record.ROLL:
+        side, d1, d2 = fields
+        return ["%s rolls %d%d" % (_name(r, side), d1, d2)]
+    out = []
+    for a in r.g.actions[n_before:] if r.g is not None else ():
+        who = _name(r, a.side) if a.side >= 0 else "board"
+        if a.kind == "play":
+            out.append("%s plays %s" % (who, a.text or "(no move)"))
+        else:
+            out.append("%s: %s" % (who, describe(m, a)))
+    if kind == record.GAME_END:
+        g = r.g
+        out.append("%s wins %d point%s" % (_name(r, g.winner), g.points, "" if g.points == 1 else "s"))
+    elif kind == record.MATCH_END:
+        out.append(m.result_text())
+    return out
+
+
+def screen(r):
+    """The score line, the board (the side to act at the bottom, marked on roll only when
+    someone is) and the cube."""
+    if r.m is None:
+        return "waiting for a match to start...\n"
+    m = r.m
+    score = r.score
+    acting = r.side >= 0 and r.phase in _ACTING
+    out = "%s %d - %s %d   %s\n" % (
+        m.names[0],
+        score[0],
+        m.names[1],
+        score[1],
+        "%d-point match" % m.length if m.length else "money",
+    )
+    out += render_board(r.pos, r.side if acting else 0, m.names, on_roll=acting) + "\n"
+    if r.g is not None:
+        out += "cube %d%s\n" % (r.g.cube, "" if r.g.owner < 0 else " (%s)" % m.names[r.g.owner])
+    return out
