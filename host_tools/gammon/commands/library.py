@@ -242,6 +242,11 @@ def cmd_export(args):
         text = mat.export(m, site=label if label != m.id_hex else "Smart backgammon board")
     else:
         text = export_text(m, fmt)
+    if fmt == "mat":
+        from gammon.formats import mat
+
+        for note in mat.gnubg_notes(m):  # also comment lines in the file
+            print("gammon: warning: " + note, file=sys.stderr)
     if not args.output or args.output == "-":
         sys.stdout.write(text)
         return 0

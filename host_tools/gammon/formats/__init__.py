@@ -29,3 +29,19 @@ def safe_name(name, default):
     for ch in ":[]\\\n\r\t":
         name = name.replace(ch, "_")
     return name
+
+
+def crawford_rule(match):
+    """True when GNU Backgammon plays ``match`` under the Crawford rule: a match of more than one
+    point played with it. gnubg never applies it to a 1-point match (``pmr->g.fCrawford =
+    fAutoCrawford && ms.nMatchTo > 1`` in its ``play.c``): at 0-0 both sides are already at
+    match point, so there is no Crawford game to play."""
+    return bool(match.length > 1 and match.crawford)
+
+
+def crawford_game(match, game):
+    """True when gnubg marks ``game`` as the Crawford game (its Match ID's Crawford bit, SGF's
+    ``RU[Crawford:CrawfordGame]``): the board's Crawford game of a match longer than 1 point.
+    The board's rules (``bg.match``) mark the only game of a 1-point match Crawford (no cube in
+    it: there it makes no difference); the exports mirror gnubg."""
+    return bool(crawford_rule(match) and game.crawford)

@@ -18,6 +18,7 @@ from bg import ids as bgids  # noqa: E402
 from bg.ids.xgid import xgid as _xgid  # noqa: E402  (importing the submodule hides bg.ids.xgid())
 
 from gammon import _paths  # noqa: F401
+from gammon.formats import crawford_game
 
 _ANSWER = {"take", "drop", "beaver"}
 
@@ -43,11 +44,12 @@ def action_ids(match, game, a):
         offerer = 1 - a.side
         roller, turn, dice, doubled, resign = offerer, a.side, (0, 0), False, a.value
     pos_id = bgids.position_id(a.pos, roller)
+    crawford = crawford_game(match, game)  # gnubg's rule: never in a 1-point match
     m_id = bgids.match_id(
         cube_value=a.cube,
         cube_owner=a.owner,
         dice_owner=roller,
-        crawford=game.crawford,
+        crawford=crawford,
         game_state=bgids.GAME_PLAYING,
         turn=turn,
         doubled=doubled,
@@ -65,7 +67,7 @@ def action_ids(match, game, a):
         dice=dice,
         score=game.score,
         length=match.length,
-        crawford=game.crawford,
+        crawford=crawford,
         jacoby=match.jacoby,
         beaver=match.beaver,
         doubled=doubled,

@@ -19,6 +19,15 @@ dice ``NN:`` or, on lines without two dice, by the first run of two spaces after
       ...
                                        Wins 2 points
 
+GNU Backgammon's ``import mat`` reads none of the rule tags (``[Jacoby]``, ``[Crawford]``,
+``[Beaver]`` are "discard for now" in its ``import.c``): it scores a money session with its own
+``set jacoby`` setting, and assumes the Crawford rule in every match. So the export says what
+gnubg needs (``gnubg_notes``): for money play the ``set jacoby on|off`` to type before importing,
+as a comment line ``; Before importing into GNU Backgammon: set jacoby off`` (and the CLI
+prints it as a warning); for a match played without the Crawford rule in which gnubg would mark
+a game as the Crawford game, which game, and that the ``.sgf`` export carries the rule
+(``RU`` without ``Crawford``).
+
 Player 1 (left column) is side 0. Resignations are written as ``Wins N points`` in the winner's
 column (the reader infers the resignation); a rejected resignation has no notation and is left
 out; a money session with automatic doubles is refused (export it as SGF, which has ``CV``).
@@ -80,6 +89,35 @@ def _line(num, left, right):
     return head + left.ljust(max(LEFT, len(left) + 2)) + right
 
 
+GNUBG_PREFIX = "Before importing into GNU Backgammon: "
+
+
+def gnubg_settings(match):
+    """The gnubg commands that make ``import mat`` score ``match`` as it was played: gnubg
+    takes the Jacoby rule of a money session from its own setting, not from the file."""
+    if match.length:
+        return []
+    return ["set jacoby %s" % ("on" if match.jacoby else "off")]
+
+
+def gnubg_notes(match):
+    """What a gnubg user must know about this ``.mat``, one line each: the settings to type
+    first, and the games gnubg will wrongly mark as the Crawford game (a match played without
+    the rule: gnubg's import assumes it, marking the first game with exactly one side at
+    match point, as its ``ImportGame`` does)."""
+    out = [GNUBG_PREFIX + cmd for cmd in gnubg_settings(match)]
+    if match.length > 1 and not match.crawford:
+        for g in match.games:
+            if (g.score[0] == match.length - 1) != (g.score[1] == match.length - 1):
+                out.append(
+                    "GNU Backgammon assumes the Crawford rule in a .mat: it marks game %d (%d-%d) as "
+                    "the Crawford game, but this match was played without the rule; load the .sgf "
+                    "export into gnubg instead" % (g.number, g.score[0], g.score[1])
+                )
+                break
+    return out
+
+
 def export(match, site="Smart backgammon board", unrated=True):
     """The ``.mat`` text of ``match``. ValueError if it holds a casual illegal play or automatic
     doubles (neither has a notation in the format)."""
@@ -102,6 +140,8 @@ def export(match, site="Smart backgammon board", unrated=True):
     tags.append(("CubeLimit", "1024"))
     for k, v in tags:
         out.append('; [%s "%s"]' % (k, str(v).replace('"', "'")))
+    for note in gnubg_notes(match):
+        out.append("; " + note)
     out.append("")
     out.append(" %d point match" % match.length)
     out.append("")

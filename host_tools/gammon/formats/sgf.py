@@ -2,10 +2,11 @@
 and ``load match`` reads it.
 
 Root node per game: ``FF[4]GM[6]CA[UTF-8]AP[...]MI[length:L][game:i][ws:a][bs:b]PW[..]PB[..]
-DT[yyyy-mm-dd]RU[Crawford(:CrawfordGame)|Jacoby]CV[n]RE[W+2(R)]``. White is side 0 (gnubg's
-player 0), Black side 1. A move node is ``;W[31hefe]``: the dice, then one letter pair per
-checker step, ``a``..``x`` the points 1..24 counted from White's side for White and from the
-other end for Black (so each player's own point p is ``a + p - 1`` for White and
+DT[yyyy-mm-dd]RU[Crawford(:CrawfordGame)|Jacoby]CV[n]RE[W+2(R)]`` (no ``Crawford`` for a
+1-point match: gnubg never applies the rule there). White is side 0 (gnubg's player 0), Black
+side 1. A move node is ``;W[31hefe]``: the dice, then one letter pair per checker step,
+``a``..``x`` the points 1..24 counted from White's side for White and from the other end for
+Black (so each player's own point p is ``a + p - 1`` for White and
 ``x - (p - 1)`` for Black), ``y`` the bar, ``z`` off. Cube nodes: ``double``, ``take``,
 ``drop``; a beaver is how gnubg stores it: the taker ``double``s while the cube is offered and
 the doubler ``take``s. A resignation is the ``R`` in the root's ``RE`` (gnubg derives the
@@ -20,7 +21,7 @@ Example::
 import time
 
 from gammon import __version__
-from gammon.formats import check_exportable, safe_name
+from gammon.formats import check_exportable, crawford_game, crawford_rule, safe_name
 
 
 def _esc(s):
@@ -74,12 +75,11 @@ def export(match):
         if t and i == 0:
             root += "DT[%s]" % time.strftime("%Y-%m-%d", t)
         rules = []
-        if match.length:
-            if match.crawford:
-                rules.append("Crawford")
-                if g.crawford:
-                    rules.append("CrawfordGame")
-        elif match.jacoby:
+        if crawford_rule(match):  # as gnubg writes it: never for a 1-point match
+            rules.append("Crawford")
+            if crawford_game(match, g):
+                rules.append("CrawfordGame")
+        elif not match.length and match.jacoby:
             rules.append("Jacoby")
         if rules:
             root += "RU[%s]" % ":".join(rules)
