@@ -587,17 +587,54 @@ def build(actions):
     return m
 
 
-def split_matches(data):
+def _records_after(data, at):
+    """True if a well-formed record starts anywhere after the damaged one at ``at``: then the
+    bytes after it are data (bit rot in the middle), not a torn append. The board's own rule
+    (``bg.journal.recover._records_after``) over bytes in memory."""
+    for k in range(at + 1, len(data)):
+        try:
+            record.decode_record(data, k)
+            return True
+        except (EOFError, ValueError, IndexError):
+            pass
+    return False
+
+
+def damage(data, dec):
+    """How a decoded stream ends: None (whole), ``"tail"`` (a torn or bad last record, what a
+    power cut leaves) or ``"middle"`` (a bad record with well-formed records after it)."""
+    if dec.status == record.OK:
+        return None
+    if dec.status == record.CORRUPT and _records_after(data, dec.valid):
+        return "middle"
+    return "tail"
+
+
+def split_matches(data, salvage=False):
     """Split a record byte stream into ``[(match_bytes, note)]``, one per MATCH_START, keeping each
     match's exact bytes (what the library stores). A damaged tail ends the last match with a
-    note; a stream that starts with garbage raises ValueError."""
-    dec = record.Decoder(bytes(data), split_turns=False)
+    note; a stream that starts with garbage raises ValueError. Damage in the middle (a bad
+    record with good ones after it) raises ValueError naming the byte offset, unless
+    ``salvage``: then the readable part before it is returned, with a note saying what was
+    left out."""
+    data = bytes(data)
+    dec = record.Decoder(data, split_turns=False)
     starts = []
     pos = 0
     for kind, _f in dec:
         if kind == record.MATCH_START:
             starts.append(pos)
         pos = dec.valid
+    hurt = damage(data, dec)
+    if hurt == "middle":
+        what = "%s, with %d bytes of well-formed records after it: damaged in the middle, not a torn tail" % (
+            dec.error,
+            len(data) - dec.valid,
+        )
+        if not salvage or not starts or starts[0] != 0:
+            raise ValueError(
+                what + "; nothing read ('gammon import --salvage' keeps the %d bytes before it)" % dec.valid
+            )
     if not starts:
         if dec.status != record.OK:
             raise ValueError("not a board record: %s" % dec.error)
@@ -607,8 +644,10 @@ def split_matches(data):
     out = []
     ends = starts[1:] + [dec.valid]
     for a, b in zip(starts, ends):
-        out.append((bytes(data[a:b]), ""))
-    if dec.status != record.OK:
+        out.append((data[a:b], ""))
+    if hurt == "middle":
+        out[-1] = (out[-1][0], what + "; salvaged the %d bytes before it, the rest is not imported" % dec.valid)
+    elif hurt:
         out[-1] = (out[-1][0], "the record ends with a damaged tail (%s); read up to it" % dec.error)
     return out
 
@@ -616,8 +655,12 @@ def split_matches(data):
 def load_match(data):
     """Decode and replay one match's record bytes. Raises ValueError (one line) when the bytes
     are damaged before the end or any action breaks the rules."""
-    dec = record.decode_stream(bytes(data))
+    data = bytes(data)
+    dec = record.decode_stream(data)
     m = build(dec)
-    if dec.status != record.OK:
+    hurt = damage(data, dec)
+    if hurt == "middle":
+        m.note = "the record is damaged in the middle (%s)" % dec.error
+    elif hurt:
         m.note = "the record ends with a damaged tail (%s)" % dec.error
     return m

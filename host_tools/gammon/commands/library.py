@@ -296,9 +296,10 @@ def cmd_import(args):
     except OSError as e:
         raise UserError("cannot read %s: %s" % (args.file, e.strerror or e)) from None
     try:
-        parts = model.split_matches(data)
+        parts = model.split_matches(data, salvage=args.salvage)
     except ValueError as e:
         raise UserError("%s: %s" % (args.file, e)) from None
+    salvaged = any("salvaged" in note for _part, note in parts)
     bad = 0
     with _open_library() as lib:
         for part, note in parts:
@@ -320,7 +321,7 @@ def cmd_import(args):
                 print("         note: %s" % note)
     if bad and bad == len(parts):
         raise UserError("%s: no valid match in the file" % args.file)
-    return 1 if bad else 0
+    return 1 if bad or salvaged else 0
 
 
 # --- gammon sync -----------------------------------------------------------------------------
@@ -603,6 +604,11 @@ def register(sub):
     p = sub.add_parser("import", help="store a journal file from the board/simulator in the library")
     p.add_argument("file")
     p.add_argument("--board", help="the board it came from (for 'gammon list --board')")
+    p.add_argument(
+        "--salvage",
+        action="store_true",
+        help="a file damaged in the middle: store the readable part before the damage (exit status 1)",
+    )
     p.set_defaults(func=cmd_import)
 
     p = sub.add_parser("list", help="list the matches in the library")
