@@ -646,7 +646,10 @@ def split_matches(data, salvage=False):
     for a, b in zip(starts, ends):
         out.append((data[a:b], ""))
     if hurt == "middle":
-        out[-1] = (out[-1][0], what + "; salvaged the %d bytes before it, the rest is not imported" % dec.valid)
+        out[-1] = (
+            out[-1][0],
+            what + "; salvaged the %d bytes before it, the rest is not imported" % dec.valid,
+        )
     elif hurt:
         out[-1] = (out[-1][0], "the record ends with a damaged tail (%s); read up to it" % dec.error)
     return out

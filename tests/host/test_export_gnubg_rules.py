@@ -49,7 +49,9 @@ def _user_imports(path, users_setting):
     [(record.OPT_BEAVER, "set jacoby on"), (record.OPT_BEAVER | record.OPT_JACOBY, "set jacoby off")],
     ids=["no-jacoby-into-gnubg-default", "jacoby-into-gnubg-jacoby-off"],
 )
-def test_money_mat_gives_gnubg_the_same_scores_after_the_printed_setting(tmp_path, capsys, flags, users_setting):
+def test_money_mat_gives_gnubg_the_same_scores_after_the_printed_setting(
+    tmp_path, capsys, flags, users_setting
+):
     data = random_match(4, length=0, flags=flags)[0]
     m = model.load_match(data)
     # the case must matter: a gammon with the cube centred, scored differently under the other rule
