@@ -94,3 +94,5 @@ def test_a_torn_or_bad_last_record_is_still_a_tail_note(tmp_path, capsys):
         code, out, err = _run(capsys, "import", str(p))
         assert code == 0 and "damaged tail" in out, (i, out, err)
         assert _stored() == [data[: starts[-1]]]
+        code, out, err = _run(capsys, "show", str(p))  # read directly: the same note, on stderr
+        assert code == 0 and "BAR" in out and "note: %s: the record ends with a damaged tail" % p in err

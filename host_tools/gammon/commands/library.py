@@ -56,6 +56,8 @@ def load_game(spec, lib=None):
             m = model.load_match(parts[0][0])
         except ValueError as e:
             raise UserError("%s: %s" % (spec, e)) from None
+        if parts[0][1]:
+            print("gammon: note: %s: %s" % (spec, parts[0][1]), file=sys.stderr)
         return m, p.name
     own = lib is None
     lib = lib or _open_library(create=False)
