@@ -17,7 +17,7 @@ BENCH_OUT ?= build/bench
 FIRMWARE_PY := $(shell find firmware -name '*.py' -not -path '*/__pycache__/*' | sort)
 
 .PHONY: help venv test test-py lint typecheck mpy-cross-check sim demo bench deploy repl clean distclean \
-        wiring deploy-test board-model sim-board
+        wiring deploy-test board-model sim-board hardware
 
 help:
 	@echo "make sim      run the product: real firmware on the MicroPython unix port + browser board"
@@ -108,6 +108,11 @@ bench: $(STAMP) board-model
 
 wiring: $(STAMP)
 	$(PY) tools/wiring_svg.py
+
+# KiCad netlists, ERC reports, PCBs and fabrication files under hardware/ from board.json
+# (tools/hardware/, hardware/README.md).
+hardware: $(STAMP)
+	$(PY) tools/hardware/build.py
 
 # --- a real ESP32 -------------------------------------------------------------------------
 deploy: $(STAMP)

@@ -1,0 +1,150 @@
+"""hardware/kicad: the netlists come from board.json, pass the electrical rule check, and the
+wiring they describe is what the firmware (bg.hwdesc) decodes: every chain bit, LED, button."""
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tools"))
+
+from bg import hwdesc  # noqa: E402
+
+from hardware import build, design, erc, trace  # noqa: E402
+
+
+def _board():
+    return json.loads((ROOT / "hardware" / "board.json").read_text())
+
+
+def _agree(board_json, boards=None, cables=None):
+    if boards is None:
+        boards, cables = design.system(board_json)
+    return trace.agreement(boards, cables, board_json, hwdesc.Board(board_json))
+
+
+def test_netlists_and_erc_reports_are_current():
+    assert build.main(["--check"]) == 0, "run make hardware"
+    for rel, text in build.text_outputs(_board()).items():
+        assert (ROOT / "hardware" / "kicad" / rel).read_text() == text
+
+
+def test_every_board_passes_erc():
+    boards, _ = design.system(_board())
+    assert [b.kind for b in design.kinds(boards)] == ["centre", "point", "tray", "bar"]
+    assert len(boards) == 28
+    for b in boards:
+        assert erc.check(b) == [], b.name
+    for rel, text in build.text_outputs(_board()).items():
+        if rel.endswith("-erc.txt"):
+            assert ": 0 error(s)" in text.splitlines()[0]
+
+
+def _part(board, ref):
+    return board.part(ref)
+
+
+def _set_net(part, pin_name, net, type_=None):
+    for i, p in enumerate(part.pins):
+        if p[1] == pin_name:
+            part.pins[i] = (p[0], p[1], type_ or p[2], net)
+            return
+    raise AssertionError(pin_name)
+
+
+def test_erc_catches_a_floating_pin_tied_outputs_and_a_missing_supply():
+    boards, _ = design.system(_board())
+    strip = boards[1]
+    _set_net(strip.part("U1"), "SER", None)  # a broken trace
+    assert any(e.startswith("unconnected: point6/U1 pin 10") for e in erc.check(strip))
+    boards, _ = design.system(_board())
+    strip = boards[1]
+    _set_net(strip.part("D1"), "DOUT", "IN_Q")  # the LED's output onto the register's output
+    assert any(e.startswith("outputs tied: net IN_Q") for e in erc.check(strip))
+    boards, _ = design.system(_board())
+    centre = boards[0]
+    centre.parts = [p for p in centre.parts if p.ref != "#FLG1"]  # nothing marks the fuse output
+    assert "unpowered: net 5V has power inputs and no source" in erc.check(centre)
+    _set_net(centre.part("U2"), "OE", "FLOAT")
+    assert "undriven input: net FLOAT has only inputs" in erc.check(centre) or any(
+        "unconnected: centre/U2 pin 1" in e for e in erc.check(centre)
+    )
+
+
+def test_wiring_agrees_with_the_firmware_decoder():
+    b = _board()
+    assert _agree(b) == []
+    boards, cables = design.system(b)
+    bits = trace.sensor_map(trace.Wired(boards, cables), b["pins"])
+    hw = hwdesc.Board(b)
+    # spot checks from hardware/README.md: point 1 is register 5, slot 0 on input A
+    assert bits[8 * 5 + 0] == ("reed", "point", 1, 0)
+    assert bits[8 * 29 + 6] == ("open",) and bits[8 * 29 + 7] == ("closed",)  # the canaries
+    assert sum(1 for x in bits if x[0] == "reed") == sum(hw.row_slots)
+
+
+def test_a_swapped_reed_is_caught():
+    b = _board()
+    boards, cables = design.system(b)
+    strip = [x for x in boards if x.name == "point1"][0]
+    # slot 0 and slot 1 soldered to each other's inputs
+    _set_net(strip.part("SW1"), "1", "U1_B")
+    _set_net(strip.part("SW2"), "1", "U1_A")
+    bad = _agree(b, boards, cables)
+    assert any("chain bit 40 " in x and "'point', 1, 1" in x for x in bad), bad
+
+
+def test_strips_cabled_in_the_wrong_order_are_caught():
+    b = _board()
+    boards, cables = design.system(b)
+    # point 5 and point 4 swapped along the chain
+    order = [x.name for x in boards]
+    i, j = order.index("point5"), order.index("point4")
+    boards[i], boards[j] = boards[j], boards[i]
+    cables = [(a, ra, c, rc) for a, ra, c, rc in cables]
+    names = {"point5": "point4", "point4": "point5"}
+    cables = [(names.get(a, a), ra, names.get(c, c), rc) for a, ra, c, rc in cables]
+    bad = _agree(b, boards, cables)
+    assert len([x for x in bad if x.startswith("chain bit")]) == 12  # 6 reeds on each of two points
+    assert any(x.startswith("LED 1 ") for x in bad) and any(x.startswith("LED 2 ") for x in bad)
+
+
+def test_a_missing_canary_and_a_moved_button_are_caught():
+    b = _board()
+    boards, cables = design.system(b)
+    bar = boards[-1]
+    _set_net(bar.part("U2"), "H", "U2_H")  # canary H pulled up instead of tied to GND
+    _set_net(bar.part("RN2"), "R8", "U2_H", "passive")
+    bad = _agree(b, boards, cables)
+    assert any(x.startswith("chain bit 239 ") for x in bad), bad
+    boards, cables = design.system(b)
+    _set_net(boards[0].part("SW1"), "1", "BTN_cube0")  # roll0 soldered to cube0's GPIO
+    bad = _agree(b, boards, cables)
+    assert "button roll0: GPIO 32 is wired to None" in bad
+
+
+def test_design_follows_a_changed_board_json():
+    b = _board()
+    b["sensors"]["slots_per_point"] = 7
+    boards, _ = design.system(b)
+    assert sum(1 for p in boards[1].parts if p.value == "reed") == 7
+    assert _agree(b) == []
+    b = _board()
+    b["buttons"][1]["pin"] = b["pins"]["pl"]
+    with pytest.raises(ValueError, match="two functions share one GPIO"):
+        design.system(b)
+    b = _board()
+    b["buttons"][1]["pin"] = 20  # not on the DevKitC header
+    with pytest.raises(ValueError, match="not on the ESP32-DevKitC header"):
+        design.system(b)
+
+
+def test_every_instance_of_a_kind_has_the_same_circuit():
+    # one PCB per kind must fit every instance: same parts, same nets
+    boards, _ = design.system(_board())
+    first = {}
+    for x in boards:
+        sig = sorted((p.ref, p.value, p.footprint, tuple(p.pins)) for p in x.parts)
+        assert first.setdefault(x.kind, sig) == sig, x.name

@@ -1,0 +1,278 @@
+"""The electrical design of every board, computed from hardware/board.json (no other source).
+
+``system(board)`` returns the boards in chain order (nearest the ESP32 first) and the cables
+between them. A board is a list of parts; a part has a reference, a value, a footprint name
+(``tools/hardware/pcb.py`` draws it), a ``role`` saying what board.json item it realises (a
+register, a reed slot, an LED of the chain) and its pins: ``(number, name, type, net)``.
+Pin types (for ``erc.py``): ``in``, ``out``, ``pwr_in``, ``pwr_out``, ``passive``, ``nc``.
+
+Board kinds (one KiCad project each): ``point`` (one 74HC165, one LED, one per board point),
+``tray`` (the registers of one tray), ``bar`` (the bar registers, the canaries, the end of the
+chain) and ``centre`` (ESP32 DevKitC, level shifter, fuse, bulk capacitor, buttons and every LED
+that is not on a strip). Strips are joined by one 10-way cable (``CHAIN_PINS``): IN towards the
+ESP32, OUT away from it, pin to pin.
+"""
+
+# The 10-way chain cable (JST PH): pin number -> signal. ``Q`` carries the serial data towards
+# the ESP32 (the farther register's QH to the nearer register's SER; MISO at the centre board).
+CHAIN_PINS = ("3V3", "GND", "SCK", "PL", "CE", "Q", "GND", "5V", "LED", "GND")
+POWER_NETS = ("3V3", "5V", "GND")
+
+LETTERS = "ABCDEFGH"
+# 74HC165 (SOIC-16): pin number of parallel input A..H
+HC165_INPUT_PIN = (11, 12, 13, 14, 3, 4, 5, 6)
+
+# ESP32-DevKitC-32E header pins (J2 left 1..19, J3 right 1..19), as pad numbers 1..38
+DEVKIT = (
+    ("3V3", "EN", "GPIO36", "GPIO39", "GPIO34", "GPIO35", "GPIO32", "GPIO33", "GPIO25", "GPIO26")
+    + ("GPIO27", "GPIO14", "GPIO12", "GND", "GPIO13", "GPIO9", "GPIO10", "GPIO11", "5V")
+    + ("GND", "GPIO23", "GPIO22", "GPIO1", "GPIO3", "GPIO21", "GND", "GPIO19", "GPIO18", "GPIO5")
+    + ("GPIO17", "GPIO16", "GPIO4", "GPIO0", "GPIO2", "GPIO15", "GPIO8", "GPIO7", "GPIO6")
+)
+
+
+class Part:
+    def __init__(self, ref, value, footprint, role=None):
+        self.ref = ref
+        self.value = value
+        self.footprint = footprint
+        self.role = role  # e.g. ("register", r), ("reed", kind, index, slot), ("led", i)
+        self.pins = []  # (number, name, type, net or None)
+
+    def pin(self, number, name, type_, net):
+        self.pins.append((number, name, type_, net))
+        return self
+
+    def net_of(self, name):
+        for p in self.pins:
+            if p[1] == name:
+                return p[3]
+        raise ValueError("%s has no pin %s" % (self.ref, name))
+
+
+class Board:
+    def __init__(self, kind, name, title):
+        self.kind = kind  # point / tray / bar / centre: the KiCad project
+        self.name = name  # instance, e.g. point6
+        self.title = title
+        self.parts = []
+        self._n = {}
+
+    def add(self, prefix, value, footprint, role=None):
+        self._n[prefix] = self._n.get(prefix, 0) + 1
+        p = Part("%s%d" % (prefix, self._n[prefix]), value, footprint, role)
+        self.parts.append(p)
+        return p
+
+    def part(self, ref):
+        for p in self.parts:
+            if p.ref == ref:
+                return p
+        raise ValueError("%s has no part %s" % (self.name, ref))
+
+    def nets(self):
+        out = {}
+        for part in self.parts:
+            for num, name, type_, net in part.pins:
+                if net is not None:
+                    out.setdefault(net, []).append((part.ref, num, name, type_))
+        return out
+
+
+def _connector(b, ref_role, source):
+    """A 10-way chain connector; ``source``: this end brings power in (pins are sources)."""
+    j = b.add("J", "chain " + ref_role, "JST_PH_10", ("conn", ref_role))
+    for i, sig in enumerate(CHAIN_PINS):
+        first = CHAIN_PINS.index(sig) == i  # the repeated GND pins are plain contacts
+        type_ = "pwr_out" if source and first and sig in POWER_NETS else "passive"
+        net = ref_role + "_" + sig if sig in ("Q", "LED") else sig
+        j.pin(i + 1, sig, type_, net)
+    return j
+
+
+def _register(b, r, k, reg, board, ser_net, qh_net):
+    """One 74HC165 with its pull-up network and decoupling; its reeds per board.json."""
+    s = board["sensors"]
+    u = b.add("U", "74HC165", "SOIC-16", ("register", r))
+    nets = []
+    tied = reg.get("tied", {})
+    nslots = {"point": s["slots_per_point"], "bar": s["bar_slots"], "tray": s["tray_slots"]}[reg["kind"]]
+    for i in range(8):
+        nets.append("U%d_%s" % (k + 1, LETTERS[i]))
+    for num, name, type_, net in (
+        (1, "SH/LD", "in", "PL"),
+        (2, "CLK", "in", "SCK"),
+        (7, "~QH", "nc", None),
+        (8, "GND", "pwr_in", "GND"),
+        (9, "QH", "out", qh_net),
+        (10, "SER", "in", ser_net),
+        (15, "CLK_INH", "in", "CE"),
+        (16, "VCC", "pwr_in", "3V3"),
+    ):
+        u.pin(num, name, type_, net)
+    rn = b.add("RN", "10k x8 bussed", "SIP-9", ("pullups", r))
+    rn.pin(1, "COM", "passive", "3V3")
+    for i in range(8):
+        level = tied.get(str(i))
+        # a canary tied closed goes straight to GND; everything else is pulled up
+        net = "GND" if level == "closed" else nets[i]
+        u.pin(HC165_INPUT_PIN[i], LETTERS[i], "in", net)
+        rn.pin(2 + i, "R%d" % (i + 1), "passive", nets[i] if level != "closed" else None)
+        slot = reg["slot_base"] + i
+        if level is None and slot < nslots:
+            sw = b.add("SW", "reed", "REED_SMD", ("reed", reg["kind"], reg["index"], slot))
+            sw.pin(1, "1", "passive", nets[i])
+            sw.pin(2, "2", "passive", "GND")
+    for i, p in enumerate(rn.pins):
+        if p[3] is None:  # the pull-up of a closed canary is not fitted: mark it no-connect
+            rn.pins[i] = (p[0], p[1], "nc", None)
+    c = b.add("C", "100n", "C_0603", ("decoupling", r))
+    c.pin(1, "1", "passive", "3V3").pin(2, "2", "passive", "GND")
+    return u
+
+
+def _led(b, i, entry, din, dout):
+    d = b.add("D", "WS2812B", "LED_5050", ("led", i, entry["kind"], entry["index"], entry.get("pip")))
+    d.pin(1, "VDD", "pwr_in", "5V").pin(2, "DOUT", "out" if dout else "nc", dout)
+    d.pin(3, "VSS", "pwr_in", "GND").pin(4, "DIN", "in", din)
+    c = b.add("C", "100n", "C_0603", ("decoupling_led", i))
+    c.pin(1, "1", "passive", "5V").pin(2, "2", "passive", "GND")
+
+
+def _led_chain(b, leds, din, last_nc=False):
+    """LEDs ``leds`` = [(chain index, entry)] in data order from net ``din``; returns DOUT net."""
+    for k, (i, entry) in enumerate(leds):
+        dout = "D%d_DOUT" % (k + 1) if k + 1 < len(leds) or not last_nc else None
+        _led(b, i, entry, din, dout)
+        din = dout
+    return din
+
+
+def _groups(board):
+    """The strips in chain order: [(kind, name, [register numbers])]."""
+    groups = []
+    for r, reg in enumerate(board["sensors"]["registers"]):
+        kind = reg["kind"]
+        name = "bar" if kind == "bar" else "%s%d" % (kind, reg["index"])
+        if groups and groups[-1][1] == name:
+            groups[-1][2].append(r)
+        elif any(g[1] == name for g in groups):
+            raise ValueError("board.json: the registers of %s are not next to each other" % name)
+        else:
+            groups.append((kind, name, [r]))
+    if groups[-1][0] != "bar":
+        raise ValueError("board.json: the bar registers must end the chain (the canaries)")
+    return groups
+
+
+def _strip_leds(board, kind, index):
+    return [
+        (i, e)
+        for i, e in enumerate(board["leds"]["chain"])
+        if kind != "bar" and e["kind"] == kind and e["index"] == index
+    ]
+
+
+def system(board):
+    """(boards, cables): boards in chain order, centre board first; cables as
+    ``(board_a, ref_a, board_b, ref_b)`` joining two 10-way connectors pin to pin."""
+    regs = board["sensors"]["registers"]
+    chain = board["leds"]["chain"]
+    pins = board["pins"]
+    boards, cables = [], []
+    centre = Board("centre", "centre", "centre board: ESP32, level shifter, power, buttons, centre LEDs")
+    boards.append(centre)
+    on_strips = []
+    prev = (centre, None)
+    for kind, name, rs in _groups(board):
+        reg0 = regs[rs[0]]
+        b = Board(kind, name, "%s strip" % kind)
+        jin = _connector(b, "IN", True)
+        jout = _connector(b, "OUT", False)
+        # registers nearest first: the first one's QH is the IN connector's Q
+        qh = "IN_Q"
+        for k, r in enumerate(rs):
+            last = k == len(rs) - 1
+            ser = ("OUT_Q" if kind != "bar" else "3V3") if last else "U%d_SER" % (k + 1)
+            _register(b, r, k, regs[r], board, ser, qh)
+            qh = ser
+        leds = _strip_leds(board, kind, reg0["index"])
+        on_strips += [i for i, _ in leds]
+        dout = _led_chain(b, leds, "IN_LED")
+        if dout != "IN_LED":
+            b.parts[1].pins[8] = (9, "LED", "passive", dout)  # OUT's LED = our last DOUT
+        else:
+            b.parts[1].pins[8] = (9, "LED", "passive", "IN_LED")  # passes through
+        if kind == "bar":
+            b.parts[1].pins[5] = (6, "Q", "nc", None)  # nothing beyond the chain's end
+        boards.append(b)
+        cables.append((prev[0].name, prev[1] or "J1", b.name, jin.ref))
+        prev = (b, jout.ref)
+        del jout
+    if on_strips != list(range(len(on_strips))):
+        raise ValueError("board.json: the strip LEDs must come first in the LED chain, in strip order")
+    # the centre board
+    jc = _connector(centre, "CHAIN", False)  # J1: to the first strip's IN
+    jc.pins[5] = (6, "Q", "passive", "MISO")
+    jc.pins[8] = (9, "LED", "passive", "LED_OUT")
+    jr = _connector(centre, "RETURN", False)  # J2: from the bar strip's OUT (LEDs come back)
+    for i, p in enumerate(jr.pins):
+        if p[1] not in ("LED", "GND", "5V"):
+            jr.pins[i] = (p[0], p[1], "nc", None)
+    cables.append((prev[0].name, prev[1], centre.name, jr.ref))
+    gpio = {}
+    for key, type_ in (("sck", "out"), ("miso", "in"), ("pl", "out"), ("ce", "out"), ("led_data", "out")):
+        gpio[pins[key]] = (key.upper() if key != "led_data" else "LED_GPIO", type_)
+    gpio[pins["mosi"]] = (None, "nc")  # claimed by the SPI peripheral, not connected
+    for btn in board["buttons"]:
+        gpio[btn["pin"]] = ("BTN_" + btn["name"], "in")
+    if len(gpio) != 6 + len(board["buttons"]):
+        raise ValueError("board.json: two functions share one GPIO")
+    mcu = centre.add("U", "ESP32-DevKitC-32E", "DEVKITC_38", ("mcu",))
+    for n, name in enumerate(DEVKIT):
+        if name == "3V3":
+            mcu.pin(n + 1, name, "pwr_out", "3V3")
+        elif name == "5V":
+            mcu.pin(n + 1, name, "pwr_in", "5V")
+        elif name == "GND":
+            mcu.pin(n + 1, name, "passive", "GND")
+        else:
+            g = int(name[4:]) if name.startswith("GPIO") else -1
+            net, type_ = gpio.pop(g, (None, "nc"))
+            mcu.pin(n + 1, name, type_, net)
+    if gpio:
+        raise ValueError("board.json: GPIO %r is not on the ESP32-DevKitC header" % sorted(gpio))
+    # MISO pull-up: an unplugged chain reads all-open (fails the closed canary)
+    centre.add("R", "10k", "R_0603", ("miso_pullup",)).pin(1, "1", "passive", "MISO").pin(
+        2, "2", "passive", "3V3"
+    )
+    ls = centre.add("U", "74AHCT1G125", "SOT-23-5", ("level_shifter",))
+    ls.pin(1, "OE", "in", "GND").pin(2, "A", "in", "LED_GPIO").pin(3, "GND", "pwr_in", "GND")
+    ls.pin(4, "Y", "out", "LED_5V").pin(5, "VCC", "pwr_in", "5V")
+    c = centre.add("C", "100n", "C_0603", ("decoupling_ls",))
+    c.pin(1, "1", "passive", "5V").pin(2, "2", "passive", "GND")
+    centre.add("R", "330", "R_0603", ("led_series",)).pin(1, "1", "passive", "LED_5V").pin(
+        2, "2", "passive", "LED_OUT"
+    )
+    usb = centre.add("J", "USB-C power", "USBC_BREAKOUT", ("usb",))
+    usb.pin(1, "VBUS", "pwr_out", "VBUS").pin(2, "GND", "pwr_out", "GND")
+    centre.add("F", "PTC 750mA", "F_1206", ("fuse",)).pin(1, "1", "passive", "VBUS").pin(
+        2, "2", "passive", "5V"
+    )
+    # KiCad's PWR_FLAG: the fuse's output is the 5 V source (no footprint, not on the PCB)
+    centre.add("#FLG", "PWR_FLAG", None, ("flag",)).pin(1, "pwr", "pwr_out", "5V")
+    centre.add("C", "1000u", "CP_D8", ("bulk",)).pin(1, "+", "passive", "5V").pin(2, "-", "passive", "GND")
+    for btn in board["buttons"]:
+        sw = centre.add("SW", btn["name"], "BTN_12MM", ("button", btn["name"]))
+        sw.pin(1, "1", "passive", "BTN_" + btn["name"]).pin(2, "2", "passive", "GND")
+    rest = [(i, e) for i, e in enumerate(chain) if i not in on_strips]
+    _led_chain(centre, rest, "RETURN_LED", last_nc=True)
+    return boards, cables
+
+
+def kinds(boards):
+    """One board per KiCad project (the first instance of each kind)."""
+    seen = {}
+    for b in boards:
+        seen.setdefault(b.kind, b)
+    return list(seen.values())

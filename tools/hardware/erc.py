@@ -1,0 +1,41 @@
+"""Electrical rule check over a board's netlist (``design.Board``); what KiCad's ERC checks.
+
+Rules (each violation is one line of the report, ``[]`` means clean):
+
+- **unconnected**: a pin that is not marked no-connect (``nc``) is on a net of its own, or on
+  no net at all;
+- **nc connected**: a pin marked no-connect sits on a net;
+- **outputs tied**: a net has more than one driver (``out`` or ``pwr_out`` pins);
+- **unpowered**: a net with a power input (``pwr_in``) has no power source (``pwr_out``; a strip
+  gets its power through its IN connector, whose power pins are the sources);
+- **undriven input**: a net with inputs (``in``) has no output, power pin or passive part
+  (a resistor, switch or connector) that can set its level: a floating input.
+"""
+
+DRIVERS = ("out", "pwr_out")
+
+
+def check(board):
+    errors = []
+    nets = board.nets()
+    for part in board.parts:
+        for num, name, type_, net in part.pins:
+            where = "%s/%s pin %s (%s)" % (board.name, part.ref, num, name)
+            if type_ == "nc":
+                if net is not None:
+                    errors.append("nc connected: %s is on net %s" % (where, net))
+            elif net is None or len(nets[net]) < 2:
+                errors.append("unconnected: %s" % where)
+    for net, pins in sorted(nets.items()):
+        types = [p[3] for p in pins]
+        drivers = [p for p in pins if p[3] in DRIVERS]
+        if len(drivers) > 1:
+            errors.append(
+                "outputs tied: net %s driven by %s"
+                % (net, ", ".join("%s.%s" % (p[0], p[2]) for p in drivers))
+            )
+        if "pwr_in" in types and "pwr_out" not in types:
+            errors.append("unpowered: net %s has power inputs and no source" % net)
+        if "in" in types and not any(t in ("out", "pwr_out", "pwr_in", "passive") for t in types):
+            errors.append("undriven input: net %s has only inputs" % net)
+    return errors
