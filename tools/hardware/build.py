@@ -10,8 +10,13 @@ Per board kind (one KiCad project each, ``hardware/kicad/<kind>/``): ``<kind>.ne
 come from ``pcb.py`` and ``fab.py``, which need KiCad's pcbnew (Debian's /usr/bin/python3).
 """
 
+import filecmp
 import json
+import os
+import shutil
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -22,6 +27,37 @@ if str(HERE.parent) not in sys.path:
 from hardware import design, erc, netlist  # noqa: E402
 
 OUT = ROOT / "hardware" / "kicad"
+# KiCad's Python module is built for Debian's interpreter, not for the project's venv
+KICAD_PYTHON = os.environ.get("GAMMON_KICAD_PYTHON", "/usr/bin/python3")
+
+
+def kicad_missing():
+    """None when pcbnew imports under KICAD_PYTHON, else why not."""
+    try:
+        r = subprocess.run([KICAD_PYTHON, "-c", "import pcbnew"], capture_output=True, text=True, timeout=60)
+    except OSError as e:
+        return str(e)
+    return None if r.returncode == 0 else (r.stderr.strip().splitlines() or ["pcbnew does not import"])[-1]
+
+
+def pcb_outputs(outdir):
+    """Run pcb.py (placement, routing, DRC, Gerbers, BOM/CPL, SVG) into ``outdir``; its summary."""
+    subprocess.run(
+        [KICAD_PYTHON, str(HERE / "pcb.py"), str(outdir)], check=True, capture_output=True, text=True
+    )
+    return json.loads((Path(outdir) / "pcb-summary.json").read_text())
+
+
+def stale_pcb_outputs():
+    """Generated PCB files that differ from the committed ones (relative paths)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        pcb_outputs(tmp)
+        fresh = {p.relative_to(tmp) for p in Path(tmp).rglob("*") if p.is_file()}
+        have = {p.relative_to(OUT) for p in OUT.rglob("*") if p.is_file()}
+        have = {p for p in have if p.suffix not in (".net",) and not str(p).endswith("-erc.txt")}
+        bad = sorted(str(p) for p in fresh ^ have)
+        bad += sorted(str(p) for p in fresh & have if not filecmp.cmp(Path(tmp) / p, OUT / p, shallow=False))
+        return bad
 
 
 def load(path=None):
@@ -58,6 +94,19 @@ def main(argv):
         else:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text)
+    if "--no-pcb" not in argv:
+        why = kicad_missing()
+        if why:
+            print("KiCad's pcbnew is missing (%s): apt-get install --no-install-recommends kicad" % why)
+            return 2
+        if check:
+            stale += stale_pcb_outputs()
+        else:
+            for d in OUT.iterdir():  # the PCB outputs are rewritten whole
+                if (d / "fab").is_dir():
+                    shutil.rmtree(d / "fab")
+            summary = pcb_outputs(OUT)
+            print(json.dumps(summary, sort_keys=True))
     if stale:
         print("stale: " + ", ".join(stale) + " (run make hardware)")
         return 1

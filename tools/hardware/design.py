@@ -13,7 +13,7 @@ that is not on a strip). Strips are joined by one 10-way cable (``CHAIN_PINS``):
 ESP32, OUT away from it, pin to pin.
 """
 
-# The 10-way chain cable (JST PH): pin number -> signal. ``Q`` carries the serial data towards
+# The 10-way chain cable (JST SH, 1.0 mm): pin number -> signal. ``Q`` carries the serial data towards
 # the ESP32 (the farther register's QH to the nearer register's SER; MISO at the centre board).
 CHAIN_PINS = ("3V3", "GND", "SCK", "PL", "CE", "Q", "GND", "5V", "LED", "GND")
 POWER_NETS = ("3V3", "5V", "GND")
@@ -81,7 +81,7 @@ class Board:
 
 def _connector(b, ref_role, source):
     """A 10-way chain connector; ``source``: this end brings power in (pins are sources)."""
-    j = b.add("J", "chain " + ref_role, "JST_PH_10", ("conn", ref_role))
+    j = b.add("J", "chain " + ref_role, "JST_SH_10", ("conn", ref_role))
     for i, sig in enumerate(CHAIN_PINS):
         first = CHAIN_PINS.index(sig) == i  # the repeated GND pins are plain contacts
         type_ = "pwr_out" if source and first and sig in POWER_NETS else "passive"
@@ -110,22 +110,26 @@ def _register(b, r, k, reg, board, ser_net, qh_net):
         (16, "VCC", "pwr_in", "3V3"),
     ):
         u.pin(num, name, type_, net)
-    rn = b.add("RN", "10k x8 bussed", "SIP-9", ("pullups", r))
-    rn.pin(1, "COM", "passive", "3V3")
+    # Bourns 4816P-1-103LF: 15 x 10k bussed, SOIC-16, pin 16 common. Input X's pull-up is the
+    # network pin with the 165's pin number of X, so both parts route the same way.
+    rn = b.add("RN", "10k x15 bussed", "SOIC-16", ("pullups", r))
+    rn_net = {16: "3V3"}
     for i in range(8):
         level = tied.get(str(i))
         # a canary tied closed goes straight to GND; everything else is pulled up
         net = "GND" if level == "closed" else nets[i]
         u.pin(HC165_INPUT_PIN[i], LETTERS[i], "in", net)
-        rn.pin(2 + i, "R%d" % (i + 1), "passive", nets[i] if level != "closed" else None)
+        if level != "closed":
+            rn_net[HC165_INPUT_PIN[i]] = nets[i]
         slot = reg["slot_base"] + i
         if level is None and slot < nslots:
-            sw = b.add("SW", "reed", "REED_SMD", ("reed", reg["kind"], reg["index"], slot))
+            fp = "REED_SMD_V" if reg["kind"] == "tray" else "REED_SMD"  # tray: turned across
+            sw = b.add("SW", "reed", fp, ("reed", reg["kind"], reg["index"], slot))
             sw.pin(1, "1", "passive", nets[i])
             sw.pin(2, "2", "passive", "GND")
-    for i, p in enumerate(rn.pins):
-        if p[3] is None:  # the pull-up of a closed canary is not fitted: mark it no-connect
-            rn.pins[i] = (p[0], p[1], "nc", None)
+    for n in range(1, 17):
+        net = rn_net.get(n)
+        rn.pin(n, "COM" if n == 16 else "R%d" % n, "passive" if net else "nc", net)
     c = b.add("C", "100n", "C_0603", ("decoupling", r))
     c.pin(1, "1", "passive", "3V3").pin(2, "2", "passive", "GND")
     return u

@@ -1,0 +1,395 @@
+"""PCBs from the design, through KiCad's pcbnew (Debian's ``kicad`` 6.0, ``/usr/bin/python3``).
+
+Usage::
+
+    /usr/bin/python3 tools/hardware/pcb.py OUTDIR      # OUTDIR/<kind>/<kind>.kicad_pcb + -drc.txt
+
+Footprints are drawn here (no KiCad library needed): pads only, in the orientation they are
+placed. Strips are linear: x runs along the strip from the rim end (x = 0), every part is
+centred on the strip's axis, the reeds sit at their slots (pitch and offset from board.json's
+``mechanics``), the other parts fill the gaps in order (LED first, in the rim).
+
+Routing (strips): a two-layer channel router. Every net gets a lane, a horizontal track on B.Cu
+above or below the parts (a pad in a part's upper row must go up, a lower-row pad down; a net
+that needs both is left unrouted and the DRC reports it). Each pad drops a vertical F.Cu stub
+to a via on its net's lane. Lanes share a row when their x spans do not overlap. With pads of
+neighbouring parts at least a millimetre apart this is DRC-clean by construction; the DRC
+(``pcbnew.WriteDRCReport``) checks it anyway.
+"""
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import pcbnew
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from hardware import design, fab  # noqa: E402
+
+MM = pcbnew.FromMM
+STAMP = re.compile(
+    r"\d{4}[-/]\d\d[-/]\d\d[ T]\d\d:\d\d:\d\d([+-]\d\d:?\d\d)?"
+    r"|[A-Z][a-z]{2} [A-Z][a-z]{2} +\d+ \d\d:\d\d:\d\d \d{4}"
+)
+TRACK, VIA_D, VIA_DRILL, LANE_PITCH = 0.25, 0.6, 0.3, 0.8
+
+
+def _pt(x, y):
+    return pcbnew.wxPoint(MM(x), MM(y))
+
+
+# footprint name -> (smd, [(pad number, dx, dy, w, h)]), positions in mm from the part's centre
+def footprint_pads(name):
+    if name == "SOIC-16":  # pin 1 bottom left, counter-clockwise
+        pads = [(i + 1, -4.445 + 1.27 * i, 2.7, 0.6, 1.5) for i in range(8)]
+        pads += [(16 - i, -4.445 + 1.27 * i, -2.7, 0.6, 1.5) for i in range(8)]
+        return True, pads
+    if name in ("C_0603", "R_0603"):
+        return True, [(1, -0.775, 0, 0.8, 0.9), (2, 0.775, 0, 0.8, 0.9)]
+    if name == "F_1206":
+        return True, [(1, -1.5, 0, 1.2, 1.8), (2, 1.5, 0, 1.2, 1.8)]
+    if name == "LED_5050":  # WS2812B: 1 VDD, 2 DOUT, 3 VSS, 4 DIN
+        return True, [
+            (1, -2.45, -1.65, 1.5, 1.0),
+            (2, -2.45, 1.65, 1.5, 1.0),
+            (3, 2.45, 1.65, 1.5, 1.0),
+            (4, 2.45, -1.65, 1.5, 1.0),
+        ]
+    if name == "REED_SMD":  # MDSM-10R: glass body along x, terminals at both ends
+        return True, [(1, -6.0, 0, 2.0, 1.6), (2, 6.0, 0, 2.0, 1.6)]
+    if name == "REED_SMD_V":  # the same, turned across the strip (tray: checkers on edge)
+        return True, [(1, 0, -6.0, 1.6, 2.0), (2, 0, 6.0, 1.6, 2.0)]
+    if name == "JST_SH_10":  # SM10B-SRSS-TB (1.0 mm), pins along x; "" pads are mechanical
+        pads = [(i + 1, -4.5 + 1.0 * i, 0, 0.6, 1.55) for i in range(10)]
+        return True, pads + [("", -5.8, -3.0, 1.2, 1.8), ("", 5.8, -3.0, 1.2, 1.8)]
+    if name == "SOT-23-5":
+        return True, [
+            (1, -0.95, 1.1, 0.6, 1.1),
+            (2, 0, 1.1, 0.6, 1.1),
+            (3, 0.95, 1.1, 0.6, 1.1),
+            (4, 0.95, -1.1, 0.6, 1.1),
+            (5, -0.95, -1.1, 0.6, 1.1),
+        ]
+    if name == "DEVKITC_38":  # ESP32-DevKitC: two 19-pin headers, 2.54 mm pitch, rows 25.4 mm apart
+        return False, [(i + 1, -22.86 + 2.54 * i, 12.7, 1.7, 1.7) for i in range(19)] + [
+            (20 + i, -22.86 + 2.54 * i, -12.7, 1.7, 1.7) for i in range(19)
+        ]
+    if name == "USBC_BREAKOUT":
+        return False, [(1, -1.27, 0, 1.7, 1.7), (2, 1.27, 0, 1.7, 1.7)]
+    if name == "CP_D8":
+        return False, [(1, -1.75, 0, 1.6, 1.6), (2, 1.75, 0, 1.6, 1.6)]
+    if name == "BTN_12MM":
+        return False, [(1, -6.25, 0, 2.0, 2.0), (2, 6.25, 0, 2.0, 2.0)]
+    raise ValueError("no footprint %s" % name)
+
+
+def extent(name):
+    _, pads = footprint_pads(name)
+    return (min(p[1] - p[3] / 2 for p in pads), max(p[1] + p[3] / 2 for p in pads))
+
+
+def mechanics(board_json):
+    m = board_json.get("mechanics")
+    if m is None:
+        raise ValueError("board.json: no mechanics section (checker size, reed offset)")
+    return m
+
+
+class Layout:
+    """Placement of one board: {ref: (x, y, footprint)} plus the outline size."""
+
+    def __init__(self, board, board_json):
+        self.board = board
+        self.m = mechanics(board_json)
+        self.bar_slots = board_json["sensors"]["bar_slots"]
+        self.pos = {}
+        if board.kind == "centre":
+            self._grid()
+        else:
+            self._strip()
+
+    def _strip(self):
+        m = self.m
+        kind = self.board.kind
+        busy = []
+        for p in self.board.parts:
+            if p.value == "reed":
+                slot = p.role[3]
+                if kind == "tray":
+                    x = m["rim_mm"] + m["tray_pitch_mm"] * (slot + 0.5)
+                else:
+                    # one end of the glass under the checker's centre (hardware/assembly.md)
+                    x = m["rim_mm"] + m["checker_d_mm"] * (slot + 0.5) + m["reed_offset_mm"]
+                    if kind == "bar" and p.role[2] == 0:
+                        # bar 0 lies in the other half of the bar: its rim is the far end
+                        x = 2 * (m["rim_mm"] + m["checker_d_mm"] * self.bar_slots) - x
+                lo, hi = extent(p.footprint)
+                self.pos[p.ref] = (x, 0.0)
+                busy.append((x + lo, x + hi))
+        cursor = 1.0
+        order = sorted((p for p in self.board.parts if p.value != "reed" and p.footprint), key=_place_order)
+        for p in order:
+            lo, hi = extent(p.footprint)
+            x = cursor - lo
+            while any(x + lo < b1 + 1.2 and x + hi > b0 - 1.2 for b0, b1 in busy):
+                x += 0.5
+            self.pos[p.ref] = (x, 0.0)
+            busy.append((x + lo, x + hi))
+            cursor = x + hi + 1.2
+        self.length = max(b1 for _, b1 in busy) + 2.0
+
+    def _grid(self):
+        x, y, row_h = 4.0, 0.0, 0.0
+        width = 160.0
+        for p in self.board.parts:
+            if not p.footprint:
+                continue
+            lo, hi = extent(p.footprint)
+            _, pads = footprint_pads(p.footprint)
+            h = max(abs(q[2]) + q[4] / 2 for q in pads) * 2 + 3.0
+            if x + hi - lo > width:
+                x, y, row_h = 4.0, y + row_h, 0.0
+            self.pos[p.ref] = (x - lo, y + h / 2)
+            x += hi - lo + 3.0
+            row_h = max(row_h, h)
+        self.length = width + 4.0
+        self.height = y + row_h + 2.0
+
+
+def _place_order(p):
+    # the LED in the rim first, then each register with its network and capacitor, then cables
+    rank = {"D": 0, "U": 2, "RN": 3, "C": 4, "J": 5}
+    prefix = p.ref.rstrip("0123456789")
+    return (rank.get(prefix, 6), int(p.ref[len(prefix) :]))
+
+
+class Pcb:
+    def __init__(self, board, board_json):
+        pcbnew.KIID.SeedGenerator(1)  # deterministic UUIDs: same design, same file
+        self.design = board
+        self.layout = Layout(board, board_json)
+        self.b = pcbnew.BOARD()
+        self.nets = {}
+        self.pads = {}  # (ref, pad number) -> (x, y, w, h) absolute, after placement
+        self.unrouted = []
+        for p in board.parts:
+            if p.footprint:
+                self._footprint(p)
+
+    def net(self, name):
+        if name not in self.nets:
+            n = pcbnew.NETINFO_ITEM(self.b, name)
+            self.b.Add(n)
+            self.nets[name] = n
+        return self.nets[name]
+
+    def _footprint(self, part):
+        smd, pads = footprint_pads(part.footprint)
+        x0, y0 = self.layout.pos[part.ref]
+        if self.design.kind != "centre":
+            y0 += self.axis
+        fp = pcbnew.FOOTPRINT(self.b)
+        fp.SetReference(part.ref)
+        fp.SetValue(part.value)
+        fp.SetFPID(pcbnew.LIB_ID("smartgammon", part.footprint))
+        fp.Value().SetLayer(pcbnew.F_Fab)
+        fp.Reference().SetTextSize(pcbnew.wxSize(MM(0.8), MM(0.8)))
+        fp.Reference().SetPos0(_pt(0, 0))
+        fp.Reference().SetLayer(pcbnew.F_Fab)
+        fp.SetAttributes(pcbnew.FP_SMD if smd else pcbnew.FP_THROUGH_HOLE)
+        netof = {str(q[0]): q[3] for q in part.pins}
+        for num, dx, dy, w, h in pads:
+            pad = pcbnew.PAD(fp)
+            pad.SetNumber(str(num))
+            if smd:
+                pad.SetAttribute(pcbnew.PAD_ATTRIB_SMD)
+                pad.SetShape(pcbnew.PAD_SHAPE_RECT)
+                pad.SetLayerSet(pad.SMDMask())
+            else:
+                pad.SetAttribute(pcbnew.PAD_ATTRIB_PTH)
+                pad.SetShape(pcbnew.PAD_SHAPE_CIRCLE if num != 1 else pcbnew.PAD_SHAPE_RECT)
+                pad.SetLayerSet(pad.PTHMask())
+                pad.SetDrillSize(pcbnew.wxSize(MM(1.0), MM(1.0)))
+            pad.SetSize(pcbnew.wxSize(MM(w), MM(h)))
+            pad.SetPos0(_pt(dx, dy))
+            pad.SetPosition(_pt(x0 + dx, y0 + dy))
+            net = netof.get(str(num))
+            if net:
+                pad.SetNet(self.net(net))
+            fp.Add(pad)
+            self.pads[(part.ref, str(num))] = (x0 + dx, y0 + dy, w, h, dy, net, smd)
+        fp.SetPosition(_pt(x0, y0))
+        self.b.Add(fp)
+
+    @property
+    def axis(self):
+        return getattr(self, "_axis", 0.0)
+
+    def outline(self, w, h):
+        corners = ((0, 0), (w, 0), (w, h), (0, h))
+        for i in range(4):
+            s = pcbnew.PCB_SHAPE(self.b)
+            s.SetShape(pcbnew.SHAPE_T_SEGMENT)
+            s.SetStart(_pt(*corners[i]))
+            s.SetEnd(_pt(*corners[(i + 1) % 4]))
+            s.SetLayer(pcbnew.Edge_Cuts)
+            s.SetWidth(MM(0.1))
+            self.b.Add(s)
+
+    def track(self, x1, y1, x2, y2, layer, net):
+        t = pcbnew.PCB_TRACK(self.b)
+        t.SetStart(_pt(x1, y1))
+        t.SetEnd(_pt(x2, y2))
+        t.SetWidth(MM(TRACK))
+        t.SetLayer(layer)
+        t.SetNet(self.net(net))
+        self.b.Add(t)
+
+    def via(self, x, y, net):
+        v = pcbnew.PCB_VIA(self.b)
+        v.SetPosition(_pt(x, y))
+        v.SetDrill(MM(VIA_DRILL))
+        v.SetWidth(MM(VIA_D))
+        v.SetNet(self.net(net))
+        self.b.Add(v)
+
+
+def lanes(pads_by_net):
+    """Channel assignment: {net: (side, lane number)}, side -1 above the parts, +1 below.
+    ``pads_by_net[net]`` = [(x, side needed or 0)]. Raises ValueError for a net that needs both."""
+    want = {}
+    for net, pads in pads_by_net.items():
+        sides = {s for _, s in pads if s}
+        if len(sides) > 1:
+            raise ValueError("net %s has pads in both rows of a part" % net)
+        want[net] = sides.pop() if sides else 0
+    rows = {-1: [], 1: []}  # side -> [last x end of each lane]
+    out = {}
+    spans = sorted((min(x for x, _ in p), max(x for x, _ in p), n) for n, p in pads_by_net.items())
+    for fixed in (True, False):
+        for lo, hi, net in spans:
+            if (want[net] != 0) != fixed:
+                continue
+            sides = [want[net]] if fixed else sorted((-1, 1), key=lambda s: len(rows[s]))
+            best = None
+            for s in sides:
+                for i, end in enumerate(rows[s]):
+                    if end + 1.5 < lo:
+                        best = (s, i)
+                        break
+                if best:
+                    break
+            if best is None:
+                s = sides[0]
+                rows[s].append(hi)
+                best = (s, len(rows[s]) - 1)
+            rows[best[0]][best[1]] = hi
+            out[net] = best
+    return out, {s: len(r) for s, r in rows.items()}
+
+
+def build_strip(board, board_json):
+    # first pass: placement and which side every net goes, to size the strip
+    pcb = Pcb(board, board_json)
+    pads_by_net = {}
+    for pad in pcb.pads.values():
+        x, dy, net = pad[0], pad[4], pad[5]
+        if net:
+            side = -1 if dy < -0.01 else (1 if dy > 0.01 else 0)
+            pads_by_net.setdefault(net, []).append((x, side))
+    try:
+        assign, counts = lanes(pads_by_net)
+    except ValueError as e:  # not routable by the channel router: placed, ratsnest only
+        pcb.unrouted.append(str(e))
+        assign, counts = {}, {-1: 0, 1: 0}
+    band = max(abs(p[4]) + p[3] / 2 for p in pcb.pads.values() if p[5]) + 0.2 + VIA_D / 2 + 0.3
+    above = band + counts[-1] * LANE_PITCH
+    below = band + counts[1] * LANE_PITCH
+    width = round(above + below + 1.0, 1)
+    # second pass: the same board with its axis where the lanes fit
+    unrouted = pcb.unrouted
+    pcb = Pcb.__new__(Pcb)
+    pcb._axis = round(above + 0.5, 2)
+    Pcb.__init__(pcb, board, board_json)
+    pcb.unrouted = unrouted
+    pcb.outline(round(pcb.layout.length, 1), width)
+    for net, (side, lane) in sorted(assign.items()):
+        y = pcb.axis + side * (band + lane * LANE_PITCH)
+        xs = sorted(p[0] for p in pcb.pads.values() if p[5] == net)
+        pcb.track(xs[0], y, xs[-1], y, pcbnew.B_Cu, net)
+        for pad in pcb.pads.values():
+            x, py, n = pad[0], pad[1], pad[5]
+            if n == net:
+                pcb.track(x, py, x, y, pcbnew.F_Cu, net)
+                pcb.via(x, y, net)
+    return pcb, width, not pcb.unrouted
+
+
+def build_centre(board, board_json):
+    pcb = Pcb(board, board_json)
+    pcb.outline(pcb.layout.length, pcb.layout.height)
+    return pcb, pcb.layout.height
+
+
+def drc(path, report):
+    """Run KiCad's DRC; write the report (without its date and absolute path) to ``report``."""
+    b = pcbnew.LoadBoard(str(path))
+    raw = Path(str(report) + ".tmp")
+    pcbnew.WriteDRCReport(b, str(raw), pcbnew.EDA_UNITS_MILLIMETRES, True)
+    text = raw.read_text()
+    raw.unlink()
+    text = "\n".join(ln for ln in text.splitlines() if not ln.startswith("** Created on"))
+    text = text.replace(str(path), path.name) + "\n"
+    Path(report).write_text(text)
+    v = re.search(r"\*\* Found (\d+) DRC violations", text)
+    # violations of any severity (warnings about silkscreen included) count: zero is the bar
+    errors = int(v.group(1)) if v else -1
+    m = re.search(r"\*\* Found (\d+) unconnected pads", text)
+    unconnected = int(m.group(1)) if m else -1
+    return errors, unconnected, b
+
+
+def main(argv):
+    outdir = Path(argv[0])
+    board_json = json.loads((HERE.parent.parent / "hardware" / "board.json").read_text())
+    boards, _ = design.system(board_json)
+    summary = {}
+    for b in design.kinds(boards):
+        d = outdir / b.kind
+        d.mkdir(parents=True, exist_ok=True)
+        if b.kind == "centre":
+            pcb, width = build_centre(b, board_json)
+            routed = False
+        else:
+            pcb, width, routed = build_strip(b, board_json)
+        path = d / (b.kind + ".kicad_pcb")
+        pcbnew.SaveBoard(str(path), pcb.b)
+        errors, unconnected, loaded = drc(path, d / (b.kind + "-drc.txt"))
+        for extra in (".kicad_prl",):  # per-user view settings, not a source
+            (d / (b.kind + extra)).unlink(missing_ok=True)
+        fabdir = d / "fab"
+        fabdir.mkdir(exist_ok=True)
+        fab.gerbers(loaded, fabdir)
+        fab.svgs(loaded, d)
+        bom, cpl = fab.bom_cpl(b, loaded)
+        (fabdir / (b.kind + "-bom-jlcpcb.csv")).write_text(bom)
+        (fabdir / (b.kind + "-cpl-jlcpcb.csv")).write_text(cpl)
+        summary[b.kind] = {
+            "routed": routed,
+            "size_mm": [round(pcb.layout.length, 1), round(width, 1)],
+            "drc_errors": errors,
+            "unconnected_pads": unconnected,
+        }
+    for f in sorted(outdir.rglob("*")):  # KiCad stamps the time: same sources, same bytes
+        if f.is_file() and f.suffix in (".gbr", ".drl", ".svg", ".txt"):
+            f.write_text(STAMP.sub("(date)", f.read_text()))
+    (outdir / "pcb-summary.json").write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n")
+    print(json.dumps(summary, sort_keys=True))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
