@@ -24,7 +24,7 @@ ROOT = HERE.parent.parent
 if str(HERE.parent) not in sys.path:
     sys.path.insert(0, str(HERE.parent))
 
-from hardware import design, erc, netlist  # noqa: E402
+from hardware import design, erc, netlist, scad  # noqa: E402
 
 OUT = ROOT / "hardware" / "kicad"
 # KiCad's Python module is built for Debian's interpreter, not for the project's venv
@@ -83,6 +83,32 @@ def text_outputs(board_json):
     return out
 
 
+def scad_outputs(check):
+    """params.scad and the STL of every printable part (hardware/scad/stl/); stale names."""
+    text = scad.params(load(), json.loads((OUT / "pcb-summary.json").read_text()))
+    path = scad.SCAD / "params.scad"
+    if check:
+        stale = [] if path.exists() and path.read_text() == text else ["scad/params.scad"]
+    else:
+        path.write_text(text)
+        stale = []
+    why = scad.openscad_missing()
+    if why:
+        print("OpenSCAD is missing (%s): apt-get install openscad" % why)
+        return stale + ["(openscad missing)"]
+    (scad.SCAD / "stl").mkdir(exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        for part in scad.PARTS:
+            committed = scad.SCAD / "stl" / (part + ".stl")
+            if check:
+                fresh = scad.render(part, Path(tmp) / (part + ".stl"))
+                if not committed.exists() or scad.stl_summary(fresh) != scad.stl_summary(committed):
+                    stale.append("scad/stl/%s.stl" % part)
+            else:
+                scad.render(part, committed)
+    return stale
+
+
 def main(argv):
     check = "--check" in argv
     stale = []
@@ -107,6 +133,8 @@ def main(argv):
                     shutil.rmtree(d / "fab")
             summary = pcb_outputs(OUT)
             print(json.dumps(summary, sort_keys=True))
+    if "--no-scad" not in argv:
+        stale += scad_outputs(check)
     if stale:
         print("stale: " + ", ".join(stale) + " (run make hardware)")
         return 1

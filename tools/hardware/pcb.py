@@ -380,6 +380,7 @@ def main(argv):
         summary[b.kind] = {
             "routed": routed,
             "size_mm": [round(pcb.layout.length, 1), round(width, 1)],
+            "axis_mm": round(pcb.axis, 2),
             "drc_errors": errors,
             "unconnected_pads": unconnected,
         }

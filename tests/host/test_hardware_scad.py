@@ -1,0 +1,84 @@
+"""hardware/scad: the printable parts take their sizes from board.json, render to STL with
+OpenSCAD, and the committed STLs are current. Skipped where openscad is missing, except when
+GAMMON_REQUIRE_OPENSCAD is set (.ci/run sets it), where a missing OpenSCAD fails."""
+
+import json
+import math
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tools"))
+
+from hardware import scad  # noqa: E402
+
+SUMMARY = ROOT / "hardware" / "kicad" / "pcb-summary.json"
+
+
+def _board():
+    return json.loads((ROOT / "hardware" / "board.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def stls(tmp_path_factory):
+    why = scad.openscad_missing()
+    if why:
+        if os.environ.get("GAMMON_REQUIRE_OPENSCAD"):
+            pytest.fail("OpenSCAD is required here and missing: " + why)
+        pytest.skip("OpenSCAD is missing: " + why)
+    out = tmp_path_factory.mktemp("stl")
+    return {p: scad.render(p, out / (p + ".stl")) for p in scad.PARTS}
+
+
+def test_params_scad_is_generated_from_board_json():
+    summary = json.loads(SUMMARY.read_text())
+    text = scad.params(_board(), summary)
+    assert (scad.SCAD / "params.scad").read_text() == text, "run make hardware"
+    b = _board()
+    b["mechanics"]["magnet_d_mm"] = 12
+    assert "magnet_d = 12;" in scad.params(b, summary)
+
+
+def test_committed_stls_are_current(stls):
+    for part, fresh in stls.items():
+        committed = scad.SCAD / "stl" / (part + ".stl")
+        assert scad.stl_summary(committed) == scad.stl_summary(fresh), part + ": run make hardware"
+
+
+def test_checker_has_the_magnet_pocket_of_board_json(stls):
+    m = _board()["mechanics"]
+    box, vol = scad.stl_summary(stls["checker"])
+    r = m["checker_d_mm"] / 2
+    assert box == pytest.approx((-r, r, -r, r, 0, m["checker_h_mm"]), abs=0.1)
+    solid = math.pi * r * r * m["checker_h_mm"]
+    magnet = math.pi * (m["magnet_d_mm"] / 2) ** 2 * m["magnet_h_mm"]
+    assert solid - vol > magnet  # something at least the magnet's size is taken out
+    # the pocket's wall: vertices at the magnet's radius (+ clearance) from the base upwards
+    pocket = [
+        p
+        for p in scad.stl_vertices(stls["checker"])
+        if abs(math.hypot(p[0], p[1]) - (m["magnet_d_mm"] + 0.3) / 2) < 0.05
+    ]
+    assert min(p[2] for p in pocket) == pytest.approx(m["checker_base_mm"])
+
+
+def test_jig_windows_sit_over_the_reed_pads(stls):
+    m = _board()["mechanics"]
+    summary = json.loads(SUMMARY.read_text())
+    xs = {round(p[0], 2) for p in scad.stl_vertices(stls["jig"])}
+    for s in range(_board()["sensors"]["slots_per_point"]):
+        centre = m["rim_mm"] + m["checker_d_mm"] * (s + 0.5) + m["reed_offset_mm"]
+        half = (m["reed_len_mm"] + 0.3) / 2
+        assert round(centre - half, 2) in xs and round(centre + half, 2) in xs, s
+    box, _ = scad.stl_summary(stls["jig"])
+    assert box[1] - box[0] >= summary["point"]["size_mm"][0]
+
+
+def test_tray_holds_every_checker(stls):
+    m = _board()["mechanics"]
+    box, _ = scad.stl_summary(stls["tray"])
+    assert box[1] - box[0] >= _board()["sensors"]["tray_slots"] * m["tray_pitch_mm"] + m["rim_mm"]
+    assert box[3] - box[2] > m["checker_h_mm"]
