@@ -148,3 +148,24 @@ def test_every_instance_of_a_kind_has_the_same_circuit():
     for x in boards:
         sig = sorted((p.ref, p.value, p.footprint, tuple(p.pins)) for p in x.parts)
         assert first.setdefault(x.kind, sig) == sig, x.name
+
+
+def test_bom_md_counts_what_the_design_fits():
+    import collections
+    import re
+
+    boards, cables = design.system(_board())
+    count = collections.Counter(p.value for b in boards for p in b.parts)
+    rows = {}
+    for line in (ROOT / "hardware" / "bom.md").read_text().splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 6 and re.fullmatch(r"[A-Z0-9-]+", cells[0]) and cells[3].isdigit():
+            rows[cells[0]] = int(cells[3])
+    assert rows["SR"] == count["74HC165"] and rows["RN"] == count["10k x15 bussed"]
+    assert rows["REED"] == count["reed"] and rows["LED"] == count["WS2812B"]
+    assert rows["C100N"] == count["100n"] and rows["R330"] == count["330"] and rows["R10K"] == count["10k"]
+    assert rows["CONN"] == sum(n for v, n in count.items() if v.startswith("chain "))
+    assert rows["CABLE"] == len(cables)
+    assert rows["BTN"] == sum(1 for b in boards for p in b.parts if p.role and p.role[0] == "button")
+    assert rows["PCB-P"] == sum(1 for b in boards if b.kind == "point")
+    assert rows["PCB-B"] == sum(1 for b in boards if b.kind != "point")

@@ -112,3 +112,16 @@ def test_point_strip_reeds_sit_at_the_checker_pitch_with_the_offset(fresh):
         bom = list(csv.reader(f))
     assert bom[0] == ["Comment", "Designator", "Footprint", "LCSC Part #"]
     assert sum(len(r[1].split(",")) for r in bom[1:]) == len(pos)
+
+
+def test_readme_table_tells_the_generated_sizes_and_state():
+    summary = json.loads((KICAD / "pcb-summary.json").read_text())
+    text = (ROOT / "hardware" / "README.md").read_text()
+    for kind, s in summary.items():
+        row = [ln for ln in text.splitlines() if ln.startswith("| `kicad/%s`" % kind)]
+        assert len(row) == 1, kind
+        assert "| %g x %g |" % tuple(s["size_mm"]) in row[0], kind
+        assert (
+            "| routed, DRC 0 violations, 0 unconnected |" if s["routed"] else "placed, ratsnest only"
+        ) in row[0]
+        assert s["drc_errors"] == 0

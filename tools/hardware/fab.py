@@ -84,10 +84,10 @@ def bom_cpl(design_board, pcb):
     groups = {}
     for p in design_board.parts:
         if p.footprint:
-            groups.setdefault((p.value, p.footprint), []).append(p.ref)
+            mpn, lcsc = PARTS.get(p.value, (p.value + " (hand-soldered)", ""))
+            groups.setdefault((mpn, p.footprint, lcsc), []).append(p.ref)
     bom = [("Comment", "Designator", "Footprint", "LCSC Part #")]
-    for (value, fp), refs in sorted(groups.items()):
-        mpn, lcsc = PARTS.get(value, (value + " (hand-soldered)", ""))
+    for (mpn, fp, lcsc), refs in sorted(groups.items()):
         bom.append((mpn, ",".join(refs), fp, lcsc))
     cpl = [("Designator", "Mid X", "Mid Y", "Layer", "Rotation")]
     for fp in sorted(pcb.GetFootprints(), key=lambda f: f.GetReference()):
