@@ -15,4 +15,4 @@ strip_t = 1.6;
 point_strip_l = 235;
 point_strip_w = 23.9;
 point_strip_axis = 12.75;
-tray_strip_w = 16.6;
+tray_strip_w = 43.8;

@@ -8,7 +8,8 @@ wall = 2.0;
 skin = 1.2;                          // wall between the strip pocket and the checkers
 len = rim + tray_slots * tray_pitch + wall;
 inner_w = checker_h + 1.0;           // across the trough: one checker's thickness plus play
-depth = checker_d * 0.6;
+// deep enough that the wall covers the tray strip standing in its pocket
+depth = max(checker_d * 0.6, checker_d / 2 + tray_strip_w / 2 + 0.4);
 outer_w = wall + inner_w + skin + strip_t + 0.4 + wall;
 difference() {
     cube([len, outer_w, depth + wall]);

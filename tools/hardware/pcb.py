@@ -257,23 +257,31 @@ class Pcb:
         self.b.Add(v)
 
 
-def lanes(pads_by_net):
-    """Channel assignment: {net: (side, lane number)}, side -1 above the parts, +1 below.
-    ``pads_by_net[net]`` = [(x, side needed or 0)]. Raises ValueError for a net that needs both."""
-    want = {}
-    for net, pads in pads_by_net.items():
+def lanes(pads_by_net, end_x):
+    """Channel assignment. ``pads_by_net[net]`` = [(x, side)], side -1 for a pad in a part's
+    upper row (its stub must go up), +1 lower row, 0 either. Returns ``(assign, counts,
+    bridges)``: ``assign[(net, group)] = (side, lane)`` with group -1/+1 (the pads of that
+    side; free pads join -1) or 0 (a net on one side only); ``bridges[net]`` = the x column past
+    the last part where a net that needs both sides joins its two lanes with an F.Cu track."""
+    groups, bridges = {}, {}
+    for net, pads in sorted(pads_by_net.items()):
         sides = {s for _, s in pads if s}
         if len(sides) > 1:
-            raise ValueError("net %s has pads in both rows of a part" % net)
-        want[net] = sides.pop() if sides else 0
+            bx = round(end_x + 1.0 * len(bridges), 2)
+            bridges[net] = bx
+            groups[(net, -1)] = (-1, [x for x, s in pads if s <= 0] + [bx])
+            groups[(net, 1)] = (1, [x for x, s in pads if s > 0] + [bx])
+        else:
+            groups[(net, 0)] = (sides.pop() if sides else 0, [x for x, _ in pads])
     rows = {-1: [], 1: []}  # side -> [last x end of each lane]
     out = {}
-    spans = sorted((min(x for x, _ in p), max(x for x, _ in p), n) for n, p in pads_by_net.items())
+    spans = sorted((min(xs), max(xs), key) for key, (_, xs) in groups.items())
     for fixed in (True, False):
-        for lo, hi, net in spans:
-            if (want[net] != 0) != fixed:
+        for lo, hi, key in spans:
+            want = groups[key][0]
+            if (want != 0) != fixed:
                 continue
-            sides = [want[net]] if fixed else sorted((-1, 1), key=lambda s: len(rows[s]))
+            sides = [want] if fixed else sorted((-1, 1), key=lambda s: len(rows[s]))
             best = None
             for s in sides:
                 for i, end in enumerate(rows[s]):
@@ -287,8 +295,18 @@ def lanes(pads_by_net):
                 rows[s].append(hi)
                 best = (s, len(rows[s]) - 1)
             rows[best[0]][best[1]] = hi
-            out[net] = best
-    return out, {s: len(r) for s, r in rows.items()}
+            out[key] = best
+    return out, {s: len(r) for s, r in rows.items()}, bridges
+
+
+def _group(net, side, bridges):
+    if net not in bridges:
+        return 0
+    return 1 if side > 0 else -1
+
+
+def _side(dy):
+    return -1 if dy < -0.01 else (1 if dy > 0.01 else 0)
 
 
 def build_strip(board, board_json):
@@ -296,36 +314,35 @@ def build_strip(board, board_json):
     pcb = Pcb(board, board_json)
     pads_by_net = {}
     for pad in pcb.pads.values():
-        x, dy, net = pad[0], pad[4], pad[5]
-        if net:
-            side = -1 if dy < -0.01 else (1 if dy > 0.01 else 0)
-            pads_by_net.setdefault(net, []).append((x, side))
-    try:
-        assign, counts = lanes(pads_by_net)
-    except ValueError as e:  # not routable by the channel router: placed, ratsnest only
-        pcb.unrouted.append(str(e))
-        assign, counts = {}, {-1: 0, 1: 0}
+        if pad[5]:
+            pads_by_net.setdefault(pad[5], []).append((pad[0], _side(pad[4])))
+    end_x = max(p[0] + p[2] / 2 for p in pcb.pads.values()) + 1.5
+    assign, counts, bridges = lanes(pads_by_net, end_x)
     band = max(abs(p[4]) + p[3] / 2 for p in pcb.pads.values() if p[5]) + 0.2 + VIA_D / 2 + 0.3
     above = band + counts[-1] * LANE_PITCH
     below = band + counts[1] * LANE_PITCH
     width = round(above + below + 1.0, 1)
     # second pass: the same board with its axis where the lanes fit
-    unrouted = pcb.unrouted
     pcb = Pcb.__new__(Pcb)
     pcb._axis = round(above + 0.5, 2)
     Pcb.__init__(pcb, board, board_json)
-    pcb.unrouted = unrouted
+    if bridges:
+        pcb.layout.length = max(pcb.layout.length, max(bridges.values()) + 1.5)
     pcb.outline(round(pcb.layout.length, 1), width)
-    for net, (side, lane) in sorted(assign.items()):
-        y = pcb.axis + side * (band + lane * LANE_PITCH)
-        xs = sorted(p[0] for p in pcb.pads.values() if p[5] == net)
+    ys = {}
+    for (net, group), (side, lane) in sorted(assign.items()):
+        y = ys[(net, group)] = pcb.axis + side * (band + lane * LANE_PITCH)
+        mine = [p for p in pcb.pads.values() if p[5] == net and _group(net, _side(p[4]), bridges) == group]
+        xs = sorted([p[0] for p in mine] + ([bridges[net]] if group else []))
         pcb.track(xs[0], y, xs[-1], y, pcbnew.B_Cu, net)
-        for pad in pcb.pads.values():
-            x, py, n = pad[0], pad[1], pad[5]
-            if n == net:
-                pcb.track(x, py, x, y, pcbnew.F_Cu, net)
-                pcb.via(x, y, net)
-    return pcb, width, not pcb.unrouted
+        for pad in mine:
+            pcb.track(pad[0], pad[1], pad[0], y, pcbnew.F_Cu, net)
+            pcb.via(pad[0], y, net)
+        if group:
+            pcb.via(bridges[net], y, net)
+    for net, bx in sorted(bridges.items()):
+        pcb.track(bx, ys[(net, -1)], bx, ys[(net, 1)], pcbnew.F_Cu, net)
+    return pcb, width, True
 
 
 def build_centre(board, board_json):
