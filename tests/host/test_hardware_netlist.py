@@ -169,3 +169,22 @@ def test_bom_md_counts_what_the_design_fits():
     assert rows["BTN"] == sum(1 for b in boards for p in b.parts if p.role and p.role[0] == "button")
     assert rows["PCB-P"] == sum(1 for b in boards if b.kind == "point")
     assert rows["PCB-B"] == sum(1 for b in boards if b.kind != "point")
+
+
+def test_schematic_sheets_label_every_net_and_part():
+    from hardware import schematic
+
+    boards, _ = design.system(_board())
+    for b in design.kinds(boards):
+        svg = (ROOT / "hardware" / "kicad" / b.kind / ("%s-schematic.svg" % b.kind)).read_text()
+        assert svg == schematic.render(b)
+        for net in b.nets():
+            assert ">%s</text>" % net in svg, (b.kind, net)
+        for p in b.parts:
+            if p.footprint:
+                assert ">%s  %s</text>" % (p.ref, p.value) in svg
+    # a reed moved to another input shows on the sheet
+    strip = boards[1]
+    assert schematic.render(strip).count(">U1_H</text>") == 2  # unfitted slot 7: 165 and network
+    _set_net(strip.part("SW1"), "1", "U1_H")
+    assert schematic.render(strip).count(">U1_H</text>") == 3

@@ -24,7 +24,7 @@ ROOT = HERE.parent.parent
 if str(HERE.parent) not in sys.path:
     sys.path.insert(0, str(HERE.parent))
 
-from hardware import design, erc, netlist, scad  # noqa: E402
+from hardware import design, erc, netlist, scad, schematic  # noqa: E402
 
 OUT = ROOT / "hardware" / "kicad"
 # KiCad's Python module is built for Debian's interpreter, not for the project's venv
@@ -54,7 +54,7 @@ def stale_pcb_outputs():
         pcb_outputs(tmp)
         fresh = {p.relative_to(tmp) for p in Path(tmp).rglob("*") if p.is_file()}
         have = {p.relative_to(OUT) for p in OUT.rglob("*") if p.is_file()}
-        have = {p for p in have if p.suffix not in (".net",) and not str(p).endswith("-erc.txt")}
+        have = {p for p in have if p.suffix != ".net" and not str(p).endswith(("-erc.txt", "-schematic.svg"))}
         bad = sorted(str(p) for p in fresh ^ have)
         bad += sorted(str(p) for p in fresh & have if not filecmp.cmp(Path(tmp) / p, OUT / p, shallow=False))
         return bad
@@ -80,6 +80,7 @@ def text_outputs(board_json):
         count = sum(1 for x in boards if x.kind == b.kind)
         out["%s/%s.net" % (b.kind, b.kind)] = netlist.render(b)
         out["%s/%s-erc.txt" % (b.kind, b.kind)] = erc_report(b, count)[0]
+        out["%s/%s-schematic.svg" % (b.kind, b.kind)] = schematic.render(b)
     return out
 
 
