@@ -101,12 +101,12 @@ def scad_outputs(check):
     with tempfile.TemporaryDirectory() as tmp:
         for part in scad.PARTS:
             committed = scad.SCAD / "stl" / (part + ".stl")
-            if check:
-                fresh = scad.render(part, Path(tmp) / (part + ".stl"))
-                if not committed.exists() or scad.stl_summary(fresh) != scad.stl_summary(committed):
+            fresh = scad.render(part, Path(tmp) / (part + ".stl"))
+            if not committed.exists() or scad.stl_summary(fresh) != scad.stl_summary(committed):
+                if check:
                     stale.append("scad/stl/%s.stl" % part)
-            else:
-                scad.render(part, committed)
+                else:  # only a changed solid is rewritten (the triangulation varies run to run)
+                    shutil.copyfile(fresh, committed)
     return stale
 
 
