@@ -42,6 +42,22 @@ def test_every_board_passes_erc():
             assert ": 0 error(s)" in text.splitlines()[0]
 
 
+def test_system_erc_is_clean_and_catches_a_cable_plugged_in_to_in():
+    boards, cables = design.system(_board())
+    assert erc.check_system(boards, cables) == []
+    assert build.text_outputs(_board())["system-erc.txt"].startswith(
+        "ERC of the whole system: 28 boards joined by 28 cables: 0 error(s)"
+    )
+    # point 6's IN cable goes to point 5's IN instead of its OUT: both QH outputs on one line
+    cables = [
+        ("point6", "J1", "point5", "J1") if c == ("point6", "J2", "point5", "J1") else c for c in cables
+    ]
+    bad = erc.check_system(boards, cables)
+    assert "outputs tied: net centre:MISO driven by point6/U1.QH, point5/U1.QH" in bad
+    for b in boards:  # no single board sees it
+        assert erc.check(b) == []
+
+
 def _part(board, ref):
     return board.part(ref)
 

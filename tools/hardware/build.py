@@ -54,7 +54,7 @@ def stale_pcb_outputs():
         pcb_outputs(tmp)
         fresh = {p.relative_to(tmp) for p in Path(tmp).rglob("*") if p.is_file()}
         have = {p.relative_to(OUT) for p in OUT.rglob("*") if p.is_file()}
-        have = {p for p in have if p.suffix != ".net" and not str(p).endswith(("-erc.txt", "-schematic.svg"))}
+        have = {p for p in have if p.suffix != ".net" and not str(p).endswith(("erc.txt", "-schematic.svg"))}
         bad = sorted(str(p) for p in fresh ^ have)
         bad += sorted(str(p) for p in fresh & have if not filecmp.cmp(Path(tmp) / p, OUT / p, shallow=False))
         return bad
@@ -74,8 +74,15 @@ def erc_report(board, count):
 
 def text_outputs(board_json):
     """{relative path: text} of every generated text file (netlists, ERC reports)."""
-    boards, _ = design.system(board_json)
+    boards, cables = design.system(board_json)
     out = {}
+    errors = erc.check_system(boards, cables)
+    head = "ERC of the whole system: %d boards joined by %d cables: %d error(s)" % (
+        len(boards),
+        len(cables),
+        len(errors),
+    )
+    out["system-erc.txt"] = "\n".join([head] + errors) + "\n"
     for b in design.kinds(boards):
         count = sum(1 for x in boards if x.kind == b.kind)
         out["%s/%s.net" % (b.kind, b.kind)] = netlist.render(b)

@@ -39,3 +39,28 @@ def check(board):
         if "in" in types and not any(t in ("out", "pwr_out", "pwr_in", "passive") for t in types):
             errors.append("undriven input: net %s has only inputs" % net)
     return errors
+
+
+def check_system(boards, cables):
+    """The same rules over the whole system: every board's nets joined through its cables
+    (connector contacts are wires here, not sources). Catches what no single board shows:
+    a cable plugged IN to IN puts two registers' QH outputs on one line."""
+    from . import trace
+
+    w = trace.Wired(boards, cables)
+    errors = []
+    for net, pins in sorted(w.pins.items(), key=lambda kv: str(kv[0])):
+        pins = [p for p in pins if not p[1].value.startswith("chain ")]
+        types = [p[4] for p in pins]
+        drivers = [p for p in pins if p[4] in DRIVERS]
+        name = "%s:%s" % net
+        if len(drivers) > 1:
+            errors.append(
+                "outputs tied: net %s driven by %s"
+                % (name, ", ".join("%s/%s.%s" % (p[0], p[1].ref, p[3]) for p in drivers))
+            )
+        if "pwr_in" in types and "pwr_out" not in types:
+            errors.append("unpowered: net %s has power inputs and no source" % name)
+        if "in" in types and not any(t in ("out", "pwr_out", "pwr_in", "passive") for t in types):
+            errors.append("undriven input: net %s has only inputs" % name)
+    return errors
