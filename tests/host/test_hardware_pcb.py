@@ -125,3 +125,25 @@ def test_readme_table_tells_the_generated_sizes_and_state():
             "| routed, DRC 0 violations, 0 unconnected |" if s["routed"] else "placed, ratsnest only"
         ) in row[0]
         assert s["drc_errors"] == 0
+
+
+def test_centre_board_shows_the_dice_as_seen_from_side_0_and_the_cube_in_order(fresh):
+    sys.path.insert(0, str(ROOT / "tools"))
+    from hardware import design
+
+    b = _board()
+    centre = design.system(b)[0][0]
+    pos = _cpl("centre")
+    role = {p.ref: p.role for p in centre.parts if p.role and p.role[0] == "led"}
+    want = {"top": 1, "mid": 0, "bottom": -1, "left": -1, "right": 1, "centre": 0}  # +x = side 1
+    for d in (0, 1):
+        pips = {r[4]: ref for ref, r in role.items() if r[2] == "die" and r[3] == d}
+        cx, cy = pos[pips[b["dice_pips"].index("centre")]]
+        for k, name in enumerate(b["dice_pips"]):
+            x, y = pos[pips[k]]
+            along, across = (name.split("_") + ["centre"])[:2] if name != "centre" else ("mid", "centre")
+            assert (round((x - cx) / 11), round((cy - y) / 11)) == (want[along], want[across]), name
+    cube = sorted((pos[ref][0], r[2], r[3]) for ref, r in role.items() if r[2].startswith("cube"))
+    assert [(k, i) for _, k, i in cube] == [("cube_owner", 0)] + [
+        ("cube_value", 2**n) for n in range(1, 7)
+    ] + [("cube_owner", 1)]

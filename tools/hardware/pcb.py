@@ -105,6 +105,7 @@ class Layout:
         self.board = board
         self.m = mechanics(board_json)
         self.bar_slots = board_json["sensors"]["bar_slots"]
+        self.dice_pips = board_json["dice_pips"]
         self.pos = {}
         if board.kind == "centre":
             self._grid()
@@ -142,21 +143,67 @@ class Layout:
         self.length = max(b1 for _, b1 in busy) + 2.0
 
     def _grid(self):
-        x, y, row_h = 4.0, 0.0, 0.0
-        width = 160.0
+        """The centre board, along the bar from side 0's end (x = 0) to side 1's: side 0's
+        buttons, turn and bar-1 LEDs; the two dice as 3 x 3 pip patterns (``dice_pips``, seen
+        from side 0: "top" towards side 1 = +x, "left" = -y); the ESP32 and the power parts; the
+        cube column (owner 0, 2 .. 64, owner 1); bar-0 and turn LEDs and side 1's buttons.
+        Every LED's 100 nF sits 5 mm beside it. Placed only: routing it is open work."""
+        W, mid = 60.0, 30.0
+        pip = {"top_left": (1, -1), "mid_left": (0, -1), "bottom_left": (-1, -1), "centre": (0, 0)}
+        pip.update({"top_right": (1, 1), "mid_right": (0, 1), "bottom_right": (-1, 1)})
+        names = self.dice_pips
+        where = {}
         for p in self.board.parts:
-            if not p.footprint:
-                continue
-            lo, hi = extent(p.footprint)
-            _, pads = footprint_pads(p.footprint)
-            h = max(abs(q[2]) + q[4] / 2 for q in pads) * 2 + 3.0
-            if x + hi - lo > width:
-                x, y, row_h = 4.0, y + row_h, 0.0
-            self.pos[p.ref] = (x - lo, y + h / 2)
-            x += hi - lo + 3.0
-            row_h = max(row_h, h)
-        self.length = width + 4.0
-        self.height = y + row_h + 2.0
+            r = p.role or ()
+            if r[0] == "led":
+                kind, index, k = r[2], r[3], r[4]
+                if kind == "die":
+                    dx, dy = pip[names[k]]
+                    xy = (80 + 50 * index + 11 * dx, mid + 11 * dy)
+                elif kind == "cube_owner":
+                    xy = (250 + 70 * index, mid)
+                elif kind == "cube_value":
+                    xy = (260 + 10 * (index.bit_length() - 2), mid)
+                elif kind in ("turn", "bar"):
+                    if kind == "turn":
+                        xy = (25, mid) if index == 0 else (348, mid)
+                    else:  # bar 1's row is in side 0's half, bar 0's in side 1's
+                        xy = (45, mid) if index == 1 else (335, mid)
+                else:
+                    raise ValueError("no place on the centre board for LED %s" % (r,))
+                where[p.ref] = xy
+            elif r[0] == "button":
+                side, roll = int(r[1][-1]), r[1].startswith("roll")
+                where[p.ref] = (10 if side == 0 else 360, 15 if roll else 45)
+        # each LED's capacitor: the part added right after it in the design
+        parts = self.board.parts
+        for i, p in enumerate(parts):
+            if p.role and p.role[0] == "led":
+                c = parts[i + 1]
+                x, y = where[p.ref]
+                where[c.ref] = (x, y + 5.5)
+        fixed = {
+            "mcu": (190, mid),
+            "level_shifter": (222, 12),
+            "decoupling_ls": (222, 18),
+            "led_series": (229, 12),
+        }
+        fixed.update({"miso_pullup": (229, 18), "usb": (222, 45), "fuse": (229, 40), "bulk": (237, 45)})
+        for p in parts:
+            r = p.role or ()
+            if r and r[0] in fixed and fixed[r[0]]:
+                where[p.ref] = fixed[r[0]]
+        where_conn = {"CHAIN": (155, 6), "RETURN": (155, 54)}
+        for p in parts:
+            if p.role and p.role[0] == "conn":
+                where[p.ref] = where_conn[p.role[1]]
+        for p in parts:
+            if p.footprint:
+                if where.get(p.ref) is None:
+                    raise ValueError("no place on the centre board for %s" % p.ref)
+                self.pos[p.ref] = where[p.ref]
+        self.length = 372.0
+        self.height = W
 
 
 def _place_order(p):
