@@ -43,6 +43,14 @@ class Part:
         self.pins.append((number, name, type_, net))
         return self
 
+    def wire(self, name, net, type_=None):
+        """Put pin ``name`` (the first of that name) on ``net``; ``net`` None marks it no-connect."""
+        for i, p in enumerate(self.pins):
+            if p[1] == name:
+                self.pins[i] = (p[0], p[1], "nc" if net is None else (type_ or p[2]), net)
+                return self
+        raise ValueError("%s has no pin %s" % (self.ref, name))
+
     def net_of(self, name):
         for p in self.pins:
             if p[1] == name:
@@ -187,7 +195,7 @@ def system(board):
     centre = Board("centre", "centre", "centre board: ESP32, level shifter, power, buttons, centre LEDs")
     boards.append(centre)
     on_strips = []
-    prev = (centre, None)
+    prev = (centre, "J1")  # the centre board's CHAIN connector, added below
     for kind, name, rs in _groups(board):
         reg0 = regs[rs[0]]
         b = Board(kind, name, "%s strip" % kind)
@@ -202,27 +210,21 @@ def system(board):
             qh = ser
         leds = _strip_leds(board, kind, reg0["index"])
         on_strips += [i for i, _ in leds]
-        dout = _led_chain(b, leds, "IN_LED")
-        if dout != "IN_LED":
-            b.parts[1].pins[8] = (9, "LED", "passive", dout)  # OUT's LED = our last DOUT
-        else:
-            b.parts[1].pins[8] = (9, "LED", "passive", "IN_LED")  # passes through
+        # OUT's LED pin: our last LED's DOUT, or IN's LED passed through (the bar has none)
+        jout.wire("LED", _led_chain(b, leds, "IN_LED"))
         if kind == "bar":
-            b.parts[1].pins[5] = (6, "Q", "nc", None)  # nothing beyond the chain's end
+            jout.wire("Q", None)  # nothing beyond the chain's end
         boards.append(b)
-        cables.append((prev[0].name, prev[1] or "J1", b.name, jin.ref))
+        cables.append((prev[0].name, prev[1], b.name, jin.ref))
         prev = (b, jout.ref)
-        del jout
     if on_strips != list(range(len(on_strips))):
         raise ValueError("board.json: the strip LEDs must come first in the LED chain, in strip order")
     # the centre board
     jc = _connector(centre, "CHAIN", False)  # J1: to the first strip's IN
-    jc.pins[5] = (6, "Q", "passive", "MISO")
-    jc.pins[8] = (9, "LED", "passive", "LED_OUT")
+    jc.wire("Q", "MISO").wire("LED", "LED_OUT")
     jr = _connector(centre, "RETURN", False)  # J2: from the bar strip's OUT (LEDs come back)
-    for i, p in enumerate(jr.pins):
-        if p[1] not in ("LED", "GND", "5V"):
-            jr.pins[i] = (p[0], p[1], "nc", None)
+    for sig in ("3V3", "SCK", "PL", "CE", "Q"):
+        jr.wire(sig, None)
     cables.append((prev[0].name, prev[1], centre.name, jr.ref))
     gpio = {}
     for key, type_ in (("sck", "out"), ("miso", "in"), ("pl", "out"), ("ce", "out"), ("led_data", "out")):
