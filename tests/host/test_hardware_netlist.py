@@ -157,6 +157,21 @@ def test_design_follows_a_changed_board_json():
     b["buttons"][1]["pin"] = 20  # not on the DevKitC header
     with pytest.raises(ValueError, match="not on the ESP32-DevKitC header"):
         design.system(b)
+    b = _board()
+    regs = b["sensors"]["registers"]
+    regs.append(regs.pop(0))  # point 6's register moved behind the canaries
+    with pytest.raises(ValueError, match="the bar registers must end the chain"):
+        design.system(b)
+    b = _board()
+    regs = b["sensors"]["registers"]
+    regs[7], regs[8] = regs[8], regs[7]  # tray 0's second register after tray 1's first
+    with pytest.raises(ValueError, match="registers of tray0 are not next to each other"):
+        design.system(b)
+    b = _board()
+    leds = b["leds"]["chain"]
+    leds[0], leds[1] = leds[1], leds[0]  # point 5's LED before point 6's: the cable order cannot do it
+    with pytest.raises(ValueError, match="strip LEDs must come first in the LED chain, in strip order"):
+        design.system(b)
 
 
 def test_every_instance_of_a_kind_has_the_same_circuit():
