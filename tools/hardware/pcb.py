@@ -58,10 +58,11 @@ def footprint_pads(name):
             (3, 2.45, 1.65, 1.5, 1.0),
             (4, 2.45, -1.65, 1.5, 1.0),
         ]
-    if name == "REED_SMD":  # MDSM-10R: glass body along x, terminals at both ends
-        return True, [(1, -6.0, 0, 2.0, 1.6), (2, 6.0, 0, 2.0, 1.6)]
+    if name == "REED_SMD":  # MDSM-10R: 10.16 mm glass along x; Littelfuse's land pattern
+        # (2.90 x 1.30 mm pads, 11.20 mm between their inner edges)
+        return True, [(1, -7.05, 0, 2.9, 1.3), (2, 7.05, 0, 2.9, 1.3)]
     if name == "REED_SMD_V":  # the same, turned across the strip (tray: checkers on edge)
-        return True, [(1, 0, -6.0, 1.6, 2.0), (2, 0, 6.0, 1.6, 2.0)]
+        return True, [(1, 0, -7.05, 1.3, 2.9), (2, 0, 7.05, 1.3, 2.9)]
     if name == "JST_SH_10":  # SM10B-SRSS-TB (1.0 mm), pins along x; "" pads are mechanical
         pads = [(i + 1, -4.5 + 1.0 * i, 0, 0.6, 1.55) for i in range(10)]
         return True, pads + [("", -5.8, -3.0, 1.2, 1.8), ("", 5.8, -3.0, 1.2, 1.8)]
