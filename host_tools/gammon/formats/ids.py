@@ -15,7 +15,6 @@ Example::
 """
 
 from bg import ids as bgids  # noqa: E402
-from bg.ids.xgid import xgid as _xgid  # noqa: E402  (importing the submodule hides bg.ids.xgid())
 
 from gammon import _paths  # noqa: F401
 from gammon.formats import crawford_game
@@ -59,7 +58,7 @@ def action_ids(match, game, a):
         score=game.score,
         jacoby=match.jacoby and not match.length,
     )
-    xg = _xgid(
+    xg = bgids.xgid(
         a.pos,
         roller,
         cube_value=a.cube,
