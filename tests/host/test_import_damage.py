@@ -5,21 +5,13 @@ power cut leaves) still imports with a note (issue 13, item 9)."""
 
 import pytest
 from bg import record
+from cli_helpers import run_cli
 from export_helpers import random_match
-from gammon import cli, model
+from gammon import model
 from gammon.library import Library
 
-
-@pytest.fixture(autouse=True)
-def home(tmp_path, monkeypatch):
-    monkeypatch.setenv("GAMMON_HOME", str(tmp_path / "home"))
-    return tmp_path / "home"
-
-
-def _run(capsys, *argv):
-    code = cli.main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
+pytestmark = pytest.mark.usefixtures("home")  # every test: a library home of its own
+_run = run_cli
 
 
 def _stored():

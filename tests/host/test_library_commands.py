@@ -12,23 +12,15 @@ import xml.etree.ElementTree as ET
 import pytest
 from bg import board, record
 from bg import ids as bgids
+from cli_helpers import run_cli
 from export_helpers import MatchWriter, random_match
-from gammon import cli, model
+from gammon import model
 from gammon.commands import library as cmds
 from gammon.formats import ids, json_export, svg
 from gammon.library import Library
 
-
-@pytest.fixture(autouse=True)
-def home(tmp_path, monkeypatch):
-    monkeypatch.setenv("GAMMON_HOME", str(tmp_path / "home"))
-    return tmp_path / "home"
-
-
-def _run(capsys, *argv):
-    code = cli.main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
+pytestmark = pytest.mark.usefixtures("home")  # every test: a library home of its own
+_run = run_cli
 
 
 def _journal(tmp_path, *matches, name="journal.m"):
