@@ -31,12 +31,16 @@ class Loop:
 
     def send(self, data):
         self.s.feed(data)
+        self._pump()
+
+    def _pump(self):
         f = self.s.pump()
         while f is not None:
             self.out += f
             f = self.s.pump()
 
     def recv(self, timeout):
+        self._pump()  # what the board queued meanwhile (its answer once ROLL was pressed)
         data = bytes(self.out)
         self.out = bytearray()
         return data
@@ -67,7 +71,7 @@ def air(tmp_path, monkeypatch):
 
 def _pair(air, address, board):
     air[address] = board
-    return L.pair(address, lambda: board.codes[-1], host_name="laptop")
+    return L.pair(address, lambda v: board.confirm_pairing(), host_name="laptop")  # ROLL pressed
 
 
 def test_two_boards_paired_from_one_host_keep_both_keys(tmp_path, air):

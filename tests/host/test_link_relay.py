@@ -68,7 +68,7 @@ def client(tmp_path, monkeypatch):
     monkeypatch.setenv("GAMMON_CONFIG_DIR", str(tmp_path / "cfg"))
     board = make_board()
     c = L.Client(Relay(board))
-    host_id, key = c.pair("laptop", lambda: board.codes[-1])
+    host_id, key = c.pair("laptop", lambda v: board.confirm_pairing())  # the owner presses ROLL
     c.close()
     t = Relay(board)
     c = L.Client(t)

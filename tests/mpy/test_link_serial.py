@@ -176,7 +176,7 @@ def test_an_unauthenticated_serial_connection_is_dropped_until_the_next_hello():
     board.clock.advance(P.UNAUTH_MS)
     asyncio.run(link.step())
     assert link.session is None and board.sessions == []  # dropped
-    info = MAGIC + P.encode_frame(P.REQ_INFO, 1, b"")
+    info = _wire(P.encode_frame(P.REQ_INFO, 1, b""))
     t._ingest(info, len(info))
     t.writer.data = b""
     asyncio.run(link.step())

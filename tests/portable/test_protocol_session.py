@@ -134,7 +134,7 @@ def test_revoke_all_tells_a_logged_in_host_in_a_signed_frame():
     # from then on the board can sign nothing: its unsigned refusal is not believed either
     r = _list(s, h)
     assert error_code(r[0]) == P.E_MAC
-    assert b.pair_until is None and not b.pairing_open()
+    assert b.window_at is None and not b.pairing_open()
 
 
 if not roomy(120000, 90000):

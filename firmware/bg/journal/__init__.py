@@ -237,9 +237,9 @@ class Journal:
         mid = self.active
         out = b""
         if match_end is not None and not self.finished:
-            out = bytes(record.encode(match_end[0], match_end[1]))
+            out = bytes(record.encode(match_end[0], match_end[1], self._buf))
         try:
-            out += bytes(record.encode(record.SEED_REVEAL, (self._seed(mid),)))
+            out += bytes(record.encode(record.SEED_REVEAL, (self._seed(mid),), self._buf))
             if self.error == ERR_CORRUPT:
                 # Never write over a damaged file: put the reveal after all of its bytes,
                 # where a resynchronising reader on the host still finds it.

@@ -125,7 +125,7 @@ def _recover(j, mid):
         if end:
             # Power cut inside end_match: finish the reveal.
             if not rev:
-                j._append_bytes(record.encode(record.SEED_REVEAL, (j._seed(mid),)))
+                j._append_bytes(record.encode(record.SEED_REVEAL, (j._seed(mid),), j._buf))
             j._remove_quiet(j._path(mid, ".s"))
             j._remove_quiet(j.dir + "/active")
             j.active = None
@@ -179,7 +179,9 @@ def begin_match(j, fields, seed):
     if not isinstance(seed, (bytes, bytearray)) or len(seed) != 32:
         raise ValueError("seed must be 32 bytes")
     mid = fields[0]
-    rec = record.encode(record.MATCH_START, fields)  # validates before touching flash
+    # validates before touching flash; encoded in the journal's buffer (no 518-byte scratch),
+    # copied out at its exact size
+    rec = bytes(record.encode(record.MATCH_START, fields, j._buf))
     if j.active is not None:
         if j.active == bytes(mid):
             raise ValueError("match id already in use")

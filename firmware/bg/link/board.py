@@ -271,7 +271,7 @@ class Board:
         """Forget every paired host (the board's revoke-all gesture), close the pairing window
         and end every session (each logged-in host is told, in a last MAC'd ERROR)."""
         self._save([])
-        self.pair_until = None
+        self.close_pairing()
         self.cancel_pairing()
         for s in self.sessions:
             s.logout("every host was unpaired on the board")
