@@ -83,6 +83,9 @@ def test_pairing_code_on_the_dice_and_watch_sees_real_turns(tmp_path, monkeypatc
                 codes = [x.split()[-1] for x in sim.log if x.startswith("pairing code: ")]
                 if codes and codes[-1].isdigit():
                     assert codes[-1] == value, (codes[-1], value)
+                    # the board names the pairing host in the line after the code
+                    while time.monotonic() < end and not any("pairing host 'watcher'" in x for x in sim.log):
+                        time.sleep(0.02)
                     assert any("pairing host 'watcher'" in x for x in sim.log), sim.log[-10:]
                     # the board shows it on its dice: wait for a frame with white pips
                     while time.monotonic() < end and not seen_on_dice:
