@@ -42,7 +42,12 @@ def _on_notify(sender, data):
 # Each call of the host, as gammon/link.py makes it: (class, method, args, kwargs); the
 # method is bound to a placeholder for ``self``.
 CALLS = [
-    ("BleakClient", "__init__", ("C4:DE:E2:10:20:01",), {"disconnected_callback": _on_disconnect, "timeout": 10.0}),
+    (
+        "BleakClient",
+        "__init__",
+        ("C4:DE:E2:10:20:01",),
+        {"disconnected_callback": _on_disconnect, "timeout": 10.0},
+    ),
     ("BleakClient", "connect", (), {}),
     ("BleakClient", "disconnect", (), {}),
     ("BleakClient", "pair", (), {}),
@@ -88,7 +93,9 @@ def test_the_host_uses_only_what_real_bleak_has():
 
     for field in ("local_name", "service_uuids", "rssi"):
         assert field in AdvertisementData._fields
-    assert isinstance(inspect.getattr_static(BleakGATTCharacteristic, "max_write_without_response_size"), property)
+    assert isinstance(
+        inspect.getattr_static(BleakGATTCharacteristic, "max_write_without_response_size"), property
+    )
     inspect.signature(BleakGATTServiceCollection.get_characteristic).bind(object(), UUID)
     _drop_bleak()
 
