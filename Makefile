@@ -100,8 +100,9 @@ sim: $(STAMP)
 sim-board: $(STAMP) board-model
 	$(PY) tools/sim/server.py --port $(SIM_PORT) --board-model
 
+# make demo [SEED=x] [WATCH=1] [DEMO_ARGS="--length 1 --house"]
 demo: $(STAMP)
-	$(PY) tools/sim/demo.py
+	$(PY) tools/sim/demo.py $(if $(SEED),--seed $(SEED)) $(if $(WATCH),--watch --port $(SIM_PORT)) $(DEMO_ARGS)
 
 bench: $(STAMP) board-model
 	$(PY) tools/bench.py $(BENCH_OUT)

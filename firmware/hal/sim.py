@@ -145,12 +145,22 @@ class Clock(hal.Clock):
 
 class Random(hal.Random):
     """``os.urandom``, or -- given a seed -- a deterministic SHA-256 counter stream so demos
-    and tests replay exactly."""
+    and tests replay exactly. A seeded source also replaces the button-press times mixed into
+    the player seed by their count (``timing``), so the dice depend on the seed and the
+    sequence of presses alone, never on the host's load. For demos and tests only: a seeded
+    simulator's dice are predictable (docs/simulator.md)."""
 
     def __init__(self, seed=None):
         self._seed = seed
         self._ctr = 0
         self._pool = b""
+        self._presses = 0
+        if seed is not None:
+            self.timing = self._timing
+
+    def _timing(self, ticks):
+        self._presses += 1
+        return self._presses
 
     def urandom(self, n):
         if self._seed is None:

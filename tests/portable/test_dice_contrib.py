@@ -143,3 +143,37 @@ def test_the_combination_follows_the_documented_layout():
     one.add(dice.SRC_HOST, bytes(16))
     assert one.digest().hex() == "3b7af7f8170a3a93f38055aba32f345c"  # docs/dice.md test vector
     assert dice.SeedMixer().digest() == bytes(16)  # no contribution: the board alone
+
+
+class _Replayable:
+    """A random source like the seeded simulator's (hal/sim.py ``Random``): fixed bytes and
+    press times replaced by their count."""
+
+    def __init__(self):
+        self.n = 0
+
+    def urandom(self, n):
+        return bytes(n)
+
+    def timing(self, ticks):
+        self.n += 1
+        return self.n
+
+
+def test_a_replayable_source_makes_button_timing_depend_on_the_presses_alone():
+    digests = []
+    for times in ((1234, 99999, 7), (5, 6000000, 2**31 + 3)):  # other times, same presses
+        f = Fairness.new(_Replayable(), bytes(8))
+        f.contribute(dice.SRC_HOST, SEED)
+        for t in times:
+            f.mix_timing(t)
+        digests.append(f.close_timing())
+    assert digests[0] == digests[1]
+    # a source without ``timing`` (the ESP32's): the press times themselves count
+    a = Fairness(bytes(8), bytes(32))
+    b = Fairness(bytes(8), bytes(32))
+    a.contribute(dice.SRC_HOST, SEED)
+    b.contribute(dice.SRC_HOST, SEED)
+    a.mix_timing(1234)
+    b.mix_timing(1235)
+    assert a.close_timing() != b.close_timing()

@@ -33,6 +33,9 @@ from bg import board as B  # noqa: E402
 from bg import engine as movegen  # noqa: E402
 
 ACTION = re.compile(r"^([A-Z_]+) ?(.*)$")
+# Every wait is on the firmware's own console (the records it journals), never a fixed sleep
+# racing it: WAIT is how long an answer may take on a loaded machine before the demo gives up.
+WAIT = 60.0
 
 
 class Console:
@@ -43,7 +46,7 @@ class Console:
         self.seen = 0
         self.cv = threading.Condition()
 
-    def next(self, kinds, timeout=5.0):
+    def next(self, kinds, timeout=WAIT):
         """The next action line whose kind is in ``kinds`` -> (kind, text); None on timeout."""
         end = time.monotonic() + timeout
         while True:
@@ -75,7 +78,9 @@ def loc(side, point):
 class Player:
     """Both robot players at one simulated board."""
 
-    def __init__(self, sim, rng, step_ms=15, settle_ms=40, double_rate=0.0, verbose=False):
+    def __init__(
+        self, sim, rng, step_ms=15, settle_ms=40, double_rate=0.0, verbose=False, house=False, length=0
+    ):
         self.sim = sim
         self.con = Console(sim)
         self.rng = rng
@@ -89,6 +94,9 @@ class Player:
         self.games = 0
         self.turns = 0
         self.result = None
+        self.house = house
+        self.length = length
+        self.score = [0, 0]
 
     def say(self, *a):
         if self.verbose:
@@ -98,21 +106,32 @@ class Player:
         i = [b["name"] for b in self.sim.board["buttons"]].index(name)
         self.sim.click(i)
 
-    def press_until(self, name, kinds, tries=4, timeout=1.5):
+    def press_until(self, name, kinds, tries=5, timeout=3.0):
         """Press a button until the firmware confirms one of ``kinds`` -- a player presses
         again when the board did not react (e.g. the last checker was put down a moment
-        before the press and was not debounced yet)."""
+        before the press and was not debounced yet). A press answered late is harmless: the
+        console is read in order, and a second press at the wrong time is ignored by the
+        board (a confirm with nothing moved is refused). After the tries, one long wait."""
         for _ in range(tries):
             self.press(name)
             r = self.con.next(kinds, timeout)
             if r is not None:
                 return r
-        return self.expect(kinds, 0.1)
+        return self.expect(kinds)
 
     def hand_move(self, a, b):
         self.sim.physical.move(a, b)
         self.sim.send_bits()
         time.sleep(self.step)
+
+    def firmware_saw(self):
+        """Wait until the firmware has run on after the last sensor change (two LED frames
+        later; up to WAIT on a loaded machine). The reeds cannot tell colours: a hit blot
+        lifted and the hitter put down within one scan would read as one checker more on the
+        bar and nothing else (docs/recognition: colour-blind hits), so a hand pauses there."""
+        n = self.sim.frames
+        self.sim.wait_frame(n, WAIT)
+        self.sim.wait_frame(n + 1, WAIT)
 
     def make_play(self, side, play):
         """Move the checkers of ``play`` on the physical board, checker by checker."""
@@ -123,10 +142,11 @@ class Player:
                 blot = B.opp_count(self.pos, side, t)
                 if blot == 1:
                     self.hand_move(loc(side, t), 24 + opp)  # the hit blot goes to its bar
+                    self.firmware_saw()
             self.hand_move(loc(side, f), loc(side, t))
             B.apply_step(self.pos, side, f, t)
 
-    def expect(self, kinds, timeout=5.0):
+    def expect(self, kinds, timeout=WAIT):
         r = self.con.next(kinds, timeout)
         if r is None:
             tail = "\n".join(self.sim.log[-15:])
@@ -140,12 +160,26 @@ class Player:
         self.pos = B.start_position()
         time.sleep(self.settle)
         if first:
-            self.press("roll0")  # IDLE -> OPENING (the dice seed is drawn)
+            self.press_until("roll0", ("MATCH_START",))  # IDLE -> OPENING (the dice seed is drawn)
             time.sleep(self.settle)
         while True:
-            kind, text = self.press_until("roll0", ("OPENING",))
+            if self.house:
+                # seed 004: side 0 throws two dice (not journaled yet), then side 1; a press
+                # of side 1 before side 0's throw is ignored, so pressing again is safe
+                self.press("roll0")
+                time.sleep(self.settle)
+                kind, text = self.press_until("roll1", ("OPENING",))
+            else:
+                kind, text = self.press_until("roll0", ("OPENING",))
             d = [int(x) for x in re.findall(r"\d", text.split(" ", 1)[1])]
-            if d[0] != d[1]:
+            if self.house:
+                a, b = d[0] + d[1], d[2] + d[3]
+                if a != b:  # the higher total starts with its own dice; it keeps them (ROLL)
+                    self.side = 0 if a > b else 1
+                    self.dice = (d[0], d[1]) if a > b else (d[2], d[3])
+                    self.press("roll%d" % self.side)
+                    return
+            elif d[0] != d[1]:
                 self.side = 0 if d[0] > d[1] else 1
                 self.dice = (d[0], d[1])
                 return
@@ -181,17 +215,19 @@ class Player:
             self.choose(side, text)
             kind, text = self.expect(("PLAY",))
         self.turns += 1
-        end = self.con.next(("GAME_END",), timeout=0.3 if B.count(self.pos, side, 0) == 15 else 0.0)
-        if end:
-            return end[1]
+        if B.count(self.pos, side, 0) == 15:  # the last checker off: the game ends
+            return self.expect(("GAME_END",))[1]
         self.side = side = 1 - side
         if self.double_rate and self.rng.random() < self.double_rate:
+            # the board may refuse the double (cube owned, Crawford): nothing is logged then,
+            # so no wait on DOUBLE here; if it is offered, the roll press below sees it
             self.press("cube%d" % side)
-            r = self.con.next(("DOUBLE",), timeout=0.3)
-            if r:
-                self.press("roll%d" % (1 - side))  # take
-                self.expect(("TAKE",))
-        kind, text = self.press_until("roll%d" % side, ("ROLL",))
+            time.sleep(self.settle)
+        while True:
+            kind, text = self.press_until("roll%d" % side, ("ROLL", "DOUBLE"))
+            if kind == "ROLL":
+                break
+            self.press_until("roll%d" % (1 - side), ("TAKE",))  # the opponent takes
         nums = [int(x) for x in text.split()]
         self.dice = (nums[1], nums[2])
         return None
@@ -207,8 +243,10 @@ class Player:
                 if end:
                     break
             self.say("game %d: %s (%d turns so far)" % (self.games, end, self.turns))
-            r = self.con.next(("MATCH_END",), timeout=0.5)
-            if r:
+            w, pts = [int(x) for x in end.split()[:2]]
+            self.score[w] += pts
+            if self.length and self.score[w] >= self.length:  # the firmware ends the match
+                r = self.expect(("MATCH_END",))
                 self.result = r[1]
                 self.say("match over:", r[1])
                 return r[1]
@@ -271,9 +309,18 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description="Play a whole match automatically on the simulator.")
     ap.add_argument("--image", default=str(ROOT / ".sim" / "demo.lfs"), help="littlefs image for the journal")
     ap.add_argument("--keep", action="store_true", help="keep earlier matches in the image")
-    ap.add_argument("--seed", default="demo", help="seed of the robots' choices and the board's dice")
+    ap.add_argument(
+        "--seed",
+        default="demo",
+        help="seed of the robots' choices and the board's dice: a seed replays the same match "
+        "(docs/simulator.md); 'random' = a truly random board",
+    )
     ap.add_argument("--heap", default=None, help="MicroPython heap (default: the simulator's)")
     ap.add_argument("--doubles", type=float, default=0.05, help="chance the side on roll doubles")
+    ap.add_argument("--watch", action="store_true", help="serve the page: watch the robots play in a browser")
+    ap.add_argument("--port", type=int, default=8080, help="the page's port with --watch")
+    ap.add_argument("--step-ms", type=int, default=15, help="pause after each checker moved (ms)")
+    ap.add_argument("--quiet", action="store_true", help="only the summary lines")
     server.add_setting_args(ap)
     args = ap.parse_args(argv)
     if args.length is None:
@@ -282,17 +329,37 @@ def main(argv=None):
     if image.exists() and not args.keep:
         image.unlink()
     kw = {"heap": args.heap} if args.heap else {}
-    sim = server.Sim(image=str(image), settings=server.parse_settings(args), seed=args.seed, **kw)
+    seed = None if args.seed == "random" else args.seed
+    settings = server.parse_settings(args)
+    sim = server.Sim(image=str(image), settings=settings, seed=seed, **kw)
+    httpd = None
+    step = args.step_ms
+    if args.watch:
+        httpd = server.serve(sim, "127.0.0.1", args.port)
+        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+        print("watch the robots play: http://127.0.0.1:%d/" % httpd.server_address[1], flush=True)
+        step = max(step, 400)  # slow enough to follow
     sim.start()
     t0 = time.monotonic()
     try:
-        p = Player(sim, random.Random(args.seed), double_rate=args.doubles, verbose=True)
+        p = Player(
+            sim,
+            random.Random(args.seed),
+            step_ms=step,
+            double_rate=args.doubles,
+            verbose=not args.quiet,
+            house=bool(settings.get("house")),
+            length=args.length,
+        )
         res = p.play_match()
     except (RuntimeError, OSError):
         print("\n".join(sim.log[-25:]), file=sys.stderr)
         raise
     finally:
         sim.stop()
+        if httpd is not None:
+            httpd.shutdown()
+            httpd.server_close()
     dt = time.monotonic() - t0
     print("played %d games, %d turns in %.1f s; result: %s" % (p.games, p.turns, dt, res))
     for path, acts, msg, size in check_journal(image):

@@ -102,6 +102,7 @@ class Fairness:
         self._mixer = None
         self._stream = None
         self._parts = None
+        self._timing = None  # the source's ``timing(ticks)``, when it has one (see ``new``)
         if player_seed:
             self.set_player_seed(player_seed)
         for p in parts or ():
@@ -121,7 +122,10 @@ class Fairness:
         seed = random.urandom(BOARD_SEED_LEN)
         if len(seed) != BOARD_SEED_LEN:
             raise ValueError("random source returned %d bytes" % len(seed))
-        return cls(match_id, seed)
+        f = cls(match_id, seed)
+        # A seeded simulator's source maps press times to a replayable sequence (docs/simulator.md)
+        f._timing = getattr(random, "timing", None)
+        return f
 
     @classmethod
     def resume(cls, secret, commitment_, player_seed, counter, over=False, parts=None):
@@ -188,6 +192,8 @@ class Fairness:
             return
         if self._mixer is None:
             self._mixer = TimingMixer()
+        if self._timing is not None:
+            ticks = self._timing(ticks)
         self._mixer.feed(ticks)
 
     def fix(self):
