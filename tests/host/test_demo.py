@@ -82,3 +82,35 @@ def test_seeded_demos_complete_under_cpu_load(tmp_path):
             h.wait()
     assert len(done) == n
     print("%d loaded demos in %.0f s" % (n, time.monotonic() - t0))
+
+
+def test_watch_serves_the_page_while_the_robots_play(tmp_path, capsys):
+    import json
+    import re
+    import threading
+    import urllib.request
+
+    rc = []
+    img = tmp_path / "w.lfs"
+    args = ["--length", "1", "--seed", "watch", "--image", str(img), "--quiet", "--watch", "--port", "0"]
+    t = threading.Thread(target=lambda: rc.append(demo.main(args + ["--step-ms", "3"])), daemon=True)
+    t.start()
+    url = None
+    end = time.monotonic() + 120
+    seen = ""
+    while url is None and time.monotonic() < end:
+        seen += capsys.readouterr().out
+        m = re.search(r"http://127\.0\.0\.1:\d+/", seen)
+        url = m.group(0) if m else None
+        time.sleep(0.05)
+    assert url, seen
+    page = urllib.request.urlopen(url, timeout=30).read()
+    assert b"<html" in page.lower()
+    plays = []
+    while not plays and time.monotonic() < end:  # the page's state shows the robots' plays
+        state = json.loads(urllib.request.urlopen(url + "api/state", timeout=30).read())
+        plays = [x for x in state["log"] if x.startswith("PLAY")]
+        time.sleep(0.2)
+    assert plays
+    t.join(300)
+    assert rc == [0]

@@ -202,12 +202,26 @@ class Player:
             self.press("cube%d" % side)
             text = self.expect(("CHOICE",))[1]
 
+    def tidy(self, side, plays):
+        """The plays that leave no point with more checkers than it has sensor slots: a person
+        does not pile 13 checkers on one point, and the board cannot read such a pile."""
+        cap = self.sim.board["sensors"]["slots_per_point"]
+        out = []
+        end = B.start_position()
+        for play in plays:
+            B.copy_into(end, self.pos)
+            for i in range(0, len(play), 2):
+                B.apply_step(end, side, play[i], play[i + 1])
+            if all(B.count(end, side, q) <= cap for q in range(1, 25)):
+                out.append(play)
+        return out
+
     def turn(self):
         """Play the turn of ``self.side`` with ``self.dice``; returns the GAME_END text or None."""
         side = self.side
         self.turn_pos = bytearray(self.pos)
-        plays = movegen.plays(self.pos, side, self.dice[0], self.dice[1])
-        play = self.rng.choice(plays)[0] if plays else ()
+        plays = [p[0] for p in movegen.plays(self.pos, side, self.dice[0], self.dice[1])]
+        play = self.rng.choice(self.tidy(side, plays) or plays) if plays else ()
         self.make_play(side, play)
         time.sleep(self.settle)
         kind, text = self.press_until("roll%d" % side, ("PLAY", "CHOICE"))  # confirm: picks up the dice
@@ -319,7 +333,9 @@ def main(argv=None):
     ap.add_argument("--doubles", type=float, default=0.05, help="chance the side on roll doubles")
     ap.add_argument("--watch", action="store_true", help="serve the page: watch the robots play in a browser")
     ap.add_argument("--port", type=int, default=8080, help="the page's port with --watch")
-    ap.add_argument("--step-ms", type=int, default=15, help="pause after each checker moved (ms)")
+    ap.add_argument(
+        "--step-ms", type=int, default=None, help="pause after each checker moved, ms (15; 400 with --watch)"
+    )
     ap.add_argument("--quiet", action="store_true", help="only the summary lines")
     server.add_setting_args(ap)
     args = ap.parse_args(argv)
@@ -333,12 +349,13 @@ def main(argv=None):
     settings = server.parse_settings(args)
     sim = server.Sim(image=str(image), settings=settings, seed=seed, **kw)
     httpd = None
-    step = args.step_ms
+    step = 15 if args.step_ms is None else args.step_ms
     if args.watch:
         httpd = server.serve(sim, "127.0.0.1", args.port)
         threading.Thread(target=httpd.serve_forever, daemon=True).start()
         print("watch the robots play: http://127.0.0.1:%d/" % httpd.server_address[1], flush=True)
-        step = max(step, 400)  # slow enough to follow
+        if args.step_ms is None:
+            step = 400  # slow enough to follow
     sim.start()
     t0 = time.monotonic()
     try:
