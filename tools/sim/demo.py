@@ -261,6 +261,9 @@ class Player:
             self.score[w] += pts
             if self.length and self.score[w] >= self.length:  # the firmware ends the match
                 r = self.expect(("MATCH_END",))
+            else:  # money play (or a caller that did not say the length): it may say so
+                r = self.con.next(("MATCH_END",), 0.0 if self.length else 2.0)
+            if r:
                 self.result = r[1]
                 self.say("match over:", r[1])
                 return r[1]
