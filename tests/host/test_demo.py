@@ -46,41 +46,38 @@ def test_a_seed_replays_the_same_match(tmp_path):
     assert _records(img) != runs[0]
 
 
+def _loaded_demo(tmp_path, i):
+    img = tmp_path / ("d%d.lfs" % i)
+    args = ["--length", "1", "--seed", "load-%d" % i, "--image", str(img), "--quiet", "--step-ms", "3"]
+    if i % 2:
+        args.append("--house")
+    assert demo.main(args) == 0, "demo %d did not finish its match" % i
+    [(path, acts, msg, size)] = demo.check_journal(img)
+    kinds = [k for k, f in acts]
+    assert kinds[-2:] == [record.MATCH_END, record.SEED_REVEAL] and msg.startswith("PASS"), msg
+    if i % 2:  # the house opening: side 0's and side 1's two dice in one OPENING
+        first = [f for k, f in acts if k == record.OPENING][0]
+        assert len(first[1]) == 4, first
+    return i
+
+
 def test_seeded_demos_complete_under_cpu_load(tmp_path):
+    """Four demos at a time (a demo mostly waits for the firmware's scans; each has its own
+    simulator), beside two busy processes."""
+    from concurrent.futures import ThreadPoolExecutor
+
     n = int(os.environ.get("SG_DEMO_RUNS", "20"))
     hog = [sys.executable, "-c", "while True: pass"]
     hogs = [subprocess.Popen(hog) for _ in range(2)]
-    done = []
     t0 = time.monotonic()
     try:
-        for i in range(n):
-            img = tmp_path / ("d%d.lfs" % i)
-            args = [
-                "--length",
-                "1",
-                "--seed",
-                "load-%d" % i,
-                "--image",
-                str(img),
-                "--quiet",
-                "--step-ms",
-                "3",
-            ]
-            if i % 2:
-                args.append("--house")
-            assert demo.main(args) == 0, "demo %d did not finish its match" % i
-            [(path, acts, msg, size)] = demo.check_journal(img)
-            kinds = [k for k, f in acts]
-            assert kinds[-2:] == [record.MATCH_END, record.SEED_REVEAL] and msg.startswith("PASS"), msg
-            if i % 2:  # the house opening: side 0's and side 1's two dice in one OPENING
-                first = [f for k, f in acts if k == record.OPENING][0]
-                assert len(first[1]) == 4, first
-            done.append(i)
+        with ThreadPoolExecutor(4) as ex:
+            done = sorted(ex.map(lambda i: _loaded_demo(tmp_path, i), range(n)))
     finally:
         for h in hogs:
             h.kill()
             h.wait()
-    assert len(done) == n
+    assert done == list(range(n))
     print("%d loaded demos in %.0f s" % (n, time.monotonic() - t0))
 
 
