@@ -19,7 +19,7 @@ moving         the mover's turn LED and dice, and what ``bg.recognize`` says: a 
                legal plays reading alike: the shown candidate's sources blink and its
                destinations stay lit in the mover's colour (CUBE: next, ROLL: record it);
                a roll with no legal play: the dice pulse (ROLL passes)
-doubled        the offered cube value blinks; the taker's turn LED
+doubled        the offered cube value blinks in the offerer's colour; the taker's turn LED
 resigning      die 0 shows the offered value (1/2/3) blinking; the opponent's turn LED
 illegal        casual mode: the rows of the illegal play; the opponent's turn LED blinks
 game/match     the result chase in the winner's colour, die 0 = 1/2/3 (single/gammon/bg)
@@ -174,7 +174,7 @@ class View:
             else:
                 p.dice(ctl.dice[0], ctl.dice[1], side, lvl)
         elif ph == C.DOUBLED:
-            p.cube(2 * ctl.cube, owner, offered=True)
+            p.cube(2 * ctl.cube, owner, offered=True, by=side)
             p.turn(1 - side)
         elif ph == C.RESIGNING:
             p.turn(1 - side)

@@ -226,10 +226,11 @@ class Painter:
         for s in (0, 1):
             self.set(b.turn_led[s], SIDE_COLOURS[s], 255 if side == s else 0)
 
-    def cube(self, value, owner, offered=False):
+    def cube(self, value, owner, offered=False, by=None):
         """Cube: centred (``owner`` None) lights the 64 LED dim white (the physical cube's
         convention for value 1); owned lights the value LED and the owner LED in the owner's
-        colour. ``offered``: the value LED blinks (a double waits for an answer)."""
+        colour. ``offered``: the value LED blinks (a double waits for an answer), in the
+        offerer's colour when ``by`` (the offering side) is given."""
         b = self.board
         for k in range(6):
             self.set(b.cube_value_led[k], BLACK)
@@ -243,6 +244,8 @@ class Painter:
         else:
             c = SIDE_COLOURS[owner]
             self.set(b.cube_owner_led[owner], c)
+        if by is not None:
+            c = SIDE_COLOURS[by]
         k = 0
         v = 2
         while v < value and k < 5:

@@ -167,3 +167,28 @@ def test_pairing_code_digits_one_after_another_on_the_dice():
         raise AssertionError("a bad code was accepted")
     except ValueError:
         pass
+
+
+def test_double_offer_blinks_the_new_value_in_the_offerers_colour():
+    # docs/leds.md: "double offered | the new value's LED | offerer's colour | fast blink" --
+    # with the cube centred too (it blinked white, the neutral colour, which names nobody)
+    board, v = _view()
+    c, r = _started()
+    r.play_turn()
+    side = c.side
+    assert c.phase == C.AWAIT_ROLL and c.owner == -1
+    assert r.press(side, C.CUBE) and c.phase == C.DOUBLED
+    led = board.cube_value_led[0]  # the "2"
+    seen = set()
+    for t in range(0, 1200, 50):
+        v.paint(c, r.now + t)
+        g = v.p.get(led)
+        if g != (0, 0, 0):
+            seen.add(g)
+    assert seen, "the offered value never lit"
+    sc = L.SIDE_COLOURS[side]
+    for g in seen:  # (R, G, B) after the cap and the blink level: the offerer's hue
+        assert not (g[0] == g[1] == g[2]), "white: %r" % (g,)
+        assert sorted(range(3), key=lambda i: g[i]) == sorted(range(3), key=lambda i: sc[i]), (g, sc)
+    for s in (0, 1):  # nobody owns the cube while the double waits for its answer
+        assert v.p.get(board.cube_owner_led[s]) == (0, 0, 0)
