@@ -123,6 +123,7 @@ class App:
         self._all_since = None  # ticks when all four went down; False once the gesture fired
         self.watchers = []  # callables(kind, fields) for live watch (the link)
         self.verbose = True  # the serial console shows every confirmed action
+        self.status = None  # the simulator's status line (app.sim_status.Status), else None
         self.link_port = 0  # simulator: the link on a local TCP port
         self.ble_link = _AUTO  # True/False; _AUTO (None): when the bluetooth module exists
         self.serial_link = _AUTO  # True/False; _AUTO: on the USB serial port without BLE
@@ -418,9 +419,12 @@ class App:
 
     async def clock_task(self):
         while self.running:
-            if self.ctl.tick(self.hw.clock.ticks_ms()):
+            now = self.hw.clock.ticks_ms()
+            if self.ctl.tick(now):
                 self.drain()
                 self.wake.set()
+            if self.status is not None:
+                self.status.poll(self.ctl, now)  # the simulator's status panel (app.sim_status)
             await asyncio.sleep_ms(100)
 
     async def run(self):
@@ -639,6 +643,10 @@ def run(backend=None, config=None, settings=None):
     log = bus.log if bus is not None else print
     app = App(hw, board, settings or settings_from(None), log)
     app.link_port = int(cfg.get("link_port", 0))
+    if bus is not None:
+        from app.sim_status import Status
+
+        app.status = Status(bus.send_line)
     app.links(cfg.get("ble"), cfg.get("serial_link"))
     asyncio.run(app.run())
     return app

@@ -17,8 +17,9 @@ the firmware itself listens there (``app.sock_link``), the same protocol as over
 HTTP API (JSON)::
 
     GET  /                 the page          GET /board.json   hardware/board.json
-    GET  /api/state        {"leds": hex, "physical": {...}, "log": [...], "frames": n, ...}
-    GET  /events           server-sent events: "leds", "log", "physical", "exit"
+    GET  /api/state        {"leds": hex, "physical": {...}, "log": [...], "frames": n, "status": {...},
+                            "pairing": "NNNNNN" | null, "legend": [...], ...}
+    GET  /events           server-sent events: "leds", "log", "physical", "status", "pairing", "exit"
     POST /api/physical     {"locs": [[colour, ...] x 28], "hand": [...]}   (a hand moved)
     POST /api/button       {"i": 0..3, "down": 0|1}
     POST /api/reset        {"setup": "start"|"clear"}  put the checkers on the start / away
@@ -44,8 +45,12 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
+for _sub in ("firmware", "host_tools/shim"):  # bg (the firmware's own vocabulary) on CPython
+    if str(ROOT / _sub) not in sys.path:
+        sys.path.append(str(ROOT / _sub))
 
 import romfs  # noqa: E402
+import status as words  # noqa: E402
 from physical import BOARD_JSON, Chain, Physical, load_board  # noqa: E402
 
 STATIC = HERE / "static"
@@ -126,6 +131,10 @@ class Sim:
         self._log_dropped = 0  # lines dropped from the front of ``log`` (it keeps the last 300+)
         self.hello = None
         self.exit_code = None
+        self.status = {}  # the firmware's last status line (app.sim_status), described
+        self._st = {}  # the raw status line and the one before it (the last play's start)
+        self._st_before = {}
+        self.pairing = None  # the pairing value the firmware shows (its console), else None
         self._subs = []
         self._lock = threading.Lock()
         self._frame_cv = threading.Condition(self._lock)
@@ -237,7 +246,34 @@ class Sim:
                 del self.log[:-300]
         if not self.quiet:
             print("firmware:", text, flush=True)
-        self._publish("log", {"m": text})
+        ev = {"m": text}
+        decoded = words.decode_log(text)
+        if decoded:
+            ev["d"] = decoded
+        self._publish("log", ev)
+        self._pairing_from_log(text)
+
+    def _pairing_from_log(self, text):
+        """The pairing value as the firmware shows it (``app.main`` logs ``pairing code:
+        NNNNNN`` while it is on the LED dice, and how the window ends)."""
+        if text.startswith("pairing code: "):
+            code = text[len("pairing code: ") :].strip()
+        elif text in ("pairing closed", "pairing confirmed", "pairing refused", "link: every host unpaired"):
+            code = None
+        else:
+            return
+        with self._lock:
+            self.pairing = code
+        self._publish("pairing", {"code": code})
+
+    def _status_line(self, msg):
+        with self._lock:
+            if msg.get("lp") != self._st.get("lp"):
+                self._st_before = self._st  # the last play started from the previous position
+            self._st = msg
+            self.status = words.describe(msg, self._st_before)
+            st = self.status
+        self._publish("status", st)
 
     def log_since(self, n):
         """Console lines number ``n`` (counted from the start) onwards, and the next number."""
@@ -265,6 +301,8 @@ class Sim:
                 self._publish("leds", {"d": msg["d"], "n": self.frames})
             elif t == "log":
                 self._log(msg.get("m", ""))
+            elif t == "st":
+                self._status_line(msg)
             elif t == "hello":
                 self.hello = msg
 
@@ -337,6 +375,9 @@ class Sim:
                 "log": self.log[-50:],
                 "exit": self.exit_code,
                 "link_port": self.link_port,
+                "status": self.status,
+                "pairing": self.pairing,
+                "legend": words.legend(),
             }
 
 
@@ -431,6 +472,8 @@ def make_handler(sim, static=STATIC):
                 st = sim.state()
                 self._sse("leds", {"d": st["leds"], "n": st["frames"]})
                 self._sse("physical", st["physical"])
+                self._sse("status", st["status"])
+                self._sse("pairing", {"code": st["pairing"]})
                 while True:
                     try:
                         ev, data = q.get(timeout=15)

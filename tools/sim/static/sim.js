@@ -238,6 +238,12 @@ function sendPhysical() {
   return post("/api/physical", { locs: sim.locs, hand: sim.hand });
 }
 
+function pressed(i, on) {
+  for (const b of document.querySelectorAll("button.hw")) {
+    if (Number(b.dataset.button) === i) b.classList.toggle("pressed", on);
+  }
+}
+
 function wireButtons() {
   const names = sim.board.buttons.map((b) => b.name);
   for (const b of document.querySelectorAll("button.hw")) {
@@ -254,13 +260,29 @@ function wireButtons() {
     b.addEventListener("pointerup", up);
     b.addEventListener("pointerleave", up);
   }
+  // The board's gestures: the page holds the same simulated buttons down for the gesture's
+  // time, through the same button API as the buttons above (nothing reaches the firmware
+  // any other way).
+  for (const g of document.querySelectorAll("button.gesture")) {
+    g.addEventListener("click", (ev) => {
+      ev.preventDefault();
+      if (g.disabled) return;
+      const idx = g.dataset.hold.split(",").map((n) => names.indexOf(n));
+      g.disabled = true;
+      for (const i of idx) { post("/api/button", { i, down: 1 }); pressed(i, true); }
+      setTimeout(() => {
+        for (const i of idx) { post("/api/button", { i, down: 0 }); pressed(i, false); }
+        g.disabled = false;
+      }, Number(g.dataset.ms));
+    });
+  }
   document.getElementById("setup-start").onclick = () => post("/api/reset", { setup: "start" });
   document.getElementById("setup-clear").onclick = () => post("/api/reset", { setup: "clear" });
 }
 
-function log(line) {
+function log(line, decoded) {
   const pre = document.getElementById("log");
-  pre.textContent += line + "\n";
+  pre.textContent += (decoded ? line.split(" ")[0] + ": " + decoded : line) + "\n";
   if (pre.textContent.length > 20000) pre.textContent = pre.textContent.slice(-15000);
   pre.scrollTop = pre.scrollHeight;
 }
@@ -287,11 +309,44 @@ function connect() {
     sim.locs = d.locs; sim.hand = d.hand;
     drawCheckers();
   });
-  es.addEventListener("log", (ev) => log(JSON.parse(ev.data).m));
+  es.addEventListener("log", (ev) => { const d = JSON.parse(ev.data); log(d.m, d.d); });
+  es.addEventListener("status", (ev) => showStatus(JSON.parse(ev.data)));
+  es.addEventListener("pairing", (ev) => showPairing(JSON.parse(ev.data).code));
   es.addEventListener("exit", (ev) => {
     document.getElementById("fw-status").textContent = "stopped (exit " + JSON.parse(ev.data).code + ")";
   });
   es.onerror = () => { document.getElementById("fw-status").textContent = "disconnected"; };
+}
+
+// The status panel: the firmware's own status line, put into words by the server
+// (tools/sim/status.py); the page adds nothing.
+function showStatus(st) {
+  if (!st || !st.next) return;
+  document.getElementById("next").textContent = st.next;
+  for (const k of ["match", "score", "crawford", "cube", "turn", "dice", "pips", "last"]) {
+    document.getElementById("st-" + k).textContent = st[k];
+  }
+  sim.status = st;
+}
+
+function showPairing(code) {
+  const box = document.getElementById("pairing");
+  document.getElementById("pair-code").textContent = code || "";
+  box.hidden = !code;
+}
+
+function showLegend(items) {
+  const ul = document.getElementById("legend");
+  ul.textContent = "";
+  for (const it of items) {
+    const li = document.createElement("li");
+    const sw = document.createElement("span");
+    sw.className = "swatch";
+    sw.style.background = `rgb(${it.rgb.join(",")})`;
+    li.appendChild(sw);
+    li.appendChild(document.createTextNode(it.name + ": " + it.role.replace("side 0", "white (side 0)").replace("side 1", "black (side 1)")));
+    ul.appendChild(li);
+  }
 }
 
 async function init() {
@@ -302,7 +357,10 @@ async function init() {
   const st = await (await fetch("/api/state")).json();
   sim.locs = st.physical.locs; sim.hand = st.physical.hand;
   sim.leds = hexToBytes(st.leds);
-  st.log.forEach(log);
+  st.log.forEach((l) => log(l));
+  showStatus(st.status);
+  showPairing(st.pairing);
+  showLegend(st.legend);
   document.getElementById("linkport").textContent = st.link_port ? "127.0.0.1:" + st.link_port : "off";
   drawCheckers();
   paintLeds();

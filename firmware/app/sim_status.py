@@ -1,0 +1,82 @@
+"""The simulator's status line: the controller's own state, for the page's status panel.
+
+Only the simulator (``hal.sim`` with a server) loads this module. ``Status.poll(ctl, now)``
+runs from the 10 Hz clock task; it compares the few fields the page shows with the last
+ones sent (no allocation while nothing changed) and, when one changed, sends one JSON line
+``{"t": "st", ...}`` over the sim bus (a few hundred bytes, at the pace of a human's
+actions). The keys (docs/simulator.md, "Status panel")::
+
+    ph  phase (app.ctl_defs.PHASE_NAMES index)   s    side the board waits on (-1: either)
+    d   the dice [d1, d2] (0 0: none)            c/o  cube value, owner (-1: centred)
+    sc  score [side 0, side 1]                   len  match length (0: money)
+    cr  1 in the Crawford game                   pip  pip counts [side 0, side 1]
+    pos the confirmed position (hex, bg.board layout)
+    lp  [side, steps] of the last play (null)    m    the controller's message ("illegal play")
+    err [missing, extra] row masks while an illegal reading is shown (null)
+    res [winner, points, kind] of the last game (null)
+"""
+
+from bg import board as B
+
+_N = 12  # fields compared: see _fields
+
+
+class Status:
+    def __init__(self, send):
+        self._send = send  # callable(obj): one JSON line to the server
+        self._last = [None] * _N
+        self._now = [None] * _N
+
+    def _fields(self, ctl, now, out):
+        out[0] = ctl.phase
+        out[1] = ctl.side
+        out[2] = ctl.dice[0]
+        out[3] = ctl.dice[1]
+        out[4] = ctl.cube
+        out[5] = ctl.owner
+        out[6] = ctl.score[0]
+        out[7] = ctl.score[1]
+        out[8] = ctl.last_play  # compared by identity: a new play is a new tuple
+        out[9] = ctl.message
+        out[10] = ctl.show_errors(now) and ctl.missing | ctl.extra << 28
+        out[11] = ctl.result
+
+    def poll(self, ctl, now):
+        """Send the status when a field the page shows changed; returns True if it did."""
+        cur = self._now
+        last = self._last
+        self._fields(ctl, now, cur)
+        same = True
+        for i in range(_N):
+            if cur[i] is not last[i] and cur[i] != last[i]:
+                same = False
+                break
+        if same:
+            return False
+        for i in range(_N):
+            last[i] = cur[i]
+        self._send(self.line(ctl, now))
+        return True
+
+    def line(self, ctl, now):
+        """The status as a dict (allocates: only when something changed)."""
+        pos = ctl.pos
+        lp = ctl.last_play
+        res = ctl.result
+        return {
+            "t": "st",
+            "ph": ctl.phase,
+            "s": ctl.side,
+            "d": [ctl.dice[0], ctl.dice[1]],
+            "c": ctl.cube,
+            "o": ctl.owner,
+            "sc": [ctl.score[0], ctl.score[1]],
+            "len": ctl.settings.length,
+            "cr": 1 if ctl.crawford_game else 0,
+            "pip": [B.pip_count(pos, 0), B.pip_count(pos, 1)],
+            "pos": "".join("%02x" % v for v in pos),
+            "lp": [lp[0], list(lp[1])] if lp else None,
+            "m": ctl.message,
+            "err": [ctl.missing, ctl.extra] if ctl.show_errors(now) else None,
+            "res": [res[0], res[1], res[2]] if res else None,
+        }

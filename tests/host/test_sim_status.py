@@ -1,0 +1,169 @@
+"""The simulator page explains itself: the status panel says, from the firmware's own status
+line (``app.sim_status``), what the board expects next -- at the start, in the opening, in a
+turn, after a refused illegal play, during a double, after a game; the console's records
+are decoded with the sides by colour; the LED legend is docs/leds.md's palette, taken from
+``bg.leds``; the pairing value comes from the firmware's console."""
+
+import random
+import re
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tools" / "sim"))
+
+import demo  # noqa: E402
+import server  # noqa: E402
+import status as words  # noqa: E402
+from bg import leds as L  # noqa: E402
+
+
+def _until(fn, timeout=5.0, what="condition"):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        v = fn()
+        if v:
+            return v
+        time.sleep(0.05)
+    raise AssertionError("timed out waiting for " + what)
+
+
+def _next(sim, needle, timeout=5.0):
+    return _until(
+        lambda: needle in sim.status.get("next", "") and sim.status, timeout, repr(needle) + " in status"
+    )
+
+
+def test_status_panel_follows_the_firmware_through_a_game(tmp_path):
+    sim = server.Sim(image=str(tmp_path / "f.lfs"), settings={"length": 1}, seed="status")
+    sim.physical.set_start()
+    sim.start()
+    try:
+        st = _next(sim, "press ROLL to start the match")
+        assert st["match"] == "1-point match" and st["score"] == "white 0, black 0"
+        assert st["cube"] == "1, centred" and st["turn"] == "either player" and st["dice"] == "-"
+        p = demo.Player(sim, random.Random(7))
+        p.start_game(True)
+        side = p.side
+        who = words.SIDES[side]
+        st = _next(sim, "%s to play %d-%d" % (who, p.dice[0], p.dice[1]))
+        assert st["turn"] == who and st["pips"] == "white 167, black 167"
+        # the opening throw in the console: decoded, sides by colour
+        assert any(
+            ("opening throw: white %d, black %d" % p.dice) in (words.decode_log(x) or "") for x in sim.log
+        )
+
+        # an illegal play: the mover's checker from its 6 point one point backwards (its 7),
+        # confirmed -> refused; the panel names the rows to correct in board numbering
+        six, seven = demo.loc(side, 6), demo.loc(side, 7)
+        p.hand_move(six, seven)
+        time.sleep(0.2)
+        st = None
+        for _ in range(4):
+            p.press("roll%d" % side)
+            try:
+                st = _next(sim, "illegal:", 1.0)
+                break
+            except AssertionError:
+                continue
+        assert st, sim.status
+        assert "a checker too many on point %d" % (seven + 1) in st["next"], st
+        assert "a checker missing on point %d" % (six + 1) in st["next"], st
+        p.hand_move(seven, six)  # put it back, then the real play
+        _next(sim, "%s to play" % who)
+        assert p.turn() is None
+        other = words.SIDES[1 - side]
+        st = _next(sim, "%s to roll" % other)
+        assert st["last"].startswith(who + " ") and "/" in st["last"], st
+        # a 1-point match: no doubling (Crawford-free but pointless); the panel still says
+        # whose roll it is; a double is covered in the money test below
+        end = None
+        while end is None:
+            end = p.turn()
+        st = _next(sim, "wins", 5)
+        winner = int(end.split()[0])
+        assert "%s wins" % words.SIDES[winner] in st["next"], (end, st)
+        assert st["score"] == ("white 1, black 0" if winner == 0 else "white 0, black 1"), st
+    finally:
+        sim.stop()
+
+
+def test_status_during_a_double_names_the_taker_and_the_buttons(tmp_path):
+    sim = server.Sim(image=str(tmp_path / "f.lfs"), settings={"length": 5}, seed="dbl")
+    sim.physical.set_start()
+    sim.start()
+    try:
+        p = demo.Player(sim, random.Random(3))
+        p.start_game(True)
+        side = p.side
+        plays = demo.movegen.plays(p.pos, side, p.dice[0], p.dice[1])
+        p.make_play(side, plays[0][0])
+        time.sleep(0.1)
+        p.press_until("roll%d" % side, ("PLAY",))
+        doubler = 1 - side
+        _next(sim, "%s to roll" % words.SIDES[doubler])
+        p.press_until("cube%d" % doubler, ("DOUBLE",))
+        st = _next(sim, "double offered")
+        assert st["next"] == "double offered: %s ROLL takes, CUBE drops" % words.SIDES[side], st
+        p.press_until("roll%d" % side, ("TAKE",))
+        st = _next(sim, "%s to roll" % words.SIDES[doubler])
+        assert st["cube"] == "2, owned by %s" % words.SIDES[side], st
+    finally:
+        sim.stop()
+
+
+def test_record_lines_are_decoded_with_sides_by_colour_and_junk_is_left_alone():
+    d = words.decode_log
+    assert d("OPENING 0 (6, 1)") == "opening throw: white 6, black 1"
+    assert d("ROLL 1 3 5") == "black rolls 3-5"
+    assert d("PLAY 0 (24, 18, 13, 11) 0") == "white plays (24, 18, 13, 11)"
+    assert d("DOUBLE 1 2") == "black doubles to 2"
+    assert d("TAKE 0") == "white takes"
+    assert d("GAME_END 1 2 2 0") == "black wins 2 points (gammon)"
+    assert d("MATCH_END 0 3 1") == "white wins the match 3-1"
+    # not records, or records with fields a clumsy (or hostile) line garbles: no decoding,
+    # never an exception (the raw line still shows)
+    for junk in (
+        "pairing code: 123456",
+        "ROLL",
+        "ROLL x 1 2",
+        "ROLL 7 1 2",
+        "GAME_END 9",
+        "",
+        "OPENING 0 (a, b)",
+    ):
+        assert d(junk) is None, junk
+
+
+def test_legend_is_the_palette_of_docs_leds_from_the_firmware_constants():
+    rows = []
+    text = (ROOT / "docs" / "leds.md").read_text()
+    table = text.split("## Palette", 1)[1].split("##", 1)[0]
+    for line in table.splitlines():
+        m = re.match(r"\| (.+?) \| (.+?) \| (\d+), (\d+), (\d+) \|$", line)
+        if m:
+            rows.append({"role": m.group(1), "name": m.group(2), "rgb": [int(m.group(i)) for i in (3, 4, 5)]})
+    assert rows and rows == words.legend()
+    assert words.legend()[0]["rgb"] == list(L.SIDE_COLOURS[0]) and words.legend()[1]["rgb"] == list(
+        L.SIDE_COLOURS[1]
+    )
+
+
+def test_pairing_value_follows_the_firmware_console():
+    sim = server.Sim()  # not started: the console lines are fed as the firmware logs them
+    seen = []
+    q = sim.subscribe()
+    sim._log("pairing window open")
+    assert sim.pairing is None
+    sim._log("pairing code: 042917")
+    assert sim.pairing == "042917" and sim.state()["pairing"] == "042917"
+    sim._log("PLAY 0 (8, 5, 6, 5) 0")  # the game goes on: the value stays
+    assert sim.pairing == "042917"
+    for end in ("pairing confirmed", "pairing refused", "pairing closed", "link: every host unpaired"):
+        sim._log("pairing code: 111111")
+        sim._log(end)
+        assert sim.pairing is None, end
+    while not q.empty():
+        seen.append(q.get_nowait())
+    assert ("pairing", {"code": "042917"}) in seen and ("pairing", {"code": None}) in seen

@@ -1,0 +1,220 @@
+"""What the simulator page says in words: the firmware's status line (``app.sim_status``)
+described for a newcomer, the firmware's console records decoded with sides by colour, and
+the LED legend from the firmware's own palette (``bg.leds``).
+
+Nothing here decides a rule: the phase, the dice, the cube, the score, the last play and the
+controller's message all come from the firmware; this module only puts them into words
+(side 0 plays the "white" checkers, side 1 the "black" ones: docs/leds.md).
+"""
+
+from app.ctl_defs import PHASE_NAMES as PHASES
+from bg import leds as L
+from bg import notation
+from bg import record as R
+
+SIDES = ("white", "black")
+WHERE = ("bottom", "top")  # where each player's buttons are on the page
+KINDS = ("", "single", "gammon", "backgammon")
+
+# The LED legend: (role, colour name, bg.leds constant). The RGB values come from bg.leds;
+# docs/leds.md's palette table is checked against this list (tests/host/test_sim_server.py).
+LEGEND = (
+    ("side 0", "sky blue", "SKY_BLUE"),
+    ("side 1", "orange", "ORANGE"),
+    ('legal destination, "right"', "bluish green", "BLUISH_GREEN"),
+    ('missing checker ("put one here")', "yellow", "YELLOW"),
+    ('extra checker ("take one away")', "vermillion", "VERMILLION"),
+    ("sensor fault", "reddish purple", "REDDISH_PURPLE"),
+    ("neutral (centred cube)", "white", "WHITE"),
+)
+
+
+def legend():
+    """The LED palette for the page: [{"role", "name", "rgb"}], RGB from ``bg.leds``."""
+    return [{"role": role, "name": name, "rgb": list(getattr(L, const))} for role, name, const in LEGEND]
+
+
+def _pos(hexpos):
+    try:
+        return bytearray(bytes.fromhex(hexpos or ""))
+    except ValueError:
+        return None
+
+
+def _rows(mask):
+    """Row mask (bit r: points 1..24, 24/25 bar of side 0/1, 26/27 tray) in words."""
+    out = []
+    for r in range(28):
+        if mask >> r & 1:
+            if r < 24:
+                out.append("point %d" % (r + 1))
+            elif r < 26:
+                out.append("%s's bar" % SIDES[r - 24])
+            else:
+                out.append("%s's tray" % SIDES[r - 26])
+    return ", ".join(out)
+
+
+def describe(st, before=None):
+    """The page's status panel from the firmware's status line ``st`` (a dict, keys in
+    ``app.sim_status``); ``before`` is the previous status (its position is the one the
+    last play started from, for the play's notation). Returns a dict of short strings."""
+    ph = st.get("ph", 0)
+    phase = PHASES[ph] if 0 <= ph < len(PHASES) else "?"
+    s = st.get("s", -1)
+    who = SIDES[s] if s in (0, 1) else None
+    d = st.get("d") or [0, 0]
+    sc = st.get("sc") or [0, 0]
+    length = st.get("len", 0)
+    cube, owner = st.get("c", 1), st.get("o", -1)
+    out = {
+        "phase": phase,
+        "match": "%d-point match" % length if length else "money session",
+        "score": "white %d, black %d" % (sc[0], sc[1]),
+        "crawford": "yes: no doubling this game" if st.get("cr") else "no",
+        "cube": "%d, centred" % cube if owner not in (0, 1) else "%d, owned by %s" % (cube, SIDES[owner]),
+        "turn": who or "either player",
+        "dice": "%d-%d" % (d[0], d[1]) if d[0] else "-",
+        "pips": "white %d, black %d" % tuple(st.get("pip") or (0, 0)),
+        "last": "-",
+    }
+    lp = st.get("lp")
+    if lp:
+        prev = _pos(before.get("pos")) if before else None
+        steps = tuple(lp[1])
+        if prev is not None and len(prev) == 50 and steps:
+            text = notation.format_play(prev, lp[0], steps)
+        else:
+            text = " ".join("%s/%s" % (_pt(steps[i]), _pt(steps[i + 1])) for i in range(0, len(steps), 2))
+        out["last"] = "%s %s" % (SIDES[lp[0]], text or "cannot move")
+    out["next"] = expect(st, phase, who, d)
+    return out
+
+
+def _pt(p):
+    return "bar" if p == 25 else "off" if p == 0 else str(p)
+
+
+def expect(st, phase, who, d):
+    """ONE line: what the board expects next, in words."""
+    where = WHERE[st.get("s")] if who else ""
+    msg = st.get("m") or ""
+    err = st.get("err")
+    if phase == "idle":
+        return "press ROLL to start the match (the checkers on the start position: 'set up checkers')"
+    if phase == "opening":
+        return "press ROLL for the opening throw (one die each; the higher die starts)"
+    if phase == "choice":
+        return "%s: ROLL keeps the opening throw, CUBE throws again" % who
+    if phase == "await_roll":
+        if st.get("cr"):
+            return "%s to roll: press ROLL (%s) (Crawford game: no doubling)" % (who, where)
+        return "%s to roll: press ROLL (%s), or CUBE to double" % (who, where)
+    if phase == "moving":
+        if err:
+            parts = []
+            if err[1]:
+                parts.append("a checker too many on " + _rows(err[1]))
+            if err[0]:
+                parts.append("a checker missing on " + _rows(err[0]))
+            return "illegal: %s; correct it, then press ROLL" % "; ".join(parts)
+        if msg:
+            return "%s: %s" % (who, msg)
+        return "%s to play %d-%d: move the checkers, then press ROLL (%s) to confirm" % (
+            who,
+            d[0],
+            d[1],
+            where,
+        )
+    if phase == "doubled":
+        taker = SIDES[1 - st["s"]] if who else "the opponent"
+        return "double offered: %s ROLL takes, CUBE drops" % taker
+    if phase == "resigning":
+        return "%s offers to resign: the opponent's ROLL accepts, CUBE rejects" % who
+    if phase == "illegal":
+        return "%s confirmed an illegal play: the opponent's ROLL accepts it, CUBE refuses" % who
+    res = st.get("res")
+    won = ""
+    if res:
+        won = "%s wins %d point%s (%s). " % (
+            SIDES[res[0]],
+            res[1],
+            "" if res[1] == 1 else "s",
+            KINDS[res[2] & 3],
+        )
+    if phase == "game_over":
+        return won + "set up the checkers, then press ROLL for the next game"
+    if phase == "match_over":
+        return won + "match over: press ROLL"
+    return msg or "-"
+
+
+# record kinds whose first field is a side (or a winner)
+_SIDED = (
+    "ROLL",
+    "PLAY",
+    "DOUBLE",
+    "TAKE",
+    "DROP",
+    "BEAVER",
+    "RESIGN",
+    "RESIGN_ACCEPT",
+    "RESIGN_REJECT",
+    "CLOCK",
+)
+
+
+def decode_log(line):
+    """A console line naming a record (``app.main`` logs ``NAME fields``) in words with the
+    sides by colour, or None for any other line."""
+    name, _, rest = line.partition(" ")
+    known = [R.name(k) for k in range(1, 0x14)]
+    if name not in known:
+        return None
+    f = rest.split()
+    try:
+        if name in _SIDED:
+            side = SIDES[int(f[0])]
+            if name == "ROLL":
+                return "%s rolls %s-%s" % (side, f[1], f[2])
+            if name == "PLAY":
+                return "%s plays %s" % (side, rest.split(" ", 1)[1].rsplit(" ", 1)[0])
+            if name == "DOUBLE":
+                return "%s doubles to %s" % (side, f[1])
+            if name == "RESIGN":
+                return "%s offers to resign (%s)" % (side, KINDS[int(f[1]) & 3])
+            words = {
+                "TAKE": "takes",
+                "DROP": "drops",
+                "BEAVER": "beavers",
+                "RESIGN_ACCEPT": "accepts the resignation",
+                "RESIGN_REJECT": "rejects the resignation",
+                "CLOCK": "clock",
+            }
+            return "%s %s" % (side, words[name])
+        if name == "OPENING":
+            dice = [int(x) for x in rest.split(" ", 1)[1].strip("()").split(",")]
+            if len(dice) == 2:  # one die each: (side 0's, side 1's)
+                return "opening throw: white %d, black %d" % (dice[0], dice[1])
+            return "opening throw " + rest.split(" ", 1)[1]
+        if name == "GAME_START":
+            return "game %s starts: white %s, black %s%s" % (
+                f[0],
+                f[1],
+                f[2],
+                " (Crawford)" if int(f[3]) & R.GAME_CRAWFORD else "",
+            )
+        if name == "GAME_END":
+            return "%s wins %s point%s (%s)" % (
+                SIDES[int(f[0])],
+                f[1],
+                "" if f[1] == "1" else "s",
+                KINDS[int(f[2]) & 3],
+            )
+        if name == "MATCH_END":
+            return "%s wins the match %s-%s" % (SIDES[int(f[0])], f[1], f[2])
+        if name == "MATCH_START":
+            return "new match: %s" % ("%s points" % f[2] if f[2] != "0" else "money session")
+    except (IndexError, ValueError, KeyError):
+        return None
+    return None
