@@ -18,7 +18,7 @@ actions). The keys (docs/simulator.md, "Status panel")::
 
 from bg import board as B
 
-_N = 12  # fields compared: see _fields
+_N = 14  # fields compared: see _fields
 
 
 class Status:
@@ -38,8 +38,10 @@ class Status:
         out[7] = ctl.score[1]
         out[8] = ctl.last_play  # compared by identity: a new play is a new tuple
         out[9] = ctl.message
-        out[10] = ctl.show_errors(now) and ctl.missing | ctl.extra << 28
-        out[11] = ctl.result
+        out[10] = ctl.show_errors(now)
+        out[11] = ctl.missing  # row masks: 28 bits, a small int on the 32-bit board too
+        out[12] = ctl.extra
+        out[13] = ctl.result
 
     def poll(self, ctl, now):
         """Send the status when a field the page shows changed; returns True if it did."""

@@ -8,6 +8,7 @@ controller's message all come from the firmware; this module only puts them into
 """
 
 from app.ctl_defs import PHASE_NAMES as PHASES
+from bg import board as B
 from bg import leds as L
 from bg import notation
 from bg import record as R
@@ -82,7 +83,7 @@ def describe(st, before=None):
     if lp:
         prev = _pos(before.get("pos")) if before else None
         steps = tuple(lp[1])
-        if prev is not None and len(prev) == 50 and steps:
+        if prev is not None and len(prev) == len(B.new_position()) and steps:
             text = notation.format_play(prev, lp[0], steps)
         else:
             text = " ".join("%s/%s" % (_pt(steps[i]), _pt(steps[i + 1])) for i in range(0, len(steps), 2))

@@ -1,0 +1,67 @@
+"""The simulator's status line (``app.sim_status``, both interpreters): sent once per change
+of what the page shows, nothing while nothing changes -- and then it allocates nothing (it
+runs at 10 Hz in the board's 64k heap on the board model)."""
+
+# mpy-heap: 92k
+# (the 64-bit port needs 84k for the controller these tests build: measured in 4k steps)
+
+import gc
+import sys
+
+import ctl_helpers as H
+from app import ctl_defs as C
+from app.sim_status import Status
+from sensing_helpers import SkipTest
+
+
+def _status():
+    sent = []
+    return Status(sent.append), sent
+
+
+def test_one_line_per_change_and_none_while_nothing_changes():
+    st, sent = _status()
+    c, r = H.started()
+    assert st.poll(c, r.now) and len(sent) == 1
+    line = sent[0]
+    assert line["t"] == "st" and line["ph"] == C.MOVING and line["s"] == c.side
+    assert line["d"] == [c.dice[0], c.dice[1]] and line["pip"] == [167, 167] and line["lp"] is None
+    assert len(line["pos"]) == 2 * len(c.pos) and line["err"] is None
+    for k in range(20):  # nothing changed: nothing sent
+        assert not st.poll(c, r.now + k)
+    side = c.side
+    play = r.play_turn()
+    assert st.poll(c, r.now) and len(sent) == 2
+    assert sent[1]["lp"] == [side, list(play)] and sent[1]["s"] == 1 - side and sent[1]["d"] == [0, 0]
+    assert not st.poll(c, r.now)
+
+
+def test_a_refused_illegal_play_is_sent_with_its_rows():
+    st, sent = _status()
+    c, r = H.started()
+    st.poll(c, r.now)
+    side = c.side
+    b = 25 if side else 0
+    r.pos[b + 6 - 1] -= 1
+    r.pos[b + 7 - 1] += 1  # backwards: illegal
+    r.sense()
+    assert not r.press(side, C.ROLL)  # refused: the rows are shown at once
+    assert st.poll(c, r.now)
+    err = sent[-1]["err"]
+    assert err is not None and err[0] and err[1] and sent[-1]["m"] == "illegal play"
+
+
+def test_polling_an_unchanged_state_allocates_nothing():
+    if sys.implementation.name != "micropython":
+        raise SkipTest("gc.mem_alloc: MicroPython only")
+    st, sent = _status()
+    c, r = H.started()
+    st.poll(c, r.now)
+    st.poll(c, r.now)
+    gc.collect()
+    before = gc.mem_alloc()
+    for k in range(200):
+        st.poll(c, r.now + k)
+    after = gc.mem_alloc()
+    assert after - before == 0, after - before
+    assert len(sent) == 1
