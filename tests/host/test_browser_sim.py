@@ -24,7 +24,7 @@ CHROMIUM = "/usr/bin/chromium"
 DRIVER = "/usr/bin/chromedriver"
 
 
-def _browser():
+def _browser(size="1400,1300"):
     if not (os.path.exists(CHROMIUM) and os.path.exists(DRIVER)):
         # .ci/run installs Chromium and sets GAMMON_REQUIRE_BROWSER: in CI this never skips.
         assert not os.environ.get("GAMMON_REQUIRE_BROWSER"), "Chromium missing in CI"
@@ -42,7 +42,7 @@ def _browser():
         "--disable-component-update",
         "--disable-sync",
         "--no-first-run",
-        "--window-size=1400,1300",
+        "--window-size=" + size,
     ):
         opts.add_argument(a)
     prof = tempfile.mkdtemp(prefix="sg-chrome-")
@@ -163,6 +163,158 @@ def test_two_turns_through_the_page(tmp_path):
             _wait(lambda s=side: _lit(d, "turn", 1 - s) and not _lit(d, "turn", s), what="turn passes")
             assert str(tuple(steps)) in d.find_element("id", "log").text or not steps
         assert int(d.find_element("id", "frames").text) > 0
+    finally:
+        d.quit()
+        httpd.shutdown()
+        httpd.server_close()
+        sim.stop()
+        shutil.rmtree(prof, ignore_errors=True)
+
+
+IMG = ROOT / "docs" / "img"
+
+
+def _text(d, el_id):
+    return d.find_element("id", el_id).text
+
+
+def _next_says(d, needle, timeout=6.0):
+    return _wait(
+        lambda: needle in _text(d, "next") and _text(d, "next"), timeout, repr(needle) + " on the page"
+    )
+
+
+def _free_port():
+    import socket
+
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def test_the_page_guides_a_newcomer_pairing_a_double_and_a_game(tmp_path):
+    """A newcomer with a mouse at 1400x1000: the page says what to do at each step, the
+    pairing value is shown large, the page's own gesture control opens the pairing window
+    and its ROLL button confirms it; a refused illegal play and a double are explained;
+    a resigned game ends with the score."""
+    from gammon import link as L
+
+    d, prof = _browser("1400,1000")
+    port = _free_port()
+    sim = server.Sim(image=str(tmp_path / "f.lfs"), settings={"length": 3}, link_port=port)
+    sim.start()
+    httpd = server.serve(sim, port=0)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    # screenshots of each step; GAMMON_SHOTS=1 writes them to docs/img (the README's pictures)
+    shots = IMG if os.environ.get("GAMMON_SHOTS") else tmp_path
+    try:
+        d.get("http://127.0.0.1:%d/" % httpd.server_address[1])
+        _wait(lambda: d.execute_script("return document.body.dataset.ready"), what="page ready")
+        # both players' buttons are in the window without scrolling
+        for b in ("btn-roll0", "btn-cube0", "btn-roll1", "btn-cube1", "resign0"):
+            bottom = d.execute_script(
+                "return document.getElementById(arguments[0]).getBoundingClientRect().bottom", b
+            )
+            assert bottom <= d.execute_script("return window.innerHeight"), (b, bottom)
+        # the legend is the firmware's palette
+        legend = _text(d, "legend")
+        assert "sky blue: white (side 0)" in legend and "vermillion" in legend
+        d.find_element("id", "setup-start").click()
+        _next_says(d, "press ROLL to start the match")
+
+        # pairing from the page: its gesture control holds both ROLL buttons
+        _wait(lambda: any("link: listening" in x for x in sim.log), what="the link")
+        d.find_element("id", "g-pair").click()
+        _wait(lambda: "pairing window open" in _text(d, "log"), what="pairing window")
+        shown = []
+
+        def show_value(value):
+            code = _wait(lambda: _text(d, "pair-code"), what="the pairing value on the page")
+            shown.append((value, code, _text(d, "pairing")))
+            d.save_screenshot(str(shots / "simulator-pairing.png"))
+            assert code == value, (code, value)  # the user compares, then presses ROLL
+            # (once the page has let go of the gesture's buttons: a ROLL still held by it
+            # would not make a new press)
+            _wait(
+                lambda: d.execute_script("return !document.getElementById('g-pair').disabled"),
+                what="gesture done",
+            )
+            _click(d, "roll1")
+
+        L.pair(
+            "tcp:127.0.0.1:%d" % port, show_value, host_name="newcomer", boards=L.Boards(tmp_path / "b.json")
+        )
+        assert shown and "press ROLL" in shown[0][2]
+        _wait(lambda: not d.find_element("id", "pair-code").text, what="the pairing value hidden")
+        assert "pairing confirmed" in _text(d, "log")
+
+        # the match: the first ROLL starts it, the next throws the opening
+        _click(d, "roll0")
+        _next_says(d, "press ROLL for the opening throw")
+        for _ in range(8):  # (a tie throws again)
+            _click(d, "roll0")
+            try:
+                _wait(lambda: " to play " in _text(d, "next"), 1.5)
+                break
+            except AssertionError:
+                continue
+        text = _next_says(d, " to play ")
+        side = 0 if text.startswith("white") else 1
+        dice = tuple(int(x) for x in _text(d, "st-dice").split("-"))
+        assert text.startswith("%s to play %d-%d" % (("white", "black")[side], dice[0], dice[1]))
+        assert _text(d, "st-turn") == ("white", "black")[side] and _text(d, "st-score") == "white 0, black 0"
+        assert "opening throw: white %d, black %d" % dice in _text(d, "log")
+        d.save_screenshot(str(shots / "simulator.png"))
+
+        # an illegal play (the 6 point's checker one point backwards), confirmed: refused,
+        # and the page says which points to correct
+        _drag(d, _loc(side, 6), _loc(side, 7))
+        time.sleep(0.2)
+        for _ in range(3):
+            _click(d, "roll%d" % side)
+            try:
+                _next_says(d, "illegal:", 1.5)
+                break
+            except AssertionError:
+                continue
+        text = _next_says(d, "illegal:")
+        assert "point %d" % (_loc(side, 7) + 1) in text and "point %d" % (_loc(side, 6) + 1) in text, text
+        d.save_screenshot(str(shots / "simulator-illegal.png"))
+        _drag(d, _loc(side, 7), _loc(side, 6))
+        _next_says(d, " to play ")
+
+        pos = B.start_position()
+        _play(d, pos, side, dice)
+        time.sleep(0.2)
+        other = 1 - side
+        for _ in range(3):
+            _click(d, "roll%d" % side)
+            try:
+                _next_says(d, "%s to roll" % ("white", "black")[other], 1.5)
+                break
+            except AssertionError:
+                continue
+        assert _text(d, "st-last").startswith(("white", "black")[side] + " ")
+
+        # a double: the page names the taker and what its buttons do
+        _click(d, "cube%d" % other)
+        text = _next_says(d, "double offered")
+        assert text == "double offered: %s ROLL takes, CUBE drops" % ("white", "black")[side]
+        d.save_screenshot(str(shots / "simulator-double.png"))
+        _click(d, "roll%d" % side)  # take
+        _next_says(d, "%s to roll" % ("white", "black")[other])
+        assert _text(d, "st-cube") == "2, owned by %s" % ("white", "black")[side]
+
+        # the doubler resigns with the page's control (CUBE held 1 s); the taker accepts
+        d.find_element("id", "resign%d" % other).click()
+        _next_says(d, "offers to resign")
+        _click(d, "roll%d" % side)
+        text = _next_says(d, "wins")
+        assert text.startswith("%s wins 2 points" % ("white", "black")[side]), text
+        want = "white 2, black 0" if side == 0 else "white 0, black 2"
+        _wait(lambda: _text(d, "st-score") == want, what="the score " + want)
     finally:
         d.quit()
         httpd.shutdown()
