@@ -376,6 +376,12 @@ class App:
             self._all_since = False  # once per hold
             self.revoke_all(now)
 
+    def status_to(self, send):
+        """Send the simulator's status line (``app.sim_status``) through ``send(obj)``."""
+        from app.sim_status import Status
+
+        self.status = Status(send)
+
     def revoke_all(self, now):
         """The revoke-all gesture: the link forgets every paired host (on flash), closes the
         pairing window and ends every session; the LEDs say so (``View.show_revoked``)."""
@@ -644,9 +650,7 @@ def run(backend=None, config=None, settings=None):
     app = App(hw, board, settings or settings_from(None), log)
     app.link_port = int(cfg.get("link_port", 0))
     if bus is not None:
-        from app.sim_status import Status
-
-        app.status = Status(bus.send_line)
+        app.status_to(bus.send_line)
     app.links(cfg.get("ble"), cfg.get("serial_link"))
     asyncio.run(app.run())
     return app

@@ -72,9 +72,9 @@ def test_status_panel_follows_the_firmware_through_a_game(tmp_path):
         assert "a checker missing on point %d" % (six + 1) in st["next"], st
         p.hand_move(seven, six)  # put it back, then the real play
         _next(sim, "%s to play" % who)
-        assert p.turn() is None
+        assert p.turn() is None  # the play, then the other side's roll
         other = words.SIDES[1 - side]
-        st = _next(sim, "%s to roll" % other)
+        st = _next(sim, "%s to play %d-%d" % (other, p.dice[0], p.dice[1]))
         assert st["last"].startswith(who + " ") and "/" in st["last"], st
         # a 1-point match: no doubling (Crawford-free but pointless); the panel still says
         # whose roll it is; a double is covered in the money test below
@@ -82,9 +82,11 @@ def test_status_panel_follows_the_firmware_through_a_game(tmp_path):
         while end is None:
             end = p.turn()
         st = _next(sim, "wins", 5)
-        winner = int(end.split()[0])
-        assert "%s wins" % words.SIDES[winner] in st["next"], (end, st)
-        assert st["score"] == ("white 1, black 0" if winner == 0 else "white 0, black 1"), st
+        winner, points = int(end.split()[0]), int(end.split()[1])  # GAME_END winner points ...
+        assert "%s wins %d point" % (words.SIDES[winner], points) in st["next"], (end, st)
+        assert st["score"] == (
+            "white %d, black 0" % points if winner == 0 else "white 0, black %d" % points
+        ), st
     finally:
         sim.stop()
 
