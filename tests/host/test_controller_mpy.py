@@ -31,6 +31,8 @@ MODULES = [
     # the clock-on-the-LEDs view: there it also measures with gc.mem_alloc that painting a
     # clocked frame allocates nothing (CPython skips those two checks)
     ("test_controller_view_clock", 6),
+    # what the LEDs show in a turn and during a double (the offerer's colour)
+    ("test_controller_view", 5),
     # the revoke-all gesture through the real App, Hub, Board and Session (link helpers too):
     # the app and the link stack as bytecode in the heap need 200k here (fails at 196k;
     # declared +16k); the board model runs it in the board's 64k like the others
