@@ -16,9 +16,16 @@ actions). The keys (docs/simulator.md, "Status panel")::
     res [winner, points, kind] of the last game (null)
 """
 
-from bg import board as B
+try:
+    from binascii import hexlify
+except ImportError:  # pragma: no cover
+    from ubinascii import hexlify
 
-_N = 14  # fields compared: see _fields
+from bg import board as B
+from micropython import const
+
+_N = const(14)  # fields compared: see _fields
+_RETRY_POLLS = const(10)  # after a MemoryError: try again 10 polls (1 s) later
 
 
 class Status:
@@ -26,6 +33,7 @@ class Status:
         self._send = send  # callable(obj): one JSON line to the server
         self._last = [None] * _N
         self._now = [None] * _N
+        self._wait = 0  # polls to skip after a line did not fit the heap
 
     def _fields(self, ctl, now, out):
         out[0] = ctl.phase
@@ -44,7 +52,12 @@ class Status:
         out[13] = ctl.result
 
     def poll(self, ctl, now):
-        """Send the status when a field the page shows changed; returns True if it did."""
+        """Send the status when a field the page shows changed; returns True if it did.
+        A line that does not fit the heap (the board model's 64k while a host pairs) is
+        dropped and tried again a second later: the game never pays for the page."""
+        if self._wait:
+            self._wait -= 1
+            return False
         cur = self._now
         last = self._last
         self._fields(ctl, now, cur)
@@ -55,9 +68,13 @@ class Status:
                 break
         if same:
             return False
+        try:
+            self._send(self.line(ctl, now))
+        except MemoryError:
+            self._wait = _RETRY_POLLS
+            return False
         for i in range(_N):
             last[i] = cur[i]
-        self._send(self.line(ctl, now))
         return True
 
     def line(self, ctl, now):
@@ -76,7 +93,7 @@ class Status:
             "len": ctl.settings.length,
             "cr": 1 if ctl.crawford_game else 0,
             "pip": [B.pip_count(pos, 0), B.pip_count(pos, 1)],
-            "pos": "".join("%02x" % v for v in pos),
+            "pos": hexlify(pos).decode(),
             "lp": [lp[0], list(lp[1])] if lp else None,
             "m": ctl.message,
             "err": [ctl.missing, ctl.extra] if ctl.show_errors(now) else None,

@@ -65,3 +65,24 @@ def test_polling_an_unchanged_state_allocates_nothing():
     after = gc.mem_alloc()
     assert after - before == 0, after - before
     assert len(sent) == 1
+
+
+def test_a_line_that_does_not_fit_the_heap_is_tried_again_and_never_raises():
+    fails = [2]
+    sent = []
+
+    def send(obj):
+        if fails[0]:
+            fails[0] -= 1
+            raise MemoryError("memory allocation failed")
+        sent.append(obj)
+
+    st = Status(send)
+    c, r = H.started()
+    assert not st.poll(c, r.now)  # dropped: the clock task that polls goes on
+    n = 0
+    while not sent and n < 40:
+        st.poll(c, r.now + n)
+        n += 1
+    assert sent and 15 <= n <= 30, n  # retried a second (10 polls) after each failure
+    assert sent[0]["ph"] == C.MOVING and not st.poll(c, r.now + n)
