@@ -137,35 +137,49 @@ async def _serve_one(hub, reader, writer, conns, gate):
         await _refuse(writer)  # never holds more of the heap than the slots
         return
     gate[0] = True
+    link = me = task = reading = None
+    refused = False
     try:
-        ok = await _slot(conns)
-        if ok:
-            t = StreamTransport(reader, writer)
-            link = hub.add(t)
-            me = [link, asyncio.current_task(), False]  # link, task, being closed
-            conns.append(me)
-    finally:
-        gate[0] = False
-    if not ok:
-        await _refuse(writer)
-        return
-    task = asyncio.create_task(link.run())
-    reading = asyncio.create_task(t.pump_reader())
-    try:
+        try:
+            if await _slot(conns):
+                t = StreamTransport(reader, writer)
+                link = hub.add(t)
+                me = [link, asyncio.current_task(), False]  # link, task, being closed
+                conns.append(me)
+            else:
+                refused = True
+        finally:
+            gate[0] = False
+        if refused or link is None or me is None:  # (link and me are set unless refused)
+            if refused:
+                await _refuse(writer)
+            return
+        task = asyncio.create_task(link.run())
+        reading = asyncio.create_task(t.pump_reader())
         while not t.closed:  # EOF, or the board dropped the connection (``drop``)
             await asyncio.sleep_ms(100)
         me[2] = True  # the host hung up: a newcomer may have the slot now
         await asyncio.sleep_ms(50)  # let the link notice the disconnect and close the session
+    except MemoryError:
+        pass  # the heap could not hold this connection (a flood just ended...): closed below
     finally:
-        me[2] = True
-        hub.remove(link)
-        task.cancel()
-        reading.cancel()
-        if link.session is not None:  # the link task may not run again to close it
-            link.session.close()
-            link.session = None
-        conns.remove(me)  # before any await: a cancel there must not leak the slot
-        await _close_writer(writer)
+        # whatever failed where, nothing of this connection stays behind: a slot left in
+        # ``conns`` or a link left in the hub would refuse every later host
+        if me is not None:
+            me[2] = True
+        if task is not None:
+            task.cancel()
+        if reading is not None:
+            reading.cancel()
+        if link is not None:
+            hub.remove(link)
+            if link.session is not None:  # the link task may not run again to close it
+                link.session.close()
+                link.session = None
+        if me is not None and me in conns:
+            conns.remove(me)  # before any await: a cancel there must not leak the slot
+        if not refused:
+            await _close_writer(writer)
 
 
 async def serve(hub, port=DEFAULT_PORT, host="127.0.0.1"):

@@ -208,8 +208,21 @@ def test_the_simulator_plays_on_with_fifty_strangers_at_its_link(tmp_path, rom, 
             crowd.stop()
         assert sim._proc.poll() is None
         time.sleep(1.2)
-        with L.Client(L.open_transport("tcp:127.0.0.1:%d" % port)) as c:
-            assert c.info()["authenticated"] is False
+        # the port serves a host again; on the board's 64k right after the flood the heap may
+        # still be fragmented for a moment: the board then answers E_BUSY "out of memory,
+        # retry in 1 s" (or nothing), and a retry a few seconds later is served
+        answered = None
+        for _ in range(6):
+            try:
+                with L.Client(L.open_transport("tcp:127.0.0.1:%d" % port)) as c:
+                    answered = c.info()
+                break
+            except L.LinkError as e:
+                if rom != "board":
+                    raise
+                assert "busy" in str(e) or "did not answer" in str(e), e
+                time.sleep(1.0)
+        assert answered is not None and answered["authenticated"] is False
         assert p.turn() is None
         assert not [x for x in sim.log if "Traceback" in x or ("rror" in x and x not in oom)]
     finally:

@@ -244,8 +244,8 @@ class Session:
             self._error(E_NOT_FOUND, t, fr.seq)
         except OSError:
             self._error(E_STORE, t, fr.seq)
-        except MemoryError:
-            self._error(E_BUSY, t, fr.seq, 0, "out of memory")
+        except MemoryError:  # the heap is full or fragmented now (a flood just ended...)
+            self._error(E_BUSY, t, fr.seq, 1000, "out of memory")  # retry in a second
         except Exception:  # noqa: BLE001 - a hostile payload must never reach the game
             self._error(E_PAYLOAD, t, fr.seq, 0, "rejected")
 
