@@ -640,6 +640,9 @@ def run(backend=None, config=None, settings=None):
         if hz:
             board.scan_hz = int(hz)
         cfg["ble"] = False  # the simulator's link is the socket (app.sock_link)
+        # the page's status panel (app.sim_status) is the simulator's, not the board's: the
+        # server turns it off on the board model, whose 64k heap is the board's, not the page's
+        cfg["status"] = _env("SG_SIM_STATUS") != "0"
         sl = _env("SG_SERIAL_LINK")
         cfg["serial_link"] = sl == "1"
     if config:
@@ -649,7 +652,7 @@ def run(backend=None, config=None, settings=None):
     log = bus.log if bus is not None else print
     app = App(hw, board, settings or settings_from(None), log)
     app.link_port = int(cfg.get("link_port", 0))
-    if bus is not None:
+    if bus is not None and cfg.get("status", True):
         app.status_to(bus.send_line)
     app.links(cfg.get("ble"), cfg.get("serial_link"))
     asyncio.run(app.run())

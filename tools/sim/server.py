@@ -112,7 +112,16 @@ class Sim:
     """The firmware subprocess, the physical board and everything the page sees."""
 
     def __init__(
-        self, image=None, heap=None, settings=None, seed=None, link_port=0, quiet=True, scan_hz=None, rom=True
+        self,
+        image=None,
+        heap=None,
+        settings=None,
+        seed=None,
+        link_port=0,
+        quiet=True,
+        scan_hz=None,
+        rom=True,
+        status=None,
     ):
         self.board = load_board()
         self.chain = Chain(self.board)
@@ -120,6 +129,9 @@ class Sim:
         self.image = image
         self.heap = heap or (BOARD_HEAP if rom == "board" else DEFAULT_HEAP)
         self.rom = rom
+        # the page's status panel costs the firmware ~2 kB and a line per change: on by
+        # default on the 64-bit port, off on the board model (its 64k heap is the board's)
+        self.status_panel = status if status is not None else rom != "board"
         self.settings = settings or {}
         self.seed = seed
         self.quiet = quiet
@@ -155,6 +167,7 @@ class Sim:
         env["MICROPYPATH"] = build + ":.frozen"
         env["SG_HAL"] = "sim"
         env["SG_SIM_PORT"] = str(port)
+        env["SG_SIM_STATUS"] = "1" if self.status_panel else "0"
         if self.image:
             Path(self.image).parent.mkdir(parents=True, exist_ok=True)
             env["SG_SIM_IMAGE"] = str(Path(self.image).resolve())
