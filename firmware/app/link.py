@@ -34,6 +34,8 @@ Example::
 import asyncio
 import time
 
+from bg import record as R
+
 _IDLE_RESET_MS = 2000  # a partial frame older than this is dropped (a stalled or hostile sender)
 _WAIT_MS = 250
 
@@ -207,3 +209,122 @@ class TaskWaker:
             except asyncio.TimeoutError:
                 pass
         self.ev.clear()
+
+
+class Wiring:
+    """The link as the application wires it: one ``Hub`` over the journal, served on every
+    transport this board has (docs/controller.md). Dependencies injected:
+
+    - ``hw``: the HAL (``clock``, ``random``, ``storage``, optional ``board_id()``);
+    - ``recorder``: ``app.journal_policy.Recorder`` (its ``journal``; the hub joins its
+      ``watchers`` to publish every confirmed action);
+    - ``show_code(code)``: the LEDs' pairing value (``View.show_code``; None ends it);
+    - ``contribute(name, commitment, part)``: a host's dice contribution (journaled and
+      published by the caller; returns the match id or None);
+    - ``log(text)``: the console.
+
+    Transports (``coroutines``): ``link_port`` (the simulator's socket, ``app.sock_link``), BLE
+    (``app.ble``; True/False/None = when the ``bluetooth`` module exists), the USB serial port
+    (``app.serial_link``; True/False/None = "auto": on when there is neither BLE nor a socket).
+    """
+
+    def __init__(self, hw, recorder, show_code, contribute, log):
+        self.hw = hw
+        self.recorder = recorder
+        self.show_code_cb = show_code
+        self.contribute = contribute
+        self.log = log
+        self.hub = None
+        self._pub_buf = None  # the buffer records are published from, made with the hub
+
+    def coroutines(self, link_port, ble_link, serial_link):
+        """The link tasks' coroutines (maybe none). The simulator's socket alone listens at
+        once and builds the protocol stack (sessions, pairing store) when the first host
+        connects or pairing opens (``get_hub``): no heap spent before."""
+        if link_port and ble_link is False and not serial_link:
+            from app import sock_link
+
+            self.log("link: listening on 127.0.0.1:%d" % link_port)
+            return [sock_link.serve(self.get_hub, link_port)]
+        hub = self.make_hub()
+        if hub is None:
+            return []
+        out = []
+        if link_port:
+            from app import sock_link
+
+            self.log("link: listening on 127.0.0.1:%d" % link_port)
+            out.append(sock_link.serve(hub, link_port))
+        ble = False
+        if ble_link is not False:
+            try:
+                from app.ble import BleTransport
+
+                name = hub.board.store.get_name()
+                t = BleTransport(name=name, show_code=self.show_code, urandom=self.hw.random.urandom)
+                out.append(hub.add(t).run())
+                ble = True
+                self.log("link: BLE advertising")
+            except Exception as e:  # noqa: BLE001 - no radio (unix port) or it failed: play on
+                if ble_link:
+                    self.log("link: BLE off: %r" % (e,))
+        serial = serial_link
+        if serial is None:
+            serial = not ble and not link_port
+        if serial:
+            from app import serial_link as sl
+
+            self.log("link: on the USB serial port")
+            out.append(sl.serve(hub))
+        return out
+
+    def make_hub(self):
+        """The ``Hub`` over the journal (None, logged, when it cannot be built)."""
+        hw = self.hw
+        try:
+            from bg.link.board import Board
+            from bg.link.journal import JournalStore
+
+            bid = getattr(hw, "board_id", None)  # hal.Hardware: 8 bytes, or None
+            store = JournalStore(self.recorder.journal, hw.storage.root, bid() if bid else None)
+            seed = self.contribute
+            board = Board(store, hw.clock, hw.random.urandom, show_code=self.show_code, on_player_seed=seed)
+            hub = Hub(board)
+        except Exception as e:  # noqa: BLE001 - the board plays without its link
+            self.log("link: %r" % (e,))
+            return None
+        self.hub = hub
+        # records are published from the journal's scratch buffer (free between its calls):
+        # encode() would allocate 2 x 259 bytes per action, a buffer of our own 518 bytes for
+        # good (the hub copies the few bytes of each record into a watching session's queue)
+        self._pub_buf = self.recorder.journal.buf
+        self.recorder.watchers.append(self._publish)
+        return hub
+
+    def get_hub(self):
+        """The hub, built on first use (a socket connection, the pairing combo)."""
+        if self.hub is None:
+            self.make_hub()
+        return self.hub
+
+    def _publish(self, k, f):
+        hub = self.hub
+        if hub is not None:
+            try:
+                hub.publish(R.encode(k, f, self._pub_buf))
+            except ValueError:
+                pass
+
+    def show_code(self, code):
+        """The pairing value (6 digits; None when pairing ends): on the LED dice and the
+        console, with the pairing host's name; a ROLL press confirms it."""
+        if code is not None and not isinstance(code, str):
+            code = "%06d" % code  # the BLE passkey
+        self.show_code_cb(code)
+        if code:
+            self.log("pairing code: %s" % (code,))
+            name = self.hub.board.pairing_name() if self.hub is not None else None
+            if name:
+                self.log("pairing host %r: press ROLL if it shows the same number" % (name,))
+        else:
+            self.log("pairing closed")

@@ -98,7 +98,7 @@ def _app():
     logs = []
     app = main.App(hw, desc, main.settings_from(None), logs.append)
     link = make_board()
-    app.hub = Hub(link)
+    app._wiring().hub = Hub(link)
     key = b"K" * 32
     link.add_host(HOST_ID, key, "laptop")  # paired earlier (pairing itself: test_protocol_auth)
     s, mac = _login(link, key)
@@ -107,7 +107,7 @@ def _app():
 
 
 def _idx(app, role):
-    return [i for i in range(len(app._btn)) if app._btn[i][0] == role]
+    return [i for i in range(len(app.buttons.roles)) if app.buttons.roles[i][0] == role]
 
 
 def _hold(app, hw, buttons, ms):

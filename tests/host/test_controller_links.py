@@ -1,4 +1,4 @@
-"""``app.main.App._link``: which link transports the board serves (docs/controller.md):
+"""``app.main.App._link`` (``app.link.Wiring``): which link transports the board serves (docs/controller.md):
 the simulator's socket, BLE when the radio exists, and the USB serial link behind its flag
 ("auto": on when there is no BLE). Runs the real ``App`` on CPython with a small stand-in
 for the HAL parts it touches (no pins are used: nothing is started)."""
@@ -47,6 +47,7 @@ class _Hw:
         self.clock = _Clock()
         self.random = _Random()
         self.storage = _Storage(root)
+        self.buttons = None  # not polled here
 
 
 @pytest.fixture
@@ -57,8 +58,8 @@ def app(tmp_path):
 
     board = hwdesc.load(str(ROOT / "hardware" / "board.json"))
     a = main.App(_Hw(board, str(tmp_path)), board, main.settings_from(None))
-    a.journal = Journal(str(tmp_path))
-    a.journal.open()
+    a.recorder.journal = Journal(str(tmp_path))
+    a.recorder.journal.open()
     return a
 
 

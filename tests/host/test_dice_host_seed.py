@@ -24,7 +24,7 @@ def home(tmp_path, monkeypatch):
 
 
 def _journal_records(a):
-    j = a.journal
+    j = a.recorder.journal
     with open(j._path(j.active, ".m"), "rb") as f:
         return list(record.decode_stream(f.read()))
 

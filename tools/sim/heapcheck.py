@@ -87,7 +87,7 @@ def main():
     a = _used()
     app = M.App(hw, board, C.Settings(length=0), lambda m: None)
     steps.append(("app", _used() - a))
-    app.verbose = False
+    app.recorder.verbose = False
     app.animate = False
     counts = bytearray(28)
     chain = bytearray(board.nbytes)

@@ -119,7 +119,9 @@ class Journal:
         self.active = None  # match id (bytes) of the match in progress, or None
         self.finished = False  # True when the active match has a MATCH_END
         self._wpos = 0  # end of the valid records of the active match
-        self._buf = bytearray(2 * record.MAX_RECORD)
+        # scratch for encoding one record (``record.encode``), free between calls: the app's link
+        # publishes each stored record from it too (one 518-byte block instead of two)
+        self.buf = bytearray(2 * record.MAX_RECORD)
 
     # -- paths -------------------------------------------------------------------------
     def _path(self, match_id, ext):
@@ -197,7 +199,7 @@ class Journal:
         self._need_fs()
         if kind in (record.MATCH_START, record.SEED_REVEAL):
             raise ValueError("use begin_match/end_match")
-        rec = record.encode(kind, fields, self._buf)
+        rec = record.encode(kind, fields, self.buf)
         try:
             self._append_bytes(rec)
         except OSError as e:
@@ -237,9 +239,9 @@ class Journal:
         mid = self.active
         out = b""
         if match_end is not None and not self.finished:
-            out = bytes(record.encode(match_end[0], match_end[1], self._buf))
+            out = bytes(record.encode(match_end[0], match_end[1], self.buf))
         try:
-            out += bytes(record.encode(record.SEED_REVEAL, (self._seed(mid),), self._buf))
+            out += bytes(record.encode(record.SEED_REVEAL, (self._seed(mid),), self.buf))
             if self.error == ERR_CORRUPT:
                 # Never write over a damaged file: put the reveal after all of its bytes,
                 # where a resynchronising reader on the host still finds it.

@@ -84,7 +84,7 @@ def compact(j):
         payload = _pack(path, g0)
         if g0 + len(payload) + 4 >= lg[1] or not _same(path, g0, payload):
             return False
-        buf = j._buf
+        buf = j.buf
         with open(path, "rb") as src:
             with open(tmp, "wb") as dst:
                 left = g0

@@ -125,7 +125,7 @@ def _recover(j, mid):
         if end:
             # Power cut inside end_match: finish the reveal.
             if not rev:
-                j._append_bytes(record.encode(record.SEED_REVEAL, (j._seed(mid),), j._buf))
+                j._append_bytes(record.encode(record.SEED_REVEAL, (j._seed(mid),), j.buf))
             j._remove_quiet(j._path(mid, ".s"))
             j._remove_quiet(j.dir + "/active")
             j.active = None
@@ -136,7 +136,7 @@ def _recover(j, mid):
 def _records_after(j, path, valid, size):
     """True if a well-formed record starts anywhere after the damaged one (then the
     bytes after ``valid`` hold data, not a torn append)."""
-    buf = j._buf
+    buf = j.buf
     with open(path, "rb") as f:
         pos = valid + 1
         while pos < size:
@@ -156,7 +156,7 @@ def _records_after(j, path, valid, size):
 
 def _copy_prefix(j, path, n):
     tmp = path[:-2] + ".t"
-    buf = j._buf
+    buf = j.buf
     with open(path, "rb") as src:
         with open(tmp, "wb") as dst:
             left = n
@@ -181,7 +181,7 @@ def begin_match(j, fields, seed):
     mid = fields[0]
     # validates before touching flash; encoded in the journal's buffer (no 518-byte scratch),
     # copied out at its exact size
-    rec = bytes(record.encode(record.MATCH_START, fields, j._buf))
+    rec = bytes(record.encode(record.MATCH_START, fields, j.buf))
     if j.active is not None:
         if j.active == bytes(mid):
             raise ValueError("match id already in use")

@@ -1,0 +1,167 @@
+"""The journal-writing policy: which of the controller's confirmed actions are stored how.
+
+The controller (``app.controller``) is pure: each confirmed action lands in its ``outbox`` as a
+``bg.record`` kind and field tuple. ``Recorder.drain()`` empties the outbox in order:
+
+- MATCH_START opens a new match file with the secret dice seed (``Journal.begin_match``);
+- a ROLL waits for its PLAY so the pair is stored as one compact TURN record (the throw is
+  derived from the journal's throw count, so a roll lost to a power cut comes back identical on
+  the next press); any other record first flushes a waiting ROLL on its own;
+- MATCH_END closes the file (``end_match`` writes the seed reveal itself);
+- once an action of the match in progress could not be stored (storage full, flash error) the
+  later ones are not stored either: the journal stays a prefix of the match and replays
+  correctly (the next ``begin_match`` abandons it, which reveals its dice seed). The error code
+  goes to ``on_error`` (the view shows it) and the game goes on.
+
+Every action also goes to each of ``watchers`` (the link's live watch) -- also when the journal
+could not store it, so a watching host still sees the game as it is played.
+
+``open(storage_root)`` at boot: opens the journal and replays the match in progress into the
+controller, so a power cut loses nothing confirmed.
+
+The journal's rarely used modules (recovery, compaction, decoding) are dropped from
+``sys.modules`` after boot and after a match starts (``release``) and imported again from flash
+when next needed: measured in docs/memory.md.
+
+Example::
+
+    rec = Recorder(ctl, log=print, on_error=view_error)
+    rec.open(hw.storage.root)          # replays the match in progress into ctl
+    ctl.button(...)                    # confirmed actions land in ctl.outbox
+    rec.drain()                        # ... and are stored, then shown to watchers
+"""
+
+import gc
+
+from bg import record as R
+
+# After boot and after a match starts these go until next needed. Not after every game:
+# measured (docs/memory.md), that lowers the heap between games by ~7.7 kB but not the peak
+# (compaction needs them), and in ~5% of games a stale pointer on the C stack keeps some of
+# them alive until the next game.
+_RARE = ("journal.recover", "journal.pack", "record.packenc", "record.packdec", "record.decode")
+
+
+def release(names=_RARE):
+    """Forget rarely used ``bg`` modules (sys.modules and the package's attribute) so the
+    collector can take their objects back. Qstrs stay interned: only objects come back."""
+    import sys
+
+    for n in names:
+        if sys.modules.pop("bg." + n, None) is not None:
+            pkg, _, mod = n.rpartition(".")
+            try:
+                delattr(sys.modules["bg." + pkg], mod)
+            except (KeyError, AttributeError):
+                pass
+
+
+def _short(f):
+    out = []
+    for x in f:
+        if isinstance(x, (bytes, bytearray)):
+            x = "".join("%02x" % b for b in x[:4]) + ".."
+        out.append(str(x))
+    return " ".join(out)
+
+
+class Recorder:
+    """Stores the controller's confirmed actions (``drain``) and replays them at boot (``open``).
+
+    ``ctl``: the controller (``outbox``, ``apply``, ``resume``, ``board_seed``, ``phase``);
+    ``log(text)``: the console; ``on_error(code)``: a storage error code (0: stored again)."""
+
+    def __init__(self, ctl, log, on_error):
+        self.ctl = ctl
+        self.log = log
+        self.on_error = on_error
+        self.journal = None
+        self.watchers = []  # callables(kind, fields): live watch (the link)
+        self.verbose = True  # the console shows every confirmed action
+        self._pending_roll = None
+        self._unstored = False  # an action of the match in progress could not be stored
+
+    def open(self, root, match_over):
+        """Open the journal under ``root`` and replay the match in progress into the
+        controller; ``match_over`` is the controller's MATCH_OVER phase. Returns the number of
+        actions replayed. A damaged journal never stops the board: the error is reported."""
+        from bg.journal import Journal
+
+        ctl = self.ctl
+        self.journal = j = Journal(root)
+        n = 0
+        try:
+            for k, f in j.open():
+                ctl.apply(k, f)
+                n += 1
+            seed = None
+            if j.active is not None and ctl.phase != match_over:
+                seed = j.secret_seed()
+            ctl.resume((), seed)
+            if j.error:
+                # a match file damaged in the middle replays up to the damage without raising:
+                # show it now, not only when the next action cannot be stored
+                self.on_error(j.error)
+                self.log("journal: error %d at boot" % j.error)
+        except Exception as e:  # noqa: BLE001 - a damaged journal must not stop the board
+            self.log("journal: %s" % (e,))
+            self.on_error(j.error or 4)
+        release()
+        gc.collect()
+        return n
+
+    def drain(self):
+        """Store the controller's confirmed actions, in order, and show them to watchers."""
+        ob = self.ctl.outbox
+        rare = False
+        while ob:
+            k, f = ob.pop(0)
+            if self.verbose:
+                self.log("%s %s" % (R.name(k), _short(f)))
+            self.store(k, f)
+            for w in self.watchers:
+                w(k, f)
+            rare = rare or k == R.MATCH_START
+        if rare:
+            release()  # the new match's file is made: recovery's modules go until next time
+
+    def store(self, k, f):
+        j = self.journal
+        if j is None:
+            return
+        from bg.journal import JournalError
+
+        if k == R.MATCH_START:
+            self._unstored = False
+            self._pending_roll = None
+        elif self._unstored:
+            return  # the journal stays a prefix of the match (see the module's docstring)
+        try:
+            if k == R.MATCH_START:
+                j.begin_match(f, self.ctl.board_seed())
+            elif k == R.ROLL:
+                self._pending_roll = f
+                return
+            elif k == R.PLAY and self._pending_roll is not None and self._pending_roll[0] == f[0]:
+                r = self._pending_roll
+                self._pending_roll = None
+                j.append(R.TURN, (f[0], r[1], r[2], f[1], f[2]))
+            elif k == R.MATCH_END:
+                self._flush_roll(j)
+                j.end_match(f[0], f[1], f[2])
+            elif k == R.SEED_REVEAL:
+                pass  # end_match wrote it
+            else:
+                self._flush_roll(j)
+                j.append(k, f)
+            self.on_error(0)
+        except JournalError as e:
+            self.on_error(e.code)
+            self._unstored = True
+            self.log("journal: %s" % (e,))
+
+    def _flush_roll(self, j):
+        if self._pending_roll is not None:
+            r = self._pending_roll
+            self._pending_roll = None
+            j.append(R.ROLL, r)
