@@ -271,7 +271,7 @@ ENGINE_MODULES = (  # paths under firmware/bg, without .py
     "engine/_search",
     "engine/_hints",
     "ids/__init__",
-    "ids/xgid",
+    "ids/_xgid",
     "notation",
     "match",
     "aids",

@@ -87,8 +87,8 @@ def board_frame_cpu_ms():
     """Time to build one full DATA frame (CRC + MAC) under the MicroPython unix port."""
     code = (
         "import time\n"
-        "from bg import protocol as P\n"
-        "from bg import linkcrypto as C\n"
+        "from bg import link as P\n"
+        "from bg.link import crypto as C\n"
         "m = C.Mac(b'k' * 32)\n"
         "d = bytes(range(161)) + b'abcd'\n"
         "n = 400\n"

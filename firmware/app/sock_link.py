@@ -17,7 +17,7 @@ from app.link import TaskWaker
 
 DEFAULT_PORT = 7607
 _STREAM_MTU = 515  # a stream has no ATT packets: one frame (<= 529 bytes) goes in 1-2 writes
-_READ = 512
+_READ = 256  # what a BLE write carries at most (MTU 247 + ATT): the socket costs the heap no more
 _SLOT_WAIT_MS = 1000  # a newcomer waits this long for an authenticated host to leave
 MAX_CONNS = 1  # connections served at once: one, as BLE has one slot (a session costs ~2k)
 

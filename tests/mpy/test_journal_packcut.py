@@ -1,7 +1,7 @@
 """Power cut at every block write of the game-end compaction (``bg.journal.pack``): the old (raw) or
 the new (packed) match file, never a loss. Checks in journal_packcut.py."""
 
-# mpy-heap: 72k
+# mpy-heap: 76k
 # The 64-bit port with the firmware in its ROM image needs 61-64k here (measured in three
 # checkouts; declared with 8k or more to spare: the figure moves with the checkout's path and
 # the heap layout, tools/bench_heapmargin.py); the board model runs it with the board's 64k

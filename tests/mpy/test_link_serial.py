@@ -7,7 +7,7 @@ transports over real streams are test_link_serial_io.py (split off so each modul
 heap); the same code over a real pty, with the host tool, is
 ``tests/host/test_link_serial_e2e.py``."""
 
-# mpy-heap: 68k
+# mpy-heap: 70k
 # The 64-bit port with the firmware in its ROM image needs 60k here since the dropped-connection
 # case builds a board and a link (measured in 2k steps, tools/bench_heapmargin.py); declared
 # with 8k to spare. On the board model it needs 26k of the board's 64k.

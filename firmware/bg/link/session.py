@@ -238,6 +238,8 @@ class Session:
             return self._error(E_AUTH, t, fr.seq)
         try:
             _handler(h)(self, fr)
+            if t == REQ_AUTH_PROOF and self.mac_in is not None:
+                _forget("auth")  # logged in: the pre-login requests are not needed until the next
         except ValueError as e:
             self._error(E_PAYLOAD, t, fr.seq, 0, str(e))
         except KeyError:
@@ -271,6 +273,20 @@ _HANDLERS = {
     REQ_HOSTS: (1, "hosts", True),
     REQ_PLAYER_SEED: (1, "player_seed", True),
 }
+
+
+def _forget(name):
+    """Drop a link module that is needed only now and then (``auth``: pairing and login, once
+    per connection) from ``sys.modules`` and the package, so the collector takes its function
+    objects back (~1.6 kB on the 32-bit board model, docs/memory.md); the next use imports it
+    again from flash. MicroPython only: CPython has the memory, and tests may patch it."""
+    import sys
+
+    if sys.implementation.name == "micropython" and sys.modules.pop("bg.link." + name, None) is not None:
+        try:
+            delattr(sys.modules["bg.link"], name)
+        except (KeyError, AttributeError):
+            pass
 
 
 def _handler(h):
