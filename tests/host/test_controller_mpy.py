@@ -37,6 +37,8 @@ MODULES = [
     # the app and the link stack as bytecode in the heap need 200k here (fails at 196k;
     # declared +16k); the board model runs it in the board's 64k like the others
     ("test_app_revoke", 4, "216k"),
+    # the button gestures (app.buttons): presses, holds, combos, the wrap
+    ("test_app_buttons", 8),
 ]
 
 
