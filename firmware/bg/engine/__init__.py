@@ -31,8 +31,6 @@ The device-side functions (``recognize``, ``hints``, ``partial_ok``, ``forced``,
 ``no_play``, ``for_each_end``) allocate nothing per visited play; only their small results.
 """
 
-import sys
-
 # The layers bottom-up, each before the one built on it: a cold import then nests three module
 # bodies deep instead of five. Every nested import holds a set of interpreter frames on the C
 # stack (the ESP32's MicroPython task has 16 kB; docs/memory.md).
@@ -43,8 +41,6 @@ from bg.engine import _search  # noqa: F401
 from bg.engine._hints import MoveGenHints
 
 # isort: on
-
-_HOST = sys.implementation.name != "micropython"
 
 
 class MoveGen(MoveGenHints):
@@ -62,12 +58,6 @@ class MoveGen(MoveGenHints):
         generation order; ``[]`` when the turn passes. Host use (allocates the list)."""
         if not (1 <= d1 <= 6 and 1 <= d2 <= 6):
             raise ValueError("dice must be 1..6, got %d-%d" % (d1, d2))
-        if _HOST:
-            from bg.engine._fast import fast_plays  # host speed path, never compiled on the device
-
-            r = fast_plays(pos, side, d1, d2)
-            if r is not None:
-                return r
         seen = {}
         out = []
 
