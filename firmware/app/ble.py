@@ -29,7 +29,6 @@ import asyncio
 import struct
 
 import bluetooth
-from app.link import Waker
 from micropython import const
 
 _IRQ_CENTRAL_CONNECT = const(1)
@@ -79,6 +78,25 @@ def advertising_payload(uuid_text):
 def scan_response(name):
     """The board's complete name (cut to fit the 31-byte scan response)."""
     return _adv_field(_ADV_TYPE_NAME, name.encode()[:29])
+
+
+class Waker:
+    """The ``wait``/``wake`` half of a transport woken from an IRQ (BLE): an IRQ-safe flag
+    with a timeout. Each ``ThreadSafeFlag`` is polled like a file; on the unix port
+    ``select.poll`` corrupts such fd-less entries once its array grows (a segfault with a
+    few of them), so stream transports, woken only by tasks, use ``TaskWaker``."""
+
+    def __init__(self):
+        self.flag = asyncio.ThreadSafeFlag()
+
+    def wake(self):
+        self.flag.set()
+
+    async def wait(self, ms):
+        try:
+            await asyncio.wait_for_ms(self.flag.wait(), ms)
+        except asyncio.TimeoutError:
+            pass
 
 
 class BleTransport(Waker):

@@ -34,8 +34,6 @@ Example::
 import asyncio
 import time
 
-from bg import record as R
-
 _IDLE_RESET_MS = 2000  # a partial frame older than this is dropped (a stalled or hostile sender)
 _WAIT_MS = 250
 
@@ -173,44 +171,6 @@ class Hub:
             link.t.wake()
 
 
-class Waker:
-    """The ``wait``/``wake`` half of a transport woken from an IRQ (BLE): an IRQ-safe flag
-    with a timeout. Each ``ThreadSafeFlag`` is polled like a file; on the unix port
-    ``select.poll`` corrupts such fd-less entries once its array grows (a segfault with a
-    few of them), so stream transports, woken only by tasks, use ``TaskWaker``."""
-
-    def __init__(self):
-        self.flag = asyncio.ThreadSafeFlag()
-
-    def wake(self):
-        self.flag.set()
-
-    async def wait(self, ms):
-        try:
-            await asyncio.wait_for_ms(self.flag.wait(), ms)
-        except asyncio.TimeoutError:
-            pass
-
-
-class TaskWaker:
-    """``wait``/``wake`` for a transport woken only by asyncio tasks (its reader pump,
-    ``Hub.publish``): an ``asyncio.Event``, which registers nothing with the poller."""
-
-    def __init__(self):
-        self.ev = asyncio.Event()
-
-    def wake(self):
-        self.ev.set()
-
-    async def wait(self, ms):
-        if not self.ev.is_set():
-            try:
-                await asyncio.wait_for_ms(self.ev.wait(), ms)
-            except asyncio.TimeoutError:
-                pass
-        self.ev.clear()
-
-
 class Wiring:
     """The link as the application wires it: one ``Hub`` over the journal, served on every
     transport this board has (docs/controller.md). Dependencies injected:
@@ -236,6 +196,7 @@ class Wiring:
         self.log = log
         self.hub = None
         self._pub_buf = None  # the buffer records are published from, made with the hub
+        self._encode = None  # bg.record.encode, taken with the hub
 
     def coroutines(self, link_port, ble_link, serial_link):
         """The link tasks' coroutines (maybe none). The simulator's socket alone listens at
@@ -298,6 +259,9 @@ class Wiring:
         # encode() would allocate 2 x 259 bytes per action, a buffer of our own 518 bytes for
         # good (the hub copies the few bytes of each record into a watching session's queue)
         self._pub_buf = self.recorder.journal.buf
+        from bg.record import encode  # loaded by the app anyway; not by the link alone
+
+        self._encode = encode
         self.recorder.watchers.append(self._publish)
         return hub
 
@@ -311,7 +275,7 @@ class Wiring:
         hub = self.hub
         if hub is not None:
             try:
-                hub.publish(R.encode(k, f, self._pub_buf))
+                hub.publish(self._encode(k, f, self._pub_buf))
             except ValueError:
                 pass
 

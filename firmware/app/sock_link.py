@@ -13,13 +13,30 @@ Example::
 import asyncio
 import time
 
-from app.link import TaskWaker
-
 DEFAULT_PORT = 7607
 _STREAM_MTU = 515  # a stream has no ATT packets: one frame (<= 529 bytes) goes in 1-2 writes
 _READ = 256  # what a BLE write carries at most (MTU 247 + ATT): the socket costs the heap no more
 _SLOT_WAIT_MS = 1000  # a newcomer waits this long for an authenticated host to leave
 MAX_CONNS = 1  # connections served at once: one, as BLE has one slot (a session costs ~2k)
+
+
+class TaskWaker:
+    """``wait``/``wake`` for a transport woken only by asyncio tasks (its reader pump,
+    ``Hub.publish``): an ``asyncio.Event``, which registers nothing with the poller."""
+
+    def __init__(self):
+        self.ev = asyncio.Event()
+
+    def wake(self):
+        self.ev.set()
+
+    async def wait(self, ms):
+        if not self.ev.is_set():
+            try:
+                await asyncio.wait_for_ms(self.ev.wait(), ms)
+            except asyncio.TimeoutError:
+                pass
+        self.ev.clear()
 
 
 class StreamTransport(TaskWaker):
