@@ -155,7 +155,7 @@ def test_score_is_tesauros_times_3000000_exactly():
                 got = pe.score(end, side, race)
                 want = _float_tesauro(race, _tesauro_pos(end, side))
                 if want == 99999999.0:
-                    assert got == pubeval._WON
+                    assert got == pubeval.WON
                     continue
                 assert got == round(want * SCALE), (bytes(end), side, race, got, want)
                 n += 1
@@ -174,7 +174,7 @@ def test_score_equals_gnubg_pub_eval_score():
             got = raw / SCALE
             theirs = gnubg_nn.pub_eval_score(_anboard(end, 1 - side))
             if end[50 + side] == 15:
-                assert theirs >= 99999999.0 and raw == pubeval._WON
+                assert theirs >= 99999999.0 and raw == pubeval.WON
                 continue
             assert abs(got - theirs) < 2e-4, (bytes(end), side, got, theirs)
             n += 1
@@ -206,7 +206,7 @@ def test_every_sum_stays_a_small_int_on_the_32_bit_board():
     for wt in (pubeval.RACE, pubeval.CONTACT):
         bound = _max_abs_sum(wt)
         assert bound < limit, bound
-        assert pubeval._WON == limit and pubeval._LOW == -(1 << 30)
+        assert pubeval.WON == limit and pubeval.LOW == -(1 << 30)
 
 
 def test_all_off_wins_and_bad_input_is_refused():
@@ -216,7 +216,7 @@ def test_all_off_wins_and_bad_input_is_refused():
     pos = board.from_points({1: 1, 2: 1}, {12: 2})
     assert pe.best(pos, 0, 6, 5) in ((2, 0, 1, 0), (1, 0, 2, 0))
     end = gen.apply(bytearray(pos), 0, pe.best(pos, 0, 6, 5))
-    assert pe.score(end, 0) == pubeval._WON
+    assert pe.score(end, 0) == pubeval.WON
     for bad in (lambda: pe.best(pos, 0, 0, 5), lambda: pe.best(pos, 2, 6, 5), lambda: pe.best(b"x", 0, 6, 5)):
         with pytest.raises(ValueError):
             bad()

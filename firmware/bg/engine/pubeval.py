@@ -46,8 +46,8 @@ Example::
 
 from micropython import const
 
-_WON = const(0x3FFFFFFF)  # all 15 off (Tesauro: 99999999); the largest 31-bit small int
-_LOW = const(-0x40000000)  # below any score
+WON = const(0x3FFFFFFF)  # all 15 off (Tesauro: 99999999); the largest 31-bit small int
+LOW = const(-0x40000000)  # below any score
 
 # fmt: off
 _WR = (
@@ -131,7 +131,7 @@ def evaluate(w, side, wt):
     ``wt`` (``RACE`` or ``CONTACT``). Allocates nothing (small ints only)."""
     off = w[51 if side else 50]
     if off >= 15:
-        return _WON
+        return WON
     mb = 24 if side else -1
     ob = 24 if side else 49
     s = wt[120] * w[ob] + wt[121] * off
@@ -172,7 +172,7 @@ class PubEval:
         self.gen = gen
         self.bst = bytearray(8)  # steps of the best play so far
         self.bn = 0
-        self.top = _LOW
+        self.top = LOW
         self.side = 0
         self.wt = CONTACT
         self._v = self._visit  # bound once: no allocation per call of best()
@@ -193,7 +193,7 @@ class PubEval:
         _check(pos, side)
         self.side = side
         self.wt = RACE if is_race(pos, side) else CONTACT
-        self.top = _LOW
+        self.top = LOW
         self.bn = 0
         self.gen.for_each_end(pos, side, d1, d2, self._v)
         return tuple(self.bst[: 2 * self.bn])
