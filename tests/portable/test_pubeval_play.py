@@ -9,7 +9,6 @@ from bg import board
 from bg import engine as movegen
 from bg.engine import pubeval
 
-
 try:
     from unittest import SkipTest  # pytest treats it as a skip
 except ImportError:
