@@ -3,10 +3,13 @@ publishes, its lines in the order it happened -- the throw (the opening throw, a
 the play in gnubg notation -- and then the board after it (``screen``). Before the opening
 throw nobody is on roll, so the board says so; after it the side to act is at the bottom.
 
+With ``--learn`` (``learning_lines``) each board is followed by the pip counts and, on the
+opening roll, Carlit's book play for it (seed 002, ``bg.aids``).
+
 ``r`` is the replay the watch folds the actions into (``gammon.model._Replay``): these
 functions only read it."""
 
-from bg import record
+from bg import aids, board, notation, record
 
 from gammon.formats.ids import describe
 from gammon.render import render_board
@@ -97,4 +100,24 @@ def screen(r):
     out += render_board(r.pos, r.side if acting else 0, m.names, on_roll=acting) + "\n"
     if r.g is not None:
         out += "cube %d%s\n" % (r.g.cube, "" if r.g.owner < 0 else " (%s)" % m.names[r.g.owner])
+    return out
+
+
+def learning_lines(r):
+    """Learning mode: the pip counts (who leads the race, by how much) and, while the first
+    play of a game is to be made from the start position, the booklet's play for the roll."""
+    if r.m is None or r.g is None:
+        return []
+    pips = (board.pip_count(r.pos, 0), board.pip_count(r.pos, 1))
+    if pips[0] == pips[1]:
+        lead = "even"
+    else:
+        ahead = 0 if pips[0] < pips[1] else 1
+        lead = "%s leads by %d" % (_name(r, ahead), abs(pips[0] - pips[1]))
+    out = ["pips: %s %d, %s %d (%s)" % (_name(r, 0), pips[0], _name(r, 1), pips[1], lead)]
+    start = board.start_position()
+    if r.phase in ("moving", "choice") and r.dice and bytes(r.pos) == bytes(start):
+        d1, d2 = r.dice[0], r.dice[1]
+        alts = "".join(" or " + notation.format_play(start, 0, a) for a in aids.opening_alternatives(d1, d2))
+        out.append("book play for %d%d (Carlit): %s%s" % (d1, d2, aids.opening_text(d1, d2), alts))
     return out

@@ -414,14 +414,15 @@ def show_game(args):
     return 0
 
 
-def watch_loop(client, out=None, clear=True, max_events=None, lib=None):
+def watch_loop(client, out=None, clear=True, max_events=None, lib=None, learn=False):
     """Follow the board's live match: for every action the board publishes, print the throw,
-    then the play in gnubg notation, then the board after it (``gammon.watch_view``).
+    then the play in gnubg notation, then the board after it (``gammon.watch_view``; with
+    ``learn`` also the pip counts and the opening book play).
     ``client``: a link Client (``list_games``, ``fetch_game``, ``watch``). Returns the replay.
     With a library ``lib``, a match starting meanwhile gets this host's player seed."""
     from bg import record
 
-    from gammon.watch_view import event_lines, screen
+    from gammon.watch_view import event_lines, learning_lines, screen
 
     out = out or sys.stdout
 
@@ -442,6 +443,8 @@ def watch_loop(client, out=None, clear=True, max_events=None, lib=None):
         for line in lines:
             out.write(line + "\n")
         out.write(screen(r))
+        for line in learning_lines(r) if learn else ():
+            out.write(line + "\n")
         m = r.m
         if m is not None and r.g is None and not m.games:  # before the opening: the dice's bond
             out.write(
@@ -480,7 +483,7 @@ def cmd_watch(args):
 
     with _open_library() as lib, open_board(args) as client:
         try:
-            watch_loop(client, clear=not args.no_clear, lib=lib)
+            watch_loop(client, clear=not args.no_clear, lib=lib, learn=args.learn)
         except KeyboardInterrupt:
             pass
         except ValueError as e:
@@ -635,6 +638,7 @@ def register(sub):
     p = sub.add_parser("watch", help="live view of the match being played on the board")
     add_board_argument(p)
     p.add_argument("--no-clear", action="store_true", help="do not clear the screen between moves")
+    p.add_argument("--learn", action="store_true", help="learning mode: pip counts, the opening book play")
     p.set_defaults(func=cmd_watch)
 
     p = sub.add_parser("analyze", help="GNU Backgammon's checker and cube analysis of a match (needs gnubg)")
