@@ -44,6 +44,7 @@ Example::
     (8, 5, 6, 5)
 """
 
+import micropython
 from micropython import const
 
 WON = const(0x3FFFFFFF)  # all 15 off (Tesauro: 99999999); the largest 31-bit small int
@@ -126,6 +127,7 @@ def is_race(pos, side):
     return own + opp <= 24
 
 
+@micropython.native  # about twice as fast on the unix port (same small ints, no allocation)
 def evaluate(w, side, wt):
     """Tesauro's score x 3,000,000 of position ``w`` for ``side`` with the factor table
     ``wt`` (``RACE`` or ``CONTACT``). Allocates nothing (small ints only)."""
