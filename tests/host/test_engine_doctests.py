@@ -6,7 +6,9 @@ import importlib
 import pytest
 
 
-@pytest.mark.parametrize("name", ["bg.board", "bg.engine", "bg.engine.pubeval", "bg.ids", "bg.notation", "bg.match", "bg.aids"])
+@pytest.mark.parametrize(
+    "name", ["bg.board", "bg.engine", "bg.engine.pubeval", "bg.ids", "bg.notation", "bg.match", "bg.aids"]
+)
 def test_docstring_examples(name):
     mod = importlib.import_module(name)
     res = doctest.testmod(mod, extraglobs=vars(mod))

@@ -20,10 +20,12 @@ Tesauro's encoding, for the side to be scored (the "computer"), location L = its
 Integer fixed point (floats allocate on MicroPython): every term is multiplied by 30 * 100,000
 (30 = lcm of the /2 and /15), which makes each one an exact integer: the score here is exactly
 3,000,000 times Tesauro's. ``_scaled`` builds the per-input factors once at import (the
-"three checkers" slot holds +2 and +3 together). The largest possible |partial sum| over any
-position stays below 2**30 (the 32-bit board model's small-int range;
-``tests/host/test_pubeval_oracle.py`` bounds it over every checker distribution), so no sum
-ever allocates.
+"three checkers" slot holds +2 and +3 together) as a tuple on the heap (~0.5 KB each on the
+board): frozen into the firmware, an int constant outside -8192..8191 is a boxed long int in
+flash (``mpy-tool``), and arithmetic on it allocates; computed ints are small ints. The
+largest possible |partial sum| over any position stays below 2**30 (the 32-bit board model's
+small-int range; ``tests/host/test_pubeval_oracle.py`` bounds it over every checker
+distribution), so no sum ever allocates.
 
 GNU Backgammon's ``eval.c`` (``FindPubevalMove``) fills Tesauro's "men off" as 15 minus the
 mover's checkers on points 1..24, i.e. checkers on the bar count as off; here ``off`` is the
