@@ -100,3 +100,29 @@ def test_shots_equal_a_brute_force_over_the_36_rolls():
                 blocked += 1
             on_bar += pos[(49 if side else 24)] > 0
     assert checked > 1000 and blocked > 300 and on_bar > 30, (checked, blocked, on_bar)
+
+
+def test_hit_rolls_with_blocking_equal_the_brute_force():
+    """``hit_rolls(d, blocked)`` (the table with closed points in between) is the real count
+    for one shooter d pips from a blot with those points closed by the opponent, whatever the
+    shooter's home board holds."""
+    rng = random.Random(2)
+    gen = movegen.MoveGen()
+    masks = set()
+    for _trial in range(600):
+        d = rng.randint(2, 12)
+        shooter = rng.randint(d + 7, 24)
+        blot = shooter - d
+        mask = 0
+        theirs = {25 - blot: 1}
+        for k in range(1, d):
+            if rng.random() < 0.35 and len(theirs) < 7:
+                mask |= 1 << k
+                theirs[25 - (shooter - k)] = 2
+        mine = {shooter: 1}
+        mine.update(rng.choice(({}, {6: 5, 5: 5, 4: 4}, {1: 14})))
+        pos = board.from_points(mine, theirs)
+        want = _brute(gen, pos, 0, blot)
+        assert aids.hit_rolls(d, mask) == want == aids.shots(pos, 0, blot), (d, bin(mask), mine)
+        masks.add(mask)
+    assert len(masks) > 200
