@@ -224,3 +224,27 @@ def test_all_off_wins_and_bad_input_is_refused():
         pe.score(bytearray(51), 0)
     with pytest.raises(ValueError):
         pe.score(pos, 3)
+
+
+def test_best_play_equals_gnubg_on_10000_positions_from_seeded_games():
+    # the engine oracle's seeded games (random, hit-happy and safe styles: bar, both sides on
+    # the bar, bear-offs, doubles): again gnubg's choice everywhere; no exact tie between
+    # distinct best positions turned up (19,487 positions with a play checked once)
+    from test_engine_oracle import _positions
+
+    gen = movegen.MoveGen()
+    pe = pubeval.PubEval(gen)
+    n = 0
+    for pos, side, d1, d2 in _positions(10000, 20261124):
+        ours = pe.best(pos, side, d1, d2)
+        theirs = _gnubg_steps(gnubg_nn.pub_best_move(_anboard(pos, side), d1, d2))
+        if not ours:
+            assert theirs == ()
+            continue
+        a = bytes(gen.apply(bytearray(pos), side, ours))
+        b = bytes(gen.apply(bytearray(pos), side, theirs))
+        if a != b:
+            race = pubeval.is_race(pos, side)
+            assert pe.score(a, side, race) == pe.score(b, side, race), (ids.position_id(pos, side), d1, d2)
+        n += 1
+    assert n > 9000
