@@ -27,7 +27,8 @@ def _seed_table():
 
 def _brute(gen, pos, side, point):
     """Rolls (of 36) for which some legal play of ``side`` leaves no opposing checker on its
-    ``point``: the plays come from ``plays()`` (the host's own generator path)."""
+    ``point``: every play ``plays()`` lists (itself checked against gnubg's generator by
+    ``test_engine_oracle.py``), not the visit with its early answer that ``shots`` uses."""
     oi = (0 if side else 25) + 24 - point
     n = 0
     for a in range(1, 7):
