@@ -1,6 +1,3 @@
-# pyright: reportOptionalMemberAccess=false, reportOptionalSubscript=false
-# pyright: reportOptionalIterable=false, reportArgumentType=false
-# (opening, cup, dice and the ambiguity candidates exist exactly in the phases that use them)
 """The game controller: a whole match as a pure state machine.
 
 Everything the board decides happens in :class:`Controller`; it never sleeps, reads a pin or
@@ -38,8 +35,6 @@ from app.ctl_defs import (
     CHOICE,
     CUBE,
     DOUBLED,
-    END_DROP,
-    END_RESIGN,
     END_TIME,
     GAME_OVER,
     IDLE,
@@ -112,12 +107,10 @@ class Controller(Turns):
                 done = self._opening_throw(side)
         elif ph == CHOICE:
             if mine and role == ROLL:
-                self.opening.keep()
-                self._begin_moving(self.opening.starter, self.opening.dice)
+                self._begin_moving(self.side, self.dice)  # kept: its PLAY records the choice
                 done = True
             elif mine and role == CUBE:
-                self.opening.reroll()
-                done = self._opening_throw(side)
+                done = self._reroll(side)
         elif ph == AWAIT_ROLL:
             if mine and kind == PRESS and role == ROLL and self.board_matches():
                 self._roll()
@@ -145,7 +138,7 @@ class Controller(Turns):
                 done = True
             elif not mine and role == CUBE and kind == PRESS:
                 self._emit(K_DROP, (side,))
-                self._end_game(self.side, self.cube, 1, END_DROP)
+                self._end_decided()
                 done = True
         elif ph == RESIGNING:
             if mine and role == CUBE and kind == PRESS:
@@ -158,7 +151,7 @@ class Controller(Turns):
                 v = self.resign_value
                 self._emit(K_RESIGN, (self.side, v))
                 self._emit(K_RESIGN_ACCEPT, (side,))
-                self._end_game(side, self._points(v), v, END_RESIGN)
+                self._end_decided()
                 done = True
             elif not mine and role == CUBE:
                 self._emit(K_RESIGN, (self.side, self.resign_value))

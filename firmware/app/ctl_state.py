@@ -1,24 +1,20 @@
-# pyright: reportOptionalMemberAccess=false, reportOptionalSubscript=false
-# pyright: reportOptionalIterable=false, reportArgumentType=false
-# (opening, cup, dice and the ambiguity candidates exist exactly in the phases that use them)
 """The controller's state and its fold: ``State.apply(kind, fields)`` folds one confirmed
 action (a ``bg.record`` kind and field tuple) into the match state -- the same function for
-live play and for replaying the journal after a power cut. ``app.controller.Controller`` adds
-the inputs (sensors, buttons, time) on top."""
+live play and for replaying the journal after a power cut. The match rules (cube, Jacoby,
+beavers, automatic doubles, scores, Crawford, the position) are ``bg.match.Fold``'s, the one
+fold the host's model runs too; this module keeps the controller's own phases and inputs.
+``app.controller.Controller`` adds the inputs (sensors, buttons, time) on top."""
 
 from app.ctl_defs import (
     AWAIT_ROLL,
     CHOICE,
     DOUBLED,
-    GAME_CRAWFORD,
     GAME_OVER,
     IDLE,
     ILLEGAL,
-    K_AUTO_DOUBLE,
     K_BEAVER,
     K_CLOCK,
     K_DOUBLE,
-    K_DROP,
     K_GAME_END,
     K_GAME_START,
     K_MATCH_END,
@@ -26,26 +22,21 @@ from app.ctl_defs import (
     K_OPENING,
     K_PLAY,
     K_RESIGN,
-    K_RESIGN_ACCEPT,
     K_RESIGN_REJECT,
     K_ROLL,
     K_SEED_PART,
-    K_SEED_REVEAL,
     K_TAKE,
     MATCH_OVER,
     MOVING,
-    OPEN_HOUSE,
-    OPEN_REROLL,
     OPENING,
-    PLAY_ILLEGAL_ACCEPTED,
     RESIGNING,
     Clock,
     Settings,
 )
 from app.rules import NLOC
+from bg import match as _match
 from bg import recognize as _rec
 
-_MAX_CUBE = 1 << 30
 ILLEGAL_SHOW_MS = 500  # an illegal reading is shown only once it lasted this long (a hand
 # carrying a hit blot to the bar passes through illegal readings)
 
@@ -84,17 +75,13 @@ class State:
         self._new_match_state()
 
     def _new_match_state(self):
+        # the match rules and the position: bg.match's fold (check=False: only plays the
+        # recogniser found legal are recorded here, and the boot replay stays fast)
+        self.mt = _match.Fold(False)
         self.phase = IDLE
         self.side = -1
         self.dice = bytearray(2)
-        self.cube = 1
-        self.owner = -1
-        self.score = [0, 0]
-        self.game_no = 0
-        self.crawford_game = False
-        self.crawford_done = False
         self.resign_value = 0
-        self.result = None  # (winner, points, kind, reason) of the last game
         self.match_id = None
         self.commitment = None
         self.player_seed = None
@@ -102,23 +89,72 @@ class State:
         self.throws = 0
         self.pending_play = None
         self.last_play = None  # (side, steps) of the last recorded play
-        self.opening = None
         self.house_first = None  # house variant: side 0's throw until side 1 throws
         self.rolled = 0  # ticks of the last throw (dice animation)
         self._prev_phase = IDLE
-        self._auto = 0
-        self.pos = self.rules.start_position()
         self.clock = Clock(self.settings.clock_s * 1000, self.settings.delay_s * 1000)
+
+    # the match state is the fold's (bg.match.Fold); these name it for the view and tests
+    @property
+    def pos(self):
+        return self.mt.pos
+
+    @pos.setter
+    def pos(self, p):
+        self.mt.pos[:] = p
+
+    @property
+    def cube(self):
+        return self.mt.cube
+
+    @cube.setter
+    def cube(self, v):
+        self.mt.cube = v
+
+    @property
+    def owner(self):
+        return self.mt.owner
+
+    @owner.setter
+    def owner(self, v):
+        self.mt.owner = v
+
+    @property
+    def score(self):
+        return self.mt.score
+
+    @score.setter
+    def score(self, v):
+        self.mt.score[0] = v[0]
+        self.mt.score[1] = v[1]
+
+    @property
+    def game_no(self):
+        return self.mt.game_no
+
+    @property
+    def crawford_game(self):
+        return self.mt.crawford
+
+    @property
+    def crawford_done(self):
+        return self.mt.crawford_done
+
+    @property
+    def result(self):
+        """(winner, points, kind, reason) of the last game, None during one."""
+        return self.mt.result
+
+    @property
+    def opening(self):
+        return self.mt.opening
 
     @property
     def may_double(self):
-        """The side on roll may offer the cube now: before rolling, cube centred or its own,
-        not in the Crawford game (match play: up to the 64 of the physical cube)."""
-        if self.phase != AWAIT_ROLL or self.crawford_game:
-            return False
-        if self.owner not in (-1, self.side):
-            return False
-        return self.cube < (64 if self.settings.length else _MAX_CUBE)
+        """The side on roll may offer the cube now: before rolling and as ``bg.match``'s rules
+        allow (cube centred or its own, not in the Crawford game, match play up to the 64 of
+        the physical cube)."""
+        return self.phase == AWAIT_ROLL and self.mt.can_double(self.side)
 
     def expected(self):
         """The counts the physical board should read when it is at rest now."""
@@ -129,10 +165,15 @@ class State:
 
     def apply(self, k, f):
         """Fold one action (a ``bg.record`` kind and field tuple) into the state. Replaying
-        a journal is ``for k, f in actions: c.apply(k, f)``; ``outbox`` is not touched."""
+        a journal is ``for k, f in actions: c.apply(k, f)``; ``outbox`` is not touched. The
+        rules are ``bg.match.Fold.apply``'s (ValueError, nothing changed, when the action
+        breaks them); what follows is the controller's phase."""
         if k == K_MATCH_START:
             self.settings = Settings.from_record(f)
             self._new_match_state()
+        mt = self.mt
+        mt.apply(k, f)
+        if k == K_MATCH_START:
             self.match_id = bytes(f[0])
             self.commitment = bytes(f[9])
             self.player_seed = bytes(f[10])
@@ -140,80 +181,37 @@ class State:
         elif k == K_SEED_PART:
             self.seed_parts.append((f[0], f[2]))
         elif k == K_GAME_START:
-            self.game_no = f[0]
-            self.score[0] = f[1]
-            self.score[1] = f[2]
-            self.crawford_game = bool(f[3] & GAME_CRAWFORD)
-            if self.crawford_game:
-                self.crawford_done = True
-            self.pos = self.rules.start_position()
-            self.cube = 1
-            self.owner = -1
             self.side = -1
             self.dice[0] = self.dice[1] = 0
-            self.result = None
             self.last_play = None
-            self._auto = 0
             self.house_first = None
             self.phase = OPENING
-            from bg.dice.cup import Opening
-
-            self.opening = Opening(self.settings.house)
         elif k == K_OPENING:
-            flags, dice = f
-            o = self.opening
-            if flags & OPEN_REROLL:
-                self.throws += 1
-                o.reroll()
-                o.feed(dice[0], dice[1])
-            elif flags & OPEN_HOUSE:
-                self.throws += 2
-                o.feed(dice[0], dice[1])
-                o.feed(dice[2], dice[3])
-            else:
-                self.throws += 1
-                o.feed(dice[0], dice[1])
+            self.throws += 1 if len(f[1]) == 2 else 2
             self.house_first = None
-            self.dice[0] = dice[-2]
-            self.dice[1] = dice[-1]
-            if o.state == 2:  # DONE
-                self._begin_moving(o.starter, o.dice)
-            elif o.state == 1:  # CHOICE
+            d = f[1]
+            self.dice[0] = d[-2]
+            self.dice[1] = d[-1]
+            if mt.phase == _match.F_MOVING:
+                self._begin_moving(mt.side, mt.dice)
+            elif mt.phase == _match.F_CHOICE:
                 self.phase = CHOICE
-                self.side = o.starter
-                d = o.dice
-                self.dice[0] = d[0]
-                self.dice[1] = d[1]
-        elif k == K_AUTO_DOUBLE:
-            self.cube = f[0]
-            self._auto += 1
+                self.side = mt.side
+                self.dice[:] = mt.dice
         elif k == K_ROLL:
             self.throws += 1
-            self._begin_moving(f[0], (f[1], f[2]))
+            self._begin_moving(f[0], mt.dice)
         elif k == K_PLAY:
-            side, steps, flags = f
-            if self.phase == CHOICE:
-                self.opening.keep()
-            if flags & PLAY_ILLEGAL_ACCEPTED:
-                self.rules.apply_free(self.pos, side, steps)
-            else:
-                self.rules.apply_steps(self.pos, side, steps)
-            self.last_play = (side, steps)
+            self.last_play = (f[0], f[1])
             self.pending_play = None
             self.phase = AWAIT_ROLL
-            self.side = 1 - side
+            self.side = mt.side
             self.dice[0] = self.dice[1] = 0
         elif k == K_DOUBLE:
             self.side = f[0]
             self.phase = DOUBLED
-        elif k == K_TAKE:
-            self.cube *= 2
-            self.owner = f[0]
+        elif k == K_TAKE or k == K_BEAVER:
             self.phase = AWAIT_ROLL  # the doubler (self.side) rolls
-        elif k == K_BEAVER:
-            self.cube = f[1]
-            self.owner = f[0]
-            self.phase = AWAIT_ROLL
         elif k == K_RESIGN:
             self.resign_value = f[1]
         elif k == K_RESIGN_REJECT:
@@ -221,9 +219,6 @@ class State:
                 self.phase = self._prev_phase
                 self.side = 1 - f[0]
         elif k == K_GAME_END:
-            w, pts = f[0], f[1]
-            self.score[w] += pts
-            self.result = (w, pts, f[2], f[3])
             self.phase = GAME_OVER
             self.dice[0] = self.dice[1] = 0
         elif k == K_MATCH_END:
@@ -231,10 +226,6 @@ class State:
         elif k == K_CLOCK:
             self.clock.used[f[0]] = f[1]
             self.clock.left[f[0]] = f[2]
-        elif k in (K_DROP, K_RESIGN_ACCEPT, K_SEED_REVEAL):
-            pass  # GAME_END follows / nothing to fold
-        else:
-            raise ValueError("unknown action kind %d" % k)
 
     def resume(self, actions, board_seed=None):
         """Replay a journal's actions after a power cut (any iterable of ``(kind, fields)``,

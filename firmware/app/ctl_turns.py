@@ -1,10 +1,9 @@
-# pyright: reportOptionalMemberAccess=false, reportOptionalSubscript=false
-# pyright: reportOptionalIterable=false, reportArgumentType=false
-# (opening, cup, dice and the ambiguity candidates exist exactly in the phases that use them)
 """The controller's transitions: what a confirmed press does to the match (throws, plays,
 cube, resignations, game and match ends). ``app.controller.Controller`` decides *when*
 (buttons, sensors); this module decides *what*, emitting ``bg.record`` actions folded by
-``app.ctl_state.State.apply``."""
+``app.ctl_state.State.apply``. What the rules allow and what a game is worth (cube, Jacoby,
+beavers, automatic doubles, Crawford, scores, the match's end) is asked of ``bg.match``
+through the state's fold (``self.mt``): no rule is repeated here."""
 
 from app.ctl_defs import (
     END_BEAROFF,
@@ -102,8 +101,7 @@ class Turns(State):
         self._start_game()
 
     def _start_game(self):
-        s = self.settings
-        crawford = s.length and s.crawford and not self.crawford_done and max(self.score) == s.length - 1
+        crawford = self.mt.next_is_crawford()
         self._emit(
             K_GAME_START, (self.game_no + 1, self.score[0], self.score[1], GAME_CRAWFORD if crawford else 0)
         )
@@ -114,21 +112,11 @@ class Turns(State):
         return cup.press(side)
 
     def _opening_throw(self, side):
-        o = self.opening
-        s = self.settings
-        if not s.house:
+        if not self.settings.house:
             d = self._throw(2)  # EITHER: whoever presses throws both dice
             self._emit(K_OPENING, (0, (d[0], d[1])))
-            if d[0] == d[1] and not s.length and self._auto < s.auto_doubles:
+            if d[0] == d[1] and self.mt.may_auto_double():
                 self._emit(K_AUTO_DOUBLE, (2 * self.cube,))
-            return True
-        if o.state == 0 and o._rerolling:  # the starter's one re-roll
-            if side != o.starter:
-                return False
-            d = self._throw(side)
-            o._rerolling = False
-            o.state = 1
-            self._emit(K_OPENING, (OPEN_HOUSE | OPEN_REROLL, (d[0], d[1])))
             return True
         want = 0 if self.house_first is None else 1
         if side != want:
@@ -144,6 +132,14 @@ class Turns(State):
         a = self.house_first
         self.throws -= 1  # the pair's record counts both throws
         self._emit(K_OPENING, (OPEN_HOUSE, (a[0], a[1], d[0], d[1])))
+        return True
+
+    def _reroll(self, side):
+        """House variant, CHOICE: the starter throws once more (and must play that throw)."""
+        if side != self.side:
+            return False
+        d = self._throw(side)
+        self._emit(K_OPENING, (OPEN_HOUSE | OPEN_REROLL, (d[0], d[1])))
         return True
 
     def _roll(self):
@@ -216,23 +212,24 @@ class Turns(State):
             self._end_game(mover, self._points(r), r, END_BEAROFF)
 
     def _points(self, kind):
-        """Points for a single (1), gammon (2), backgammon (3) at the current cube. Jacoby
-        (money): gammons count only once the cube was turned."""
-        s = self.settings
-        if not s.length and s.jacoby and self.owner == -1:
-            kind = 1
-        return self.cube * kind
+        """Points for a single (1), gammon (2), backgammon (3) now (``bg.match``: the cube,
+        Jacoby)."""
+        return self.mt.game_value(kind)
+
+    def _end_decided(self):
+        """After a DROP or an accepted resignation: the game's end the fold decided."""
+        p = self.mt.pending
+        assert p is not None
+        self._end_game(p[0], p[1], p[2], p[3])
 
     def _end_game(self, winner, points, kind, reason):
-        s = self.settings
+        mt = self.mt
         if reason == END_TIME:
             # a flag fall loses the match (money play: the game at the current stake)
-            points = max(1, s.length - self.score[winner]) if s.length else self.cube
+            points = mt.time_points(winner)
         self._emit(K_GAME_END, (winner, points, kind, reason))
-        if reason == END_TIME or (s.length and self.score[winner] >= s.length):
-            w = 0 if self.score[0] > self.score[1] else 1
-            if reason == END_TIME:
-                w = winner
+        if reason == END_TIME or mt.is_over():
+            w = winner if reason == END_TIME else mt.match_winner()
             self._emit(K_MATCH_END, (w, self.score[0], self.score[1]))
             if self.fair is not None:
                 self.fair.end_match()
@@ -245,7 +242,7 @@ class Turns(State):
         self.resign_value = 1
 
     def _may_beaver(self):
-        return self.settings.beaver and not self.settings.length
+        return self.mt.can_beaver()
 
     def end_money_session(self):
         """Money play has no natural end: the players end the session (both CUBE buttons

@@ -12,6 +12,7 @@ from bg import board as _board
 from bg import recognize as _rec
 from bg.board import NCHECKERS
 from bg.hwdesc import NROWS as NLOC  # the colour-blind sensor rows (bg.hwdesc's layout)
+from bg.match import apply_free  # noqa: F401 - casual mode's accepted illegal play (one copy)
 
 _caps_key = [-1]
 _caps = bytearray(NLOC)
@@ -56,26 +57,6 @@ def game_result(pos, side):
     if pos[50 + side] != NCHECKERS:
         return 0
     return _board.game_result(pos, side)
-
-
-def apply_free(pos, side, steps):
-    """Casual mode: make an accepted illegal play (any direction, any distance): each step
-    moves one checker; a lone opponent checker where it lands goes to the bar."""
-    b = 25 if side else 0
-    ob = 24 if side else 49
-    for i in range(0, len(steps), 2):
-        f, t = steps[i], steps[i + 1]
-        if pos[b + f - 1] == 0:
-            raise ValueError("no checker of side %d on %d" % (side, f))
-        pos[b + f - 1] -= 1
-        if t == 0:
-            pos[50 + side] += 1
-            continue
-        if pos[ob - t] == 1:
-            pos[ob - t] = 0
-            pos[ob] += 1
-        pos[b + t - 1] += 1
-    return pos
 
 
 def steps_between(start, side, sensed, cap=6):

@@ -14,13 +14,21 @@ Example::
     >>> m.score
     [4, 0]
 
-The class knows nothing about checkers; the controller tells it what happened and asks what
-is allowed. Errors (a double when the rules forbid it, ...) raise ValueError.
+``Match`` knows nothing about checkers: it is told what happened and asked what is allowed.
+``Fold`` is the one fold of the record over the rules: ``apply(kind, fields)`` takes one
+``bg.record`` action (as ``bg.record`` decodes it) and moves the match on -- scores, cube,
+Crawford, whose turn, the position, how each game ended -- or raises ValueError naming what
+is wrong and changes nothing it has not checked. The device's controller
+(``app.ctl_state.State.apply``) and the host's model (``gammon.model``) both fold through it,
+so a rule is changed here and every consumer follows. Errors (a double when the rules forbid
+it, ...) raise ValueError.
 """
 
 from micropython import const
 
-from bg.record import END_BEAROFF, END_DROP, END_RESIGN  # noqa: F401 - part of this API
+from bg import board as _board
+from bg import record as _R
+from bg.record import END_BEAROFF, END_DROP, END_RESIGN, END_TIME  # noqa: F401 - part of this API
 
 SINGLE = const(1)
 GAMMON = const(2)
@@ -80,8 +88,10 @@ def _check_die(d):
 class Match:
     """One match (``length`` points) or a money session (``length=0``).
 
-    Options (money play only, seed 001): ``jacoby`` (gammons and backgammons count single
-    unless a double was offered in the game), ``beavers`` (the doubled side may redouble at
+    Options: ``crawford`` (match play: no cube in the game after a side reached match point;
+    on by default); money play only (seed 001): ``jacoby`` (gammons and backgammons count
+    single while the cube has not been turned in the game: centred, automatic doubles
+    included), ``beavers`` (the doubled side may redouble at
     once and keep the cube), ``auto_doubles`` (how many automatic doubles per game on
     equal opening dice; 0 = off).
 
@@ -91,7 +101,7 @@ class Match:
     ``resign_kind``, ``in_game``, ``winner``/``points``/``end`` of the last game.
     """
 
-    def __init__(self, length=0, jacoby=False, beavers=False, auto_doubles=0):
+    def __init__(self, length=0, jacoby=False, beavers=False, auto_doubles=0, crawford=True):
         if length < 0 or length > 32767:
             raise ValueError("match length 0..32767 (0 = money play)")
         if length and (jacoby or beavers or auto_doubles):
@@ -102,6 +112,7 @@ class Match:
         self.jacoby = jacoby
         self.beavers = beavers
         self.auto_limit = auto_doubles
+        self.crawford_rule = crawford  # match play: the Crawford rule is on (MATCH_START option)
         self.score = [0, 0]
         self.game_no = 0
         self.crawford = False
@@ -136,14 +147,20 @@ class Match:
             raise ValueError("the match is over")
         if self.in_game:
             raise ValueError("a game is in progress")
+        crawford = self.next_is_crawford()
         self._reset_game()
         self.game_no += 1
         self.in_game = True
-        self.crawford = False
-        if self.length and not self.crawford_done:
-            if self.length - 1 in (self.score[0], self.score[1]):
-                self.crawford = True
-                self.crawford_done = True
+        self.crawford = crawford
+        if crawford:
+            self.crawford_done = True
+
+    def next_is_crawford(self):
+        """True when the next game is the Crawford game: match play with the Crawford rule,
+        a side one point from the match, and no Crawford game played yet."""
+        if not self.length or not self.crawford_rule or self.crawford_done:
+            return False
+        return self.length - 1 in (self.score[0], self.score[1])
 
     def start_turn(self, side):
         """``side`` is on roll and has not rolled yet (the moment a double may be offered)."""
@@ -220,11 +237,16 @@ class Match:
         self.offer = -1
         return self._finish(winner, self.cube, END_DROP)
 
+    def may_auto_double(self):
+        """True when equal opening dice now double the cube (money play with automatic
+        doubles, fewer than ``auto_doubles`` of them this game)."""
+        return self.in_game and not self.length and self.autos < self.auto_limit
+
     def auto_double(self):
         """Equal opening dice in money play with automatic doubles: the cube doubles and stays
         centred, at most ``auto_doubles`` times per game. Returns True if it doubled."""
         self._need_game()
-        if self.length or self.autos >= self.auto_limit:
+        if not self.may_auto_double():
             return False
         self.autos += 1
         self.cube *= 2
@@ -259,15 +281,30 @@ class Match:
 
     # ------------------------------------------------------------ scoring
     def _kind_value(self, kind):
-        if not self.length and self.jacoby and not self.offered_in_game:
-            return 1  # Jacoby rule: no gammons unless the cube was offered
+        if self.jacoby_applies():
+            return 1
         return kind
+
+    def jacoby_applies(self):
+        """The Jacoby rule (money play with the option): gammons and backgammons count as a
+        single while the cube has not been turned in this game (still centred, automatic
+        doubles included; gnubg's rule). The one copy of the rule: the controller, the host's
+        model and the exports all score through ``game_value``."""
+        return not self.length and self.jacoby and self.owner < 0
 
     def game_value(self, kind):
         """Points a win of ``kind`` (1 single, 2 gammon, 3 backgammon) is worth now."""
         if kind not in (SINGLE, GAMMON, BACKGAMMON):
             raise ValueError("kind is 1, 2 or 3")
         return self.cube * self._kind_value(kind)
+
+    def time_points(self, winner):
+        """A flag fall on the match clock: match play, the winner gets what it needs to win the
+        match (at least 1); money play, the game at the current stake."""
+        if self.length:
+            need = self.length - self.score[winner]
+            return need if need > 1 else 1
+        return self.cube
 
     def end_game(self, winner, kind):
         """``winner`` bore off all checkers; ``kind`` from ``bg.board.game_result``.
@@ -299,7 +336,7 @@ class Match:
         """Keyword arguments for ``bg.ids.match_id`` describing the current state."""
         gs = 1 if self.in_game else (2 if self.game_no else 0)
         if not self.in_game and self.game_no:
-            gs = (2, 4, 3)[self.end]
+            gs = (2, 4, 3, 3)[self.end]  # bear-off, drop, resign, time (a resignation)
         turn = dice_owner
         if self.offer >= 0:
             turn = 1 - self.offer
@@ -319,3 +356,344 @@ class Match:
             "score": (self.score[0], self.score[1]),
             "jacoby": self.jacoby,
         }
+
+
+def apply_free(pos, side, steps):
+    """Casual mode (seed 000): make a play the opponent accepted although illegal (any
+    direction, any distance) on ``pos`` in place: each step moves one checker of ``side``
+    (``from``/``to`` in its own numbering, 25 = bar, 0 = off); a lone opponent checker where
+    it lands goes to the bar. ValueError (nothing half-made is left to trust) when a step
+    starts where ``side`` has no checker or lands on a point the opponent holds."""
+    b = 25 if side else 0
+    ob = 24 if side else 49
+    for i in range(0, len(steps), 2):
+        f, t = steps[i], steps[i + 1]
+        if not (0 < f <= 25 and 0 <= t <= 24):
+            raise ValueError("bad step %d/%d" % (f, t))
+        if pos[b + f - 1] == 0:
+            raise ValueError("no checker of side %d on %d" % (side, f))
+        if t and pos[ob - t] >= 2:
+            raise ValueError("point %d is closed" % t)
+        pos[b + f - 1] -= 1
+        if t == 0:
+            pos[50 + side] += 1
+            continue
+        if pos[ob - t] == 1:
+            pos[ob - t] = 0
+            pos[ob] += 1
+        pos[b + t - 1] += 1
+    return pos
+
+
+# Where a fold stands between two records
+F_NONE = const(0)  # no MATCH_START yet
+F_MATCH = const(1)  # the match started, its first game not yet
+F_OPENING = const(2)  # GAME_START: opening throws (ties throw again)
+F_CHOICE = const(3)  # house variant: the starter keeps the throw or throws once more
+F_AWAIT = const(4)  # ``side`` may double or roll
+F_MOVING = const(5)  # ``side`` plays ``dice``
+F_DOUBLED = const(6)  # ``offer`` doubled: the other side takes, drops or beavers
+F_RESIGNING = const(7)  # ``resign_offer`` offered to resign: accepted or rejected next
+F_ENDED = const(8)  # a drop or an accepted resignation: its GAME_END follows
+F_GAME_OVER = const(9)
+F_MATCH_OVER = const(10)
+
+
+class Fold(Match):
+    """The record folded over the rules: ``apply(kind, fields)`` per ``bg.record`` action.
+
+    State beyond ``Match``'s: ``phase`` (F_*), ``side`` (on roll / moving, -1 between
+    games), ``dice`` (bytearray: the numbers being played, 0 0 when none), ``pos`` (the
+    position, ``bg.board`` layout), ``opening`` (the game's ``bg.dice.cup.Opening``),
+    ``opening_play`` (the play in progress is the opening roll's), ``result`` ((winner,
+    points, kind, reason) of the last game, None during one), ``names``/``house``/
+    ``casual`` (from MATCH_START). ``check`` (default True): every play is checked with
+    ``bg.engine`` (the host); the device's controller records only plays its recogniser
+    found legal and folds without the check."""
+
+    def __init__(self, check=True):
+        Match.__init__(self)
+        self.check = check
+        self.phase = F_NONE
+        self.side = -1
+        self.dice = bytearray(2)
+        self.pos = _board.start_position()
+        self.opening = None
+        self.opening_play = False
+        self.result = None
+        self.pending = None  # (winner, points, kind, reason) a drop/resignation decided
+        self._before_resign = F_NONE
+        self.names = ("", "")
+        self.house = False
+        self.casual = False
+
+    def play_text(self, pos, side, steps):
+        """How an illegal play is named in the error (the host overrides: gnubg notation)."""
+        return repr(steps)
+
+    def apply(self, k, f):
+        """Fold one action; ValueError (a short message) when it breaks the rules or comes
+        out of order."""
+        ph = self.phase
+        if k == _R.MATCH_START:
+            if ph not in (F_NONE, F_MATCH_OVER):
+                raise ValueError("MATCH_START inside a match")
+            fl = f[3]
+            money = not f[2]
+            Match.__init__(
+                self,
+                f[2],
+                money and bool(fl & _R.OPT_JACOBY),
+                money and bool(fl & _R.OPT_BEAVER),
+                f[4] if money else 0,
+                bool(fl & _R.OPT_CRAWFORD),
+            )
+            self.names = (f[7], f[8])
+            self.house = bool(fl & _R.OPT_HOUSE_OPENING)
+            self.casual = bool(fl & _R.OPT_CASUAL)
+            self.phase = F_MATCH
+            self.side = -1
+            self.result = None
+            self.opening = None
+            return
+        if ph == F_NONE:
+            raise ValueError("a match must begin with MATCH_START, got %s" % _R.name(k))
+        if k == _R.CLOCK or k == _R.SEED_REVEAL:
+            return  # the clock and the seed are the controller's/the dice's, not the rules'
+        if ph == F_MATCH_OVER:
+            raise ValueError("%s after MATCH_END" % _R.name(k))
+        if k == _R.SEED_PART:
+            if self.game_no:
+                raise ValueError("a player seed contribution after the first game started")
+        elif k == _R.GAME_START:
+            self._game_start(f)
+        elif k == _R.MATCH_END:
+            if ph not in (F_MATCH, F_GAME_OVER):
+                raise ValueError("MATCH_END in the middle of a game")
+            if f[1] != self.score[0] or f[2] != self.score[1]:
+                raise ValueError(
+                    "MATCH_END score %d-%d, expected %d-%d" % (f[1], f[2], self.score[0], self.score[1])
+                )
+            self.phase = F_MATCH_OVER
+        elif ph in (F_MATCH, F_GAME_OVER):
+            raise ValueError("%s outside a game" % _R.name(k))
+        elif k == _R.OPENING:
+            self._opening(f)
+        elif k == _R.AUTO_DOUBLE:
+            if ph != F_OPENING:
+                raise ValueError("AUTO_DOUBLE is only for a tied opening roll")
+            before = self.cube
+            if not self.auto_double():
+                raise ValueError(
+                    "AUTO_DOUBLE not allowed (match play, or over the limit of %d)" % self.auto_limit
+                )
+            if f[0] != self.cube:
+                self.cube = before
+                self.autos -= 1
+                raise ValueError("AUTO_DOUBLE to %d with the cube at %d" % (f[0], before))
+        elif k == _R.ROLL:
+            if ph != F_AWAIT or f[0] != self.side:
+                raise ValueError("ROLL by side %d out of turn" % f[0])
+            self.rolled_dice()
+            self.dice[0] = f[1]
+            self.dice[1] = f[2]
+            self.phase = F_MOVING
+            self.opening_play = False
+        elif k == _R.PLAY:
+            self._play(f)
+        elif k == _R.DOUBLE:
+            self._double(f)
+        elif k == _R.TAKE or k == _R.BEAVER or k == _R.DROP:
+            self._answer(k, f)
+        elif k == _R.RESIGN:
+            if ph not in (F_AWAIT, F_MOVING, F_CHOICE):
+                raise ValueError("RESIGN at the wrong time")
+            self.resign(f[0], f[1])
+            self._before_resign = ph
+            self.phase = F_RESIGNING
+        elif k == _R.RESIGN_ACCEPT or k == _R.RESIGN_REJECT:
+            if ph != F_RESIGNING or f[0] != 1 - self.resign_offer:
+                raise ValueError("resignation answered without an offer")
+            if k == _R.RESIGN_ACCEPT:
+                kind = self.resign_kind
+                points = self.accept_resign()
+                self.pending = (f[0], points, kind, END_RESIGN)
+                self.phase = F_ENDED
+            else:
+                self.reject_resign()
+                self.phase = self._before_resign
+        elif k == _R.GAME_END:
+            self._game_end(f)
+        else:
+            raise ValueError("unexpected %s" % _R.name(k))
+
+    def _game_start(self, f):
+        no, s0, s1, flags = f
+        if self.phase not in (F_MATCH, F_GAME_OVER):
+            raise ValueError("GAME_START before the previous game ended")
+        if s0 != self.score[0] or s1 != self.score[1]:
+            raise ValueError(
+                "GAME_START score %d-%d, expected %d-%d" % (s0, s1, self.score[0], self.score[1])
+            )
+        if no != self.game_no + 1:
+            raise ValueError("GAME_START number %d, expected %d" % (no, self.game_no + 1))
+        crawford = bool(flags & _R.GAME_CRAWFORD)
+        if crawford != self.next_is_crawford():
+            raise ValueError(
+                "GAME_START %s the Crawford game, but the score says it %s"
+                % ("marks" if crawford else "does not mark", "is not" if crawford else "is")
+            )
+        self.new_game()
+        _board.set_start(self.pos)
+        from bg.dice.cup import Opening
+
+        self.opening = Opening(self.house)
+        self.phase = F_OPENING
+        self.side = -1
+        self.dice[0] = self.dice[1] = 0
+        self.result = None
+        self.pending = None
+
+    def _opening(self, f):
+        flags, dice = f
+        o = self.opening
+        ph = self.phase
+        if ph == F_CHOICE and flags & _R.OPEN_REROLL:
+            o.reroll()
+            o.feed(dice[0], dice[1])
+        elif ph == F_OPENING and not flags & _R.OPEN_REROLL:
+            if bool(flags & _R.OPEN_HOUSE) != self.house or len(dice) != (4 if self.house else 2):
+                raise ValueError("OPENING does not match the match's opening rule")
+            o.feed(dice[0], dice[1])
+            if self.house:
+                o.feed(dice[2], dice[3])
+        else:
+            raise ValueError("unexpected OPENING")
+        if o.state == 2 or o.state == 1:  # bg.dice.cup DONE / CHOICE
+            self.side = o.starter
+            self.dice[0] = o.dice[0]
+            self.dice[1] = o.dice[1]
+            self.phase = F_MOVING if o.state == 2 else F_CHOICE
+            self.opening_play = True
+            self.start_turn(o.starter)
+            self.rolled_dice()
+
+    def _play(self, f):
+        side, steps, flags = f
+        if self.phase not in (F_MOVING, F_CHOICE) or side != self.side:
+            raise ValueError("PLAY by side %d out of turn" % side)
+        pos = self.pos
+        if flags & _R.PLAY_CASUAL_ACCEPTED_ILLEGAL:
+            if not self.casual:
+                raise ValueError("an illegal play accepted, but the match is not casual")
+            work = bytearray(pos)
+            try:
+                apply_free(work, side, steps)
+            except ValueError as e:
+                raise ValueError("impossible play %r: %s" % (steps, e)) from None
+            pos[:] = work
+        else:
+            d1, d2 = self.dice[0], self.dice[1]
+            if self.check:
+                from bg import engine
+
+                if not engine.is_legal(pos, side, d1, d2, steps):
+                    raise ValueError(
+                        "illegal play %r with %d%d by %s in game %d"
+                        % (
+                            self.play_text(pos, side, steps) or "(no move)",
+                            d1,
+                            d2,
+                            self.names[side] or "side %d" % side,
+                            self.game_no,
+                        )
+                    )
+            work = bytearray(pos)
+            for i in range(0, len(steps), 2):
+                _board.apply_step(work, side, steps[i], steps[i + 1])
+            pos[:] = work
+        if self.phase == F_CHOICE:
+            self.opening.keep()
+        self.opening_play = False
+        self.side = 1 - side
+        self.dice[0] = self.dice[1] = 0
+        self.phase = F_AWAIT
+        if pos[50 + side] != _board.NCHECKERS:
+            self.start_turn(self.side)
+
+    def _double(self, f):
+        side, value = f
+        if self.phase != F_AWAIT or side != self.side:
+            raise ValueError("DOUBLE by side %d out of turn" % side)
+        if not self.can_double(side):
+            if self.crawford:
+                why = "no doubling in the Crawford game"
+            elif self.owner not in (-1, side):
+                why = "side %d does not own the cube" % side
+            else:
+                why = "the cube is at its limit"
+            raise ValueError("DOUBLE not allowed: " + why)
+        if value != 2 * self.cube:
+            raise ValueError("DOUBLE to %d with the cube at %d" % (value, self.cube))
+        self.double(side)
+        self.phase = F_DOUBLED
+
+    def _answer(self, k, f):
+        side = f[0]
+        if self.phase != F_DOUBLED or side != 1 - self.offer:
+            raise ValueError("%s without a double to answer" % _R.name(k))
+        if k == _R.TAKE:
+            self.take()
+        elif k == _R.BEAVER:
+            if not self.can_beaver():
+                raise ValueError("BEAVER when beavers are not allowed")
+            if f[1] != 4 * self.cube:
+                raise ValueError("BEAVER to %d with the cube at %d" % (f[1], self.cube))
+            self.beaver()
+            self.take()  # the record's BEAVER is the redouble and its acceptance in one action
+        else:
+            winner = self.offer
+            points = self.drop()
+            self.pending = (winner, points, SINGLE, END_DROP)
+            self.phase = F_ENDED
+            return
+        self.phase = F_AWAIT
+
+    def _game_end(self, f):
+        winner, points, kind, reason = f
+        ph = self.phase
+        if reason == END_BEAROFF:
+            if ph != F_AWAIT or winner not in (0, 1) or self.pos[50 + winner] != _board.NCHECKERS:
+                raise ValueError("GAME_END by bear-off, but side %d has not borne off all checkers" % winner)
+            k = _board.game_result(self.pos, winner)
+            exp = (winner, self.game_value(k), k)
+            if (winner, points, kind) != exp:
+                raise ValueError(
+                    "GAME_END %r does not match the final position (expected %r)"
+                    % ((winner, points, kind), exp)
+                )
+            self.end_game(winner, k)
+        elif reason == END_DROP or reason == END_RESIGN:
+            if ph != F_ENDED:
+                raise ValueError(
+                    "GAME_END by %s without one" % ("drop" if reason == END_DROP else "resignation")
+                )
+            if (winner, points, kind, reason) != self.pending:
+                raise ValueError("GAME_END %r, expected %r" % ((winner, points, kind, reason), self.pending))
+        elif reason == END_TIME:
+            if ph == F_ENDED or winner not in (0, 1):
+                raise ValueError("GAME_END by time after the game was decided")
+            if points != self.time_points(winner):
+                raise ValueError(
+                    "GAME_END by time for %d points, expected %d" % (points, self.time_points(winner))
+                )
+            self.offer = -1
+            self.resign_offer = -1
+            self._finish(winner, points, END_TIME)
+        else:
+            raise ValueError("unknown GAME_END reason %d" % reason)
+        self.result = (winner, points, kind, reason)
+        self.pending = None
+        self.side = -1
+        self.dice[0] = self.dice[1] = 0
+        self.phase = F_GAME_OVER

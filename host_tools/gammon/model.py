@@ -19,10 +19,8 @@ raises ``ValueError`` with one line naming the first bad action; nothing is gues
 
 import time
 
-from bg import board, notation, record  # noqa: E402
-from bg import engine as movegen  # noqa: E402
 from bg import match as bgmatch  # noqa: E402
-from bg.dice.cup import CHOICE, DONE, Opening  # noqa: E402
+from bg import notation, record  # noqa: E402
 
 from gammon import _paths  # noqa: F401  (firmware/ on sys.path)
 
@@ -208,63 +206,98 @@ class Match:
         return "%s won %d-%d" % (self.names[self.winner], self.final_score[0], self.final_score[1])
 
 
+_PHASES = (
+    "start",
+    "match",
+    "opening",
+    "choice",
+    "await_roll",
+    "moving",
+    "doubled",
+    "resigning",
+    "ended",
+    "game_over",
+    "match_over",
+)  # indexed by bg.match's F_* (where the fold stands)
+
+
+class _Fold(bgmatch.Fold):
+    """``bg.match.Fold`` naming an illegal play in gnubg notation."""
+
+    def play_text(self, pos, side, steps):
+        if not all(0 <= s <= 25 for s in steps):
+            return repr(steps)
+        try:
+            return notation.format_play(bytes(pos), side, steps)
+        except ValueError:
+            return repr(steps)
+
+
+# the model's Action kind of each cube/resignation record, and its value from the fold before
+_ACTIONS = {
+    record.DOUBLE: DOUBLE,
+    record.TAKE: TAKE,
+    record.BEAVER: BEAVER,
+    record.DROP: DROP,
+    record.RESIGN: RESIGN,
+    record.RESIGN_ACCEPT: RESIGN_ACCEPT,
+    record.RESIGN_REJECT: RESIGN_REJECT,
+}
+
+
 class _Replay:
-    """Folds ``(kind, fields)`` actions into a Match, validating each against the rules: the
-    checker play with ``bg.engine``, the cube, scores, Crawford and resignations with
-    ``bg.match.Match`` (the engine's match logic; this class only tracks whose turn it is)."""
+    """Builds the Match model from ``(kind, fields)`` actions. The rules -- checker plays,
+    cube, scores, Crawford, Jacoby, resignations, whose turn, how a game ends -- are
+    ``bg.match.Fold``'s (the same fold the board's controller runs): this class only records
+    what the exporters need (the games, each action with the position and cube before it)."""
 
     def __init__(self):
         self.m = None
         self.g = None
-        self.mt = None  # bg.match.Match: cube, score, Crawford, resignations
-        self.pos = board.start_position()
-        self.phase = "start"  # match, opening, choice, await_roll, moving, doubled, resigning,
-        self.side = -1  # ended (by drop/resignation), game_over, match_over
-        self.dice = None
-        self.opening = None
-        self.opening_play = False
-        self.pending_end = None
-        self.pending_resign = None
+        self.mt = _Fold()  # bg.match.Fold: the one fold of the record over the rules
         self.n = 0
 
     @property
+    def pos(self):
+        return self.mt.pos
+
+    @property
+    def phase(self):
+        return _PHASES[self.mt.phase]
+
+    @property
+    def side(self):
+        return self.mt.side
+
+    @property
+    def dice(self):
+        d = self.mt.dice
+        return (d[0], d[1]) if d[0] else None
+
+    @property
     def score(self):
-        return self.mt.score if self.mt else [0, 0]
+        return self.mt.score
 
     def fail(self, msg):
         raise ValueError("action %d: %s" % (self.n, msg))
 
-    def _add(self, kind, side, pos=None, cube=None, owner=None, **kw):
-        g = self.g
-        a = Action(
-            kind,
-            side,
-            pos or bytes(self.pos),
-            self.mt.cube if cube is None else cube,
-            self.mt.owner if owner is None else owner,
-            index=len(g.actions),
-            **kw,
-        )
-        g.actions.append(a)
-        return a
-
-    def _sync_cube(self):
-        self.g.cube = self.mt.cube
-        self.g.owner = self.mt.owner
-        self.g.auto_doubles = self.mt.autos
-
-    def _rule(self, fn, *args):
-        """Call a ``bg.match.Match`` method; its ValueError becomes this action's error."""
-        try:
-            return fn(*args)
-        except ValueError as e:
-            self.fail(str(e))
-
     def feed(self, kind, f):
         self.n += 1
-        if self.m is None:
-            if kind != record.MATCH_START:
-                self.fail("a match must begin with MATCH_START, got %s" % record.name(kind))
+        mt = self.mt
+        if self.m is not None and kind == record.MATCH_START:
+            self.fail("unexpected MATCH_START")
+        before = bytes(mt.pos)
+        cube, owner = mt.cube, mt.owner
+        resign = (mt.resign_offer, mt.resign_kind)
+        dice = (mt.dice[0], mt.dice[1])
+        opening = mt.opening_play
+        try:
+            mt.apply(kind, f)
+        except ValueError as e:
+            if kind == record.OPENING and str(e).startswith(("no opening", "no re-roll", "die faces")):
+                self.fail("bad OPENING: %s" % e)
+            self.fail(str(e))
+        if kind == record.MATCH_START:
             m = self.m = Match()
             (
                 m.match_id,
@@ -281,296 +314,65 @@ class _Replay:
             ) = f
             m.clock = (c_res, c_delay)
             m.names = (n0, n1)
-            money = not m.length
-            self.mt = self._rule(
-                bgmatch.Match, m.length, money and m.jacoby, money and m.beaver, m.auto_limit if money else 0
-            )
-            self.phase = "match"
             return
-        if kind == record.SEED_PART:
-            if self.m.games:
-                self.fail("a player seed contribution after the first game started")
-            self.m.seed_parts.append(f)
-            return
-        handler = _HANDLERS.get(kind)
-        if handler is None:
-            self.fail("unexpected %s" % record.name(kind))
-        if self.phase == "match_over" and kind not in (record.SEED_REVEAL, record.CLOCK):
-            self.fail("%s after MATCH_END" % record.name(kind))
-        if kind != record.GAME_START and kind not in (record.MATCH_END, record.SEED_REVEAL, record.CLOCK):
-            if self.g is None or self.phase == "game_over":
-                self.fail("%s outside a game" % record.name(kind))
-        handler(self, self.m, f)
-        if self.g is not None:
-            self._sync_cube()
-
-    # --- handlers -------------------------------------------------------------------
-
-    def game_start(self, m, f):
-        no, s0, s1, flags = f
-        mt = self.mt
-        if self.phase not in ("match", "game_over"):
-            self.fail("GAME_START before the previous game ended")
-        if (s0, s1) != tuple(mt.score):
-            self.fail("GAME_START score %d-%d, expected %d-%d" % (s0, s1, mt.score[0], mt.score[1]))
-        if no != len(m.games) + 1:
-            self.fail("GAME_START number %d, expected %d" % (no, len(m.games) + 1))
-        self._rule(mt.new_game)
-        crawford = bool(flags & record.GAME_CRAWFORD)
-        if m.length and not m.crawford:
-            mt.crawford = False  # a match played without the Crawford rule
-            mt.crawford_done = False
-        elif crawford != mt.crawford:
-            self.fail(
-                "GAME_START %s the Crawford game, but the score says it %s"
-                % ("marks" if crawford else "does not mark", "is" if mt.crawford else "is not")
-            )
-        self.g = Game(no, (s0, s1), crawford)
-        m.games.append(self.g)
-        board.set_start(self.pos)
-        self.opening = Opening(m.house_opening)
-        self.phase = "opening"
-        self.side = -1
-
-    def opening_throw(self, m, f):
-        flags, dice = f
-        o = self.opening
-        try:
-            if self.phase == "choice" and flags & record.OPEN_REROLL:
-                o.reroll()
-                o.feed(dice[0], dice[1])
-            elif self.phase == "opening" and not flags & record.OPEN_REROLL:
-                if bool(flags & record.OPEN_HOUSE) != m.house_opening:
-                    self.fail("OPENING does not match the match's opening rule")
-                o.feed(dice[0], dice[1])
-                if len(dice) == 4:
-                    o.feed(dice[2], dice[3])
-            else:
-                self.fail("unexpected OPENING")
-        except ValueError as e:
-            if str(e).startswith("action "):
-                raise
-            self.fail("bad OPENING: %s" % e)
-        self.g.openings.append((flags, tuple(dice)))
-        if o.state in (DONE, CHOICE):
-            self.g.starter = o.starter
-            self.side = o.starter
-            self.dice = tuple(o.dice)
-            self.phase = "moving" if o.state == DONE else "choice"
-            self.opening_play = True
-            self._rule(self.mt.start_turn, o.starter)
-            self.mt.rolled_dice()
-
-    def auto_double(self, m, f):
-        (value,) = f
-        if self.phase != "opening":
-            self.fail("AUTO_DOUBLE is only for a tied opening roll")
-        before = self.mt.cube
-        if not self.mt.auto_double():
-            self.fail("AUTO_DOUBLE not allowed (match play, or over the limit of %d)" % m.auto_limit)
-        if value != self.mt.cube:
-            self.fail("AUTO_DOUBLE to %d with the cube at %d" % (value, before))
-        self._add(AUTO_DOUBLE, -1, cube=before, owner=-1, value=value)
-
-    def roll(self, m, f):
-        side, d1, d2 = f
-        if self.phase != "await_roll" or side != self.side:
-            self.fail("ROLL by side %d out of turn" % side)
-        self.mt.rolled_dice()
-        self.dice = (d1, d2)
-        self.phase = "moving"
-        self.opening_play = False
-
-    def play(self, m, f):
-        side, steps, flags = f
-        if self.phase not in ("moving", "choice") or side != self.side:
-            self.fail("PLAY by side %d out of turn" % side)
-        d1, d2 = self.dice
-        before = bytes(self.pos)
-        if flags & record.PLAY_CASUAL_ACCEPTED_ILLEGAL:
-            if not m.casual:
-                self.fail("an illegal play accepted, but the match is not casual")
-            try:
-                for i in range(0, len(steps), 2):
-                    board.apply_step(self.pos, side, steps[i], steps[i + 1])
-            except ValueError as e:
-                self.fail("impossible play %r: %s" % (steps, e))
-            text = notation.format_play(before, side, steps)
-        else:
-            if not movegen.is_legal(self.pos, side, d1, d2, steps):
-                txt = notation.format_play(before, side, steps) if _steps_ok(steps) else repr(steps)
-                self.fail(
-                    "illegal play %r with %d%d by %s in game %d"
-                    % (txt or "(no move)", d1, d2, self.m.names[side] or "side %d" % side, self.g.number)
-                )
-            text = notation.format_play(before, side, steps)
-            movegen.apply(self.pos, side, steps)
-        self._add(
-            PLAY,
-            side,
-            pos=before,
-            dice=(d1, d2),
-            steps=tuple(steps),
-            text=text,
-            after=bytes(self.pos),
-            opening=self.opening_play,
-            flags=flags,
-        )
-        self.opening_play = False
-        self.side = 1 - side
-        self.dice = None
-        self.phase = "await_roll"
-        if self.pos[50 + side] != board.NCHECKERS:
-            self._rule(self.mt.start_turn, self.side)
-
-    def double(self, m, f):
-        side, value = f
-        mt = self.mt
-        if self.phase != "await_roll" or side != self.side:
-            self.fail("DOUBLE by side %d out of turn" % side)
-        if not mt.can_double(side):
-            why = (
-                "no doubling in the Crawford game"
-                if mt.crawford
-                else "side %d does not own the cube" % side
-                if mt.owner not in (-1, side)
-                else "the cube is at its limit"
-            )
-            self.fail("DOUBLE not allowed: %s" % why)
-        if value != 2 * mt.cube:
-            self.fail("DOUBLE to %d with the cube at %d" % (value, mt.cube))
-        self._add(DOUBLE, side, value=value)
-        mt.double(side)
-        self.phase = "doubled"
-
-    def _answer(self, side, what):
-        if self.phase != "doubled" or side != 1 - self.mt.offer:
-            self.fail("%s without a double to answer" % what)
-
-    def take(self, m, f):
-        (side,) = f
-        self._answer(side, "TAKE")
-        self._add(TAKE, side, value=2 * self.mt.cube)
-        self.mt.take()
-        self.phase = "await_roll"
-
-    def beaver(self, m, f):
-        side, value = f
-        mt = self.mt
-        self._answer(side, "BEAVER")
-        if not mt.can_beaver():
-            self.fail("BEAVER when beavers are not allowed")
-        if value != 4 * mt.cube:
-            self.fail("BEAVER to %d with the cube at %d" % (value, mt.cube))
-        self._add(BEAVER, side, value=value)
-        mt.beaver()
-        mt.take()  # the record's BEAVER is the redouble and its acceptance in one action
-        self.phase = "await_roll"
-
-    def drop(self, m, f):
-        (side,) = f
-        self._answer(side, "DROP")
-        self._add(DROP, side, value=2 * self.mt.cube)
-        winner = self.mt.offer
-        points = self.mt.drop()
-        self.phase = "ended"
-        self.pending_end = (winner, points, 1, record.END_DROP)
-
-    def resign(self, m, f):
-        side, value = f
-        if self.phase not in ("await_roll", "moving", "choice"):
-            self.fail("RESIGN at the wrong time")
-        self._add(RESIGN, side, value=value)
-        self._rule(self.mt.resign, side, value)
-        self.pending_resign = (side, value, self.phase)
-        self.phase = "resigning"
-
-    def resign_answer(self, m, f, accept):
-        (side,) = f
-        if self.phase != "resigning" or side != 1 - self.pending_resign[0]:
-            self.fail("resignation answered without an offer")
-        rside, value, prev = self.pending_resign
-        self._add(RESIGN_ACCEPT if accept else RESIGN_REJECT, side, value=value)
-        if accept:
-            points = self.mt.accept_resign()
-            self.phase = "ended"
-            self.pending_end = (side, points, value, record.END_RESIGN)
-        else:
-            self.mt.reject_resign()
-            self.phase = prev
-        self.pending_resign = None
-
-    def game_end(self, m, f):
-        winner, points, kind, reason = f
+        m = self.m
         g = self.g
-        mt = self.mt
-        if reason == record.END_BEAROFF:
-            if self.phase != "await_roll" or self.pos[50 + winner] != board.NCHECKERS:
-                self.fail("GAME_END by bear-off, but side %d has not borne off all checkers" % winner)
-            k = board.game_result(self.pos, winner)
-            exp = (winner, mt.game_value(k), k)
-            if (winner, points, kind) != exp:
-                self.fail(
-                    "GAME_END %r does not match the final position (expected %r)"
-                    % ((winner, points, kind), exp)
-                )
-            mt.end_game(winner, k)
-        elif reason in (record.END_DROP, record.END_RESIGN):
-            if self.phase != "ended":
-                self.fail("GAME_END by %s without one" % END_REASONS[reason])
-            if (winner, points, kind, reason) != self.pending_end:
-                self.fail("GAME_END %r, expected %r" % ((winner, points, kind, reason), self.pending_end))
-        elif reason == record.END_TIME:
-            # a flag fall on the match clock: bg.match has no clock, the record says the stake
-            self._rule(mt._finish, winner, points, bgmatch.END_RESIGN)
-        else:
-            self.fail("unknown GAME_END reason %d" % reason)
-        g.winner = winner
-        g.points = points
-        g.result_kind = kind
-        g.reason = END_REASONS[reason]
-        g.final_pos = bytes(self.pos)
-        self.phase = "game_over"
+        if kind == record.SEED_PART:
+            m.seed_parts.append(f)
+        elif kind == record.GAME_START:
+            g = self.g = Game(f[0], (f[1], f[2]), bool(f[3] & record.GAME_CRAWFORD))
+            m.games.append(g)
+        elif kind == record.OPENING:
+            g.openings.append((f[0], tuple(f[1])))
+            if mt.side >= 0:
+                g.starter = mt.side
+        elif kind == record.AUTO_DOUBLE:
+            self._add(AUTO_DOUBLE, -1, before, cube, -1, value=f[0])
+        elif kind == record.PLAY:
+            side, steps, flags = f
+            self._add(
+                PLAY,
+                side,
+                before,
+                cube,
+                owner,
+                dice=dice,
+                steps=tuple(steps),
+                text=notation.format_play(before, side, steps),
+                after=bytes(mt.pos),
+                opening=opening,
+                flags=flags,
+            )
+        elif kind in _ACTIONS:
+            if kind == record.DOUBLE or kind == record.BEAVER:
+                value = f[1]
+            elif kind == record.TAKE or kind == record.DROP:
+                value = 2 * cube
+            elif kind == record.RESIGN:
+                value = f[1]
+            else:
+                value = resign[1]
+            self._add(_ACTIONS[kind], f[0], before, cube, owner, value=value)
+        elif kind == record.GAME_END:
+            winner, points, result_kind, reason = f
+            g.winner = winner
+            g.points = points
+            g.result_kind = result_kind
+            g.reason = END_REASONS[reason]
+            g.final_pos = bytes(mt.pos)
+        elif kind == record.MATCH_END:
+            m.winner = f[0]
+            m.complete = True
+        elif kind == record.SEED_REVEAL:
+            m.seed = f[0]
+        if g is not None:
+            g.cube = mt.cube
+            g.owner = mt.owner
+            g.auto_doubles = mt.autos
 
-    def match_end(self, m, f):
-        winner, s0, s1 = f
-        if self.g is not None and self.phase != "game_over":
-            self.fail("MATCH_END in the middle of a game")
-        if (s0, s1) != tuple(self.mt.score):
-            self.fail("MATCH_END score %d-%d, expected %d-%d" % (s0, s1, self.mt.score[0], self.mt.score[1]))
-        m.winner = winner
-        m.complete = True
-        self.phase = "match_over"
-
-    def seed_reveal(self, m, f):
-        m.seed = f[0]
-
-    def clock(self, m, f):
-        pass  # clock readings are kept by the board; the exports do not carry them
-
-
-def _steps_ok(steps):
-    return all(0 <= s <= 25 for s in steps)
-
-
-_HANDLERS = {
-    record.GAME_START: _Replay.game_start,
-    record.OPENING: _Replay.opening_throw,
-    record.AUTO_DOUBLE: _Replay.auto_double,
-    record.ROLL: _Replay.roll,
-    record.PLAY: _Replay.play,
-    record.DOUBLE: _Replay.double,
-    record.TAKE: _Replay.take,
-    record.BEAVER: _Replay.beaver,
-    record.DROP: _Replay.drop,
-    record.RESIGN: _Replay.resign,
-    record.RESIGN_ACCEPT: lambda r, m, f: r.resign_answer(m, f, True),
-    record.RESIGN_REJECT: lambda r, m, f: r.resign_answer(m, f, False),
-    record.GAME_END: _Replay.game_end,
-    record.MATCH_END: _Replay.match_end,
-    record.SEED_REVEAL: _Replay.seed_reveal,
-    record.CLOCK: _Replay.clock,
-}
+    def _add(self, kind, side, pos, cube, owner, **kw):
+        g = self.g
+        g.actions.append(Action(kind, side, pos, cube, owner, index=len(g.actions), **kw))
 
 
 def build(actions):
@@ -581,7 +383,7 @@ def build(actions):
     if r.m is None:
         raise ValueError("no match in the record (no MATCH_START)")
     m = r.m
-    m.final_score = tuple(r.mt.score)
+    m.final_score = (r.mt.score[0], r.mt.score[1])
     if m.winner is None and r.mt.is_over():
         m.winner = r.mt.match_winner()
     return m

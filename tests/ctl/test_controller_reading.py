@@ -22,8 +22,7 @@ def test_ambiguous_reading_is_resolved_by_the_mover():
     )
     for want in ((21, 16, 15, 11), (15, 10, 21, 17)):
         c, r = H.started(length=0)
-        c.pos[:] = pos
-        c.apply(C.K_ROLL, (0, 5, 4))
+        H.roll_at(c, pos, 0, 5, 4)
         r.pos = bytearray(pos)
         rules.apply_steps(r.pos, 0, want)
         r.sense()
@@ -80,8 +79,7 @@ def test_a_hit_in_progress_is_not_illegal():
     # stands on 5 next to the hitter: part of a legal play with a pending blot, not an error.
     c, r = H.started(length=0)
     pos = B.from_points({6: 5, 8: 3, 13: 5, 24: 2}, {20: 1, 18: 4, 16: 3, 11: 5, 2: 2})
-    c.pos[:] = pos
-    c.apply(C.K_ROLL, (0, 2, 1))
+    H.roll_at(c, pos, 0, 2, 1)
     r.pos = bytearray(pos)
     r.pos[5] -= 1
     r.pos[4] += 1  # white on 5, black's blot not yet on the bar

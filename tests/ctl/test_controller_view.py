@@ -107,8 +107,7 @@ def test_ambiguous_candidates_are_shown_and_cycled():
         ]
     )
     c, r = _started(length=0)
-    c.pos[:] = pos
-    c.apply(C.K_ROLL, (0, 5, 4))
+    H.roll_at(c, pos, 0, 5, 4)
     r.pos = bytearray(pos)
     rules.apply_steps(r.pos, 0, (21, 16, 15, 11))
     r.sense()

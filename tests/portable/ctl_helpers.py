@@ -173,6 +173,21 @@ def started(**kw):
     return c, r
 
 
+def roll_at(c, pos, side, d1, d2):
+    """Put the game at ``pos`` with ``side`` on roll and fold its ROLL of ``d1 d2``: a test's
+    shortcut to a position (the fold, ``bg.match.Fold``, takes a ROLL only from the side on
+    roll before it rolled)."""
+    from bg import match as M
+
+    c.pos[:] = pos
+    mt = c.mt
+    mt.phase = M.F_AWAIT
+    mt.side = side
+    mt.turn = side
+    mt.rolled = False
+    c.apply(C.K_ROLL, (side, d1, d2))
+
+
 def kinds(c):
     """The kinds of the records in the controller's outbox, in order."""
     return [k for k, f in c.outbox]
