@@ -108,8 +108,11 @@ class Turns(State):
 
     def _throw(self, side):
         cup = self.cup
+        assert cup is not None  # the cup exists from the opening press to the match's end
         cup.allow(side)
-        return cup.press(side)
+        d = cup.press(side)
+        assert d is not None  # allowed just before
+        return d
 
     def _opening_throw(self, side):
         if not self.settings.house:
@@ -130,6 +133,7 @@ class Turns(State):
             self.throws += 1
             return True
         a = self.house_first
+        assert a is not None  # want == 1
         self.throws -= 1  # the pair's record counts both throws
         self._emit(K_OPENING, (OPEN_HOUSE, (a[0], a[1], d[0], d[1])))
         return True

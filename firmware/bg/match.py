@@ -90,8 +90,7 @@ class Match:
 
     Options: ``crawford`` (match play: no cube in the game after a side reached match point;
     on by default); money play only (seed 001): ``jacoby`` (gammons and backgammons count
-    single while the cube has not been turned in the game: centred, automatic doubles
-    included), ``beavers`` (the doubled side may redouble at
+    single if no double was offered in the game; automatic doubles are no offer), ``beavers`` (the doubled side may redouble at
     once and keep the cube), ``auto_doubles`` (how many automatic doubles per game on
     equal opening dice; 0 = off).
 
@@ -286,11 +285,13 @@ class Match:
         return kind
 
     def jacoby_applies(self):
-        """The Jacoby rule (money play with the option): gammons and backgammons count as a
-        single while the cube has not been turned in this game (still centred, automatic
-        doubles included; gnubg's rule). The one copy of the rule: the controller, the host's
-        model and the exports all score through ``game_value``."""
-        return not self.length and self.jacoby and self.owner < 0
+        """The Jacoby rule (money play with the option, seed 001): gammons and backgammons
+        count as a single if neither player offered a double during the game (automatic
+        doubles are no offer). The one copy of the rule: the controller, the host's model and
+        the exports all score through ``game_value``. (The controller used to test "cube
+        centred" instead; no reachable state tells them apart -- an offer is taken, beavered
+        or dropped, and a drop scores a single anyway -- but there is one rule now.)"""
+        return not self.length and self.jacoby and not self.offered_in_game
 
     def game_value(self, kind):
         """Points a win of ``kind`` (1 single, 2 gammon, 3 backgammon) is worth now."""
@@ -557,6 +558,7 @@ class Fold(Match):
     def _opening(self, f):
         flags, dice = f
         o = self.opening
+        assert o is not None  # GAME_START made it; the phase says a game is on
         ph = self.phase
         if ph == F_CHOICE and flags & _R.OPEN_REROLL:
             o.reroll()
@@ -569,10 +571,11 @@ class Fold(Match):
                 o.feed(dice[2], dice[3])
         else:
             raise ValueError("unexpected OPENING")
-        if o.state == 2 or o.state == 1:  # bg.dice.cup DONE / CHOICE
+        d = o.dice
+        if d is not None and (o.state == 2 or o.state == 1):  # bg.dice.cup DONE / CHOICE
             self.side = o.starter
-            self.dice[0] = o.dice[0]
-            self.dice[1] = o.dice[1]
+            self.dice[0] = d[0]
+            self.dice[1] = d[1]
             self.phase = F_MOVING if o.state == 2 else F_CHOICE
             self.opening_play = True
             self.start_turn(o.starter)
@@ -612,8 +615,9 @@ class Fold(Match):
             for i in range(0, len(steps), 2):
                 _board.apply_step(work, side, steps[i], steps[i + 1])
             pos[:] = work
-        if self.phase == F_CHOICE:
-            self.opening.keep()
+        o = self.opening
+        if self.phase == F_CHOICE and o is not None:
+            o.keep()
         self.opening_play = False
         self.side = 1 - side
         self.dice[0] = self.dice[1] = 0
