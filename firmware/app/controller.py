@@ -43,7 +43,6 @@ from app.ctl_defs import (
     K_DOUBLE,
     K_DROP,
     K_PLAY,
-    K_RESIGN,
     K_RESIGN_ACCEPT,
     K_RESIGN_REJECT,
     K_TAKE,
@@ -141,20 +140,19 @@ class Controller(Turns):
                 self._end_decided()
                 done = True
         elif ph == RESIGNING:
-            if mine and role == CUBE and kind == PRESS:
+            if mine and role == CUBE and kind == PRESS and not self._resign_recorded():
                 self.resign_value = self.resign_value % 3 + 1  # single -> gammon -> backgammon
                 done = True
-            elif mine and role == CUBE and kind == LONG:
+            elif mine and role == CUBE and kind == LONG and not self._resign_recorded():
                 self.phase = self._prev_phase  # withdrawn before the opponent answered
                 done = True
             elif not mine and role == ROLL:
-                v = self.resign_value
-                self._emit(K_RESIGN, (self.side, v))
+                self._record_resign()
                 self._emit(K_RESIGN_ACCEPT, (side,))
                 self._end_decided()
                 done = True
             elif not mine and role == CUBE:
-                self._emit(K_RESIGN, (self.side, self.resign_value))
+                self._record_resign()
                 self._emit(K_RESIGN_REJECT, (side,))
                 done = True
         elif ph == ILLEGAL:

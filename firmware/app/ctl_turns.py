@@ -19,6 +19,7 @@ from app.ctl_defs import (
     K_MATCH_START,
     K_OPENING,
     K_PLAY,
+    K_RESIGN,
     K_ROLL,
     K_SEED_PART,
     K_SEED_REVEAL,
@@ -30,6 +31,7 @@ from app.ctl_defs import (
     SRC_HOST,
 )
 from app.ctl_state import State
+from bg.match import F_ENDED, F_RESIGNING
 from bg.recognize import AMBIGUOUS as R_AMBIGUOUS
 from bg.recognize import ILLEGAL as R_ILLEGAL
 from bg.recognize import LIFTED as R_LIFTED
@@ -238,6 +240,29 @@ class Turns(State):
             if self.fair is not None:
                 self.fair.end_match()
                 self._emit(K_SEED_REVEAL, (self.fair.reveal(),))
+
+    def resume(self, actions, board_seed=None):
+        """``State.resume``, then what a power cut between two records of one press left
+        open: a drop or an accepted resignation without its GAME_END gets it now (the fold
+        already scored it); a RESIGN without its answer is offered again to the opponent."""
+        State.resume(self, actions, board_seed)
+        mt = self.mt
+        if mt.phase == F_ENDED:
+            self._end_decided()
+        elif mt.phase == F_RESIGNING:
+            self._prev_phase = self.phase
+            self.phase = RESIGNING
+            self.side = mt.resign_offer
+            self.resign_value = mt.resign_kind
+
+    def _resign_recorded(self):
+        """The offer in RESIGNING is already journaled (resumed after a power cut): it can no
+        longer be changed or withdrawn, only answered."""
+        return self.mt.phase == F_RESIGNING
+
+    def _record_resign(self):
+        if not self._resign_recorded():
+            self._emit(K_RESIGN, (self.side, self.resign_value))
 
     def _offer_resign(self, side):
         self._prev_phase = self.phase

@@ -419,6 +419,7 @@ class Fold(Match):
         self.side = -1
         self.dice = bytearray(2)
         self.pos = _board.start_position()
+        self._work = bytearray(len(self.pos))  # a play is made here first (no allocation)
         self.opening = None
         self.opening_play = False
         self.result = None
@@ -589,7 +590,8 @@ class Fold(Match):
         if flags & _R.PLAY_CASUAL_ACCEPTED_ILLEGAL:
             if not self.casual:
                 raise ValueError("an illegal play accepted, but the match is not casual")
-            work = bytearray(pos)
+            work = self._work  # made on a copy: a refused play leaves the position alone
+            work[:] = pos
             try:
                 apply_free(work, side, steps)
             except ValueError as e:
@@ -611,7 +613,8 @@ class Fold(Match):
                             self.game_no,
                         )
                     )
-            work = bytearray(pos)
+            work = self._work
+            work[:] = pos
             for i in range(0, len(steps), 2):
                 _board.apply_step(work, side, steps[i], steps[i + 1])
             pos[:] = work

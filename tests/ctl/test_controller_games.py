@@ -154,3 +154,31 @@ def test_clock_never_charges_while_waiting_on_the_opponent():
     before = c.clock.left[1 - side]
     c.tick(r.now + 20000)
     assert c.clock.left[1 - side] == before and c.clock.left[side] == kept
+
+
+def test_power_cut_between_a_drop_and_its_game_end_finishes_the_game():
+    # the app journals one record at a time: the power may go after DROP, before GAME_END
+    c, r = H.started(length=3)
+    r.play_turn()
+    d = c.side
+    assert r.press(d, C.CUBE) and r.press(1 - d, C.CUBE)  # doubled, dropped
+    cut = H.kinds(c).index(C.K_DROP) + 1
+    e = H.make()
+    e.resume(iter(c.outbox[:cut]), c.board_seed())
+    assert e.outbox == c.outbox[cut:]  # the GAME_END the live board wrote
+    assert e.phase == C.GAME_OVER and e.score == c.score and c.score[d] == 1
+
+
+def test_power_cut_between_a_resignation_and_its_answer_asks_the_opponent_again():
+    c, r = H.started(length=3)
+    s = c.side
+    assert r.press(s, C.CUBE, C.LONG) and r.press(s, C.CUBE)  # a gammon offered
+    assert r.press(1 - s, C.ROLL)  # accepted
+    cut = H.kinds(c).index(C.K_RESIGN) + 1
+    e = H.make()
+    e.resume(iter(c.outbox[:cut]), c.board_seed())
+    assert e.phase == C.RESIGNING and e.side == s and e.resign_value == 2
+    assert not e.button(s, C.CUBE) and e.resign_value == 2  # the journaled offer stands
+    assert not e.button(s, C.CUBE, C.LONG) and e.phase == C.RESIGNING  # and is not withdrawn
+    assert e.button(1 - s, C.ROLL)
+    assert e.outbox == c.outbox[cut:] and e.score == c.score  # answered as the live board did
