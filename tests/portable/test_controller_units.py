@@ -1,6 +1,10 @@
 """Controller building blocks (both interpreters): the colour-blind sensor view, settings
 flags, the match clock, casual-mode steps, and the record values the controller repeats."""
 
+# mpy-heap: 72k
+# (the 64-bit port with the firmware in its ROM image needs 64k since the controller imports
+# bg.match's fold, 54k before: tools/bench_heapmargin.py; the board model needs 20k of 64k)
+
 from app import ctl_defs as D
 from app import rules
 from bg import board as B
