@@ -90,9 +90,9 @@ class Match:
 
     Options: ``crawford`` (match play: no cube in the game after a side reached match point;
     on by default); money play only (seed 001): ``jacoby`` (gammons and backgammons count
-    single if no double was offered in the game; automatic doubles are no offer), ``beavers`` (the doubled side may redouble at
-    once and keep the cube), ``auto_doubles`` (how many automatic doubles per game on
-    equal opening dice; 0 = off).
+    single if no double was offered in the game; automatic doubles are no offer),
+    ``beavers`` (the doubled side may redouble at once and keep the cube), ``auto_doubles``
+    (how many automatic doubles per game on equal opening dice; 0 = off).
 
     State: ``score`` [side 0, side 1], ``game_no`` (1-based once a game started), ``cube``,
     ``owner`` (-1 centred, 0, 1), ``crawford`` (this game is the Crawford game),
