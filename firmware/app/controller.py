@@ -82,6 +82,8 @@ class Controller(Turns):
             self.phase = MOVING  # the mover changed the board again: nothing was accepted
             self.message = ""
         self._track(now)
+        if self.settings.computer >= 0 or self.opp is not None:
+            self._opponent().act(self, now)  # the computer's decisions, the coach (app.opponent)
         self._update_marks()
         self._run_clock(now)
 
@@ -95,6 +97,8 @@ class Controller(Turns):
         ph = self.phase
         done = False
         mine = side == self.side
+        if side == self.settings.computer and ph not in (IDLE, OPENING, GAME_OVER, MATCH_OVER):
+            return False  # the computer's buttons: it decides itself (app.opponent)
         if ph == IDLE:
             if role == ROLL and self.board_matches():
                 self._prepare_match()
@@ -125,6 +129,8 @@ class Controller(Turns):
                 done = self._confirm(now)
             elif mine and kind == PRESS and role == CUBE and self.rec.state == R_AMBIGUOUS:
                 done = self.next_choice()
+            elif mine and kind == LONG and role == ROLL:
+                done = self._opponent().coach(self)  # the coach: show (or hide) the best play
             elif mine and kind == LONG and role == CUBE:
                 self._offer_resign(side)
                 done = True
@@ -177,9 +183,19 @@ class Controller(Turns):
                 done = True
         if done:
             self._track(now)
+            if self.settings.computer >= 0 or self.opp is not None:
+                self._opponent().act(self, now)
             self._update_marks()
             self._run_clock(now)
         return done
+
+    def _opponent(self):
+        """The computer opponent and coach (``app.opponent``), made on first use."""
+        if self.opp is None:
+            from app.opponent import Opponent
+
+            self.opp = Opponent(strength=self.settings.strength)
+        return self.opp
 
     def tick(self, now):
         """Time passes: charge the running clock; a flag fall loses the match."""

@@ -34,6 +34,7 @@ OPT_BEAVER = _R.OPT_BEAVER
 OPT_CASUAL = _R.OPT_CASUAL
 OPT_HOUSE_OPENING = _R.OPT_HOUSE_OPENING
 OPT_CLOCK = _R.OPT_CLOCK
+OPT_COMPUTER = (_R.OPT_COMPUTER0, _R.OPT_COMPUTER1)
 GAME_CRAWFORD = _R.GAME_CRAWFORD
 OPEN_HOUSE = _R.OPEN_HOUSE
 OPEN_REROLL = _R.OPEN_REROLL
@@ -81,7 +82,11 @@ class Settings:
     """Match settings. ``length`` 0 = money play. ``auto_doubles`` is the automatic-double
     limit (money play; 0 = off). ``clock_s``/``delay_s``: reserve per player and delay per
     move, seconds (0 = no clock). ``casual``: the opponent may accept an illegal play (seed
-    000). ``house``: the seed-004 opening (highest total starts, one re-roll)."""
+    000). ``house``: the seed-004 opening (highest total starts, one re-roll).
+    ``computer``: the side the board's computer plays (-1: none; ``app.opponent``), at
+    ``strength`` (its name in the records: MATCH_START's flag ``OPT_COMPUTER0/1`` and the
+    side's name). ``learn``: learning mode (the coach judges each play; a device setting,
+    not journaled)."""
 
     def __init__(
         self,
@@ -95,6 +100,9 @@ class Settings:
         delay_s=0,
         house=False,
         names=("white", "black"),
+        computer=-1,
+        strength="pubeval",
+        learn=False,
     ):
         if not 0 <= length <= 255:
             raise ValueError("match length must be 0 (money) .. 255")
@@ -111,6 +119,13 @@ class Settings:
         self.clock_s = clock_s
         self.delay_s = delay_s
         self.house = house
+        if computer not in (-1, 0, 1):
+            raise ValueError("computer: side 0 or 1, or -1 (none)")
+        self.computer = computer
+        self.strength = strength
+        self.learn = learn
+        if computer >= 0:  # the records name the computer's side by its strength
+            names = (strength, names[1]) if computer == 0 else (names[0], strength)
         self.names = (names[0], names[1])
 
     def flags(self):
@@ -127,12 +142,15 @@ class Settings:
             f |= OPT_HOUSE_OPENING
         if self.clock_s:
             f |= OPT_CLOCK
+        if self.computer >= 0:
+            f |= OPT_COMPUTER[self.computer]
         return f
 
     @classmethod
     def from_record(cls, f):
         """Settings from MATCH_START fields."""
         fl = f[3]
+        comp = 0 if fl & OPT_COMPUTER[0] else (1 if fl & OPT_COMPUTER[1] else -1)
         return cls(
             f[2],
             bool(fl & OPT_CRAWFORD),
@@ -144,6 +162,8 @@ class Settings:
             f[6],
             bool(fl & OPT_HOUSE_OPENING),
             (f[7], f[8]),
+            comp,
+            f[7 + comp] if comp >= 0 else "pubeval",
         )
 
 

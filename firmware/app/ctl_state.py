@@ -72,6 +72,8 @@ class State:
         self.cup = None
         self.message = ""
         self.flagged = -1
+        self.opp = None  # the computer opponent and coach (app.opponent), made on first use
+        self.learn = settings.learn  # learning mode: a device setting, not the match's
         self._new_match_state()
 
     def _new_match_state(self):

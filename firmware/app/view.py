@@ -188,6 +188,11 @@ class View:
                 L.flag_fall(p, 1 - r[0])
         if left >= 0:
             L.clock_bar(p, ctl.clock.side, left, ctl.settings.clock_s * 1000)
+        o = ctl.opp
+        if o is not None and o.verdict is not None:
+            v = o.verdict_on(now)  # learning mode: was the play the best? (the mover's tray)
+            if v is not None:
+                p.set(p.board.tray_led[v[0]], L.OK if v[1] else L.EXTRA, 255 if v[1] else p.fast.level)
         if self.fault_rows:
             p.faults(self.fault_rows)
         if self.storage_error:
@@ -218,6 +223,9 @@ class View:
         st = r.state if ctl._rec_turn else -1
         c = L.SIDE_COLOURS[side]
         self.busy = True
+        o = ctl.opp
+        if o is not None and o.showing(ctl) and self._plan(ctl, o, side, st, now):
+            return 255
         if st == R.AMBIGUOUS and (ctl.selecting or r.ncand > 1):
             src, dst = r.show(r.selected)  # the steps that tell the candidates apart
             p.rows(dst, c, 255)
@@ -236,6 +244,31 @@ class View:
         if st == R.NO_PLAY:
             return p.slow.level
         return 255
+
+    def _plan(self, ctl, o, side, st, now):
+        """The computer's play (its colour) or the coach's (bluish green) step by step
+        (``app.opponent``): the next step's from-point blinks, its to-point is steady, later
+        steps dim; a hit blot still on its point blinks "take away" and its bar pulses "put
+        here". A complete play that is not the computer's, or an illegal reading once it
+        lasted (as in any turn), shows the rows to correct instead. The coach's play shows
+        only while the board reads one of its stages. Returns False to paint the turn as
+        usual."""
+        p = self.p
+        if o.wrong:
+            p.errors(o.missing, o.extra)
+            return True
+        if st == R.ILLEGAL and ctl.show_errors(now):
+            return False
+        k = o.stage
+        if o.coaching and ctl.sensed != o.stage_counts(k):
+            return False
+        c = L.DEST if o.coaching else L.SIDE_COLOURS[side]
+        p.plan(o.plan, side, k, c)
+        if k < o.nstages - 1 and o.hits[k]:
+            bar = R.ROW_BAR0 + 1 - side
+            if ctl.sensed[bar] == o.stage_counts(k)[bar]:  # the blot is not on the bar yet
+                p.errors(1 << bar, 1 << R.row_of(side, o.plan[2 * k + 1]))
+        return True
 
     def _guide(self, ctl):
         exp = ctl.expected()

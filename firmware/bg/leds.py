@@ -205,6 +205,18 @@ class Painter:
         for k in range(0, len(play) - 1, 2):
             self.set(self._step_led(side, play[k + 1]), c, 255)
 
+    def plan(self, play, side, done, c):
+        """A play to make (flat steps in ``side``'s own numbering), step by step: step
+        ``done`` (the next one) has its from-point blinking fast and its to-point steady in
+        ``c``; the steps after it are dim (the whole play stays visible)."""
+        n = len(play) // 2
+        for k in range(done + 1, n):
+            self.set(self._step_led(side, play[2 * k]), c, DIM)
+            self.set(self._step_led(side, play[2 * k + 1]), c, DIM)
+        if done < n:
+            self.set(self._step_led(side, play[2 * done + 1]), c, 255)
+            self.set(self._step_led(side, play[2 * done]), c, self.fast.level)
+
     def errors(self, missing, extra):
         """Wrong rows (row masks): ``missing`` = put a checker here (yellow, slow pulse),
         ``extra`` = take a checker away (vermillion, fast blink)."""

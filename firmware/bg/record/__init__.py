@@ -115,6 +115,8 @@ OPT_BEAVER = const(0x04)
 OPT_CASUAL = const(0x08)
 OPT_HOUSE_OPENING = const(0x10)
 OPT_CLOCK = const(0x20)
+OPT_COMPUTER0 = const(0x40)  # the board's computer played side 0 (its name = its strength)
+OPT_COMPUTER1 = const(0x80)  # ... side 1
 # GAME_START flags
 GAME_CRAWFORD = const(0x01)
 # OPENING flags

@@ -1,0 +1,327 @@
+# pyright: reportOptionalMemberAccess=false, reportOptionalSubscript=false
+"""The computer opponent and the coach: one player at the board alone.
+
+``Opponent`` plays ``ctl.settings.computer`` (0/1; -1 = nobody) through the controller's own
+transitions, and shows plays on the LEDs (``app.view`` paints ``plan``):
+
+- its turn: it throws with the same fair dice (``Turns._roll``: the cup, the counter, the
+  journal), picks a play with ``choose(pos, side, d1, d2) -> steps`` (pubeval on the device,
+  ``bg.engine.pubeval``), and shows it step by step; the player moves those checkers, and
+  when the recogniser (``bg.recognize``, the same one as for any play) reads exactly that
+  play the board records it. A different complete play is refused: its rows to correct
+  show as errors, nothing is recorded;
+- the cube (docs/controller.md "Playing the computer"): it never doubles, never beavers,
+  never resigns; it takes when the race allows (its pip count at most 12 % above the
+  doubler's), accepts every resignation and refuses a casual illegal play;
+- the coach (any turn, on request: a long ROLL press of the mover): the best play for the
+  roll, the opening book's play (``bg.aids.opening_move``, seed 002) on the game's first
+  roll; in learning mode (``Settings.learn``) after each confirmed play of a player the
+  mover's tray LED says whether it was the best (``verdict``).
+
+Pure: no asyncio, no HAL; the controller calls ``act(ctl, now)`` after every input. Every
+buffer is made once here; ``choose`` may allocate (it runs once per turn)."""
+
+from app import rules
+from app.ctl_defs import (
+    AWAIT_ROLL,
+    CHOICE,
+    DOUBLED,
+    END_DROP,
+    END_RESIGN,
+    ILLEGAL,
+    K_DROP,
+    K_PLAY,
+    K_RESIGN,
+    K_RESIGN_ACCEPT,
+    K_TAKE,
+    MOVING,
+    OPENING,
+    RESIGNING,
+)
+from bg import recognize as _rec
+from bg.board import apply_step, pip_count
+from micropython import const
+
+VERDICT_MS = const(3000)  # learning mode: how long the tray LED says "best" / "not best"
+TAKE_PCT = const(112)  # takes while its pips are at most 12 % above the doubler's
+_NST = const(5)  # a play's stages: the start and after each of up to 4 steps
+_TICKS_MASK = const(0x3FFFFFFF)
+
+STRENGTHS = ("pubeval",)
+
+
+def chooser(strength="pubeval"):
+    """The device's play chooser for ``strength`` (``choose(pos, side, d1, d2) -> steps``)."""
+    if strength != "pubeval":
+        raise ValueError("unknown strength %r" % (strength,))
+    from bg.engine.pubeval import PubEval  # pyright: ignore[reportMissingImports] (branch pubeval)
+
+    return PubEval().best
+
+
+def first_play(pos, side, d1, d2):
+    """A chooser that takes the generator's first legal play (tests' stand-in)."""
+    from bg import engine
+
+    ps = engine.plays(pos, side, d1, d2)
+    return ps[0][0] if ps else ()
+
+
+def same_play(start, side, a, b, scratch):
+    """True when the plays ``a`` and ``b`` (steps) lead from ``start`` to one position."""
+    s1, s2 = scratch
+    s1[:] = start
+    s2[:] = start
+    rules.apply_steps(s1, side, a)
+    rules.apply_steps(s2, side, b)
+    return s1 == s2
+
+
+class Opponent:
+    """The computer's side and the coach for one controller (``ctl.opp``)."""
+
+    def __init__(self, choose=None, strength="pubeval"):
+        self._choose = choose
+        self.strength = strength
+        self.plan = None  # steps shown on the LEDs (the computer's play or the coach's)
+        self.plan_side = -1
+        self.coaching = False  # the plan is the coach's (shown, never enforced)
+        self.stage = 0  # how many steps of the plan the board shows done
+        self.nstages = 0
+        self._stages = [bytearray(rules.NLOC) for _ in range(_NST)]
+        self.hits = bytearray(4)  # step k hits a blot
+        self.wrong = False  # a complete play that is not the computer's is on the board
+        self.missing = 0  # its rows to correct (against the computer's play)
+        self.extra = 0
+        self.verdict = None  # learning mode: (side, best?, ticks) after a player's play
+        self._turn_key = None  # (side, d1, d2, throws) of the planned turn
+        self._seen = None  # the last play judged (ctl.last_play)
+        self._judge = None  # (side, d1, d2, start) of the player's turn in progress
+        self._pos = bytearray(52)
+        self._scratch = (bytearray(52), bytearray(52))
+
+    def choose(self, pos, side, d1, d2):
+        if self._choose is None:
+            self._choose = chooser(self.strength)
+        return self._choose(pos, side, d1, d2)
+
+    def best(self, pos, side, d1, d2, opening):
+        """The coach's play: the book's on the game's first roll, else the chooser's."""
+        if opening:
+            from bg.aids import opening_move
+
+            return opening_move(d1, d2)
+        return self.choose(pos, side, d1, d2)
+
+    # -- the plan on the LEDs ---------------------------------------------------------------
+
+    def _set_plan(self, ctl, steps, coaching):
+        self.plan = steps
+        self.plan_side = ctl.side
+        self.coaching = coaching
+        p = self._pos
+        p[:] = ctl.turn_start
+        caps = ctl.caps
+        _rec.observe(p, self._stages[0], caps)
+        n = len(steps) // 2
+        for k in range(n):
+            self.hits[k] = apply_step(p, ctl.side, steps[2 * k], steps[2 * k + 1])
+            _rec.observe(p, self._stages[k + 1], caps)
+        self.nstages = n + 1
+        self.stage = 0
+        self.wrong = False
+        self._follow(ctl)
+
+    def _follow(self, ctl):
+        """Which stage of the plan the board reads (the last one reached stays until the
+        reading is another stage: a checker in the hand reads as no stage at all)."""
+        s = ctl.sensed
+        for k in range(self.nstages - 1, -1, -1):
+            if s == self._stages[k]:
+                self.stage = k
+                return k
+        return -1
+
+    def final(self):
+        return self._stages[self.nstages - 1]
+
+    def stage_counts(self, k):
+        """What the sensors read after ``k`` steps of the plan."""
+        return self._stages[k]
+
+    def clear(self):
+        self.plan = None
+        self.coaching = False
+        self.wrong = False
+        self.missing = self.extra = 0
+
+    def showing(self, ctl):
+        """True while the LEDs should show the plan for the turn in progress."""
+        return self.plan is not None and ctl.phase == MOVING and ctl.side == self.plan_side
+
+    # -- the coach ---------------------------------------------------------------------------
+
+    def coach(self, ctl):
+        """The mover asked for the best play (long ROLL press): show it, or hide it again."""
+        if ctl.phase != MOVING or ctl.side == ctl.settings.computer:
+            return False
+        if self.plan is not None and self.coaching:
+            self.clear()
+            return True
+        steps = self.best(ctl.turn_start, ctl.side, ctl.dice[0], ctl.dice[1], self._opening(ctl))
+        self._set_plan(ctl, steps, True)
+        return True
+
+    def _opening(self, ctl):
+        return ctl.last_play is None and ctl.turn_start == rules.start_position()
+
+    # -- the computer's side ----------------------------------------------------------------
+
+    def act(self, ctl, now):
+        """After any input: judge a player's new play (learning mode), then let the computer
+        take every decision that is its own. Returns True when it did something."""
+        if ctl.last_play is not self._seen:
+            self._seen = ctl.last_play
+            self._judged(ctl, now)
+        if ctl.phase == MOVING and ctl.side != ctl.settings.computer:
+            key = (ctl.side, ctl.dice[0], ctl.dice[1], ctl.throws)
+            if self._judge is None or self._judge[0] != key:
+                self._judge = (key, bytes(ctl.turn_start), self._opening(ctl))
+                if self.coaching:
+                    self.clear()
+            elif self.coaching and self.plan is not None:
+                self._follow(ctl)
+        comp = ctl.settings.computer
+        if comp < 0:
+            return False
+        did = False
+        for _ in range(8):  # a few decisions in a row at most (take, roll, pass...)
+            if not self._step(ctl, comp, now):
+                break
+            did = True
+        return did
+
+    def _judged(self, ctl, now):
+        lp = ctl.last_play
+        j = self._judge
+        if lp is None or j is None or not ctl.learn or lp[0] == ctl.settings.computer:
+            return
+        key, start, opening = j
+        if key[0] != lp[0]:
+            return
+        best = self.best(start, lp[0], key[1], key[2], opening)
+        ok = same_play(start, lp[0], lp[1], best, self._scratch)
+        if opening and not ok:
+            from bg.aids import opening_alternatives
+
+            for alt in opening_alternatives(key[1], key[2]):
+                ok = ok or same_play(start, lp[0], lp[1], alt, self._scratch)
+        self.verdict = (lp[0], ok, now)
+        self._judge = None
+
+    def verdict_on(self, now):
+        """The learning-mode verdict to show at ``now`` ((side, best?)), or None."""
+        v = self.verdict
+        if v is None:
+            return None
+        if ((now - v[2]) & _TICKS_MASK) >= VERDICT_MS:  # ticks_diff, wrap-safe
+            self.verdict = None
+            return None
+        return v
+
+    def _step(self, ctl, comp, now):
+        ph = ctl.phase
+        side = ctl.side
+        if ph == AWAIT_ROLL and side == comp:
+            if not ctl.board_matches():
+                return False  # the player still sets the last play right: wait
+            self.clear()
+            ctl._roll()  # the same throw a ROLL press makes (the cup, the counter, the journal)
+            return True
+        if ph == MOVING and side == comp:
+            return self._move(ctl, now)
+        if ph == CHOICE and side == comp:
+            ctl.opening.keep()  # house opening: the computer keeps its throw
+            ctl._begin_moving(ctl.opening.starter, ctl.opening.dice)
+            return True
+        if ph == OPENING and ctl.game_no and ctl.settings.house:
+            want = 0 if ctl.house_first is None else 1
+            if want == comp and ctl.opening.state == 0:
+                return ctl._opening_throw(comp)
+            return False
+        if ph == DOUBLED and side != comp:
+            me = comp
+            if self.takes(ctl.pos, me):
+                ctl._emit(K_TAKE, (me,))
+            else:
+                ctl._emit(K_DROP, (me,))
+                ctl._end_game(side, ctl.cube, 1, END_DROP)
+            return True
+        if ph == RESIGNING and side != comp:
+            v = ctl.resign_value
+            ctl._emit(K_RESIGN, (side, v))
+            ctl._emit(K_RESIGN_ACCEPT, (comp,))
+            ctl._end_game(comp, ctl._points(v), v, END_RESIGN)
+            return True
+        if ph == ILLEGAL and side != comp:
+            ctl.phase = MOVING  # the computer insists on a legal play
+            ctl.message = "illegal play refused"
+            return True
+        return False
+
+    def takes(self, pos, me):
+        """The cube policy's take: ``me``'s pip count at most ``TAKE_PCT`` % of the doubler's."""
+        return pip_count(pos, me) * 100 <= pip_count(pos, 1 - me) * TAKE_PCT
+
+    def _move(self, ctl, now):
+        key = (ctl.side, ctl.dice[0], ctl.dice[1], ctl.throws)
+        if self.plan is None or self.coaching or self._turn_key != key:
+            self._turn_key = key
+            steps = self.choose(ctl.turn_start, ctl.side, ctl.dice[0], ctl.dice[1])
+            self._set_plan(ctl, tuple(steps), False)
+            if not steps:
+                self.clear()
+                ctl._emit(K_PLAY, (ctl.side, (), 0))  # no legal move: the computer passes
+                return True
+        if not ctl.sensed_valid:
+            return False
+        self._follow(ctl)
+        st = ctl._track(now)
+        self.wrong = False
+        self.missing = self.extra = 0
+        if ctl.sensed == self.final():
+            steps = self._recognised(ctl)
+            if steps is not None:
+                self.clear()
+                return ctl._record_play(steps)
+        if st == _rec.COMPLETE or st == _rec.AMBIGUOUS:
+            self._refuse(ctl)  # a whole play, not the computer's: show what to correct
+        return False
+
+    def _recognised(self, ctl):
+        """The recogniser's play when it is the computer's (the board reads its end), else
+        None. Several legal plays reading alike: the one that is the computer's."""
+        r = ctl.rec
+        st = r.state
+        if st != _rec.COMPLETE and st != _rec.AMBIGUOUS and r.ncand:
+            r.confirm()  # a play hidden in a stack: let the recogniser list the candidates
+        for k in range(r.ncand if r.state in (_rec.COMPLETE, _rec.AMBIGUOUS) else 0):
+            s = r.steps(k)
+            if same_play(ctl.turn_start, ctl.side, s, self.plan, self._scratch):
+                ctl.selecting = False
+                return s
+        return None
+
+    def _refuse(self, ctl):
+        f = self.final()
+        s = ctl.sensed
+        m = e = 0
+        for i in range(rules.NLOC):
+            if s[i] < f[i]:
+                m |= 1 << i
+            elif s[i] > f[i]:
+                e |= 1 << i
+        self.wrong = True
+        self.missing = m
+        self.extra = e
+        ctl.message = "not the computer's play"
