@@ -365,6 +365,9 @@ def settings_from(obj):
         delay_s=int(obj.get("delay_s", 0)),
         house=bool(obj.get("house", False)),
         names=(names[0], names[1]),
+        computer=-1 if obj.get("computer") is None else int(obj.get("computer")),
+        strength=str(obj.get("strength", "pubeval")),
+        learn=bool(obj.get("learn", False)),
     )
 
 

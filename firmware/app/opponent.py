@@ -54,17 +54,28 @@ def chooser(strength="pubeval"):
     """The device's play chooser for ``strength`` (``choose(pos, side, d1, d2) -> steps``)."""
     if strength != "pubeval":
         raise ValueError("unknown strength %r" % (strength,))
-    from bg.engine.pubeval import PubEval  # pyright: ignore[reportMissingImports] (branch pubeval)
+    from bg.engine.pubeval import PubEval
 
     return PubEval().best
 
 
+class _First:
+    def __init__(self):
+        self.steps = None
+
+    def visit(self, w, st, n):
+        if self.steps is None:
+            self.steps = tuple(st[: 2 * n])
+
+
 def first_play(pos, side, d1, d2):
-    """A chooser that takes the generator's first legal play (tests' stand-in)."""
+    """A chooser that takes the generator's first legal play (tests' stand-in; builds no
+    list of plays)."""
     from bg import engine
 
-    ps = engine.plays(pos, side, d1, d2)
-    return ps[0][0] if ps else ()
+    f = _First()
+    engine.for_each_end(pos, side, d1, d2, f.visit)
+    return f.steps or ()
 
 
 def same_play(start, side, a, b, scratch):
