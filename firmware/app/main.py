@@ -354,6 +354,7 @@ def settings_from(obj):
     """``Settings`` from a dict (JSON from the host or the simulator)."""
     obj = obj or {}
     names = obj.get("names") or ("white", "black")
+    comp = obj.get("computer")  # the side the board's computer plays (app.opponent), or None
     return C.Settings(
         length=int(obj.get("length", 3)),
         crawford=bool(obj.get("crawford", True)),
@@ -365,7 +366,7 @@ def settings_from(obj):
         delay_s=int(obj.get("delay_s", 0)),
         house=bool(obj.get("house", False)),
         names=(names[0], names[1]),
-        computer=-1 if obj.get("computer") is None else int(obj.get("computer")),
+        computer=-1 if comp is None else int(comp),
         strength=str(obj.get("strength", "pubeval")),
         learn=bool(obj.get("learn", False)),
     )
