@@ -321,3 +321,116 @@ def test_the_page_guides_a_newcomer_pairing_a_double_and_a_game(tmp_path):
         httpd.server_close()
         sim.stop()
         shutil.rmtree(prof, ignore_errors=True)
+
+
+class _Console:
+    """Every console line of the firmware (the server keeps only the last few hundred)."""
+
+    def __init__(self, sim):
+        self.sim = sim
+        self.lines = []
+        self.n = 0
+
+    def __call__(self, name):
+        """The lines ``NAME fields...`` so far, split into words."""
+        new, self.n = self.sim.log_since(self.n)
+        self.lines.extend(new)
+        return [x.split() for x in self.lines if x.startswith(name + " ")]
+
+
+def test_a_whole_game_against_the_computer_from_the_page(tmp_path):
+    """The page's "play the computer" control restarts the board with the board playing
+    black; the player (white) drags its plays with the mouse and confirms with ROLL; on
+    black's turns the board throws by itself and shows its play on the LEDs (the first
+    step's to-point lit), the test moves those checkers as a player following the LEDs does,
+    and the board records the play by itself -- to the end of a 1-point match."""
+    from bg.engine.pubeval import PubEval
+
+    d, prof = _browser()
+    sim = server.Sim(image=str(tmp_path / "f.lfs"), settings={"length": 1}, seed="vs-computer")
+    sim.start()
+    httpd = server.serve(sim, port=0)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    pe = PubEval()
+    _log_lines = _Console(sim)
+    try:
+        d.get("http://127.0.0.1:%d/" % httpd.server_address[1])
+        _wait(lambda: d.execute_script("return document.body.dataset.ready"), what="page ready")
+        assert d.find_element("id", "vs-side").get_attribute("value") == "1"
+        d.find_element("id", "vs-start").click()
+        _wait(lambda: sim.settings.get("computer") == 1 and sim._fw is not None, 30, "the board restarted")
+        d.find_element("id", "setup-start").click()
+        _wait(lambda: d.execute_script("return sim.locs[5].length") == 5, what="checkers set up")
+        for _ in range(12):  # the match starts, then the opening throw (a tie throws again)
+            _click(d, "roll0")
+            try:
+                _wait(lambda: _log_lines("OPENING") and not _log_lines("OPENING")[-1][2:3] == [], 1.5)
+                if _wait(lambda: [s for s in (0, 1) if _lit(d, "turn", s)] or None, 2.0):
+                    break
+            except AssertionError:
+                continue
+        start = _log_lines("MATCH_START")[0]
+        assert "pubeval" in start  # the records name the computer's side by its strength
+        pos = B.start_position()
+        plays = rolled = 0
+        side = _wait(lambda: [s for s in (0, 1) if _lit(d, "turn", s)] or None, what="turn LED")[0]
+        for _turn in range(400):
+            if plays and side == 0:  # the player throws with its ROLL button
+                for _ in range(4):
+                    _click(d, "roll0")
+                    try:
+                        _wait(lambda n=rolled: len(_log_lines("ROLL")) > n, 1.5)
+                        break
+                    except AssertionError:
+                        continue
+            elif plays:  # the board throws for the computer by itself, after the player's play
+                _wait(lambda n=rolled: len(_log_lines("ROLL")) > n, 5.0, "the computer's throw")
+            if plays:
+                rolled += 1
+            rolls = _log_lines("ROLL")
+            opening = _log_lines("OPENING")[-1]
+            if plays == 0:
+                dice = tuple(int(x) for x in " ".join(opening[2:]).strip("()").split(","))
+            else:
+                assert rolls[-1][1] == str(side), (rolls[-1], side, sim.status)
+                dice = (int(rolls[-1][2]), int(rolls[-1][3]))
+            time.sleep(0.8)  # the roll animation settles
+            if side == 0:
+                steps = _play(d, pos, 0, dice)
+                time.sleep(0.2)
+                for _ in range(4):  # confirm (again if it came before the last checker's debounce)
+                    _click(d, "roll0")
+                    try:
+                        _wait(lambda n=plays + 1: len(_log_lines("PLAY")) >= n, 1.5)
+                        break
+                    except AssertionError:
+                        continue
+            else:
+                steps = pe.best(pos, 1, dice[0], dice[1])
+                if steps:  # the LEDs show the first step: its to-point (or bar/tray) lit
+                    t = steps[1]
+                    at = ("tray", 1) if t == 0 else ("point", 25 - t)
+                    _wait(lambda at=at: _lit(d, *at), 3.0, "the computer's first step on the LEDs")
+                for i in range(0, len(steps), 2):
+                    f, t = steps[i], steps[i + 1]
+                    if t and B.opp_count(pos, 1, t) == 1:
+                        _drag(d, _loc(1, t), 24)  # the hit blot to white's bar
+                    _drag(d, _loc(1, f), _loc(1, t))
+                    B.apply_step(pos, 1, f, t)
+                _wait(lambda n=plays + 1: len(_log_lines("PLAY")) >= n, 5.0, "the board records its play")
+            plays += 1
+            assert len(_log_lines("PLAY")) == plays
+            last = _log_lines("PLAY")[-1]
+            assert last[1] == str(side)
+            if pos[50 + side] == 15:  # borne off: the game and the 1-point match are over
+                _wait(lambda: _log_lines("MATCH_END"), 5.0, "MATCH_END")
+                break
+            side = 1 - side
+        assert _log_lines("MATCH_END") and plays > 10
+        assert _log_lines("GAME_END")
+    finally:
+        d.quit()
+        httpd.shutdown()
+        httpd.server_close()
+        sim.stop()
+        shutil.rmtree(prof, ignore_errors=True)

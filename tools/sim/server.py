@@ -23,6 +23,9 @@ HTTP API (JSON)::
     POST /api/physical     {"locs": [[colour, ...] x 28], "hand": [...]}   (a hand moved)
     POST /api/button       {"i": 0..3, "down": 0|1}
     POST /api/reset        {"setup": "start"|"clear"}  put the checkers on the start / away
+    POST /api/match        {"computer": 0|1|null, "learn": bool}  restart the board with these
+                           settings (the computer opponent, docs/controller.md): the next match
+                           is played against it (a match in progress resumes with its own)
 
 Stdlib only (http.server + threads).
 """
@@ -241,6 +244,24 @@ class Sim:
         if self._fw is not None:
             self._fw.close()
             self._fw = None
+
+    def restart(self, **changes):
+        """Restart the firmware with changed settings (``SG_SETTINGS``), e.g. ``computer=1``
+        (the board plays black) or ``learn=True``; None removes a setting. The journal and
+        the checkers stay: a match in progress resumes with its own settings."""
+        s = dict(self.settings)
+        for k, v in changes.items():
+            if v is None:
+                s.pop(k, None)
+            else:
+                s[k] = v
+        self.stop()
+        with self._lock:
+            self.exit_code = None
+        self.settings = s
+        self.start()
+        self._publish("settings", s)
+        return s
 
     def _pump_stdout(self):
         for line in self._proc.stdout:
@@ -461,6 +482,11 @@ def make_handler(sim, static=STATIC):
                     sim.set_physical(obj)
                 elif self.path == "/api/button":
                     sim.button(int(obj["i"]), bool(obj.get("down")))
+                elif self.path == "/api/match":
+                    comp = obj.get("computer")
+                    if comp not in (None, 0, 1):
+                        raise ValueError("computer: 0, 1 or null")
+                    sim.restart(computer=comp, learn=bool(obj.get("learn")) or None)
                 elif self.path == "/api/reset":
                     if obj.get("setup") == "clear":
                         sim.physical.__init__()
@@ -522,6 +548,10 @@ def parse_settings(args):
             s[name] = True
     if args.auto_doubles:
         s["auto_doubles"] = args.auto_doubles
+    if args.computer is not None:
+        s["computer"] = args.computer
+    if args.learn:
+        s["learn"] = True
     if args.clock:
         s["clock_s"] = int(args.clock * 60)
         s["delay_s"] = int(args.delay)
@@ -535,6 +565,10 @@ def add_setting_args(ap):
     ap.add_argument("--auto-doubles", type=int, default=0, help="money play: automatic doubles limit")
     ap.add_argument("--casual", action="store_true", help="the opponent may accept an illegal play")
     ap.add_argument("--house", action="store_true", help="seed-004 opening (highest total starts)")
+    ap.add_argument(
+        "--computer", type=int, choices=(0, 1), default=None, help="the board plays this side (pubeval)"
+    )
+    ap.add_argument("--learn", action="store_true", help="learning mode: the coach judges every play")
     ap.add_argument("--clock", type=float, default=0, help="match clock: reserve per player, minutes")
     ap.add_argument("--delay", type=float, default=12, help="match clock: delay per move, seconds")
 

@@ -278,6 +278,14 @@ function wireButtons() {
   }
   document.getElementById("setup-start").onclick = () => post("/api/reset", { setup: "start" });
   document.getElementById("setup-clear").onclick = () => post("/api/reset", { setup: "clear" });
+  // the computer opponent: the board restarts with the setting (SG_SETTINGS); the next match
+  // is against it (docs/simulator.md)
+  document.getElementById("vs-start").onclick = () => {
+    const v = document.getElementById("vs-side").value;
+    document.getElementById("fw-status").textContent = "restarting…";
+    post("/api/match", { computer: v === "" ? null : Number(v), learn: document.getElementById("vs-learn").checked })
+      .then(() => { document.getElementById("fw-status").textContent = "running"; });
+  };
 }
 
 function log(line, decoded) {
