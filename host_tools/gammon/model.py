@@ -171,6 +171,16 @@ class Match:
         return bool(self.flags & record.OPT_HOUSE_OPENING)
 
     @property
+    def computer(self):
+        """The side the board's own computer played (``app.opponent``; MATCH_START's
+        ``OPT_COMPUTER0/1``), or None. Its name in ``names`` is its strength, e.g. "pubeval"."""
+        if self.flags & record.OPT_COMPUTER0:
+            return 0
+        if self.flags & record.OPT_COMPUTER1:
+            return 1
+        return None
+
+    @property
     def id_hex(self):
         return self.match_id.hex()
 
@@ -198,6 +208,8 @@ class Match:
             opts.append("house-opening")
         if self.casual:
             opts.append("casual")
+        if self.computer is not None:
+            opts.append("computer:%s" % ("white", "black")[self.computer])
         return ",".join(opts)
 
     def result_text(self):
