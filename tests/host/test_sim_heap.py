@@ -49,7 +49,7 @@ def run_heapcheck(games, image, heap=WORKING_HEAP):
     return proc, rows
 
 
-def run_on_board_model(games, image, heap=BOARD_HEAP):
+def run_on_board_model(games, image, heap=BOARD_HEAP, *extra):
     sys.path.insert(0, str(ROOT / "tools"))
     import json
 
@@ -64,6 +64,7 @@ def run_on_board_model(games, image, heap=BOARD_HEAP):
         str(ROOT / "tools" / "sim" / "heapcheck.py"),
         str(games),
         str(image),
+        *extra,
     ]
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=str(ROOT), timeout=300)
     rows = [json.loads(x) for x in proc.stdout.splitlines() if x.startswith("{")]
@@ -81,6 +82,23 @@ def test_whole_match_fits_the_boards_64k_heap_on_the_board_model(tmp_path):
     assert max(heaps) + min(r["free_bytes"] for r in rows) <= 64 * 1024  # the heap was 64k, no more
     assert max(heaps[1:]) - heaps[1] <= 128, heaps  # same objects after every game
     check_journal(img, rows)
+
+
+def test_games_against_the_computer_fit_the_boards_64k_heap_on_the_board_model(tmp_path):
+    """The whole application with the board's computer playing black (pubeval,
+    app.opponent): money games to the end at the board's 64k, the heap flat between games,
+    every game journaled."""
+    img = tmp_path / "flash.lfs"
+    binary, proc, rows = run_on_board_model(6, img, BOARD_HEAP, "heap", "computer")
+    assert proc.returncode == 0 and len(rows) == 6, proc.stdout[-2000:] + proc.stderr[-2000:]
+    heaps = [r["heap_bytes"] for r in rows]
+    assert max(heaps) + min(r["free_bytes"] for r in rows) <= 64 * 1024
+    assert max(heaps[1:]) - heaps[1] <= 128, heaps
+    check_journal(img, rows)
+    files = demo.dump_image(img)
+    [m] = [v for k, v in files.items() if k.endswith(".m")]
+    start = next(f for k, f in record.decode_stream(m) if k == record.MATCH_START)
+    assert start[3] & record.OPT_COMPUTER1 and start[8] == "pubeval"
 
 
 def test_consecutive_games_do_not_grow_the_heap_and_are_journaled(tmp_path):

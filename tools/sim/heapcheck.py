@@ -3,7 +3,9 @@
 # robot players for GAMES consecutive games, printing one JSON line per game with the heap in
 # use after a collection, and first one "boot: board=N hal=N app=N boot=N" line: the bytes each
 # boot step keeps (the board description, the sim HAL, App(), App.boot()). Usage:
-#   micropython -X heapsize=H tools/sim/heapcheck.py GAMES IMAGE [SEED]
+#   micropython -X heapsize=H tools/sim/heapcheck.py GAMES IMAGE [SEED [computer]]
+# ("computer": the board's computer plays black -- pubeval, app.opponent -- and the robot moves
+# its checkers as its LEDs show them; the board records those plays by itself.)
 # (tools/bench_sim.py and tests/host/test_sim_heap.py run it on precompiled .mpy modules.)
 import gc
 import sys
@@ -35,6 +37,7 @@ for _m in (
 GAMES = int(sys.argv[1])
 IMAGE = sys.argv[2]
 SEED = sys.argv[3] if len(sys.argv) > 3 else "heap"
+COMPUTER = 1 if len(sys.argv) > 4 and sys.argv[4] == "computer" else -1
 
 
 class Lcg:
@@ -85,7 +88,7 @@ def main():
     )
     steps.append(("hal", _used() - a))
     a = _used()
-    app = M.App(hw, board, C.Settings(length=0), lambda m: None)
+    app = M.App(hw, board, C.Settings(length=0, computer=COMPUTER), lambda m: None)
     steps.append(("app", _used() - a))
     app.recorder.verbose = False
     app.animate = False
@@ -139,6 +142,14 @@ def main():
             if ctl.phase == C.AWAIT_ROLL:
                 press(roll[ctl.side])
             side = ctl.side
+            if side == COMPUTER:  # its play, as the LEDs show it: the board records it itself
+                plan = ctl.opp.plan
+                for i in range(0, len(plan), 2):
+                    B.apply_step(pos, side, plan[i], plan[i + 1])
+                    sense()
+                if ctl.phase == C.MOVING and ctl.side == side:
+                    raise SystemExit("the computer's play was not recorded")
+                continue
             pick.n = 0
             pick.len = 0
             pick.k = 0
@@ -163,7 +174,7 @@ def main():
                         break
                     press(cube)
                 press(roll[side])
-            if ctl.phase == C.MOVING:
+            if ctl.phase == C.MOVING and ctl.side == side:
                 raise SystemExit("confirm refused: " + ctl.message)
         games += 1
         gc.collect()
