@@ -24,7 +24,7 @@ except ImportError:  # pragma: no cover
 from bg import board as B
 from micropython import const
 
-_N = const(14)  # fields compared: see _fields
+_N = const(15)  # fields compared: see _fields
 _RETRY_POLLS = const(10)  # after a MemoryError: try again 10 polls (1 s) later
 
 
@@ -50,6 +50,8 @@ class Status:
         out[11] = ctl.missing  # row masks: 28 bits, a small int on the 32-bit board too
         out[12] = ctl.extra
         out[13] = ctl.result
+        o = ctl.opp  # the computer's or the coach's play on the LEDs (app.opponent)
+        out[14] = o.plan if o is not None and o.showing(ctl) else None
 
     def poll(self, ctl, now):
         """Send the status when a field the page shows changed; returns True if it did.
@@ -98,4 +100,13 @@ class Status:
             "m": ctl.message,
             "err": [ctl.missing, ctl.extra] if ctl.show_errors(now) else None,
             "res": [res[0], res[1], res[2]] if res else None,
+            "cp": ctl.settings.computer,
+            "pl": self._plan(ctl),
         }
+
+    def _plan(self, ctl):
+        """The play the LEDs show (``app.opponent``): [steps, 1 if the coach's], or None."""
+        o = ctl.opp
+        if o is None or not o.showing(ctl):
+            return None
+        return [list(o.plan), 1 if o.coaching else 0]

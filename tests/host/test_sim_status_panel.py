@@ -169,3 +169,16 @@ def test_pairing_value_follows_the_firmware_console():
     while not q.empty():
         seen.append(q.get_nowait())
     assert ("pairing", {"code": "042917"}) in seen and ("pairing", {"code": None}) in seen
+
+
+def test_the_next_line_names_the_computers_play_and_the_coachs():
+    expect = words.expect
+    st = {"s": 1, "cp": 1, "pl": [[24, 18, 18, 13], 0], "m": ""}
+    text = expect(st, "moving", "black", [6, 5])
+    assert text.startswith("the computer (black) plays 6-5: 24/18 18/13") and "LEDs" in text
+    st = {"s": 1, "cp": 1, "pl": [[24, 18, 18, 13], 0], "m": "not the computer's play"}
+    assert expect(st, "moving", "black", [6, 5]).endswith("-- not the computer's play")
+    st = {"s": 0, "cp": 1, "pl": [[13, 7, 8, 7], 1], "m": ""}
+    assert "the coach shows 13/7 8/7 on the LEDs" in expect(st, "moving", "white", [6, 1])
+    st = {"s": 0, "cp": -1, "pl": None, "m": ""}
+    assert expect(st, "moving", "white", [6, 1]).startswith("white to play 6-1: move the checkers")

@@ -87,3 +87,28 @@ def test_a_line_that_does_not_fit_the_heap_is_tried_again_and_never_raises():
         n += 1
     assert sent and 15 <= n <= 30, n  # retried a second (10 polls) after each failure
     assert sent[0]["ph"] == C.MOVING and not st.poll(c, r.now + n)
+
+
+def test_the_computers_play_is_sent_while_the_leds_show_it():
+    from app import opponent as O
+
+    st, sent = _status()
+    c = H.make(computer=1, length=3)
+    c.opp = O.Opponent(O.first_play)
+    r = H.Robot(c, 7)
+    r.set_start()
+    r.press(0, C.ROLL)
+    while c.phase == C.OPENING:
+        r.press(0, C.ROLL)
+    for _ in range(4):
+        if c.phase == C.MOVING and c.side == 1 and c.opp.plan:
+            break
+        if c.phase == C.MOVING and c.side == 0:
+            r.play_turn()
+        elif c.phase == C.AWAIT_ROLL:
+            r.press(0, C.ROLL)
+    assert c.phase == C.MOVING and c.side == 1
+    assert st.poll(c, r.now)
+    line = sent[-1]
+    assert line["cp"] == 1 and line["pl"] == [list(c.opp.plan), 0]
+    assert not st.poll(c, r.now)  # unchanged: nothing sent

@@ -119,8 +119,25 @@ def expect(st, phase, who, d):
             if err[0]:
                 parts.append("a checker missing on " + _rows(err[0]))
             return "illegal: %s; correct it, then press ROLL" % "; ".join(parts)
+        plan = st.get("pl")
+        steps = ""
+        if plan:
+            steps = " ".join("%s/%s" % (_pt(a), _pt(b)) for a, b in zip(plan[0][::2], plan[0][1::2]))
+        if st.get("cp") == st.get("s") and who:
+            head = "the computer (%s) plays %d-%d: %s" % (who, d[0], d[1], steps or "no move")
+            if msg:
+                return "%s -- %s" % (head, msg)
+            return head + " -- move those checkers as the LEDs show; the board records the play itself"
         if msg:
             return "%s: %s" % (who, msg)
+        if plan and plan[1]:
+            return "%s to play %d-%d: the coach shows %s on the LEDs; press ROLL (%s) to confirm" % (
+                who,
+                d[0],
+                d[1],
+                steps,
+                where,
+            )
         return "%s to play %d-%d: move the checkers, then press ROLL (%s) to confirm" % (
             who,
             d[0],
