@@ -181,10 +181,15 @@ class Controller(Turns):
                 self.cup = None
                 self._new_match_state()
                 done = True
-        if done:
+        if not done and self.settings.computer >= 0 and ph == OPENING and self.game_no:
+            # the house opening's first press started the match but was not the player's
+            # throw: the computer throws its half (app.opponent)
+            done = self._opponent().act(self, now)
+        elif done:
             self._track(now)
             if self.settings.computer >= 0 or self.opp is not None:
                 self._opponent().act(self, now)
+        if done:
             self._update_marks()
             self._run_clock(now)
         return done

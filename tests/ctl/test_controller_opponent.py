@@ -361,3 +361,20 @@ def test_view_marks_a_hit_step_take_the_blot_away_first():
     rules._board.apply_step(r.pos, 1, 7, 6)
     r.sense()
     assert c.phase == C.AWAIT_ROLL and c.side == 0 and c.outbox[-1][0] == C.K_PLAY
+
+
+def test_house_opening_the_computer_throws_its_half_and_keeps_its_throw():
+    for comp in (0, 1):
+        c, r, spy = _vs(comp, 3, length=3, house=True)
+        r.set_start()
+        assert r.press(1 - comp, C.ROLL)  # the match starts
+        for _ in range(12):
+            if c.phase != C.OPENING:
+                break
+            r.press(1 - comp, C.ROLL)  # the player throws its half; the computer its own
+        if c.phase == C.CHOICE:  # the player started: its choice (the computer keeps its own)
+            assert c.side != comp and r.press(c.side, C.ROLL)
+        assert c.phase == C.MOVING, c.phase
+        assert c.opening.state == 2
+        if c.side == comp:
+            assert c.opp.plan is not None
