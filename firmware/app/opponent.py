@@ -105,9 +105,10 @@ class Opponent:
         self.missing = 0  # its rows to correct (against the computer's play)
         self.extra = 0
         self.verdict = None  # learning mode: (side, best?, ticks) after a player's play
-        self._turn_key = None  # (side, d1, d2, throws) of the planned turn
+        self._turn_key = -1  # the planned turn (``ctl.throws``: each turn has its own throw)
         self._seen = None  # the last play judged (ctl.last_play)
-        self._judge = None  # (side, d1, d2, start) of the player's turn in progress
+        self._judge = None  # (side, d1, d2, start, opening) of the player's turn in progress
+        self._judge_turn = -1
         self._pos = bytearray(52)
         self._scratch = (bytearray(52), bytearray(52))
 
@@ -195,9 +196,10 @@ class Opponent:
             self._seen = ctl.last_play
             self._judged(ctl, now)
         if ctl.phase == MOVING and ctl.side != ctl.settings.computer:
-            key = (ctl.side, ctl.dice[0], ctl.dice[1], ctl.throws)
-            if self._judge is None or self._judge[0] != key:
-                self._judge = (key, bytes(ctl.turn_start), self._opening(ctl))
+            if self._judge_turn != ctl.throws:  # a new turn (no allocation on every reading)
+                self._judge_turn = ctl.throws
+                d = ctl.dice
+                self._judge = (ctl.side, d[0], d[1], bytes(ctl.turn_start), self._opening(ctl))
                 if self.coaching:
                     self.clear()
             elif self.coaching and self.plan is not None:
@@ -217,15 +219,15 @@ class Opponent:
         j = self._judge
         if lp is None or j is None or not ctl.learn or lp[0] == ctl.settings.computer:
             return
-        key, start, opening = j
-        if key[0] != lp[0]:
+        side, d1, d2, start, opening = j
+        if side != lp[0]:
             return
-        best = self.best(start, lp[0], key[1], key[2], opening)
+        best = self.best(start, side, d1, d2, opening)
         ok = same_play(start, lp[0], lp[1], best, self._scratch)
         if opening and not ok:
             from bg.aids import opening_alternatives
 
-            for alt in opening_alternatives(key[1], key[2]):
+            for alt in opening_alternatives(d1, d2):
                 ok = ok or same_play(start, lp[0], lp[1], alt, self._scratch)
         self.verdict = (lp[0], ok, now)
         self._judge = None
@@ -285,9 +287,8 @@ class Opponent:
         return pip_count(pos, me) * 100 <= pip_count(pos, 1 - me) * TAKE_PCT
 
     def _move(self, ctl, now):
-        key = (ctl.side, ctl.dice[0], ctl.dice[1], ctl.throws)
-        if self.plan is None or self.coaching or self._turn_key != key:
-            self._turn_key = key
+        if self.plan is None or self.coaching or self._turn_key != ctl.throws:
+            self._turn_key = ctl.throws
             steps = self.choose(ctl.turn_start, ctl.side, ctl.dice[0], ctl.dice[1])
             self._set_plan(ctl, tuple(steps), False)
             if not steps:
