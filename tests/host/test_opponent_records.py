@@ -53,3 +53,26 @@ def test_a_match_between_two_players_names_no_computer():
     data, _ = random_match(3, length=1)
     m = model.load_match(data)
     assert m.computer is None and "computer" not in m.options_text()
+
+
+def test_gammon_verify_checks_the_computers_throws(tmp_path, monkeypatch, capsys):
+    """The computer throws with the board's fair dice: ``gammon verify`` checks every throw of
+    a match against pubeval, and names a changed one."""
+    from gammon.cli import main
+
+    monkeypatch.setenv("GAMMON_HOME", str(tmp_path / "home"))
+    data = _match_bytes(1, 7)
+    p = tmp_path / "vs.journal"
+    p.write_bytes(data)
+    assert main(["verify", str(p)]) == 0
+    out = capsys.readouterr().out
+    assert "PASS: commitment and all" in out
+    # one of the computer's throws changed: verify fails
+    acts = list(record.decode_stream(data))
+    i = next(i for i, (k, f) in enumerate(acts) if k == record.ROLL and f[0] == 1)
+    k, f = acts[i]
+    acts[i] = (k, (f[0], f[1] % 6 + 1, f[2]))
+    bad = b"".join(record.encode(k, f) for k, f in acts)
+    p.write_bytes(bad)
+    assert main(["verify", str(p)]) != 0
+    assert "FAIL" in capsys.readouterr().out
