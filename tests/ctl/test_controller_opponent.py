@@ -379,3 +379,20 @@ def test_house_opening_the_computer_throws_its_half_and_keeps_its_throw():
         assert c.opening.state == 2
         if c.side == comp:
             assert c.opp.plan is not None
+
+
+def test_a_power_cut_during_the_computers_turn_brings_back_the_same_throw_and_play():
+    c, r, spy = _computer_to_move(1)
+    plan = c.opp.plan
+    dice = (c.dice[0], c.dice[1])
+    # the journal holds a roll only with its play (one TURN record): the cut loses the roll
+    stored = list(c.outbox)
+    assert stored[-1][0] == C.K_ROLL and stored[-1][1][0] == 1
+    stored.pop()
+    d = H.make()
+    d.opp = O.Opponent(O.first_play)
+    d.resume(iter(stored), c.board_seed())
+    assert d.phase == C.AWAIT_ROLL and d.side == 1
+    d.board(rules.counts_of(r.pos, bytearray(rules.NLOC), d.cap), r.now)  # the first reading
+    assert d.phase == C.MOVING and (d.dice[0], d.dice[1]) == dice and d.opp.plan == plan
+    assert d.outbox[-1] == c.outbox[-1]  # the same ROLL record

@@ -34,7 +34,7 @@ MODULES = [
     # what the LEDs show in a turn and during a double (the offerer's colour)
     ("test_controller_view", 5),
     # playing the computer (app.opponent): a whole match, a refused wrong play, the coach
-    ("test_controller_opponent", 10),
+    ("test_controller_opponent", 12),
     # the revoke-all gesture through the real App, Hub, Board and Session (link helpers too):
     # the app and the link stack as bytecode in the heap: 216k passed, 212k failed before the
     # controller imported bg.match (its Fold: the rules the controller used to copy, 15.8k of
