@@ -273,9 +273,10 @@ class Wiring:
 
     def _publish(self, k, f):
         hub = self.hub
-        if hub is not None:
+        enc = self._encode
+        if hub is not None and enc is not None:
             try:
-                hub.publish(self._encode(k, f, self._pub_buf))
+                hub.publish(enc(k, f, self._pub_buf))
             except ValueError:
                 pass
 

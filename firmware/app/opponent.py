@@ -254,8 +254,9 @@ class Opponent:
         if ph == MOVING and side == comp:
             return self._move(ctl, now)
         if ph == CHOICE and side == comp:
-            ctl.opening.keep()  # house opening: the computer keeps its throw
-            ctl._begin_moving(ctl.opening.starter, ctl.opening.dice)
+            # house opening: the computer keeps its throw, as the ROLL press does (its PLAY
+            # records the choice)
+            ctl._begin_moving(ctl.side, ctl.dice)
             return True
         if ph == OPENING and ctl.game_no and ctl.settings.house:
             want = 0 if ctl.house_first is None else 1

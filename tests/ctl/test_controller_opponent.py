@@ -334,10 +334,12 @@ def test_view_marks_a_hit_step_take_the_blot_away_first():
     pos[25 + 24 - 1] = 13
     pos[18 - 1] = 1
     pos[6 - 1] = 14
-    c.pos[:] = pos
+    r.set_start()
+    assert r.press(0, C.ROLL) and c.phase == C.OPENING  # the match begins (the fold has it)
+    while c.phase == C.OPENING:
+        assert r.press(0, C.ROLL)  # the opening throw: a game is in progress
+    H.roll_at(c, pos, 1, 6, 1)  # then the game is here, side 1 (the computer) to play 6-1
     r.pos[:] = pos
-    c.game_no = 1
-    c._begin_moving(1, (6, 1))
     r.sense()
     o = c.opp
     assert o.plan == (13, 7, 7, 6) and o.hits[0] == 1 and o.stage == 0
@@ -376,7 +378,7 @@ def test_house_opening_the_computer_throws_its_half_and_keeps_its_throw():
         if c.phase == C.CHOICE:  # the player started: its choice (the computer keeps its own)
             assert c.side != comp and r.press(c.side, C.ROLL)
         assert c.phase == C.MOVING, c.phase
-        assert c.opening.state == 2
+        assert (c.dice[0], c.dice[1]) == c.opening.dice  # the starter plays the kept throw
         if c.side == comp:
             assert c.opp.plan is not None
 
