@@ -24,7 +24,7 @@ CASES = [
     ("match7", 5, dict(length=7)),
     ("match5", 4, dict(length=5)),
     ("match3-no-crawford", 2, dict(length=3, flags=0)),
-    ("money-beaver-jacoby-auto", 0, dict(length=0, flags=MONEY, auto_limit=2)),
+    ("money-beaver-jacoby-auto", 1, dict(length=0, flags=MONEY, auto_limit=2)),
     ("money-beaver", 9, dict(length=0, flags=record.OPT_BEAVER)),
     ("match5-house-opening", 3, dict(length=5, flags=record.OPT_CRAWFORD | record.OPT_HOUSE_OPENING)),
 ]

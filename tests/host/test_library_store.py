@@ -175,7 +175,7 @@ def test_interrupted_store_rolls_back(lib):
 def test_model_replays_every_position():
     data, seen = random_match(1, length=7)
     m = model.load_match(data)
-    assert m.complete and m.winner is not None and m.final_score == (8, 6)
+    assert m.complete and m.winner is not None and m.final_score[m.winner] >= 7 > m.final_score[1 - m.winner]
     assert any(g.crawford for g in m.games) and "crawford" in seen
     for g in m.games:
         plays = g.plays()
