@@ -91,6 +91,7 @@ class Board:
         on_rename=None,
         pair_without_button=False,
         on_player_seed=None,
+        updater=None,
     ):
         self.store = store
         self.clock = clock
@@ -102,6 +103,8 @@ class Board:
         # waiting for player seeds under that commitment (set by the app; None: refused)
         self.on_player_seed = on_player_seed
         self.pair_without_button = pair_without_button
+        # a bg.update.slots.Updater where this board takes firmware updates (None: refused)
+        self.updater = updater
         self.hosts = unpack_hosts(store.load_keys())
         self.window_at = None  # ticks when the pairing window opened
         self.window_ms = 0

@@ -41,6 +41,9 @@ from bg.link import (
     REQ_CANCEL,
     REQ_DELETE,
     REQ_FETCH,
+    REQ_FW_BEGIN,
+    REQ_FW_CHUNK,
+    REQ_FW_COMMIT,
     REQ_HOSTS,
     REQ_INFO,
     REQ_LIST,
@@ -272,6 +275,9 @@ _HANDLERS = {
     REQ_UNPAIR: (1, "unpair", True),
     REQ_HOSTS: (1, "hosts", True),
     REQ_PLAYER_SEED: (1, "player_seed", True),
+    REQ_FW_BEGIN: (2, "begin", True),  # a paired host only; the bundle's signature regardless
+    REQ_FW_CHUNK: (2, "chunk", True),
+    REQ_FW_COMMIT: (2, "commit", True),
 }
 
 
@@ -292,6 +298,8 @@ def _forget(name):
 def _handler(h):
     if h[0] == 0:
         from bg.link import auth as mod
+    elif h[0] == 2:
+        from bg.link import fwupdate as mod
     else:
         from bg.link import requests as mod
     return getattr(mod, h[1])

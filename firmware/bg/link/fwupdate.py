@@ -1,0 +1,50 @@
+"""Firmware-update requests of an authenticated session: begin, chunk, commit.
+
+Functions ``f(session, frame)`` dispatched by ``bg.link.session`` (authenticated hosts only);
+the work is ``bg.update.slots.Updater``'s, shared by every session of the board (``Board.updater``),
+so a host that reconnects resumes where the bytes stopped. Whatever the host, the bundle's
+signature and every file's hash are checked (docs/update.md).
+"""
+
+import struct
+
+from bg.link import E_STATE, REQ_FW_BEGIN, REQ_FW_CHUNK, REQ_FW_COMMIT, RSP
+
+
+def _updater(s, fr):
+    u = s.board.updater
+    if u is None:
+        s._error(E_STATE, fr.type, fr.seq, 0, "this board takes no updates")
+    return u
+
+
+def begin(s, fr):
+    p = fr.payload
+    if len(p) != 36:
+        raise ValueError("begin needs the bundle id (32 bytes) and its size (u32)")
+    u = _updater(s, fr)
+    if u is None:
+        return
+    size = struct.unpack("<I", p[32:])[0]
+    off = u.begin(bytes(p[:32]), size)
+    s._reply(RSP | REQ_FW_BEGIN, struct.pack("<II", off, size))
+
+
+def chunk(s, fr):
+    p = fr.payload
+    if len(p) < 5:
+        raise ValueError("chunk needs an offset (u32) and bytes")
+    u = _updater(s, fr)
+    if u is None:
+        return
+    off = struct.unpack("<I", p[:4])[0]
+    s._reply(RSP | REQ_FW_CHUNK, struct.pack("<I", u.write(off, memoryview(p)[4:])))
+
+
+def commit(s, fr):
+    if fr.payload:
+        raise ValueError("commit takes no payload")
+    u = _updater(s, fr)
+    if u is None:
+        return
+    s._reply(RSP | REQ_FW_COMMIT, u.commit().encode())

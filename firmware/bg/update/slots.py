@@ -1,0 +1,260 @@
+"""Receiving a bundle into the free slot (``Updater``): resumable, checked, then pending.
+
+Portable; the link's update requests (``bg.link.fwupdate``) drive it. The bundle arrives as
+one byte stream in order (``begin`` names it by its id and size and answers where to go on;
+``write`` takes the bytes at that offset; ``commit`` checks it and marks it pending). The
+header (magic, manifest, signature) is kept in RAM until it is whole; its signature is
+checked before one byte is written to flash, and a bundle whose id differs from the header's
+hash is refused. The files are appended to the slot directory as they come; nothing else is
+kept, so after a dropped connection or a reboot ``begin`` finds the resume point from the
+files' sizes on flash. ``commit`` re-reads every file and compares its SHA-256 with the
+manifest's before the state file says "pending": the next boot tries it (``bg.update.boot``).
+"""
+
+import hashlib
+import os
+
+from bg.update import HEAD, RELEASE_PUB, SIG_LEN, bundle_id, check_signature, header_len, parse_manifest
+from bg.update.boot import NONE, read_state, running, slot_dir, write_state
+
+_READ = 512  # bytes read at a time while hashing a file on flash
+
+
+def _rmtree(d):
+    try:
+        names = os.listdir(d)
+    except OSError:
+        return
+    for n in names:
+        p = d + "/" + n
+        try:
+            os.remove(p)
+        except OSError:
+            _rmtree(p)
+    try:
+        os.rmdir(d)
+    except OSError:
+        pass
+
+
+def _makedirs(d):
+    at = 1
+    while True:
+        i = d.find("/", at)
+        part = d if i < 0 else d[:i]
+        try:
+            os.mkdir(part)
+        except OSError:
+            pass
+        if i < 0:
+            return
+        at = i + 1
+
+
+def _size(p):
+    try:
+        return os.stat(p)[6]
+    except OSError:
+        return -1
+
+
+class Updater:
+    """One board's update receiver. ``root`` is the firmware root (``bg.update.boot``),
+    ``path`` the running ``sys.path`` (which slot runs), ``pub`` the release key."""
+
+    def __init__(self, root, path, pub=RELEASE_PUB):
+        self.root = root
+        self.path = path
+        self.pub = pub
+        self._reset()
+
+    def _reset(self):
+        self.id = None
+        self.size = 0
+        self.off = 0
+        self.head = None  # bytearray while the header arrives, then bytes
+        self.files = None  # [(name, size, sha256)] once the header verified
+        self.version = None
+
+    def target(self):
+        """The slot an update goes into: neither the active nor the running one. ValueError
+        while a new version is on trial (it must prove healthy first)."""
+        active, pending, _ = read_state(self.root)
+        run = running(self.root, self.path)
+        if run != NONE and run != active:
+            raise ValueError("the new version is on trial: wait until it is healthy")
+        return "b" if active == "a" else "a"
+
+    # -- begin
+    def begin(self, bid, size):
+        """Start (or resume) the update ``bid`` (SHA-256 of its header) of ``size`` bytes;
+        returns the offset the host sends from."""
+        if len(bid) != 32 or size < HEAD + SIG_LEN:
+            raise ValueError("begin needs a bundle id and its size")
+        slot = self.target()
+        if self.id == bid and self.size == size:
+            return self.off
+        self._reset()
+        d = slot_dir(self.root, slot)
+        off = self._resume(d, bid, size)
+        if off is None:  # a new bundle: the slot is emptied first
+            active, pending, _ = read_state(self.root)
+            if pending == slot:
+                write_state(self.root, active, NONE, 0)
+            _rmtree(d)
+            off = 0
+        self.id = bytes(bid)
+        self.size = size
+        self.off = off
+        self.slot = slot
+        return off
+
+    def _resume(self, d, bid, size):
+        # The offset reached by an earlier transfer of the same bundle into ``d``, or None.
+        try:
+            with open(d + "/.bundle", "rb") as f:
+                head = f.read()
+        except OSError:
+            return None
+        try:
+            if bundle_id(head) != bid:
+                return None
+            man = head[HEAD : len(head) - SIG_LEN]
+            check_signature(man, head[len(head) - SIG_LEN :], self.pub)
+            version, files, total = parse_manifest(man)
+        except ValueError:
+            return None
+        if len(head) + total != size:
+            return None
+        off = len(head)
+        for name, fsize, _ in files:
+            n = _size(d + "/" + name)
+            if n < 0:
+                break
+            if n > fsize:
+                return None
+            off += n
+            if n < fsize:
+                break
+        self.head = head
+        self.files = files
+        self.version = version
+        return off
+
+    # -- write
+    def write(self, off, data):
+        """Store ``data`` at ``off`` (which must be where the stream stands); returns the new
+        offset. The header's signature is checked as soon as it is whole."""
+        if self.id is None:
+            raise ValueError("no update begun")
+        if off != self.off:
+            raise ValueError("expected offset %d" % self.off)
+        if off + len(data) > self.size:
+            raise ValueError("more bytes than the bundle has")
+        i = 0
+        n = len(data)
+        while i < n:
+            if self.files is None:
+                i += self._take_head(data, i)
+            else:
+                i += self._take_file(data, i)
+        return self.off
+
+    def _take_head(self, data, i):
+        h = self.head
+        if h is None:
+            h = self.head = bytearray()
+        need = HEAD - len(h) if len(h) < HEAD else header_len(h) - len(h)
+        k = len(data) - i
+        if k > need:
+            k = need
+        h += data[i : i + k]
+        self.off += k
+        if len(h) >= HEAD and len(h) == header_len(h):
+            self._header_done()
+        elif len(h) >= HEAD and len(h) > header_len(h):
+            self._fail("bad bundle header")
+        return k
+
+    def _fail(self, msg):
+        self._reset()
+        raise ValueError(msg)
+
+    def _header_done(self):
+        head = bytes(self.head)
+        if bundle_id(head) != self.id:
+            self._fail("bundle header does not match its id")
+        if bytes(head[:4]) != b"GBD1":
+            self._fail("not a firmware bundle")
+        man = head[HEAD : len(head) - SIG_LEN]
+        try:
+            check_signature(man, head[len(head) - SIG_LEN :], self.pub)
+            version, files, total = parse_manifest(man)
+        except ValueError as e:
+            self._fail(str(e))
+        if len(head) + total != self.size:
+            self._fail("bundle size differs from its manifest")
+        d = slot_dir(self.root, self.slot)
+        _makedirs(d)
+        with open(d + "/.bundle", "wb") as f:
+            f.write(head)
+        self.head = head
+        self.files = files
+        self.version = version
+
+    def _take_file(self, data, i):
+        pos = self.off - len(self.head)
+        j = 0
+        files = self.files
+        while pos >= files[j][1]:  # write() never passes the end: j stays in range
+            pos -= files[j][1]
+            j += 1
+        name, fsize = files[j][0], files[j][1]
+        k = len(data) - i
+        if k > fsize - pos:
+            k = fsize - pos
+        p = slot_dir(self.root, self.slot) + "/" + name
+        if pos == 0:
+            j = p.rfind("/")
+            _makedirs(p[:j])
+        with open(p, "ab" if pos else "wb") as f:
+            f.write(data[i : i + k])
+        self.off += k
+        return k
+
+    # -- commit
+    def commit(self):
+        """Check every stored file against the manifest, then mark the slot pending (the
+        next boot tries it). Returns the new version. A damaged slot is emptied."""
+        if self.id is None or self.files is None:
+            raise ValueError("no update begun")
+        if self.off != self.size:
+            raise ValueError("bundle incomplete: %d of %d bytes" % (self.off, self.size))
+        d = slot_dir(self.root, self.slot)
+        buf = bytearray(_READ)
+        for name, fsize, digest in self.files:
+            h = hashlib.sha256()
+            n = 0
+            try:
+                with open(d + "/" + name, "rb") as f:
+                    while True:
+                        k = f.readinto(buf)
+                        if not k:
+                            break
+                        h.update(buf if k == _READ else memoryview(buf)[:k])
+                        n += k
+            except OSError:
+                n = -1
+            if n != fsize or h.digest() != digest:
+                _rmtree(d)
+                self._reset()
+                raise ValueError("stored file differs from the manifest: " + name)
+        active, _, _ = read_state(self.root)
+        write_state(self.root, active, self.slot, 0)
+        version = self.version
+        self._reset()
+        return version
+
+    def cancel(self):
+        """Forget the transfer in RAM (what is on flash stays for a later resume)."""
+        self._reset()

@@ -1,0 +1,61 @@
+"""Shared set-up for the firmware-update tests (portable): a test release key, signed
+bundles of a few small files, a fresh firmware root on the host's filesystem."""
+
+import os
+
+from bg.update.sign import bundle, public_key
+
+SEED = bytes(range(1, 33))  # the tests' release key (never the board's)
+_PUB = []
+
+
+def pub():
+    if not _PUB:
+        _PUB.append(public_key(SEED))
+    return _PUB[0]
+
+
+def files(tag=b"v2", n=3, size=700):
+    """``n`` small firmware files whose bytes differ per ``tag``."""
+    out = []
+    for i in range(n):
+        body = (tag + b"-%d-" % i) * (size // (len(tag) + 3) + 1)
+        out.append(("bg/m%d.mpy" % i if i else "app/x.mpy", body[: size + 37 * i]))
+    return out
+
+
+def make(version="2.0.0", tag=b"v2", seed=SEED, n=3):
+    return bundle(version, files(tag, n), seed)
+
+
+def root():
+    r = "/tmp/bgu_%s" % "".join("%02x" % b for b in os.urandom(6))
+    os.mkdir(r)
+    return r
+
+
+def rm(path):
+    try:
+        names = os.listdir(path)
+    except OSError:
+        try:
+            os.remove(path)
+        except OSError:
+            pass
+        return
+    for n in names:
+        rm(path + "/" + n)
+    os.rmdir(path)
+
+
+def send(u, blob, start=0, end=None, step=200):
+    """Write ``blob[start:end]`` to an Updater in ``step``-byte chunks; returns its offset."""
+    if end is None:
+        end = len(blob)
+    off = start
+    while off < end:
+        k = end - off
+        if k > step:
+            k = step
+        off = u.write(off, blob[off : off + k])
+    return off
