@@ -15,12 +15,12 @@ def pub():
     return _PUB[0]
 
 
-def files(tag=b"v2", n=3, size=700):
+def files(tag=b"v2", n=3, size=300):
     """``n`` small firmware files whose bytes differ per ``tag``."""
     out = []
     for i in range(n):
         body = (tag + b"-%d-" % i) * (size // (len(tag) + 3) + 1)
-        out.append(("bg/m%d.mpy" % i if i else "app/x.mpy", body[: size + 37 * i]))
+        out.append(("bg/m%d.mpy" % i if i else "app/x.mpy", body[: size + 17 * i]))
     return out
 
 
@@ -48,7 +48,7 @@ def rm(path):
     os.rmdir(path)
 
 
-def send(u, blob, start=0, end=None, step=200):
+def send(u, blob, start=0, end=None, step=128):
     """Write ``blob[start:end]`` to an Updater in ``step``-byte chunks; returns its offset."""
     if end is None:
         end = len(blob)

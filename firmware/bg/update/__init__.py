@@ -91,11 +91,11 @@ def parse_manifest(m):
             k = m[i]
             name = check_name(bytes(m[i + 1 : i + 1 + k]).decode())
             i += 1 + k
+            if i + 36 > len(m):
+                raise ValueError("manifest cut short")
             size = struct.unpack("<I", bytes(m[i : i + 4]))[0]
             digest = bytes(m[i + 4 : i + 36])
             i += 36
-            if len(digest) != 32:
-                raise ValueError("manifest cut short")
             if not 0 < size <= MAX_FILE:
                 raise ValueError("bad file size: " + name)
             if name in seen:
@@ -103,7 +103,7 @@ def parse_manifest(m):
             seen.add(name)
             files.append((name, size, digest))
             total += size
-    except (IndexError, UnicodeError, struct.error):
+    except (IndexError, UnicodeError):
         raise ValueError("manifest cut short") from None
     if i != len(m):
         raise ValueError("bytes after the manifest")

@@ -106,7 +106,7 @@ BASE = (_recover_x(_GY, 0), _GY, 1, _recover_x(_GY, 0) * _GY % P)
 def scalarmult(pt, n):
     """``n`` times ``pt`` (double-and-add; for the host's signer, not constant time)."""
     q = ZERO
-    for i in range(n.bit_length() - 1, -1, -1):
+    for i in range(255, -1, -1):  # n < 2^256 (a clamped scalar or a value mod L)
         q = _double(q)
         if (n >> i) & 1:
             q = _add(q, pt)
@@ -117,10 +117,7 @@ def _joint(a, m, b, n):
     # m * a + n * b in one pass (Straus)
     ab = _add(a, b)
     q = ZERO
-    top = m.bit_length()
-    if n.bit_length() > top:
-        top = n.bit_length()
-    for i in range(top - 1, -1, -1):
+    for i in range(252, -1, -1):  # both scalars are below L < 2^253
         q = _double(q)
         bit = ((m >> i) & 1) | (((n >> i) & 1) << 1)
         if bit == 1:

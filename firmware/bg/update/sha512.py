@@ -17,9 +17,14 @@ _M = 0xFFFFFFFFFFFFFFFF
 _K = None  # the 80 round constants, built on first use (fractional parts of cube roots)
 
 
+def _bits(n):
+    # an upper bound of n's bit length (MicroPython's int has no bit_length)
+    return len("%x" % n) * 4
+
+
 def _icbrt(n):
-    # integer cube root (floor) by Newton's method
-    x = 1 << ((n.bit_length() + 2) // 3)
+    # integer cube root (floor) by Newton's method, from above
+    x = 1 << ((_bits(n) + 2) // 3)
     while True:
         y = (2 * x + n // (x * x)) // 3
         if y >= x:
@@ -28,7 +33,7 @@ def _icbrt(n):
 
 
 def _isqrt(n):
-    x = 1 << ((n.bit_length() + 1) // 2)
+    x = 1 << ((_bits(n) + 1) // 2)
     while True:
         y = (x + n // x) // 2
         if y >= x:
