@@ -181,14 +181,15 @@ class Wiring:
     - ``show_code(code)``: the LEDs' pairing value (``View.show_code``; None ends it);
     - ``contribute(name, commitment, part)``: a host's dice contribution (journaled and
       published by the caller; returns the match id or None);
-    - ``log(text)``: the console.
+    - ``log(text)``: the console;
+    - ``trial``: ``app.update.Trial`` (the firmware version in INFO, the update receiver).
 
     Transports (``coroutines``): ``link_port`` (the simulator's socket, ``app.sock_link``), BLE
     (``app.ble``; True/False/None = when the ``bluetooth`` module exists), the USB serial port
     (``app.serial_link``; True/False/None = "auto": on when there is neither BLE nor a socket).
     """
 
-    def __init__(self, hw, recorder, show_code, contribute, log):
+    def __init__(self, hw, recorder, show_code, contribute, log, trial=None):
         self.hw = hw
         self.recorder = recorder
         self.show_code_cb = show_code
@@ -197,6 +198,7 @@ class Wiring:
         self.hub = None
         self._pub_buf = None  # the buffer records are published from, made with the hub
         self._encode = None  # bg.record.encode, taken with the hub
+        self.trial = trial  # app.update.Trial: the version in INFO and the update receiver
 
     def coroutines(self, link_port, ble_link, serial_link):
         """The link tasks' coroutines (maybe none). The simulator's socket alone listens at
@@ -250,6 +252,9 @@ class Wiring:
             store = JournalStore(self.recorder.journal, hw.storage.root, bid() if bid else None)
             seed = self.contribute
             board = Board(store, hw.clock, hw.random.urandom, show_code=self.show_code, on_player_seed=seed)
+            if self.trial is not None:
+                board.firmware = self.trial.version()
+                board.updater = self.trial.updater()
             hub = Hub(board)
         except Exception as e:  # noqa: BLE001 - the board plays without its link
             self.log("link: %r" % (e,))

@@ -42,6 +42,7 @@ from app import controller as C
 from app.buttons import POLL_MS, Gestures
 from app.journal_policy import Recorder, release
 from app.scanner import Scanner
+from app.update import Trial
 from app.view import View
 from bg import hwdesc
 from bg.leds import Painter
@@ -90,6 +91,7 @@ class App:
         self.ble_link = _AUTO  # True/False; _AUTO (None): when the bluetooth module exists
         self.serial_link = _AUTO  # True/False; _AUTO: on the USB serial port without BLE
         self.wiring = None  # app.link.Wiring, made when a transport is wanted
+        self.trial = Trial(hw.clock, self._log, _restart)  # firmware updates (app.update)
         self.animate = True  # the roll animation (needs the asyncio loop running)
         self._anim = None
 
@@ -294,6 +296,9 @@ class App:
             tasks.append(asyncio.create_task(bus.run()))
         for co in self._link():
             tasks.append(asyncio.create_task(co))  # pyright: ignore[reportArgumentType]
+        # a new firmware on trial: healthy once the scanner runs (the supervisor's on_healthy
+        # replaces this), else restarted after its deadline
+        tasks.append(asyncio.create_task(self.trial.run(lambda: self.scanner.running)))
         while self.running:
             await asyncio.sleep_ms(100)
         self.scanner.stop()
@@ -315,7 +320,9 @@ class App:
         if self.wiring is None:
             from app.link import Wiring
 
-            self.wiring = Wiring(self.hw, self.recorder, self._show_code, self._player_seed, self._log)
+            self.wiring = Wiring(
+                self.hw, self.recorder, self._show_code, self._player_seed, self._log, self.trial
+            )
         return self.wiring
 
     def _get_hub(self):
@@ -348,6 +355,15 @@ class App:
 
     def stop(self):
         self.running = False
+
+
+def _restart():
+    try:
+        import machine  # pyright: ignore[reportMissingImports]
+
+        machine.reset()
+    except ImportError:  # the unix port: the process ends, its runner starts it again
+        raise SystemExit(3) from None
 
 
 def settings_from(obj):

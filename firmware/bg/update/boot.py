@@ -18,8 +18,18 @@ firmware: a damaged state file or slot never stops the board from booting.
 import os
 
 MAX_BOOTS = 3  # boots a new version gets to become healthy before it is rolled back
-HEALTHY_MS = 120000  # ... and how long each of them has (app: then it resets)
+HEALTHY_MS = 120000  # ... and how long each of them has (app.update: then it restarts)
 NONE = "-"
+BUILTIN = "0.1.0"  # the version of the firmware built into the interpreter (frozen / ROMFS)
+
+
+def root():
+    """The firmware root: "" on the device (the flash is mounted at /); on the unix port
+    (the simulator) the directory in ``SG_FW_ROOT``, or None: no updates there."""
+    f = getattr(os, "getenv", None)
+    if f is None:
+        return ""
+    return f("SG_FW_ROOT")
 
 
 def fw_dir(root):
@@ -89,13 +99,15 @@ def running(root, path):
 
 
 def _purge(modules):
-    # forget the built-in modules imported so far, so the slot's copies are the ones loaded
-    for k in [k for k in modules if k == "bg" or k.startswith("bg.")]:
+    # forget the firmware modules imported so far, so the other copies are the ones loaded
+    for k in [k for k in modules if k.split(".")[0] in ("bg", "app", "hal")]:
         del modules[k]
 
 
 def start(path, modules, root):
     """At boot: put the chosen slot's directory first on ``path``. Returns the slot."""
+    if root is None:
+        return NONE
     s = choose(root)
     if s != NONE:
         path.insert(0, slot_dir(root, s))
@@ -106,7 +118,7 @@ def start(path, modules, root):
 def fallback(path, modules, root):
     """The slot's firmware failed to start: off the path, rolled back now (the built-in or
     the previous active firmware runs this boot)."""
-    s = running(root, path)
+    s = running(root, path) if root is not None else NONE
     if s == NONE:
         return
     path.remove(slot_dir(root, s))

@@ -100,7 +100,8 @@ def encode(pt):
 
 
 _GY = 4 * modexp(5, P - 2, P) % P
-BASE = (_recover_x(_GY, 0), _GY, 1, _recover_x(_GY, 0) * _GY % P)
+_GX = _recover_x(_GY, 0) or 0
+BASE = (_GX, _GY, 1, _GX * _GY % P)
 
 
 def scalarmult(pt, n):

@@ -181,7 +181,7 @@ class Updater:
         raise ValueError(msg)
 
     def _header_done(self):
-        head = bytes(self.head)
+        head = bytes(self.head or b"")
         if bundle_id(head) != self.id:
             self._fail("bundle header does not match its id")
         if bytes(head[:4]) != b"GBD1":
@@ -203,9 +203,11 @@ class Updater:
         self.version = version
 
     def _take_file(self, data, i):
-        pos = self.off - len(self.head)
+        head, files = self.head, self.files
+        if head is None or files is None:
+            raise ValueError("no bundle header")
+        pos = self.off - len(head)
         j = 0
-        files = self.files
         while pos >= files[j][1]:  # write() never passes the end: j stays in range
             pos -= files[j][1]
             j += 1

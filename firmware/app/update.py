@@ -1,0 +1,80 @@
+"""Firmware updates on the device: the link's ``Updater``, the version in INFO, and the trial of
+a new version (docs/update.md).
+
+``Trial.healthy()`` is the ``on_healthy`` callback of the supervisor (its first "all tasks
+alive"): a tried slot becomes the active one. ``Trial.run()`` is the deadline: a version on
+trial that is not healthy within ``boot.HEALTHY_MS`` restarts the board (``restart``
+injected: ``machine.reset`` on the ESP32), which counts as one of its ``boot.MAX_BOOTS``.
+"""
+
+import asyncio
+import sys
+
+from bg.update import boot
+
+
+def release_key():
+    """The key bundles must be signed with: the release key; on the unix port (the simulator
+    and its tests, never the ESP32, which has no ``os.getenv``) ``SG_FW_KEY`` (hex) may name
+    a development key."""
+    import os
+
+    f = getattr(os, "getenv", None)
+    k = f("SG_FW_KEY") if f else None
+    if k:
+        return bytes.fromhex(k)
+    from bg.update import RELEASE_PUB
+
+    return RELEASE_PUB
+
+
+class Trial:
+    def __init__(self, clock, log, restart=None, root=None):
+        self.clock = clock
+        self.log = log
+        self.restart = restart
+        self.root = boot.root() if root is None else root
+        self.started = clock.ticks_ms()
+        self.done = False
+
+    def version(self):
+        if self.root is None:
+            return boot.BUILTIN
+        return boot.version(self.root, sys.path, boot.BUILTIN)
+
+    def on_trial(self):
+        if self.root is None:
+            return False
+        s = boot.running(self.root, sys.path)
+        return s != boot.NONE and boot.read_state(self.root)[1] == s
+
+    def updater(self):
+        """The link's Updater, or None where this board takes no updates."""
+        if self.root is None:
+            return None
+        from bg.update.slots import Updater
+
+        return Updater(self.root, sys.path, release_key())
+
+    def healthy(self):
+        if self.done:
+            return
+        self.done = True
+        if self.root is not None and boot.healthy(self.root, sys.path):
+            self.log("fw: version %s confirmed" % self.version())
+
+    async def run(self, alive=None):
+        """The trial's deadline. ``alive()`` (until the supervisor calls ``healthy``): True
+        once the essential tasks run; checked every second."""
+        if not self.on_trial():
+            return
+        while not self.done:
+            if alive is not None and alive():
+                self.healthy()
+                return
+            if self.clock.ticks_diff(self.clock.ticks_ms(), self.started) >= boot.HEALTHY_MS:
+                self.log("fw: version %s not healthy in time: restarting" % self.version())
+                if self.restart is not None:
+                    self.restart()
+                return
+            await asyncio.sleep_ms(1000)
