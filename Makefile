@@ -17,7 +17,7 @@ BENCH_OUT ?= build/bench
 FIRMWARE_PY := $(shell find firmware -name '*.py' -not -path '*/__pycache__/*' | sort)
 
 .PHONY: help venv test test-py lint typecheck mpy-cross-check sim demo bench deploy repl clean distclean \
-        wiring deploy-test board-model sim-board hardware
+        wiring deploy-test board-model sim-board hardware release
 
 help:
 	@echo "make sim      run the product: real firmware on the MicroPython unix port + browser board"
@@ -28,6 +28,7 @@ help:
 	@echo "make sim-board    the simulator on the board model (-X heapsize=64k)"
 	@echo "make deploy PORT=/dev/ttyUSB0   compile (xtensawin) and copy the firmware to an ESP32"
 	@echo "make repl PORT=/dev/ttyUSB0     open the board's REPL"
+	@echo "make release RELEASE_KEY=FILE [VERSION=v] [ARCH=xtensawin]  a signed firmware bundle (docs/update.md)"
 
 # --- set-up -------------------------------------------------------------------------------
 $(STAMP): requirements.txt constraints.txt host_tools/pyproject.toml
@@ -121,6 +122,10 @@ hardware: $(STAMP)
 # --- a real ESP32 -------------------------------------------------------------------------
 deploy: $(STAMP)
 	$(PY) tools/deploy.py --port $(PORT)
+
+release: $(STAMP)
+	$(PY) tools/release.py build $(if $(RELEASE_KEY),--key $(RELEASE_KEY)) $(if $(VERSION),--version $(VERSION)) \
+	  $(if $(ARCH),--arch $(ARCH))
 
 repl: $(STAMP)
 	$(VENV)/bin/mpremote connect $(PORT) repl

