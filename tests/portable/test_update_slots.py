@@ -166,8 +166,18 @@ def test_new_version_that_never_becomes_healthy_is_rolled_back():
         mods = {"bg.x": 1}
         path = [""]
         B.start(path, mods, r)
-        B.fallback(path, mods, r)
+        assert B.fallback(path, mods, r) and "bg.x" not in mods
         assert path == [""] and B.read_state(r) == ("-", "-", 0)
+        assert not B.fallback(path, mods, r)  # nothing left to fall back from: main.py raises
+        # with a confirmed version in "a", a crashing "b" falls back to "a", not to built-in
+        B.write_state(r, "a", "b", 0)
+        os.mkdir(r + "/fw/b")
+        with open(r + "/fw/b/.bundle", "wb") as f:
+            f.write(b"x")
+        path = [""]
+        assert B.start(path, {}, r) == "b"
+        assert B.fallback(path, {}, r)
+        assert path == [r + "/fw/a", ""] and B.read_state(r) == ("a", "-", 0)
     finally:
         H.rm(r)
 

@@ -116,11 +116,12 @@ def start(path, modules, root):
 
 
 def fallback(path, modules, root):
-    """The slot's firmware failed to start: off the path, rolled back now (the built-in or
-    the previous active firmware runs this boot)."""
+    """The running slot's firmware failed to start: it goes off the path and is rolled back
+    now; the previous active slot (else the built-in firmware) goes on. False when no slot
+    was running (nothing left to fall back to)."""
     s = running(root, path) if root is not None else NONE
     if s == NONE:
-        return
+        return False
     path.remove(slot_dir(root, s))
     _purge(modules)
     active, pending, _ = read_state(root)
@@ -128,6 +129,10 @@ def fallback(path, modules, root):
         write_state(root, active, NONE, 0)
     elif active == s:
         write_state(root, NONE, NONE, 0)
+        active = NONE
+    if active != NONE and _has_bundle(root, active):
+        path.insert(0, slot_dir(root, active))
+    return True
 
 
 def healthy(root, path):

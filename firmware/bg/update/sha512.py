@@ -107,26 +107,45 @@ def _block(h, blk, w):
 
 
 class Sha512:
-    """Incremental SHA-512: ``update(data)`` then ``digest()`` (64 bytes), as ``hashlib``."""
+    """Incremental SHA-512: ``update(data)`` then ``digest()`` (64 bytes), as ``hashlib``.
+    Whole blocks are hashed where they lie in ``data`` (no copy of a long message)."""
 
     def __init__(self, data=b""):
         self._h = _iv()
-        self._buf = bytearray()
+        self._buf = bytearray(128)
+        self._k = 0  # bytes waiting in _buf
         self._n = 0
         self._w = [0] * 80
         if data:
             self.update(data)
 
     def update(self, data):
-        self._n += len(data)
-        self._buf += data
-        while len(self._buf) >= 128:
-            _block(self._h, self._buf, self._w)
-            self._buf = self._buf[128:]
+        n = len(data)
+        self._n += n
+        i = 0
+        buf = self._buf
+        if self._k:
+            t = 128 - self._k
+            if t > n:
+                t = n
+            buf[self._k : self._k + t] = data[:t]
+            self._k += t
+            i = t
+            if self._k < 128:
+                return
+            _block(self._h, buf, self._w)
+            self._k = 0
+        mv = memoryview(data)
+        while n - i >= 128:
+            _block(self._h, mv[i : i + 128], self._w)
+            i += 128
+        if i < n:
+            buf[: n - i] = data[i:]
+            self._k = n - i
 
     def digest(self):
         n = self._n
-        tail = bytearray(self._buf)
+        tail = bytearray(self._buf[: self._k])
         tail.append(0x80)
         while len(tail) % 128 != 112:
             tail.append(0)

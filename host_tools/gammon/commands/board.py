@@ -1,6 +1,6 @@
 """Board link commands: ``gammon scan`` (BLE, needs bleak), ``gammon pair ADDRESS``,
 ``gammon boards`` (saved pairings, default board) and ``gammon board info|rename|clock|hosts|
-unpair``. Other commands that talk to a board use the helpers here::
+unpair|update``. Other commands that talk to a board use the helpers here::
 
     from gammon.commands.board import add_board_argument, open_board
 
@@ -94,7 +94,49 @@ def cmd_boards(args):
     return 0
 
 
+def _progress(done, total, _last=[-1]):  # noqa: B006 - the last tenth printed
+    tenth = done * 10 // total if total else 10
+    if tenth != _last[0]:
+        _last[0] = tenth
+        print("  %7d / %d bytes (%d%%)" % (done, total, done * 100 // total if total else 100), flush=True)
+
+
+def cmd_update(args, tries=3):
+    """``gammon board update BUNDLE``: send, resume after a dropped connection (the board
+    keeps what it stored), commit. The board switches at its next boot."""
+    from gammon import fwupdate
+    from gammon.release import read_bundle
+
+    if not args.value:
+        raise UserError("update needs the bundle file (make release)")
+    try:
+        blob = open(args.value, "rb").read()  # noqa: SIM115 - read whole, once
+        _, version, files, total = read_bundle(blob)
+    except (OSError, ValueError) as e:
+        raise UserError("%s: %s" % (args.value, e)) from None
+    print("bundle %s: version %s, %d files, %d bytes" % (args.value, version, len(files), total))
+    for attempt in range(tries):
+        try:
+            with open_board(args) as c:
+                got = fwupdate.send(c.call, blob, _progress)
+            print("board has version %s pending: it switches at its next start" % got)
+            return 0
+        except L.LinkError as e:
+            if e.code:  # the board refused (bad signature, damaged, on trial...): final
+                raise UserError(str(e)) from None
+            if attempt + 1 == tries:
+                raise UserError("%s (run the same command again: it resumes)" % e) from None
+            print("connection lost (%s): resuming" % e, flush=True)
+        except UserError:
+            if attempt + 1 == tries:
+                raise
+            time.sleep(1.0)
+    return 1
+
+
 def cmd_board(args):
+    if args.action == "update":
+        return cmd_update(args)
     with open_board(args) as c:
         try:
             if args.action == "info":
@@ -136,8 +178,8 @@ def register(sub):
     p.add_argument("--forget", metavar="BOARD", help="delete the saved key of BOARD")
     p.set_defaults(func=cmd_boards)
 
-    p = sub.add_parser("board", help="talk to a paired board: info, rename, clock, hosts, unpair")
-    p.add_argument("action", choices=("info", "rename", "clock", "hosts", "unpair"))
-    p.add_argument("value", nargs="?", help="new name / unix time / host id")
+    p = sub.add_parser("board", help="talk to a paired board: info, rename, clock, hosts, unpair, update")
+    p.add_argument("action", choices=("info", "rename", "clock", "hosts", "unpair", "update"))
+    p.add_argument("value", nargs="?", help="new name / unix time / host id / bundle file")
     add_board_argument(p)
     p.set_defaults(func=cmd_board)
