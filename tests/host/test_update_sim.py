@@ -12,9 +12,7 @@ import time
 from pathlib import Path
 
 import link_scenario as S
-import pytest
-from gammon import cli
-from gammon import fwupdate
+from gammon import cli, fwupdate
 from gammon import link as L
 from gammon import release as R
 
@@ -59,7 +57,8 @@ def _start(tmp_path, port):
     # A slot's modules are .mpy files on the filesystem: the unix port loads their code into
     # the heap (the built-in firmware runs from the ROM image), so the heap is made roomy here
     # (docs/update.md: the ROMFS-image bundle that would run in place is not done yet).
-    sim = server.Sim(image=str(tmp_path / "flash.lfs"), seed="upd", link_port=port, status=False, heap="1024k")
+    image = str(tmp_path / "flash.lfs")
+    sim = server.Sim(image=image, seed="upd", link_port=port, status=False, heap="1024k")
     sim.start()
     end = time.monotonic() + 10
     while not any("link: listening" in x for x in sim.log) and time.monotonic() < end:
@@ -135,7 +134,8 @@ def test_update_end_to_end_resume_reboot_confirm_and_rollback(tmp_path, monkeypa
         assert cli.main(["board", "update", str(forged)]) == 2
         assert "signature" in capsys.readouterr().err
         # a version that crashes as it starts
-        crash = _bundle(tmp_path, "3.0.0", seed, ("app/main.py", "import asyncio\n", "import asyncio\n\n1 / 0\n"))
+        boom = ("app/main.py", "import asyncio\n", "import asyncio\n\n1 / 0\n")
+        crash = _bundle(tmp_path, "3.0.0", seed, boom)
         assert cli.main(["board", "update", str(crash)]) == 0, capsys.readouterr()
         assert _state(fw_root) == ["a", "b", "0"]
     finally:
