@@ -47,7 +47,7 @@ def read_key(path):
 
 def build_bundle(version, files, seed):
     """The bundle bytes of ``files`` [(slot path, bytes)] signed with ``seed``."""
-    return bundle(version, files, seed)
+    return bytes(bundle(version, files, seed))
 
 
 def read_bundle(blob):

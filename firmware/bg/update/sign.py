@@ -44,7 +44,7 @@ def sign(seed, msg):
 
 
 def bundle(version, files, seed):
-    """The bundle bytes of ``files`` [(slot path, bytes)] signed with ``seed``."""
+    """The bundle (a bytearray) of ``files`` [(slot path, bytes)] signed with ``seed``."""
     import hashlib
     import struct
 
@@ -52,5 +52,15 @@ def bundle(version, files, seed):
 
     entries = [(name, len(data), hashlib.sha256(data).digest()) for name, data in files]
     man = manifest(version, entries)
-    head = MAGIC + struct.pack("<H", len(man)) + man + sign(seed, man)
-    return head + b"".join(data for _, data in files)
+    out = bytearray(6 + len(man) + 64 + sum(len(d) for _, d in files))  # one block, first
+    sig = sign(seed, man)
+    out[0:4] = MAGIC
+    out[4:6] = struct.pack("<H", len(man))
+    i = 6 + len(man)
+    out[6:i] = man
+    out[i : i + 64] = sig
+    i += 64
+    for _, data in files:
+        out[i : i + len(data)] = data
+        i += len(data)
+    return out

@@ -1,0 +1,122 @@
+"""The power-cut check behind test_update_powercut (a separate module so the test module
+itself compiles in the 64k heap)."""
+
+import gc
+import hashlib
+import os
+
+import journal_flash as F
+import update_helpers as H
+from bg.update import boot as B
+from bg.update import bundle_id, header_len
+from bg.update.slots import Updater
+
+NBLK = 48
+POINTS = [0]
+SIZE = 1500  # three files of 1.5 kB or more, sent in 256-byte chunks: many block writes
+
+
+class _Run:
+    def __init__(self):
+        self.stage = 0  # 0 receiving, 1 commit in flight, 2 committed, 3 boot in flight,
+        # 4 booted (on trial), 5 healthy() in flight, 6 confirmed
+        self.blob = H.make("2.0.0", n=3, size=SIZE)
+        self.want = {}
+        for name, data in H.files(b"v2", 3, SIZE):
+            self.want[name] = hashlib.sha256(data).digest()
+
+
+def _intact(root, slot, want, buf):
+    for name, digest in want.items():
+        h = hashlib.sha256()
+        with open(B.slot_dir(root, slot) + "/" + name, "rb") as f:
+            while True:
+                n = f.readinto(buf)
+                if not n:
+                    break
+                h.update(memoryview(buf)[:n])
+        if h.digest() != digest:
+            return False
+    return True
+
+
+def _verify(run, buf):
+    """The cut image boots the old (built-in) firmware or the whole new one, as far as the
+    update had got; then the update resumes and completes from what is on flash."""
+    state = B.read_state("/snap")
+    path = [""]
+    s = B.start(path, {}, "/snap")
+    if s == B.NONE:
+        assert run.stage <= 1, (run.stage, state)  # committed means the next boot tries it
+        out = "old"
+    else:
+        assert s == "a" and run.stage >= 1, (run.stage, state, s)
+        assert _intact("/snap", "a", run.want, buf), "the slot booted is not the bundle"
+        out = "new"
+    if run.stage == 0:
+        # the transfer resumes from what survived and completes
+        blob = run.blob
+        u = Updater("/snap", [""], H.pub())
+        off = u.begin(bundle_id(blob[: header_len(blob)]), len(blob))
+        H.send(u, blob, off, step=256)
+        assert u.commit() == "2.0.0"
+        assert _intact("/snap", "a", run.want, buf)
+        out = "resumed"
+    return out
+
+
+def _check(dev, buf, run, op, block, off, data, torn):
+    F.copy_image(dev, F.tmpdir() + "/usnap.img", buf)
+    snap = F.FlashDev(F.tmpdir() + "/usnap.img", NBLK, create=False)
+    if torn:
+        F.apply_torn(snap, op, block, off, data)
+    try:
+        F.mount(snap, "/snap")
+        try:
+            return _verify(run, buf)
+        finally:
+            F.umount("/snap")
+    finally:
+        snap.close()
+
+
+def test_power_cut_at_every_write_of_an_update():
+    gc.collect()
+    run = _Run()
+    blob = run.blob
+    dev = F.fresh(F.tmpdir() + "/ulive.img", NBLK, "/flash")
+    buf = bytearray(512)
+    seen = {}
+    try:
+
+        def hook(op, block, off, data):
+            for torn in (False, True):
+                r = _check(dev, buf, run, op, block, off, data, torn)
+                seen[r] = seen.get(r, 0) + 1
+            POINTS[0] += 1
+
+        dev.hook = hook
+        u = Updater("/flash", [""], H.pub())
+        assert u.begin(bundle_id(blob[: header_len(blob)]), len(blob)) == 0
+        H.send(u, blob, step=256)
+        run.stage = 1
+        assert u.commit() == "2.0.0"
+        run.stage = 3
+        path = [""]
+        assert B.start(path, {}, "/flash") == "a"
+        run.stage = 5
+        assert B.healthy("/flash", path)
+        run.stage = 6
+        dev.hook = None
+        assert B.read_state("/flash") == ("a", "-", 0)
+    finally:
+        F.umount("/flash")
+        dev.close()
+        for n in ("ulive.img", "usnap.img"):
+            try:
+                os.remove(F.tmpdir() + "/" + n)
+            except OSError:
+                pass
+    print("power-cut points tried:", POINTS[0], "images checked:", 2 * POINTS[0], "outcomes:", seen)
+    assert seen.get("resumed") and seen.get("old") and seen.get("new")
+    assert POINTS[0] > 10
