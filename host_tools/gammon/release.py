@@ -17,7 +17,7 @@ import os
 import struct
 from pathlib import Path
 
-from bg.update import HEAD, MAGIC, parse_manifest, split_header
+from bg.update import HEAD, MAGIC, entries, parse_manifest, split_header
 from bg.update.sign import bundle, public_key, sign  # noqa: F401 - re-exported
 
 
@@ -58,7 +58,8 @@ def read_bundle(blob):
     mlen = struct.unpack("<H", blob[4:6])[0]
     head = blob[: HEAD + mlen + 64]
     man, _sig = split_header(head)
-    version, files, total = parse_manifest(man)
+    version, _count, total = parse_manifest(man)
+    files = list(entries(man))
     if len(blob) != len(head) + total:
         raise ValueError("bundle is %d bytes, its manifest says %d" % (len(blob), len(head) + total))
     return head, version, files, len(blob)

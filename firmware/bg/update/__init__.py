@@ -16,8 +16,8 @@ The board takes a bundle only when the manifest's signature verifies with ``RELE
 firmware, ``bg.update.boot`` chooses the slot at boot.
 
     >>> m = manifest("1.2.0", [("bg/x.mpy", 3, bytes(32))])
-    >>> parse_manifest(m)[0], parse_manifest(m)[1][0][:2]
-    ('1.2.0', ('bg/x.mpy', 3))
+    >>> parse_manifest(m), [e[:2] for e in entries(m)]
+    (('1.2.0', 1, 3), [('bg/x.mpy', 3)])
 """
 
 import hashlib
@@ -59,7 +59,9 @@ def check_name(name):
 
 
 def manifest(version, files):
-    """The manifest bytes of ``version`` and ``files`` [(name, size, sha256)] (host side)."""
+    """The manifest bytes of ``version`` and ``files`` [(name, size, sha256)] (host side);
+    the files go in name order (the board refuses any other: no name twice)."""
+    files = sorted(files)
     v = version.encode()
     out = bytearray(MANIFEST_MAGIC) + bytes([len(v)]) + v + struct.pack("<H", len(files))
     for name, size, digest in files:
@@ -70,8 +72,9 @@ def manifest(version, files):
 
 
 def parse_manifest(m):
-    """(version, [(name, size, sha256)], total size of the files) of manifest bytes;
-    ValueError for anything malformed."""
+    """(version, file count, total size of the files) of manifest bytes (or a memoryview);
+    ValueError for anything malformed. The entries are read by ``entries`` one at a time:
+    a whole firmware's (67 files) would cost ~9 kB of heap as a list."""
     if len(m) > MAX_MANIFEST or bytes(m[:4]) != MANIFEST_MAGIC:
         raise ValueError("not a firmware manifest")
     try:
@@ -84,30 +87,41 @@ def parse_manifest(m):
         i += 2
         if not 1 <= count <= MAX_FILES:
             raise ValueError("bad file count")
-        files = []
-        seen = set()
         total = 0
+        prev = b""
         for _ in range(count):
             k = m[i]
-            name = check_name(bytes(m[i + 1 : i + 1 + k]).decode())
+            raw = bytes(m[i + 1 : i + 1 + k])
+            name = check_name(raw.decode())
+            if raw <= prev:  # in name order, so never a name twice
+                raise ValueError("a file twice or out of order: " + name)
+            prev = raw
             i += 1 + k
             if i + 36 > len(m):
                 raise ValueError("manifest cut short")
-            size = struct.unpack("<I", bytes(m[i : i + 4]))[0]
-            digest = bytes(m[i + 4 : i + 36])
+            size = struct.unpack_from("<I", m, i)[0]
             i += 36
             if not 0 < size <= MAX_FILE:
                 raise ValueError("bad file size: " + name)
-            if name in seen:
-                raise ValueError("a file twice: " + name)
-            seen.add(name)
-            files.append((name, size, digest))
             total += size
     except (IndexError, UnicodeError):
         raise ValueError("manifest cut short") from None
     if i != len(m):
         raise ValueError("bytes after the manifest")
-    return version, files, total
+    return version, count, total
+
+
+def entries(m):
+    """Each file of a manifest ``parse_manifest`` accepted: (name, size, sha256), in order."""
+    i = 5 + m[4]
+    count = m[i] | (m[i + 1] << 8)
+    i += 2
+    for _ in range(count):
+        k = m[i]
+        name = bytes(m[i + 1 : i + 1 + k]).decode()
+        i += 1 + k
+        yield name, struct.unpack_from("<I", m, i)[0], bytes(m[i + 4 : i + 36])
+        i += 36
 
 
 def split_header(head):

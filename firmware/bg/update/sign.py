@@ -50,8 +50,8 @@ def bundle(version, files, seed):
 
     from bg.update import MAGIC, manifest
 
-    entries = [(name, len(data), hashlib.sha256(data).digest()) for name, data in files]
-    man = manifest(version, entries)
+    files = sorted(files)  # the manifest's order
+    man = manifest(version, [(name, len(data), hashlib.sha256(data).digest()) for name, data in files])
     out = bytearray(6 + len(man) + 64 + sum(len(d) for _, d in files))  # one block, first
     sig = sign(seed, man)
     out[0:4] = MAGIC

@@ -21,6 +21,7 @@ from bg.update import (
     SIG_LEN,
     bundle_id,
     check_signature,
+    entries,
     header_len,
     parse_manifest,
 )
@@ -82,7 +83,8 @@ class Updater:
         self.size = 0
         self.off = 0
         self.head = None  # bytearray while the header arrives, then bytes
-        self.files = None  # [(name, size, sha256)] once the header verified
+        self.man = None  # the manifest (a memoryview into head) once the header verified
+        self.cur = None  # (name, size, stream offset) of the file being written
         self.version = None
 
     def target(self):
@@ -128,15 +130,15 @@ class Updater:
         try:
             if bundle_id(head) != bid:
                 return None
-            man = head[HEAD : len(head) - SIG_LEN]
+            man = memoryview(head)[HEAD : len(head) - SIG_LEN]
             check_signature(man, head[len(head) - SIG_LEN :], self.pub)
-            version, files, total = parse_manifest(man)
+            version, _, total = parse_manifest(man)
         except ValueError:
             return None
         if len(head) + total != size:
             return None
         off = len(head)
-        for name, fsize, _ in files:
+        for name, fsize, _ in entries(man):
             n = _size(d + "/" + name)
             if n < 0:
                 break
@@ -146,7 +148,7 @@ class Updater:
             if n < fsize:
                 break
         self.head = head
-        self.files = files
+        self.man = man
         self.version = version
         return off
 
@@ -163,7 +165,7 @@ class Updater:
         i = 0
         n = len(data)
         while i < n:
-            if self.files is None:
+            if self.man is None:
                 i += self._take_head(data, i)
             else:
                 i += self._take_file(data, i)
@@ -207,10 +209,10 @@ class Updater:
         head = self.head or b""  # the whole header (never copied: up to 8 kB)
         if bundle_id(head) != self.id:
             self._fail("bundle header does not match its id")
-        man = head[HEAD : len(head) - SIG_LEN]
+        man = memoryview(head)[HEAD : len(head) - SIG_LEN]
         try:
             check_signature(man, head[len(head) - SIG_LEN :], self.pub)
-            version, files, total = parse_manifest(man)
+            version, _, total = parse_manifest(man)
         except ValueError as e:
             self._fail(str(e))
         if len(head) + total != self.size:
@@ -219,20 +221,26 @@ class Updater:
         _makedirs(d)
         with open(d + "/.bundle", "wb") as f:
             f.write(head)
-        self.head = head
-        self.files = files
+        self.man = man
         self.version = version
 
+    def _file_at(self, off):
+        # (name, size, start) of the file holding stream offset ``off`` (writes go in order:
+        # the manifest is scanned once per file, never held as a list)
+        c = self.cur
+        if c is not None and c[2] <= off < c[2] + c[1]:
+            return c
+        start = len(self.head or b"")
+        for name, size, _ in entries(self.man):
+            if off < start + size:
+                self.cur = (name, size, start)
+                return self.cur
+            start += size
+        raise ValueError("more bytes than the bundle has")
+
     def _take_file(self, data, i):
-        head, files = self.head, self.files
-        if head is None or files is None:
-            raise ValueError("no bundle header")
-        pos = self.off - len(head)
-        j = 0
-        while pos >= files[j][1]:  # write() never passes the end: j stays in range
-            pos -= files[j][1]
-            j += 1
-        name, fsize = files[j][0], files[j][1]
+        name, fsize, start = self._file_at(self.off)
+        pos = self.off - start
         k = len(data) - i
         if k > fsize - pos:
             k = fsize - pos
@@ -249,13 +257,13 @@ class Updater:
     def commit(self):
         """Check every stored file against the manifest, then mark the slot pending (the
         next boot tries it). Returns the new version. A damaged slot is emptied."""
-        if self.id is None or self.files is None:
+        if self.id is None or self.man is None:
             raise ValueError("no update begun")
         if self.off != self.size:
             raise ValueError("bundle incomplete: %d of %d bytes" % (self.off, self.size))
         d = slot_dir(self.root, self.slot)
         buf = bytearray(_READ)
-        for name, fsize, digest in self.files:
+        for name, fsize, digest in entries(self.man):
             h = hashlib.sha256()
             n = 0
             try:
