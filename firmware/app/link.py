@@ -254,7 +254,7 @@ class Wiring:
             board = Board(store, hw.clock, hw.random.urandom, show_code=self.show_code, on_player_seed=seed)
             if self.trial is not None:
                 board.firmware = self.trial.version()
-                board.updater = self.trial.updater()
+                board.updater = self.trial.updater  # built at the first update request
             hub = Hub(board)
         except Exception as e:  # noqa: BLE001 - the board plays without its link
             self.log("link: %r" % (e,))

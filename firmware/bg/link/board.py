@@ -103,7 +103,8 @@ class Board:
         # waiting for player seeds under that commitment (set by the app; None: refused)
         self.on_player_seed = on_player_seed
         self.pair_without_button = pair_without_button
-        # a bg.update.slots.Updater where this board takes firmware updates (None: refused)
+        # a bg.update.slots.Updater where this board takes firmware updates, or a function
+        # that makes one (or None) at the first update request (None: updates refused)
         self.updater = updater
         self.hosts = unpack_hosts(store.load_keys())
         self.window_at = None  # ticks when the pairing window opened

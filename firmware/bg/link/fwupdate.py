@@ -12,7 +12,10 @@ from bg.link import E_STATE, REQ_FW_BEGIN, REQ_FW_CHUNK, REQ_FW_COMMIT, RSP
 
 
 def _updater(s, fr):
-    u = s.board.updater
+    b = s.board
+    u = b.updater
+    if u is not None and not hasattr(u, "begin"):  # a factory: built at the first update
+        u = b.updater = u()
     if u is None:
         s._error(E_STATE, fr.type, fr.seq, 0, "this board takes no updates")
     return u
