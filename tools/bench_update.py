@@ -38,7 +38,7 @@ import board_model  # noqa: E402
 import release as REL  # noqa: E402
 from bg import link as P  # noqa: E402
 from bg import serialwire  # noqa: E402
-from bg.update import bundle_id, header_len  # noqa: E402
+from bg.update.bundle import bundle_id, header_len  # noqa: E402
 from gammon import fwupdate  # noqa: E402
 from gammon import release as R  # noqa: E402
 
@@ -47,7 +47,7 @@ BAUD_BYTES_S = 115200 / 10.0
 BOARD_SCRIPT = r"""
 import gc, os, sys, time
 from bg.update.slots import Updater
-from bg.update import bundle_id, header_len
+from bg.update.bundle import bundle_id, header_len
 path, pub, root = sys.argv[1], bytes.fromhex(sys.argv[2]), sys.argv[3]
 f = open(path, "rb")
 size = os.stat(path)[6]

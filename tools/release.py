@@ -2,13 +2,13 @@
 
     python tools/release.py build [--key FILE] [--version V] [--arch xtensawin] [--out DIR]
     python tools/release.py keygen FILE      # a new release key (hex seed, mode 0600)
-    python tools/release.py pub FILE         # its public half, for bg/update/__init__.py
+    python tools/release.py pub FILE         # its public half, for bg/update/bundle.py
 
 ``build`` compiles every firmware module as ``make deploy`` does (``tools/deploy.build``, mpy-cross
 for ``--arch``) and packs the ``.mpy`` files of ``bg``, ``app`` and ``hal`` into a bundle signed
 with ``--key`` (``make release RELEASE_KEY=...``). Without a key it signs with a development
 key generated once into ``build/dev-release.key``: a board only installs bundles signed by the
-key whose public half is ``bg.update.RELEASE_PUB``; the simulator takes the development key
+key whose public half is ``bg.update.bundle.RELEASE_PUB``; the simulator takes the development key
 when started with ``SG_FW_KEY`` (tests do).
 """
 

@@ -23,7 +23,7 @@ def release_key():
     k = f("SG_FW_KEY") if f else None
     if k:
         return bytes.fromhex(k)
-    from bg.update import RELEASE_PUB
+    from bg.update.bundle import RELEASE_PUB
 
     return RELEASE_PUB
 

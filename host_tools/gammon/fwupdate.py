@@ -8,7 +8,7 @@ or a test's in-memory session), so the same loop runs over BLE, serial and the s
 import struct
 
 from bg import link as P
-from bg.update import bundle_id
+from bg.update.bundle import bundle_id
 
 from gammon.release import read_bundle
 

@@ -17,7 +17,7 @@ import os
 import struct
 from pathlib import Path
 
-from bg.update import HEAD, MAGIC, entries, parse_manifest, split_header
+from bg.update.bundle import HEAD, MAGIC, entries, parse_manifest, split_header
 from bg.update.sign import bundle, public_key, sign  # noqa: F401 - re-exported
 
 

@@ -8,7 +8,7 @@ import os
 import journal_flash as F
 import update_helpers as H
 from bg.update import boot as B
-from bg.update import bundle_id, header_len
+from bg.update.bundle import bundle_id, header_len
 from bg.update.slots import Updater
 
 NBLK = 48

@@ -18,7 +18,7 @@ if roomy(120000, 90000):
     from bg import link as P
     from bg.link.session import Session
     from bg.update import boot as B
-    from bg.update import bundle_id, header_len
+    from bg.update.bundle import bundle_id, header_len
     from bg.update.slots import Updater
     from link_helpers import error_code, exchange, make_board, one, paired_session
 

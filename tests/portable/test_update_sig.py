@@ -5,7 +5,7 @@ import gc
 
 gc.collect()
 from bg.update import ed25519 as E  # noqa: E402
-from bg.update import manifest, parse_manifest  # noqa: E402
+from bg.update.bundle import manifest, parse_manifest  # noqa: E402
 from bg.update.sha512 import Sha512  # noqa: E402
 
 # RFC 8032, 7.1: TEST 1, 2, 3 (secret key, public key, message, signature)

@@ -15,7 +15,7 @@ from bg.update.slots import Updater  # noqa: E402
 
 gc.collect()
 import update_helpers as H  # noqa: E402
-from bg.update import bundle_id, header_len  # noqa: E402
+from bg.update.bundle import bundle_id, header_len  # noqa: E402
 
 
 def _id(blob):

@@ -152,7 +152,7 @@ def version(root, path, builtin):
     if s == NONE:
         return builtin
     try:
-        from bg.update import HEAD, parse_manifest
+        from bg.update.bundle import HEAD, parse_manifest
 
         with open(slot_dir(root, s) + "/.bundle", "rb") as f:
             head = f.read()

@@ -48,7 +48,7 @@ def bundle(version, files, seed):
     import hashlib
     import struct
 
-    from bg.update import MAGIC, manifest
+    from bg.update.bundle import MAGIC, manifest
 
     files = sorted(files)  # the manifest's order
     man = manifest(version, [(name, len(data), hashlib.sha256(data).digest()) for name, data in files])

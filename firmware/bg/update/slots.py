@@ -14,7 +14,8 @@ manifest's before the state file says "pending": the next boot tries it (``bg.up
 import hashlib
 import os
 
-from bg.update import (
+from bg.update.boot import NONE, read_state, running, slot_dir, write_state
+from bg.update.bundle import (
     HEAD,
     MAGIC,
     RELEASE_PUB,
@@ -25,7 +26,6 @@ from bg.update import (
     header_len,
     parse_manifest,
 )
-from bg.update.boot import NONE, read_state, running, slot_dir, write_state
 
 _READ = 512  # bytes read at a time while hashing a file on flash
 
