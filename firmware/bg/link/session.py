@@ -133,6 +133,7 @@ class Session:
         if self in b.sessions:
             b.sessions.remove(self)
         self._logout()
+        _forget("auth")  # pairing/login code: not needed until the next connection asks
 
     def set_mtu(self, mtu):
         self.mtu = mtu
@@ -283,7 +284,7 @@ _HANDLERS = {
 
 def _forget(name):
     """Drop a link module that is needed only now and then (``auth``: pairing and login, once
-    per connection) from ``sys.modules`` and the package, so the collector takes its function
+    per connection; dropped after a login and when a connection ends) from ``sys.modules`` and the package, so the collector takes its function
     objects back (~1.6 kB on the 32-bit board model, docs/memory.md); the next use imports it
     again from flash. MicroPython only: CPython has the memory, and tests may patch it."""
     import sys
