@@ -34,11 +34,14 @@ Example::
 import gc
 
 from bg import record as R
+from bg.journal import ERR_NOMEM
+from micropython import const
 
 # After boot and after a match starts these go until next needed. Not after every game:
 # measured (docs/memory.md), that lowers the heap between games by ~7.7 kB but not the peak
 # (compaction needs them), and in ~5% of games a stale pointer on the C stack keeps some of
 # them alive until the next game.
+RESERVE = const(1024)  # bytes the journal keeps in reserve (see Recorder)
 _RARE = ("journal.recover", "journal.pack", "record.packenc", "record.packdec", "record.decode")
 
 
@@ -80,6 +83,11 @@ class Recorder:
         self.verbose = True  # the console shows every confirmed action
         self._pending_roll = None
         self._unstored = False  # an action of the match in progress could not be stored
+        # The journal's parachute: a block kept from boot and given back to the heap when a
+        # store meets a MemoryError (a heap fragmented by the link: littlefs wants ~250
+        # contiguous bytes per write), so the write is tried once more with it free -- the
+        # journal, not the link, gets the last kilobyte. Taken again after the next store.
+        self._reserve = None
 
     def open(self, root, match_over):
         """Open the journal under ``root`` and replay the match in progress into the
@@ -89,6 +97,7 @@ class Recorder:
 
         ctl = self.ctl
         self.journal = j = Journal(root)
+        self._reserve = bytearray(RESERVE)  # early: one contiguous block while the heap is fresh
         n = 0
         try:
             for k, f in j.open():
@@ -126,6 +135,35 @@ class Recorder:
             release()  # the new match's file is made: recovery's modules go until next time
 
     def store(self, k, f):
+        """Store one action; a MemoryError is met with the reserve (see ``__init__``), and when
+        even that is gone it is a storage error like a full flash: the game goes on, the view
+        shows it, and the journal stays a prefix of the match (nothing out of order)."""
+        try:
+            self._store(k, f)
+        except MemoryError:
+            if self._reserve is None:
+                self._lost(ERR_NOMEM, "journal: out of memory, not stored")
+                return
+            self._reserve = None
+            gc.collect()
+            try:
+                self._store(k, f)
+            except MemoryError:
+                self._lost(ERR_NOMEM, "journal: out of memory, not stored")
+                return
+            self.log("journal: stored from the reserve")
+        if self._reserve is None:
+            try:
+                self._reserve = bytearray(RESERVE)
+            except MemoryError:
+                pass  # the next store that needs it goes without
+
+    def _lost(self, code, text):
+        self.on_error(code)
+        self._unstored = True
+        self.log(text)
+
+    def _store(self, k, f):
         j = self.journal
         if j is None:
             return
@@ -144,8 +182,8 @@ class Recorder:
                 return
             elif k == R.PLAY and self._pending_roll is not None and self._pending_roll[0] == f[0]:
                 r = self._pending_roll
-                self._pending_roll = None
                 j.append(R.TURN, (f[0], r[1], r[2], f[1], f[2]))
+                self._pending_roll = None  # only once stored: a retry must still have it
             elif k == R.MATCH_END:
                 self._flush_roll(j)
                 j.end_match(f[0], f[1], f[2])
@@ -156,12 +194,9 @@ class Recorder:
                 j.append(k, f)
             self.on_error(0)
         except JournalError as e:
-            self.on_error(e.code)
-            self._unstored = True
-            self.log("journal: %s" % (e,))
+            self._lost(e.code, "journal: %s" % (e,))
 
     def _flush_roll(self, j):
         if self._pending_roll is not None:
-            r = self._pending_roll
+            j.append(R.ROLL, self._pending_roll)
             self._pending_roll = None
-            j.append(R.ROLL, r)

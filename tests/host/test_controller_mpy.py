@@ -43,6 +43,8 @@ MODULES = [
     ("test_app_revoke", 4, "268k"),
     # the button gestures (app.buttons): presses, holds, combos, the wrap
     ("test_app_buttons", 8),
+    # the journal policy when the heap runs out (app.journal_policy): the reserve, the prefix
+    ("test_journal_policy", 3),
 ]
 
 

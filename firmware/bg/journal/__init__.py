@@ -45,7 +45,8 @@ ERR_FULL = const(2)  # ENOSPC: the last append was NOT stored; delete synced mat
 ERR_CORRUPT = const(3)  # the active match file is damaged: replay stops before the damage,
 # the file is kept untouched for the host, appends are refused
 ERR_IO = const(4)  # any other I/O failure
-ERROR_NAMES = ("ok", "no filesystem", "storage full", "corrupt journal", "I/O error")
+ERR_NOMEM = const(5)  # the app had no heap left to store an action (app.journal_policy)
+ERROR_NAMES = ("ok", "no filesystem", "storage full", "corrupt journal", "I/O error", "out of memory")
 
 # Match states in list_matches()
 MATCH_LIVE = const(1)  # in progress (secret seed still held)

@@ -284,9 +284,10 @@ _HANDLERS = {
 
 def _forget(name):
     """Drop a link module that is needed only now and then (``auth``: pairing and login, once
-    per connection; dropped after a login and when a connection ends) from ``sys.modules`` and the package, so the collector takes its function
-    objects back (~1.6 kB on the 32-bit board model, docs/memory.md); the next use imports it
-    again from flash. MicroPython only: CPython has the memory, and tests may patch it."""
+    per connection; dropped after a login and when a connection ends) from ``sys.modules`` and
+    the package, so the collector takes its function objects back (~1.6 kB on the 32-bit board
+    model, docs/memory.md); the next use imports it again from flash. MicroPython only: CPython
+    has the memory, and tests may patch it."""
     import sys
 
     if sys.implementation.name == "micropython" and sys.modules.pop("bg.link." + name, None) is not None:
