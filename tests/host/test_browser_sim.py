@@ -248,7 +248,8 @@ def test_the_page_guides_a_newcomer_pairing_a_double_and_a_game(tmp_path):
         )
         assert shown and "press ROLL" in shown[0][2]
         _wait(lambda: not d.find_element("id", "pair-code").text, what="the pairing value hidden")
-        assert "pairing confirmed" in _text(d, "log")
+        # the board logs "pairing closed" (the value hidden) and then "pairing confirmed"
+        _wait(lambda: "pairing confirmed" in _text(d, "log"), what="pairing confirmed in the log")
 
         # the match: the first ROLL starts it, the next throws the opening
         _click(d, "roll0")
