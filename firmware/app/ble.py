@@ -29,6 +29,7 @@ import asyncio
 import struct
 
 import bluetooth
+from bg.serialwire import BLE_RX_UUID, BLE_SERVICE_UUID, BLE_TX_UUID
 from micropython import const
 
 _IRQ_CENTRAL_CONNECT = const(1)
@@ -53,9 +54,9 @@ _ADV_INTERVAL_US = const(250000)
 _RX_BUFFER = const(1024)
 _PREFERRED_MTU = const(247)
 
-SERVICE_UUID = "b6a70001-3b1c-4a4e-9c8e-6d5f0a7e2b10"
-RX_UUID = "b6a70002-3b1c-4a4e-9c8e-6d5f0a7e2b10"  # host -> board (write)
-TX_UUID = "b6a70003-3b1c-4a4e-9c8e-6d5f0a7e2b10"  # board -> host (notify)
+SERVICE_UUID = BLE_SERVICE_UUID  # bg.serialwire: one copy for the board and the host
+RX_UUID = BLE_RX_UUID  # host -> board (write)
+TX_UUID = BLE_TX_UUID  # board -> host (notify)
 
 
 def _adv_field(kind, data):

@@ -27,11 +27,11 @@ import time
 
 from bg.link.board import Board
 from bg.link.session import Session
+from bg.serialwire import BLE_RX_UUID as RX_UUID  # noqa: E402 - the firmware's (app/ble.py)
+from bg.serialwire import BLE_SERVICE_UUID as SERVICE_UUID  # noqa: E402
+from bg.serialwire import BLE_TX_UUID as TX_UUID  # noqa: E402
 from bleak import _air
 
-SERVICE_UUID = "b6a70001-3b1c-4a4e-9c8e-6d5f0a7e2b10"  # app/ble.py, docs/protocol.md
-RX_UUID = "b6a70002-3b1c-4a4e-9c8e-6d5f0a7e2b10"
-TX_UUID = "b6a70003-3b1c-4a4e-9c8e-6d5f0a7e2b10"
 PREFERRED_MTU = 247  # app/ble.py _PREFERRED_MTU
 
 

@@ -91,3 +91,23 @@ def test_the_controllers_names_are_the_records_values():
 
     assert D.K_PLAY == R.PLAY and D.K_SEED_PART == R.SEED_PART
     assert D.PLAY_ILLEGAL_ACCEPTED == R.PLAY_CASUAL_ACCEPTED_ILLEGAL
+
+
+def test_the_link_identifiers_are_written_once():
+    """The BLE UUIDs and the serial line's markers live in ``bg.serialwire``; the board's radio
+    (app/ble.py), the host (gammon/link/) and the test fakes import them. A second copy
+    (the way the host and the board each had one) is found here."""
+    owner = FW / "bg" / "serialwire.py"
+    uuids = ("b6a7" + "0001-", "b6a7" + "0002-", "b6a7" + "0003-")  # not spelt out: this file
+    magic = 'b"\\x00' + "GMN"  # code only: a test may put the magic inside a payload
+    found = {}
+    for d in ("firmware", "host_tools", "tests", "tools"):
+        for p in (ROOT / d).rglob("*.py"):
+            if ".venv" in p.parts or p == owner:
+                continue
+            text = p.read_text()
+            for lit in uuids + ((magic,) if d != "tests" else ()):
+                if lit in text:
+                    found.setdefault(lit, []).append(str(p.relative_to(ROOT)))
+    assert all(lit in owner.read_text() for lit in uuids + (magic,))
+    assert found == {}, found

@@ -1,0 +1,146 @@
+"""Client library for the board's link (the host side of docs/protocol.md).
+
+Transports: ``tcp:HOST:PORT`` (the simulator), ``serial:/dev/ttyUSB0[@BAUD]`` (pyserial, if
+installed), ``ble:AA:BB:CC:DD:EE:FF`` (bleak, if installed). Frames, MACs and key derivation
+come from the firmware's own ``bg.link``/``bg.link.host`` (one copy of the protocol).
+
+Pairing keys live in the per-user config dir (``platformdirs``; ``GAMMON_CONFIG_DIR``
+overrides it), in ``boards.json`` (mode 0600), one entry per board id (each board has its
+own: two boards paired from one host keep both keys; an entry saved under the old shared id
+``GAMMON00`` moves to the board's real id the first time its key authenticates)::
+
+    {"default": "<board id hex>",
+     "boards": {"<board id hex>": {"name": ..., "address": "tcp:127.0.0.1:7607",
+                                   "host_id": "<hex>", "key": "<hex>"}}}
+
+Example::
+
+    from gammon.link import connect
+    with connect("tcp:127.0.0.1:7607") as c:          # or a saved board's name/id, or None
+        for g in c.list_games():
+            data = c.fetch_game(g["id"], progress=print)
+            if g["finished"]:  # store ``data`` first, then delete exactly what was stored
+                c.delete_games([(g["id"], hashlib.sha256(data).digest())])
+        for record in c.watch():                       # live actions as they are confirmed
+            ...
+"""
+
+import socket
+
+from bg import link as P
+
+from gammon.link.base import TIMEOUT, LinkError
+from gammon.link.client import CONFIRM_TIMEOUT, PAIR_TIMEOUT, WINDOW, Client, joined_decodes
+from gammon.link.keys import LEGACY_BOARD_ID, Boards, config_dir
+from gammon.link.transports import (
+    BLE_RX_UUID,
+    BLE_SERVICE_UUID,
+    BLE_TX_UUID,
+    SERIAL_HELLO,
+    SERIAL_MAGIC,
+    SERIAL_READY,
+    BleTransport,
+    SerialTransport,
+    TcpTransport,
+    open_transport,
+)
+
+__all__ = [
+    "BLE_RX_UUID",
+    "BLE_SERVICE_UUID",
+    "BLE_TX_UUID",
+    "CONFIRM_TIMEOUT",
+    "LEGACY_BOARD_ID",
+    "PAIR_TIMEOUT",
+    "SERIAL_HELLO",
+    "SERIAL_MAGIC",
+    "SERIAL_READY",
+    "TIMEOUT",
+    "WINDOW",
+    "BleTransport",
+    "Boards",
+    "Client",
+    "LinkError",
+    "SerialTransport",
+    "TcpTransport",
+    "config_dir",
+    "connect",
+    "joined_decodes",
+    "open_transport",
+    "pair",
+    "scan",
+]
+
+
+def connect(board_spec=None, boards=None):
+    """An authenticated ``Client`` for a saved board (id, name, address, or None for the
+    default) or for an address of a board paired earlier.
+
+    The entry used is the one saved under the id the board reports (INFO): several boards
+    may have been paired at one address (a simulator started on another flash image). An
+    entry saved under ``LEGACY_BOARD_ID`` (firmware before unique board ids: every board
+    said ``GAMMON00``) is tried on a board whose id is not saved; when its key authenticates,
+    the board proved it holds that key, and the entry moves to the board's real id
+    (``Boards.rekey``). A key that fails leaves the store as it was."""
+    boards = boards or Boards()
+    if board_spec and ":" in board_spec and board_spec.split(":")[0] in ("tcp", "serial", "ble"):
+        hits = [(b, e) for b, e in boards.data["boards"].items() if e["address"] == board_spec]
+        if not hits:
+            raise ValueError("board %s is not paired: run 'gammon pair %s'" % (board_spec, board_spec))
+        address = board_spec
+    else:
+        hits = [boards.find(board_spec)]
+        address = hits[0][1]["address"]
+    c = Client(open_transport(address), address)
+    try:
+        got = c.info()["board_id"]
+        same = [h for h in hits if h[0] == got]
+        old = [h for h in hits if h[0] == LEGACY_BOARD_ID]
+        if same:
+            bid, entry = same[0]
+        elif old and got not in boards.data["boards"]:
+            bid, entry = old[0]
+        else:
+            raise LinkError("the board at %s is %s, not the paired %s" % (address, got, hits[0][0]))
+        c.authenticate(bytes.fromhex(entry["host_id"]), bytes.fromhex(entry["key"]))
+        if bid != got:
+            boards.rekey(bid, got)
+    except BaseException:
+        c.close()
+        raise
+    return c
+
+
+def pair(address, show_value, host_name=None, boards=None):
+    """Pair with the board at ``address`` and save the key. Returns the board id (hex).
+    ``show_value(v)`` shows the comparison value (see ``Client.pair``)."""
+    boards = boards or Boards()
+    host_name = (host_name or socket.gethostname() or "host")[: P.MAX_NAME]
+    with Client(open_transport(address), address) as c:
+        info = c.info()
+        host_id, key = c.pair(host_name, show_value)
+        c.authenticate(host_id, key)
+    return boards.add(bytes.fromhex(info["board_id"]), info["name"], address, host_id, key)
+
+
+async def scan(timeout=5.0):
+    """``[(address, name, rssi)]`` of boards advertising the link service, strongest first
+    (needs bleak). Devices whose advertisement lacks the service UUID are left out even when
+    a backend lets them through its filter."""
+    try:
+        from bleak import BleakScanner
+    except ImportError:
+        raise LinkError("scanning needs bleak: pip install 'gammon[ble]'") from None
+    try:
+        found = await BleakScanner.discover(
+            timeout=timeout, service_uuids=[BLE_SERVICE_UUID], return_adv=True
+        )
+    except Exception as e:  # noqa: BLE001 - no adapter, Bluetooth off, no D-Bus: BleakError, OSError...
+        raise LinkError("BLE scan failed: %s" % (str(e) or type(e).__name__)) from None
+    out = []
+    for dev, adv in found.values():
+        if BLE_SERVICE_UUID not in [str(u).lower() for u in adv.service_uuids or ()]:
+            continue
+        rssi = adv.rssi if adv.rssi is not None else -127
+        out.append((dev.address, adv.local_name or dev.name or "?", rssi))
+    return sorted(out, key=lambda x: (-x[2], x[0]))

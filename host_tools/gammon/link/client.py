@@ -1,0 +1,335 @@
+"""The protocol client: one authenticated connection to a board (``Client``)."""
+
+import os
+import struct
+import time
+
+from bg import link as P  # firmware/ is on the path: gammon/__init__ imports gammon._paths
+from bg.link.host import HostEnd, error_text
+
+from gammon.link.base import TIMEOUT, LinkError
+from gammon.link.keys import config_dir
+
+WINDOW = 16  # DATA frames in flight during a fetch
+PAIR_TIMEOUT = 60.0  # the board's X25519 key generation (well under a second on an ESP32)
+CONFIRM_TIMEOUT = P.PAIR_CODE_MS / 1000.0 + 5.0  # the board waits this long for its button
+BUSY_TEXT = (
+    "another host is pairing with the board right now: if the board shows a number, do NOT "
+    "press its button; wait until the number goes away, open pairing again and retry"
+)
+
+
+def joined_decodes(kept, joined):
+    """Whether a resumed fetch can be trusted: ``joined`` (``kept`` + the bytes fetched
+    after it) decodes as whole ``bg.record`` records. True when ``kept`` is no record stream
+    at all (nothing to check). Packed games are not expanded (``expand=False``)."""
+    from bg import record
+    from bg.record import decode as recdec
+
+    d = recdec.Decoder(bytes(kept), expand=False)
+    for _ in d:
+        pass
+    if d.status == record.CORRUPT:
+        return True
+    d = recdec.Decoder(bytes(joined), expand=False)
+    for _ in d:
+        pass
+    return d.status == record.OK and d.valid == len(joined)
+
+
+class Client:
+    """One connection to a board. Methods raise ``LinkError`` when the board refuses."""
+
+    def __init__(self, transport, address=""):
+        self.t = transport
+        self.address = address
+        self.host = HostEnd(os.urandom)
+        self.events = []
+        self.pending = []
+        self.board_id = None
+        self.sent = []  # every frame sent (tests use it to replay a captured session)
+
+    # context manager
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def close(self):
+        self.t.close()
+
+    # -- frame exchange
+    def _send(self, frame):
+        self.sent.append(frame)
+        self.t.send(frame)
+
+    def _next(self, timeout):
+        """The next non-event frame ``(type, payload, flags)`` within ``timeout`` seconds."""
+        end = time.monotonic() + timeout
+        while True:
+            while self.pending:
+                fr = self.pending.pop(0)
+                if fr[0] == P.EVENT:
+                    self.events.append(fr[1])
+                    continue
+                return fr
+            left = end - time.monotonic()
+            if left <= 0:
+                raise LinkError("the board did not answer within %.0f s" % timeout)
+            data = self.t.recv(min(left, 0.5))
+            if data:
+                self.pending.extend(self.host.feed(data))
+
+    def _check(self, fr, want):
+        t, payload, _ = fr
+        if t == P.ERROR:
+            code, rt, rs, retry, msg = P.parse_error(payload)
+            text = error_text(code) + (": " + msg if msg else "")
+            if retry:
+                text += " (retry in %.1f s)" % (retry / 1000.0)
+            raise LinkError(text, code, retry)
+        if t != want:
+            raise LinkError("unexpected reply type 0x%02x (wanted 0x%02x)" % (t, want))
+        return payload
+
+    def call(self, ftype, payload=b"", timeout=TIMEOUT):
+        self._send(self.host.request(ftype, payload))
+        fr = self._next(timeout)
+        while fr[0] == P.DATA:  # the tail of an abandoned transfer
+            fr = self._next(timeout)
+        return self._check(fr, P.RSP | ftype)
+
+    # -- requests
+    def info(self):
+        p = self.call(P.REQ_INFO)
+        ver, flags, maxp, nhosts = struct.unpack("<BBHB", p[:5])
+        bid = p[5:13]
+        n = p[13]
+        name = p[14 : 14 + n].decode("utf-8", "replace")
+        m = p[14 + n]
+        fw = p[15 + n : 15 + n + m].decode("utf-8", "replace")
+        self.board_id = bid
+        return {
+            "protocol": ver,
+            "authenticated": bool(flags & 1),
+            "pairing_open": bool(flags & 2),
+            "max_payload": maxp,
+            "paired_hosts": nhosts,
+            "board_id": bid.hex(),
+            "name": name,
+            "firmware": fw,
+        }
+
+    def pair(self, host_name, show_value, host_id=None, confirm_timeout=None):
+        """Pair with the board (numeric comparison, docs/protocol.md): ``show_value(v)`` gets
+        the 6 digits to show the user, who presses the board's ROLL button if the board shows
+        the same; the board answers only then. ``show_value`` returning ``False`` (the user
+        says the numbers differ) abandons the pairing on this side too: a relay that answers
+        in the board's place gets nothing stored. Returns ``(host_id, key)``; the caller stores
+        them (``Boards.add``)."""
+        host_id = host_id or os.urandom(P.ID_LEN)
+        ch = b""
+        for attempt in range(2):  # one retry after the board's rate limit (a PAIR_START per 2 s)
+            self._send(self.host.pair_start(host_id, host_name))
+            try:
+                ch = self._check(self._next(PAIR_TIMEOUT), P.RSP | P.REQ_PAIR_START)
+                break
+            except LinkError as e:
+                if e.code == P.E_BUSY:
+                    raise LinkError(BUSY_TEXT, e.code) from None
+                if e.code != P.E_BACKOFF or attempt or not 0 < e.retry_ms <= P.PAIR_GAP_MS:
+                    raise
+                time.sleep(e.retry_ms / 1000.0)
+        self._send(self.host.pair_confirm(ch))
+        if show_value(self.host.value) is False:
+            raise LinkError("pairing abandoned: the numbers differ (nothing stored)")
+        timeout = CONFIRM_TIMEOUT if confirm_timeout is None else confirm_timeout
+        try:
+            fr = self._next(timeout)
+        except LinkError:
+            raise LinkError("the board's button was not pressed within %.0f s" % timeout) from None
+        proof = self._check(fr, P.RSP | P.REQ_PAIR_CONFIRM)
+        try:
+            key = self.host.pair_finish(proof)
+        except ValueError as e:
+            raise LinkError(str(e)) from None
+        return host_id, key
+
+    def authenticate(self, host_id, key):
+        self._send(self.host.auth_start(host_id, key))
+        ch = self._check(self._next(TIMEOUT), P.RSP | P.REQ_AUTH_START)
+        self._send(self.host.auth_proof(ch))
+        self.host.auth_expect()
+        fr = self._next(TIMEOUT)
+        if fr[0] == P.ERROR:
+            self.host.mac_in = None
+        proof = self._check(fr, P.RSP | P.REQ_AUTH_PROOF)
+        try:
+            self.host.auth_finish(proof)
+        except ValueError as e:
+            raise LinkError(str(e)) from None
+
+    def list_games(self):
+        """``[{"id": hex, "size": bytes, "state": ..., "finished": bool}]``."""
+        out = []
+        start = 0
+        while True:
+            p = self.call(P.REQ_LIST, struct.pack("<H", start))
+            total, _, n = struct.unpack("<HHB", p[:5])
+            for i in range(n):
+                e = p[5 + 13 * i : 18 + 13 * i]
+                size, state = struct.unpack("<IB", e[8:])
+                done = state in (P.STATE_FINISHED, P.STATE_ABANDONED)  # not live, not damaged
+                out.append({"id": e[:8].hex(), "size": size, "state": state, "finished": done})
+            start += n
+            if n == 0 or start >= total:
+                return out
+
+    def _partial_path(self, gid):
+        bid = self.board_id.hex() if self.board_id else "board"
+        return config_dir() / "partial" / bid / (gid + ".part")
+
+    def fetch_game(self, game_id, progress=None, resume=True, offset=None):
+        """The bytes of one game/match. ``resume``: continue an interrupted fetch from the
+        bytes kept in the config dir's ``partial/`` (the offset the board resumes at);
+        ``progress(done, total)`` is called as data arrives.
+
+        A live match's file is not append-only: at GAME_END the board compacts the finished
+        game (docs/journal.md), rewriting bytes the host may already hold. So a resumed
+        fetch is checked: when the kept bytes were a record stream but the joined bytes no
+        longer decode (``bg.record.decode``), they are dropped and the match is fetched from 0."""
+        gid = game_id if isinstance(game_id, str) else bytes(game_id).hex()
+        mid = bytes.fromhex(gid)
+        part = self._partial_path(gid)
+        have = b""
+        if offset is None:
+            offset = 0
+            if resume and part.exists():
+                have = part.read_bytes()
+                offset = len(have)
+        try:
+            p = self.call(P.REQ_FETCH, mid + struct.pack("<IIB", offset, 0xFFFFFFFF, WINDOW))
+        except LinkError as e:
+            if not have or e.code != P.E_PAYLOAD:
+                raise
+            part.unlink()  # the match shrank below what was kept (compacted): start again
+            return self.fetch_game(gid, progress, resume=False)
+        size, start, end = struct.unpack("<III", p[8:20])
+        if start != offset:
+            raise LinkError("board resumed at %d, asked %d" % (start, offset))
+        if offset > size:
+            have, offset = b"", 0
+        buf = bytearray(have)
+        part.parent.mkdir(parents=True, exist_ok=True)
+        pos = offset
+        since_ack = 0
+        with open(part, "ab" if have else "wb") as f:
+            while True:
+                t, payload, flags = self._next(TIMEOUT)
+                if t == P.ERROR:
+                    self._check((t, payload, flags), P.DATA)
+                if t != P.DATA:
+                    continue
+                at = struct.unpack("<I", payload[:4])[0]
+                chunk = payload[4:]
+                if at < pos:
+                    # A resent frame overlaps what we have (same file, same bytes): keep
+                    # only what is new.
+                    if at + len(chunk) <= pos:
+                        continue
+                    chunk = chunk[pos - at :]
+                elif at > pos:
+                    raise LinkError("data out of order at %d (expected %d)" % (at, pos))
+                buf += chunk
+                f.write(chunk)
+                f.flush()
+                pos += len(chunk)
+                if progress:
+                    progress(pos, end)
+                if flags & P.FLAG_LAST:
+                    break
+                since_ack += 1
+                if since_ack >= WINDOW // 2:
+                    self._send(self.host.request(P.REQ_ACK, struct.pack("<IB", pos, since_ack)))
+                    since_ack = 0
+        part.unlink()
+        if have and not joined_decodes(have, buf):
+            return self.fetch_game(gid, progress, resume=False)  # rewritten meanwhile: again
+        return bytes(buf)
+
+    def delete_games(self, entries):
+        """Delete finished games the host has stored: ``entries`` are ``(id, sha256)`` pairs,
+        the digest of exactly the bytes the host stored (``hashlib.sha256(data).digest()``);
+        the board refuses (E_STATE) when its file differs. All-or-nothing per call of up to
+        ``MAX_DELETE``. Returns the number deleted."""
+        n = 0
+        raw = [bytes.fromhex(i if isinstance(i, str) else bytes(i).hex()) + bytes(d) for i, d in entries]
+        for k in range(0, len(raw), P.MAX_DELETE):
+            n += struct.unpack("<H", self.call(P.REQ_DELETE, b"".join(raw[k : k + P.MAX_DELETE])))[0]
+        return n
+
+    def watch(self, timeout=None):
+        """Yield each confirmed action record as the board publishes it (``None`` marks lost
+        events: re-fetch the live match). Stops after ``timeout`` idle seconds, if given."""
+        self.call(P.REQ_WATCH, b"\x01")
+        try:
+            while True:
+                # frames that came in with the WATCH answer first (an event published at once)
+                frames, self.pending = self.pending, []
+                bad = None
+                for fr in frames:
+                    if fr[0] == P.EVENT:
+                        self.events.append(fr[1])
+                    elif fr[0] == P.ERROR and bad is None:
+                        bad = fr
+                while self.events:  # every authenticated record first, then the error
+                    ev = self.events.pop(0)
+                    yield ev[1:] if ev[:1] == b"\x00" else None
+                if bad is not None:
+                    self._check(bad, P.EVENT)
+                data = self.t.recv(timeout if timeout is not None else 1.0)
+                if not data:
+                    if timeout is not None:
+                        return
+                    continue
+                self.pending.extend(self.host.feed(data))
+        finally:
+            try:
+                self.call(P.REQ_WATCH, b"\x00")
+            except LinkError:
+                pass
+
+    def reveal_seed(self, game_id):
+        gid = game_id if isinstance(game_id, str) else bytes(game_id).hex()
+        return self.call(P.REQ_REVEAL, bytes.fromhex(gid))[8:]
+
+    def send_player_seed(self, commitment, seed):
+        """Contribute ``seed`` (16 bytes) to the dice of the match that published
+        ``commitment`` (32 bytes); returns its match id. LinkError (E_STATE) when that match is
+        not waiting for player seeds (docs/dice.md)."""
+        return self.call(P.REQ_PLAYER_SEED, bytes(commitment) + bytes(seed))[:8]
+
+    def set_clock(self, unix_time=None):
+        t = int(time.time() if unix_time is None else unix_time)
+        self.call(P.REQ_SET_CLOCK, struct.pack("<I", t))
+        return t
+
+    def rename(self, name):
+        raw = name.encode("utf-8")
+        P.check_name(raw)
+        self.call(P.REQ_RENAME, raw)
+
+    def hosts(self):
+        p = self.call(P.REQ_HOSTS)
+        out = []
+        i = 1
+        for _ in range(p[0]):
+            hid = p[i : i + 8]
+            n = p[i + 8]
+            out.append((hid.hex(), p[i + 9 : i + 9 + n].decode("utf-8", "replace")))
+            i += 9 + n
+        return out
+
+    def unpair(self, host_id=None):
+        self.call(P.REQ_UNPAIR, bytes.fromhex(host_id) if host_id else b"")
