@@ -222,3 +222,104 @@ def analyze_cube(m, plies=0, gnubg=None):
                 doubled = False
     out.sort(key=lambda e: -e.error)
     return per, out
+
+
+# ---------------------------------------------------------------- chequer play
+
+
+def analyze(m, plies=0, top=3):
+    """Chequer-play analysis with GNU Backgammon's evaluator (in-process ``gnubg``): for each
+    play with a choice, the equity lost against gnubg's best play. Returns ``(per_side, worst)``:
+    ``per_side[s] = (decisions, total_error)``; ``worst`` the ``top`` biggest errors as
+    ``(error, game, action, best_text)``."""
+    try:
+        import gnubg
+    except ImportError:
+        from gammon.cli import UserError
+
+        raise UserError("analysis needs GNU Backgammon's Python module: pip install gnubg") from None
+    from bg import engine as movegen
+    from bg import ids as bgids
+    from bg import notation
+
+    ec = gnubg.evalcontext(1, plies, 1, 1, 0.0)
+    per = [[0, 0.0], [0, 0.0]]
+    errors = []
+    for g in m.games:
+        for a in g.actions:
+            if a.kind != "play" or not a.steps:
+                continue
+            moves = gnubg.findbestmoves(
+                gnubg.positionfromid(bgids.position_id(a.pos, a.side)),
+                gnubg.cubeinfo(a.cube, a.owner, a.side, m.length, tuple(g.score), int(g.crawford), 0),
+                ec,
+                tuple(a.dice),
+            )
+            if len(moves) < 2:
+                continue
+            mine = None
+            for mv in moves:
+                mv["move"] = _gnubg_steps(mv["move"])
+                p = bytearray(a.pos)
+                movegen.apply(p, a.side, mv["move"])
+                if bytes(p) == a.after:
+                    mine = mv["score"]
+                    break
+            if mine is None:
+                continue
+            err = max(0.0, moves[0]["score"] - mine)
+            per[a.side][0] += 1
+            per[a.side][1] += err
+            best = notation.format_play(a.pos, a.side, _gnubg_steps(moves[0]["move"]))
+            errors.append((err, g, a, best))
+    errors.sort(key=lambda e: -e[0])
+    return per, errors[:top]
+
+
+def _gnubg_steps(move):
+    """gnubg's move tuple as our steps: the module drops a final 'off' (0, its terminator)."""
+    move = tuple(move)
+    return move + (0,) if len(move) % 2 else move
+
+
+def analysis_lines(m, plies=0, top=3):
+    """The report of ``gammon analyze``: per player the checker errors (plays with a choice)
+    and the cube errors (doubles, takes, drops, beavers, close no-doubles, see
+    ``gammon.analyze``), then the ``top`` biggest mistakes of either kind with their board."""
+    from gammon.render import render_board
+
+    per, worst = analyze(m, plies=plies, top=top)
+    try:
+        per_cube, cube_errors = analyze_cube(m, plies=plies)
+    except ImportError:
+        from gammon.cli import UserError
+
+        raise UserError("analysis needs GNU Backgammon's Python module: pip install gnubg") from None
+    out = ["GNU Backgammon %d-ply analysis of %s - %s" % (plies, m.names[0], m.names[1])]
+    for s in (0, 1):
+        out.append("  %s" % m.names[s])
+        for what, (n, tot), unit in (("checker", per[s], "move"), ("cube", per_cube[s], "decision")):
+            rate = 1000.0 * tot / n if n else 0.0
+            out.append(
+                "    %-15s %4d decisions, error rate %6.1f (equity x 1000 per %s), total %.3f"
+                % (what + " errors:", n, rate, unit, tot)
+            )
+    mistakes = [(err, 0, "checker", (g, a, best)) for err, g, a, best in worst]
+    mistakes += [(e.error, 1, "cube", e) for e in cube_errors[:top]]
+    mistakes.sort(key=lambda t: -t[0])
+    for err, _order, kind, item in mistakes[:top]:
+        if err <= 0:
+            break
+        out.append("")
+        if kind == "checker":
+            g, a, best = item
+            out.append(
+                "game %d, %s rolled %d%d: played %s, best %s (-%.3f)"
+                % (g.number, m.names[a.side], a.dice[0], a.dice[1], a.text or "no move", best, err)
+            )
+            out.append(render_board(a.pos, a.side, m.names))
+        else:
+            eqs = ", ".join("%s %+.3f" % kv for kv in item.equities.items())
+            out.append("game %d, cube: %s (-%.3f; %s)" % (item.game.number, item.text, err, eqs))
+            out.append(render_board(item.action.pos, item.doubler, m.names))
+    return out

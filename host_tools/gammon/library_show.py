@@ -1,6 +1,8 @@
-"""``gammon show GAME [--game N]``: the engine's ``show`` command (``commands/plays.py``) hands
-any argument that is not a Position ID to ``library_show(args)`` here, which prints the match
-move by move with board diagrams (``gammon.commands.library.show_game``).
+"""``gammon show GAME [--game N]``: a stored match move by move with board diagrams.
+
+``gammon show`` (``commands/plays.py``) draws a Position ID itself and hands anything else to
+``library_show(spec, game_no)`` here: a game of the library (match id, ``#N``) or a journal file
+is printed by ``show_game``; ``show_lines`` is the text (the rendering, no I/O).
 
 An argument that is neither says which it could have been: a 14-character string that does not
 decode is a mistyped Position ID (the decoder's message); a path that does not exist is a
@@ -8,6 +10,9 @@ missing file; anything else is neither a Position ID nor a game."""
 
 import os
 import re
+import sys
+
+from gammon import model
 
 
 def looks_like_game(spec):
@@ -15,15 +20,14 @@ def looks_like_game(spec):
     return bool(re.fullmatch(r"#\d+|[0-9a-fA-F]{4,16}", spec or "")) or os.path.isfile(spec or "")
 
 
-def library_show(args):
-    """Show the game named by ``args.position_id`` (match id, ``#N`` or a journal file), only
-    game ``args.game_no`` when given. UserError (one line) when it names no game."""
+def library_show(spec, game_no=None):
+    """Show the game named by ``spec`` (match id, ``#N`` or a journal file), only game
+    ``game_no`` when given. UserError (one line) when it names no game."""
     from bg import ids
 
     from gammon.cli import UserError
-    from gammon.commands.library import show_game
 
-    spec = (args.position_id or "").strip()
+    spec = (spec or "").strip()
     if not looks_like_game(spec):
         if spec.endswith(".m"):
             raise UserError("cannot read %s: no such file" % spec)
@@ -38,9 +42,68 @@ def library_show(args):
             "%r is neither a Position ID (14 characters) nor a game: give a match id from "
             "'gammon list' (4 to 16 hex digits), #N or a journal file" % spec
         )
+    return show_game(spec, game_no)
 
-    class _Args:
-        game = spec
-        game_no = getattr(args, "game_no", None)
 
-    return show_game(_Args)
+def _action_line(m, a):
+    from gammon.formats.ids import describe
+
+    who = m.names[a.side] if a.side >= 0 else "board"
+    return "%s: %s" % (who, describe(m, a))
+
+
+def show_lines(m, game=None):
+    """The move-by-move text of a match (board diagrams before every play)."""
+    from gammon.render import render_board
+
+    out = [
+        "%s - %s, %s, match %s"
+        % (m.names[0], m.names[1], "%d-point match" % m.length if m.length else "money play", m.id_hex)
+    ]
+    for g in m.games:
+        if game is not None and g.number != game:
+            continue
+        out.append("")
+        out.append(
+            "Game %d  (%s %d, %s %d)%s"
+            % (
+                g.number,
+                m.names[0],
+                g.score[0],
+                m.names[1],
+                g.score[1],
+                "  Crawford game" if g.crawford else "",
+            )
+        )
+        for a in g.actions:
+            if a.kind == "play":
+                out.append("")
+                out.append(render_board(a.pos, a.side, m.names))
+            out.append(_action_line(m, a) + ("" if a.cube == 1 else "   (cube %d)" % a.cube))
+        if g.finished:
+            out.append(
+                "%s wins %d point%s (%s, %s)"
+                % (
+                    m.names[g.winner],
+                    g.points,
+                    "" if g.points == 1 else "s",
+                    model.KIND_NAMES.get(g.result_kind, "?"),
+                    g.reason,
+                )
+            )
+    out.append("")
+    out.append(m.result_text() + ("" if m.complete else " (match not finished)"))
+    return out
+
+
+def show_game(spec, number=None):
+    """Print the match ``spec`` names (``gammon show GAME [--game N]``), only game ``number``
+    when given (UserError for a game the match does not have)."""
+    from gammon.commands.library import _pick_game, load_game
+
+    m, _label = load_game(spec)
+    if number is not None:
+        _pick_game(m, number)  # UserError for a game the match does not have
+    sys.stdout.write("\n".join(show_lines(m, number)) + "\n")
+    sys.stdout.flush()
+    return 0

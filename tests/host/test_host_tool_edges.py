@@ -14,6 +14,7 @@ from cli_helpers import run_cli
 from export_helpers import random_match
 from gammon import model
 from gammon.commands import library as cmds
+from gammon.library_show import show_lines  # noqa: E402
 from gammon.render import render_board
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,7 +39,7 @@ def test_show_game_n_shows_only_that_game(tmp_path, capsys):
     assert code == 0, err
     assert "Game 2 " in out and "Game 1 " not in out and "Game 3 " not in out
     assert out.count("BAR") == len(g2.plays())
-    assert out == "\n".join(cmds.show_lines(m, 2)) + "\n"
+    assert out == "\n".join(show_lines(m, 2)) + "\n"
     # a game the match does not have is an error, not an empty listing
     code, out, err = _run(capsys, "show", "#1", "--game", str(len(m.games) + 1))
     assert (

@@ -8,7 +8,6 @@ gnubg = pytest.importorskip("gnubg")
 
 from bg import board  # noqa: E402
 from gammon import analyze  # noqa: E402
-from gammon.commands import library as cmds  # noqa: E402
 
 # a bear-off race, side 0 (on roll) about two rolls ahead of side 1 with nobody gammoned (88 %
 # for side 0 at 0-ply): a double is right (by 0.08) and the opponent must drop (by 0.4)
@@ -128,7 +127,7 @@ def test_random_matches_rate_every_cube_action_and_the_cli_lists_cube_mistakes(c
     assert per[0][0] + per[1][0] == len(errs)
     assert abs(per[0][1] + per[1][1] - sum(e.error for e in errs)) < 1e-9
     assert all(e.error >= 0 for e in errs) and errs == sorted(errs, key=lambda e: -e.error)
-    lines = cmds.analysis_lines(m, top=40)
+    lines = analyze.analysis_lines(m, top=40)
     text = "\n".join(lines)
     assert "cube errors" in text and "checker errors" in text
     assert errs[0].text in text

@@ -14,10 +14,12 @@ from bg import board, record
 from bg import ids as bgids
 from cli_helpers import run_cli
 from export_helpers import MatchWriter, random_match
+from gammon import analyze as analyze_mod  # noqa: E402
 from gammon import model
 from gammon.commands import library as cmds
 from gammon.formats import ids, json_export, svg
 from gammon.library import Library
+from gammon.library_show import show_lines  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("home")  # every test: a library home of its own
 _run = run_cli
@@ -181,7 +183,7 @@ def test_svg_diagram_draws_every_checker(tmp_path, capsys):
 def test_show_game_prints_boards_and_results(tmp_path, capsys):
     data = random_match(1, length=7)[0]
     m = model.load_match(data)
-    lines = cmds.show_lines(m)
+    lines = show_lines(m)
     text = "\n".join(lines)
     assert text.count("BAR") == sum(len(g.plays()) for g in m.games)
     assert "Crawford game" in text and lines[-1] == m.result_text()
@@ -359,7 +361,7 @@ def test_gammon_sync_command_against_a_fake_board(capsys, monkeypatch):
 def test_analyze_reports_error_rates_and_the_biggest_mistakes(tmp_path, capsys):
     pytest.importorskip("gnubg")
     m = model.load_match(random_match(1, length=7)[0])
-    per, worst = cmds.analyze(m, top=2)
+    per, worst = analyze_mod.analyze(m, top=2)
     plays = [a for g in m.games for a in g.plays() if a.steps]
     assert 0 < per[0][0] + per[1][0] <= len(plays)
     assert per[0][1] > 0 and per[1][1] > 0  # random play makes mistakes
@@ -374,7 +376,7 @@ def test_gammon_show_game_through_the_cli(tmp_path, capsys):
     _run(capsys, "import", str(_journal(tmp_path, data)))
     m = model.load_match(data)
     code, out, _ = _run(capsys, "show", "#1")
-    assert code == 0 and out == "\n".join(cmds.show_lines(m)) + "\n"
+    assert code == 0 and out == "\n".join(show_lines(m)) + "\n"
     code, out, err = _run(capsys, "show", "#5")
     assert code == 2 and "no game #5" in err
     code, out, err = _run(capsys, "show", "not-an-id")  # neither: both are named

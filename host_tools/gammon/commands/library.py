@@ -1,7 +1,7 @@
 """Library commands: ``gammon sync`` (board -> library, incremental), ``gammon import FILE``,
 ``gammon list`` (filters), ``gammon export GAME --format mat|sgf|json|svg|ids -o PATH``,
 ``gammon watch`` (live view), ``gammon analyze GAME`` (GNU Backgammon's evaluation, when the
-``gnubg`` package is installed). ``show_game(args)`` prints a match move by move with board
+``gnubg`` package is installed). ``gammon.library_show.show_game`` prints a match move by move with board
 diagrams (wired as ``gammon show GAME`` by the CLI's ``show`` command).
 
 GAME is a match id from ``gammon list`` (or a unique prefix of 4+ hex digits), ``#N`` (the N-th
@@ -16,6 +16,7 @@ import tempfile
 from pathlib import Path
 
 from gammon import model
+from gammon.analyze import analysis_lines  # ``gammon analyze``'s logic (its own module)
 from gammon.cli import UserError
 from gammon.library import CONFLICT, NEW, SAME, UPDATED, Library, LibraryError
 from gammon.sync import offer_seed as _offer_seed
@@ -352,68 +353,6 @@ def cmd_sync(args):
 # --- gammon show / watch ---------------------------------------------------------------------
 
 
-def _action_line(m, a):
-    from gammon.formats.ids import describe
-
-    who = m.names[a.side] if a.side >= 0 else "board"
-    return "%s: %s" % (who, describe(m, a))
-
-
-def show_lines(m, game=None):
-    """The move-by-move text of a match (board diagrams before every play)."""
-    from gammon.render import render_board
-
-    out = [
-        "%s - %s, %s, match %s"
-        % (m.names[0], m.names[1], "%d-point match" % m.length if m.length else "money play", m.id_hex)
-    ]
-    for g in m.games:
-        if game is not None and g.number != game:
-            continue
-        out.append("")
-        out.append(
-            "Game %d  (%s %d, %s %d)%s"
-            % (
-                g.number,
-                m.names[0],
-                g.score[0],
-                m.names[1],
-                g.score[1],
-                "  Crawford game" if g.crawford else "",
-            )
-        )
-        for a in g.actions:
-            if a.kind == "play":
-                out.append("")
-                out.append(render_board(a.pos, a.side, m.names))
-            out.append(_action_line(m, a) + ("" if a.cube == 1 else "   (cube %d)" % a.cube))
-        if g.finished:
-            out.append(
-                "%s wins %d point%s (%s, %s)"
-                % (
-                    m.names[g.winner],
-                    g.points,
-                    "" if g.points == 1 else "s",
-                    model.KIND_NAMES.get(g.result_kind, "?"),
-                    g.reason,
-                )
-            )
-    out.append("")
-    out.append(m.result_text() + ("" if m.complete else " (match not finished)"))
-    return out
-
-
-def show_game(args):
-    """``gammon show GAME [--game N]``: the match move by move with board diagrams."""
-    m, _label = load_game(args.game)
-    number = getattr(args, "game_no", None)
-    if number is not None:
-        _pick_game(m, number)  # UserError for a game the match does not have
-    sys.stdout.write("\n".join(show_lines(m, number)) + "\n")
-    sys.stdout.flush()
-    return 0
-
-
 def watch_loop(client, out=None, clear=True, max_events=None, lib=None, learn=False):
     """Follow the board's live match: for every action the board publishes, print the throw,
     then the play in gnubg notation, then the board after it (``gammon.watch_view``; with
@@ -492,101 +431,6 @@ def cmd_watch(args):
 
 
 # --- gammon analyze --------------------------------------------------------------------------
-
-
-def analyze(m, plies=0, top=3):
-    """Chequer-play analysis with GNU Backgammon's evaluator (in-process ``gnubg``): for each
-    play with a choice, the equity lost against gnubg's best play. Returns ``(per_side, worst)``:
-    ``per_side[s] = (decisions, total_error)``; ``worst`` the ``top`` biggest errors as
-    ``(error, game, action, best_text)``."""
-    try:
-        import gnubg
-    except ImportError:
-        raise UserError("analysis needs GNU Backgammon's Python module: pip install gnubg") from None
-    from bg import engine as movegen
-    from bg import ids as bgids
-    from bg import notation
-
-    ec = gnubg.evalcontext(1, plies, 1, 1, 0.0)
-    per = [[0, 0.0], [0, 0.0]]
-    errors = []
-    for g in m.games:
-        for a in g.actions:
-            if a.kind != "play" or not a.steps:
-                continue
-            moves = gnubg.findbestmoves(
-                gnubg.positionfromid(bgids.position_id(a.pos, a.side)),
-                gnubg.cubeinfo(a.cube, a.owner, a.side, m.length, tuple(g.score), int(g.crawford), 0),
-                ec,
-                tuple(a.dice),
-            )
-            if len(moves) < 2:
-                continue
-            mine = None
-            for mv in moves:
-                mv["move"] = _gnubg_steps(mv["move"])
-                p = bytearray(a.pos)
-                movegen.apply(p, a.side, mv["move"])
-                if bytes(p) == a.after:
-                    mine = mv["score"]
-                    break
-            if mine is None:
-                continue
-            err = max(0.0, moves[0]["score"] - mine)
-            per[a.side][0] += 1
-            per[a.side][1] += err
-            best = notation.format_play(a.pos, a.side, _gnubg_steps(moves[0]["move"]))
-            errors.append((err, g, a, best))
-    errors.sort(key=lambda e: -e[0])
-    return per, errors[:top]
-
-
-def _gnubg_steps(move):
-    """gnubg's move tuple as our steps: the module drops a final 'off' (0, its terminator)."""
-    move = tuple(move)
-    return move + (0,) if len(move) % 2 else move
-
-
-def analysis_lines(m, plies=0, top=3):
-    """The report of ``gammon analyze``: per player the checker errors (plays with a choice)
-    and the cube errors (doubles, takes, drops, beavers, close no-doubles, see
-    ``gammon.analyze``), then the ``top`` biggest mistakes of either kind with their board."""
-    from gammon import analyze as cube_analysis
-    from gammon.render import render_board
-
-    per, worst = analyze(m, plies=plies, top=top)
-    try:
-        per_cube, cube_errors = cube_analysis.analyze_cube(m, plies=plies)
-    except ImportError:
-        raise UserError("analysis needs GNU Backgammon's Python module: pip install gnubg") from None
-    out = ["GNU Backgammon %d-ply analysis of %s - %s" % (plies, m.names[0], m.names[1])]
-    for s in (0, 1):
-        out.append("  %s" % m.names[s])
-        for what, (n, tot), unit in (("checker", per[s], "move"), ("cube", per_cube[s], "decision")):
-            rate = 1000.0 * tot / n if n else 0.0
-            out.append(
-                "    %-15s %4d decisions, error rate %6.1f (equity x 1000 per %s), total %.3f"
-                % (what + " errors:", n, rate, unit, tot)
-            )
-    mistakes = [(err, 0, "checker", (g, a, best)) for err, g, a, best in worst]
-    mistakes += [(e.error, 1, "cube", e) for e in cube_errors[:top]]
-    mistakes.sort(key=lambda t: -t[0])
-    for err, _order, kind, item in mistakes[:top]:
-        if err <= 0:
-            break
-        out.append("")
-        if kind == "checker":
-            g, a, best = item
-            out.append(
-                "game %d, %s rolled %d%d: played %s, best %s (-%.3f)"
-                % (g.number, m.names[a.side], a.dice[0], a.dice[1], a.text or "no move", best, err)
-            )
-            out.append(render_board(a.pos, a.side, m.names))
-        else:
-            eqs = ", ".join("%s %+.3f" % kv for kv in item.equities.items())
-            out.append("game %d, cube: %s (-%.3f; %s)" % (item.game.number, item.text, err, eqs))
-            out.append(render_board(item.action.pos, item.doubler, m.names))
-    return out
 
 
 def cmd_analyze(args):

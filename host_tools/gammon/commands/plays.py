@@ -9,11 +9,10 @@ generator reports it), sorted, one per line; nothing when the turn passes::
     4HPwATCwZ/ABMA  8/5 6/5
     ...
 
-``show`` draws the position with pip counts. An argument that is not a Position ID is handed
-to ``gammon.library_show`` (the game library's ``show``) when that module exists.
+``show`` draws the position with pip counts. An argument that is not a Position ID is a stored
+game or a journal file: ``gammon.library_show.library_show(spec, game_no)`` prints it.
 """
 
-import importlib
 import sys
 
 from bg import engine as movegen
@@ -48,23 +47,13 @@ def cmd_plays(args):
     return 0
 
 
-def _delegate_show(args):
-    try:
-        mod = importlib.import_module("gammon.library_show")
-    except ImportError:
-        return None
-    fn = getattr(mod, "library_show", None) or getattr(mod, "show", None)
-    return fn(args) if fn else None
-
-
 def cmd_show(args):
     try:
         pos = ids.decode_position_id(args.position_id)
-    except ValueError as e:
-        r = _delegate_show(args)
-        if r is None:
-            raise UserError(str(e)) from None
-        return r
+    except ValueError:
+        from gammon.library_show import library_show  # a stored game or a journal file
+
+        return library_show(args.position_id, getattr(args, "game_no", None))
     if getattr(args, "game_no", None) is not None:
         raise UserError("--game N is for a stored game, not a Position ID")
     print(render_board(pos, 0))
