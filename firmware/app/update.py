@@ -29,23 +29,24 @@ def release_key():
 
 
 class Trial:
-    def __init__(self, clock, log, restart=None, root=None):
+    def __init__(self, clock, log, restart=None, root=None, path=None):
         self.clock = clock
         self.log = log
         self.restart = restart
         self.root = boot.root() if root is None else root
+        self.path = sys.path if path is None else path
         self.started = clock.ticks_ms()
         self.done = False
 
     def version(self):
         if self.root is None:
             return boot.BUILTIN
-        return boot.version(self.root, sys.path, boot.BUILTIN)
+        return boot.version(self.root, self.path, boot.BUILTIN)
 
     def on_trial(self):
         if self.root is None:
             return False
-        s = boot.running(self.root, sys.path)
+        s = boot.running(self.root, self.path)
         return s != boot.NONE and boot.read_state(self.root)[1] == s
 
     def updater(self):
@@ -54,27 +55,35 @@ class Trial:
             return None
         from bg.update.slots import Updater
 
-        return Updater(self.root, sys.path, release_key())
+        return Updater(self.root, self.path, release_key())
 
     def healthy(self):
         if self.done:
             return
         self.done = True
-        if self.root is not None and boot.healthy(self.root, sys.path):
+        if self.root is not None and boot.healthy(self.root, self.path):
             self.log("fw: version %s confirmed" % self.version())
 
+    def check(self, alive=None):
+        """One look at the trial: "healthy" (confirmed now), "restart" (the deadline passed:
+        ``restart`` called), or None (still waiting, or nothing on trial)."""
+        if self.done:
+            return None
+        if alive is not None and alive():
+            self.healthy()
+            return "healthy"
+        if self.clock.ticks_diff(self.clock.ticks_ms(), self.started) >= boot.HEALTHY_MS:
+            self.done = True
+            self.log("fw: version %s not healthy in time: restarting" % self.version())
+            if self.restart is not None:
+                self.restart()
+            return "restart"
+        return None
+
     async def run(self, alive=None):
-        """The trial's deadline. ``alive()`` (until the supervisor calls ``healthy``): True
-        once the essential tasks run; checked every second."""
+        """The trial's deadline, checked every second. ``alive()`` (until the supervisor calls
+        ``healthy``): True once the essential tasks run."""
         if not self.on_trial():
             return
-        while not self.done:
-            if alive is not None and alive():
-                self.healthy()
-                return
-            if self.clock.ticks_diff(self.clock.ticks_ms(), self.started) >= boot.HEALTHY_MS:
-                self.log("fw: version %s not healthy in time: restarting" % self.version())
-                if self.restart is not None:
-                    self.restart()
-                return
+        while self.check(alive) is None and not self.done:
             await asyncio.sleep_ms(1000)
