@@ -97,7 +97,7 @@ def test_update_end_to_end_resume_reboot_confirm_and_rollback(tmp_path, monkeypa
     fw_root.mkdir()
     monkeypatch.setenv("SG_FW_ROOT", str(fw_root))
     monkeypatch.setenv("SG_FW_KEY", R.public_key(seed).hex())
-    version_line = "return boot.version(self.root, sys.path, boot.BUILTIN)"
+    version_line = "return boot.version(self.root, self.path, boot.BUILTIN)"
     good = _bundle(tmp_path, "2.0.0", seed, ("app/update.py", version_line, version_line + ' + "+slot"'))
     port = S.free_port()
     address = "tcp:127.0.0.1:%d" % port
