@@ -103,14 +103,30 @@ class Radio:
         raise NotImplementedError
 
 
+class Watchdog:
+    """The hardware watchdog (``machine.WDT``), armed by ``Hardware.watchdog(timeout_ms)``:
+    once armed it cannot be stopped; ``feed()`` restarts its timeout, and a board not fed
+    within it resets (``reset_cause()`` then says ``CAUSE_WATCHDOG``). Only the supervisor
+    (``app.supervisor``) feeds it."""
+
+    def feed(self):
+        raise NotImplementedError
+
+
 class Hardware:
     """A bundle of the parts above, returned by a backend's ``make()``.
+
+    ``watchdog(timeout_ms)`` arms the hardware watchdog (a ``Watchdog``; None when the backend
+    has none), ``reset_cause()`` is why the board last reset (``bg.journal.crashlog``'s
+    ``CAUSE_*``, from ``machine.reset_cause()``), ``reset()`` resets it (``machine.reset()``).
 
     ``board_id()`` is the board's link identity (8 bytes, docs/protocol.md INFO), or None
     when the hardware has none: the link store then draws a random one once and keeps it
     on flash (the simulator: one per flash image)."""
 
-    def __init__(self, sensors, leds, buttons, clock, random, storage, radio=None, board_id=None):
+    def __init__(
+        self, sensors, leds, buttons, clock, random, storage, radio=None, board_id=None, system=None
+    ):
         self.sensors = sensors
         self.leds = leds
         self.buttons = buttons
@@ -119,10 +135,25 @@ class Hardware:
         self.storage = storage
         self.radio = radio
         self._board_id = board_id
+        self._system = system  # the backend's (watchdog, reset_cause, reset), or None
 
     def board_id(self):
         f = self._board_id
         return f() if f is not None else None
+
+    def watchdog(self, timeout_ms):
+        s = self._system
+        return s[0](timeout_ms) if s is not None else None
+
+    def reset_cause(self):
+        s = self._system
+        return s[1]() if s is not None else 0  # CAUSE_UNKNOWN
+
+    def reset(self):
+        s = self._system
+        if s is None:
+            raise OSError("this hardware cannot reset")
+        s[2]()
 
 
 def load(name):

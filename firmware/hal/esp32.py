@@ -207,6 +207,36 @@ def board_id():
     return hashlib.sha256(b"gammon-board-id" + machine.unique_id()).digest()[:8]
 
 
+class Watchdog(hal.Watchdog):
+    """``machine.WDT``: the ESP32's task watchdog; once armed it runs until the next reset."""
+
+    def __init__(self, timeout_ms):
+        self._w = machine.WDT(id=0, timeout=timeout_ms)
+
+    def feed(self):
+        self._w.feed()
+
+
+def reset_cause():
+    """``machine.reset_cause()`` as a ``bg.journal.crashlog`` cause. The ESP32 port reports a
+    brown-out as a power-on reset (it has no ``BROWNOUT_RESET``); a port that has one is named."""
+    from bg.journal import crashlog as CL
+
+    c = machine.reset_cause()
+    m = (
+        (machine.PWRON_RESET, CL.CAUSE_POWER_ON),
+        (machine.HARD_RESET, CL.CAUSE_HARD),
+        (machine.WDT_RESET, CL.CAUSE_WATCHDOG),
+        (machine.DEEPSLEEP_RESET, CL.CAUSE_DEEP_SLEEP),
+        (machine.SOFT_RESET, CL.CAUSE_SOFT),
+        (getattr(machine, "BROWNOUT_RESET", -1), CL.CAUSE_BROWNOUT),
+    )
+    for k, v in m:
+        if c == k:
+            return v
+    return CL.CAUSE_UNKNOWN
+
+
 def make(config=None):
     """Build the board's hardware. ``config`` may carry a loaded ``board``
     (``bg.hwdesc.Board``); otherwise board.json is loaded here. The BLE link is not a HAL part:
@@ -218,7 +248,15 @@ def make(config=None):
 
         board = hwdesc.load()
     hw = hal.Hardware(
-        Sensors(board), Leds(board), Buttons(board), Clock(), Random(), Storage(), None, board_id
+        Sensors(board),
+        Leds(board),
+        Buttons(board),
+        Clock(),
+        Random(),
+        Storage(),
+        None,
+        board_id,
+        (Watchdog, reset_cause, machine.reset),
     )
     setattr(hw, "board", board)  # noqa: B010 - an extra part the sim backend does not have
     return hw

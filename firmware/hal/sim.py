@@ -8,10 +8,18 @@ connects to it. Both sides speak JSON lines (one object per line, key ``t`` = ty
                          {"t": "radio", "d": "<hex>"}          # radio bytes (HAL Radio part)
                          {"t": "time", "unix": 1767225600}     # the page's wall clock
                          {"t": "quit"}                         # stop the firmware
+                         {"t": "fault", "task": "scan", "how": "block"}  # test hook (Faults)
     firmware -> server   {"t": "hello", "sensor_bytes": N, "leds": M, "buttons": K}
                          {"t": "leds", "d": "<hex of the GRB frame buffer>"}
                          {"t": "radio", "d": "<hex>"}          # radio bytes (HAL Radio part)
                          {"t": "log", "m": "text"}            # the serial console
+                         {"t": "wdt", "ms": 10000}             # the watchdog armed (Watchdog)
+                         {"t": "feed"}                         # the watchdog fed
+                         {"t": "reset"}                        # machine.reset() (then exit 75)
+
+The server is the watchdog's timer (``Watchdog``): it kills the firmware process when no
+feed came within the timeout and starts it again on the same flash image, telling it the
+reset cause (``SG_SIM_RESET_CAUSE``), as the ESP32 restarts after a watchdog reset.
 
 The raw chain bytes are exactly what ``machine.SPI.readinto`` returns on the real board
 (layout in ``hardware/board.json``), so nothing above this layer can tell the two apart.
@@ -33,6 +41,7 @@ Example (headless)::
 
 import hashlib
 import os
+import sys
 import time
 
 from micropython import const
@@ -43,6 +52,8 @@ import hal
 BLOCK_SIZE = 4096
 BLOCK_COUNT = 128
 _BLANK = const(256)  # bytes of 0xFF written at a time to erase a block
+RESET_EXIT = const(75)  # the firmware process's exit status after machine.reset()
+_FEED = b'{"t":"feed"}\n'
 
 
 class Sensors(hal.Sensors):
@@ -334,6 +345,63 @@ class Radio(hal.Radio):
         return None
 
 
+class Watchdog(hal.Watchdog):
+    """The ESP32's ``machine.WDT`` modelled. Its timer must not depend on the firmware's own
+    event loop (a task that blocks the loop must still be reset): with the simulator server
+    the server is the timer -- arming sends ``{"t": "wdt", "ms": N}``, each feed
+    ``{"t": "feed"}`` (constant bytes, nothing allocated), and the server resets the board
+    (kills the process, starts it again on the same image) when a feed is late. Headless,
+    ``expired()`` says whether the timeout passed since the last feed (tests)."""
+
+    def __init__(self, timeout_ms, bus=None):
+        if not 0 < timeout_ms < 0x20000000:
+            raise ValueError("bad watchdog timeout")
+        self.timeout_ms = timeout_ms
+        self._bus = bus
+        self.fed_ms = time.ticks_ms()
+        self.feeds = 0
+        if bus is not None:
+            bus.send_line({"t": "wdt", "ms": timeout_ms})
+
+    def feed(self):
+        self.fed_ms = time.ticks_ms()
+        self.feeds += 1
+        if self._bus is not None:
+            self._bus._write(_FEED)
+
+    def expired(self):
+        return time.ticks_diff(time.ticks_ms(), self.fed_ms) > self.timeout_ms
+
+
+class Faults:
+    """Simulator-only test hook (docs/simulator.md): make an essential task hang or die.
+    The server sends ``{"t": "fault", "task": NAME, "how": HOW}``; the supervisor calls
+    ``hit(NAME)`` at each heartbeat of that task (``app.supervisor``), which then
+
+    - ``"raise"``: raises (the task dies with an exception: logged, then the watchdog resets);
+    - ``"block"``: never returns (the task blocks the event loop: nothing runs, the watchdog
+      is not fed, the board resets);
+    - ``"stall"``: returns False, so the beat is lost (the task waits forever while the rest
+      runs: the supervisor sees no progress within the deadline).
+
+    The ESP32 backend has no such part."""
+
+    def __init__(self):
+        self.want = {}
+
+    def hit(self, name):
+        how = self.want.get(name) if self.want else None
+        if how is None:
+            return True
+        if how == "raise":
+            del self.want[name]
+            raise RuntimeError("injected fault in " + name)
+        if how == "block":
+            while True:
+                time.sleep_ms(100)  # pyright: ignore[reportAttributeAccessIssue]
+        return False
+
+
 def make(config=None):
     """Build the simulated hardware. ``config`` keys (all optional):
     ``sensor_bytes``, ``leds``, ``buttons`` (sizes, from hardware/board.json via bg.hwdesc),
@@ -345,12 +413,41 @@ def make(config=None):
     buttons = Buttons(int(config.get("buttons", 4)))
     storage = Storage(image=config.get("image"), directory=config.get("directory"))
     radio = Radio()
-    hw = hal.Hardware(sensors, leds, buttons, Clock(), Random(config.get("seed")), storage, radio)
+    cause = (
+        config.get("reset_cause") or getattr(os, "getenv", lambda n: None)("SG_SIM_RESET_CAUSE") or "power-on"
+    )
+    box = []  # the bus, once made: the watchdog talks through it
+
+    def watchdog(ms):
+        return Watchdog(ms, box[0] if box else None)
+
+    def reset_cause():
+        from bg.journal.crashlog import CAUSE_NAMES  # the one vocabulary of reset causes
+
+        return CAUSE_NAMES.index(cause) if cause in CAUSE_NAMES else 0
+
+    def reset():
+        if box:
+            box[0].send_line({"t": "reset"})
+        sys.exit(RESET_EXIT)  # machine.reset(): the server starts the firmware again
+
+    hw = hal.Hardware(
+        sensors,
+        leds,
+        buttons,
+        Clock(),
+        Random(config.get("seed")),
+        storage,
+        radio,
+        system=(watchdog, reset_cause, reset),
+    )
+    setattr(hw, "faults", Faults())  # noqa: B010 - the simulator's test hook only
     bus = None
     if config.get("port"):
         from hal.sim_bus import Bus  # the server connection: not loaded when headless
 
         bus = Bus(config.get("host", "127.0.0.1"), int(config["port"]), hw)
+        box.append(bus)
         sensors._bus = leds._bus = radio._bus = bus
         bus.send_line(
             {"t": "hello", "sensor_bytes": sensors.nbytes, "leds": leds.count, "buttons": buttons.count}

@@ -101,6 +101,10 @@ class Bus:
                 pass
         elif t == "time":
             hw.clock.set_unix_time(int(msg.get("unix", 0)))
+        elif t == "fault":  # test hook (hal.sim.Faults): a task hangs or dies
+            f = getattr(hw, "faults", None)
+            if f is not None and msg.get("how") in ("raise", "block", "stall"):
+                f.want[str(msg.get("task"))] = msg["how"]
         elif t == "quit":
             self.closed = True
             if self.on_quit:

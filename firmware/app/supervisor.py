@@ -1,0 +1,152 @@
+"""The watchdog supervisor: the hardware watchdog is fed only while every essential task
+makes progress.
+
+Each essential task (scanner, buttons, LEDs, clock, the link when present) is registered
+with a deadline (``watch(name, deadline_ms)`` -> an index) and stamps its heartbeat once
+per loop with ``beat(i)``: one ``ticks_ms()`` stored into a preallocated list, nothing
+allocated. ``guard(i, coro)`` runs a task's coroutine and marks the task dead when it ends
+(an exception, or a return while the board runs).
+
+``run()`` is the supervisor task: every ``period_ms`` it checks each task (``check``) --
+alive when it beat within its deadline (``ticks_diff`` from the recorded stamp: the ESP32's
+ticks wrap at 2**30 ms) -- and feeds the watchdog (``hal`` ``wdt.feed()``) only then.
+A dead or hung task stops the feeding, so the hardware resets the board within the
+watchdog's timeout; before that the supervisor writes why to the crash log
+(``bg.journal.crashlog``: the exception's traceback tail, or which task hung). A task that
+blocks the event loop stops the supervisor too: no feed, reset (the next boot logs the
+watchdog reset cause). The first time every task has beaten since boot it calls
+``on_healthy()`` once (the firmware update confirms a new version there).
+
+Example::
+
+    sup = Supervisor(hw.wdt(10000), hw.clock, crashlog=CrashLog(root), log=print)
+    i = sup.watch("scan", 3000)
+    asyncio.create_task(sup.guard(i, scan_loop(sup, i)))   # scan_loop calls sup.beat(i)
+    asyncio.create_task(sup.run())
+"""
+
+import asyncio
+
+from bg.journal.crashlog import CAUSE_TASK_DIED, CAUSE_TASK_HUNG
+from micropython import const
+
+WDT_TIMEOUT_MS = const(10000)  # hardware watchdog: a stuck board resets within this
+PERIOD_MS = const(1000)  # how often the supervisor checks and feeds
+DEADLINE_MS = const(4000)  # default: a task must beat at least this often
+
+
+class Supervisor:
+    def __init__(
+        self, wdt, clock, crashlog=None, log=None, on_healthy=None, period_ms=PERIOD_MS, unix_time=None
+    ):
+        self.wdt = wdt  # hal: .feed(); None: nothing to feed (checks still run)
+        self.clock = clock  # hal.Clock: ticks_ms(), ticks_diff(a, b)
+        self.crashlog = crashlog  # bg.journal.crashlog.CrashLog or None
+        self.log = log or (lambda m: None)
+        self.on_healthy = on_healthy
+        self.period_ms = period_ms
+        self.unix_time = unix_time or (lambda: 0)
+        self.names = []
+        self.deadlines = []
+        self.stamps = []  # ticks of each task's last beat
+        self.beats = bytearray(0)  # 1 once a task has beaten since boot
+        self.dead = []  # None, or the reason text of a task that ended
+        self.healthy = False  # every task has beaten at least once
+        self.failed = None  # (cause, text) once a task is dead or hung: feeding has stopped
+        self.running = True
+        self.feeds = 0
+        self.fault = None  # the simulator's test hook (hal.sim.Faults.hit), else None
+
+    def watch(self, name, deadline_ms=DEADLINE_MS):
+        """Register an essential task; returns its index for ``beat`` and ``guard``."""
+        if deadline_ms <= 0 or deadline_ms >= 0x20000000:
+            raise ValueError("bad task deadline")
+        self.names.append(name)
+        self.deadlines.append(deadline_ms)
+        self.stamps.append(self.clock.ticks_ms())
+        self.beats = bytearray(len(self.names))
+        self.dead.append(None)
+        return len(self.names) - 1
+
+    def beat(self, i):
+        """The task's progress: one stamp, no allocation (small ints are not on the heap)."""
+        f = self.fault
+        if f is not None and not f(self.names[i]):
+            return
+        self.stamps[i] = self.clock.ticks_ms()
+        self.beats[i] = 1
+
+    async def guard(self, i, coro):
+        """Run the task; its end (an exception, or a return while the board runs) is its
+        death. Cancellation (the board stopping) is not."""
+        try:
+            await coro
+        except Exception as e:  # noqa: BLE001 - any death of an essential task resets the board
+            from bg.journal.crashlog import exc_text
+
+            try:
+                self.dead[i] = exc_text(self.names[i], e)
+            except MemoryError:
+                self.dead[i] = self.names[i]
+            return
+        if self.running:
+            self.dead[i] = self.names[i] + ": ended"
+
+    def check(self, now):
+        """True when every task is alive at ``now``; else records the first failure
+        (``failed``) and returns False. Allocates nothing while all is well."""
+        if self.failed is not None:
+            return False
+        clock = self.clock  # (a bound method taken here would be allocated every round)
+        all_beat = True
+        for i in range(len(self.names)):
+            d = self.dead[i]
+            if d is not None:
+                self._fail(CAUSE_TASK_DIED, d)
+                return False
+            late = clock.ticks_diff(now, self.stamps[i])
+            if late > self.deadlines[i]:
+                self._fail(CAUSE_TASK_HUNG, "%s: no progress for %d ms" % (self.names[i], late))
+                return False
+            if not self.beats[i]:
+                all_beat = False
+        if all_beat and not self.healthy:
+            self.healthy = True
+            self.log("supervisor: all tasks alive")
+            if self.on_healthy is not None:
+                self.on_healthy()
+        return True
+
+    def _fail(self, cause, text):
+        self.failed = (cause, text)
+        self.log(
+            "supervisor: %s (%s); the watchdog resets the board"
+            % (text, "task died" if cause == CAUSE_TASK_DIED else "hung")
+        )
+        cl = self.crashlog
+        if cl is not None:
+            try:
+                cl.add(cause, text, self.unix_time())
+            except Exception as e:  # noqa: BLE001 - no room to log it: reset all the same
+                self.log("crash log: %r" % (e,))
+
+    def step(self):
+        """One round: check, and feed the watchdog only when all is well."""
+        if self.check(self.clock.ticks_ms()):
+            if self.wdt is not None:
+                self.wdt.feed()
+            self.feeds += 1
+            return True
+        return False
+
+    async def run(self):
+        sleep_ms = getattr(asyncio, "sleep_ms", None)  # MicroPython; CPython in tests
+        while self.running:
+            self.step()
+            if sleep_ms is not None:
+                await sleep_ms(self.period_ms)
+            else:
+                await asyncio.sleep(self.period_ms / 1000)
+
+    def stop(self):
+        self.running = False

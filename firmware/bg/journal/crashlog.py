@@ -1,0 +1,221 @@
+"""The crash log: why the board last reset, kept on flash beside the journal.
+
+One small file ``<root>/crash.log`` holds the last ``MAX_ENTRIES`` entries, oldest first;
+an entry is a reset cause (``CAUSE_*``, from ``machine.reset_cause()`` through the HAL) or
+an event the supervisor (``app.supervisor``) saw before it let the watchdog reset the board
+(a task that died with an exception, a task that stopped making progress), with a short text
+(the exception and the innermost lines of its traceback, truncated to ``MAX_TEXT`` bytes).
+
+The file never grows: ``add()`` drops the oldest entry beyond ``MAX_ENTRIES``, so it is at
+most ``MAX_FILE`` bytes. It is rewritten whole into ``crash.log.t`` and renamed over the old
+one (littlefs rename is atomic, as for the journal's small files): a power cut during a write
+leaves the previous log readable. A CRC-16 over the file catches any other damage; a damaged
+log reads as empty (``damaged`` True) and the next ``add()`` starts a new one.
+
+File layout (little-endian)::
+
+    b"CL" version(u8 = 1) count(u8) entry*count crc16(u16, CRC-16/CCITT-FALSE of all before)
+    entry: seq(u32) unix_time(u32) cause(u8) text_len(u8) text(utf-8, <= MAX_TEXT)
+
+``seq`` counts every entry ever added (it goes on across the ring), so a host sees how many
+were dropped. The link serves the entries (``REQ_CRASH_LOG``, docs/protocol.md) as they are
+stored, ``PAGE`` at a time.
+
+Example::
+
+    log = CrashLog("/flash")
+    log.add(CAUSE_WATCHDOG, "", hw.clock.unix_time())
+    for seq, t, cause, text in log.entries():
+        print(seq, CAUSE_NAMES[cause], text)
+"""
+
+import os
+import struct
+
+from micropython import const
+
+from bg.record import crc16
+
+# Reset causes (what ``machine.reset_cause()`` says, mapped by the HAL) and the supervisor's
+# events. One vocabulary: the host names them from ``CAUSE_NAMES``.
+CAUSE_UNKNOWN = const(0)
+CAUSE_POWER_ON = const(1)
+CAUSE_HARD = const(2)
+CAUSE_WATCHDOG = const(3)
+CAUSE_DEEP_SLEEP = const(4)
+CAUSE_SOFT = const(5)
+CAUSE_BROWNOUT = const(6)
+CAUSE_TASK_DIED = const(7)  # a task ended with an exception: the text says which and why
+CAUSE_TASK_HUNG = const(8)  # a task made no progress within its deadline: the text names it
+CAUSE_NAMES = (
+    "unknown",
+    "power-on",
+    "hard",
+    "watchdog",
+    "deep-sleep",
+    "soft",
+    "brownout",
+    "task died",
+    "task hung",
+)
+
+MAX_ENTRIES = const(8)
+MAX_TEXT = const(96)
+ENTRY_HEAD = const(10)  # seq u32, time u32, cause u8, text length u8
+PAGE = const(4)  # entries per link response: 4 x 106 + 3 fits a frame's 512 bytes
+MAX_FILE = const(854)  # 4 + MAX_ENTRIES * (ENTRY_HEAD + MAX_TEXT) + 2
+_MAGIC = b"CL\x01"
+NAME = "crash.log"
+
+
+def clip(text, limit=MAX_TEXT):
+    """``text`` as at most ``limit`` bytes of UTF-8: its end is kept (a traceback's last
+    lines say where and what), never a broken character."""
+    b = text.encode() if isinstance(text, str) else bytes(text)
+    if len(b) <= limit:
+        return b
+    i = len(b) - limit
+    while i < len(b) and (b[i] & 0xC0) == 0x80:
+        i += 1  # not in the middle of a character
+    return b[i:]
+
+
+def parse(data):
+    """The entries of a crash-log file's bytes, oldest first: ``[(seq, time, cause, text)]``.
+    ValueError when the bytes are not a whole, undamaged log."""
+    n = len(data)
+    if n < 6 or n > MAX_FILE or bytes(data[:3]) != _MAGIC:
+        raise ValueError("not a crash log")
+    if crc16(data, 0, n - 2) != data[n - 2] | (data[n - 1] << 8):
+        raise ValueError("crash log damaged")
+    count = data[3]
+    if count > MAX_ENTRIES:
+        raise ValueError("crash log damaged")
+    out = []
+    at = 4
+    for _ in range(count):
+        if at + ENTRY_HEAD > n - 2:
+            raise ValueError("crash log damaged")
+        seq, t, cause, ln = struct.unpack_from("<IIBB", data, at)
+        at += ENTRY_HEAD
+        if ln > MAX_TEXT or at + ln > n - 2:
+            raise ValueError("crash log damaged")
+        out.append((seq, t, cause, str(bytes(data[at : at + ln]), "utf-8")))
+        at += ln
+    if at != n - 2:
+        raise ValueError("crash log damaged")
+    return out
+
+
+def pack(entries):
+    """The file's bytes for ``entries`` (as ``parse`` returns them; texts already clipped)."""
+    out = bytearray(_MAGIC)
+    out.append(len(entries))
+    for seq, t, cause, text in entries:
+        b = clip(text)
+        out += struct.pack("<IIBB", seq, t, cause, len(b))
+        out += b
+    c = crc16(out)
+    out.append(c & 0xFF)
+    out.append(c >> 8)
+    return out
+
+
+class CrashLog:
+    """The ring of the last ``MAX_ENTRIES`` reset reasons in ``<root>/crash.log``."""
+
+    def __init__(self, root):
+        self.path = root + "/" + NAME
+        self.damaged = False
+
+    def entries(self):
+        """The stored entries, oldest first (``[]`` when there is no log or it is damaged;
+        ``damaged`` then says which)."""
+        self.damaged = False
+        try:
+            with open(self.path, "rb") as f:
+                data = f.read(MAX_FILE + 1)
+        except OSError:
+            return []
+        try:
+            return parse(data)
+        except (ValueError, UnicodeError):
+            self.damaged = True
+            return []
+
+    def add(self, cause, text="", t=0):
+        """Append one entry (the oldest goes beyond ``MAX_ENTRIES``); returns its ``seq``.
+        OSError (storage full, no filesystem) reaches the caller: the log is then as it was."""
+        if not 0 <= cause <= 255:
+            raise ValueError("bad crash cause")
+        es = self.entries()
+        seq = es[-1][0] + 1 if es else 1
+        es.append((seq & 0xFFFFFFFF, int(t) & 0xFFFFFFFF, cause, str(clip(text), "utf-8")))
+        data = pack(es[-MAX_ENTRIES:])
+        tmp = self.path + ".t"
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+        os.rename(tmp, self.path)
+        return seq
+
+    def page(self, start):
+        """The link's answer for entries ``start..start+PAGE-1``: total count u8, start u8,
+        n u8, then each entry as stored (seq, time, cause, length, text)."""
+        es = self.entries()
+        part = es[start : start + PAGE]
+        out = bytearray((len(es), start & 0xFF, len(part)))
+        for seq, t, cause, text in part:
+            b = text.encode()
+            out += struct.pack("<IIBB", seq, t, cause, len(b))
+            out += b
+        return out
+
+
+def parse_page(p):
+    """The host's side of ``CrashLog.page``: ``(total, start, [(seq, time, cause, text)])``.
+    ValueError on a malformed answer."""
+    if len(p) < 3:
+        raise ValueError("crash log answer too short")
+    total, start, n = p[0], p[1], p[2]
+    if n > PAGE or (n and start + n > total):
+        raise ValueError("crash log answer malformed")
+    out = []
+    at = 3
+    for _ in range(n):
+        if at + ENTRY_HEAD > len(p):
+            raise ValueError("crash log answer truncated")
+        seq, t, cause, ln = struct.unpack_from("<IIBB", p, at)
+        at += ENTRY_HEAD
+        if ln > MAX_TEXT or at + ln > len(p):
+            raise ValueError("crash log answer truncated")
+        out.append((seq, t, cause, str(bytes(p[at : at + ln]), "utf-8")))
+        at += ln
+    if at != len(p):
+        raise ValueError("crash log answer malformed")
+    return total, start, out
+
+
+def exc_text(name, e):
+    """``"name: <traceback tail>"`` of exception ``e`` (MicroPython's ``print_exception``,
+    CPython's ``traceback``), clipped to ``MAX_TEXT`` bytes keeping the end."""
+    import sys
+
+    try:
+        import io
+
+        s = io.StringIO()
+        pe = getattr(sys, "print_exception", None)
+        if pe is not None:
+            pe(e, s)
+        else:
+            import traceback
+
+            traceback.print_exception(type(e), e, e.__traceback__, file=s)
+        tb = s.getvalue()
+    except Exception:  # noqa: BLE001 - no memory for the traceback: the exception alone
+        tb = repr(e)
+    # the last lines say the most: where it failed and the exception itself
+    lines = [x.strip() for x in tb.split("\n") if x.strip() and not x.startswith("Traceback")]
+    head = clip(name, 16) + b": "
+    return str(head + clip(" | ".join(lines[-3:]), MAX_TEXT - len(head)), "utf-8")
