@@ -12,7 +12,7 @@ alive when it beat within its deadline (``ticks_diff`` from the recorded stamp: 
 ticks wrap at 2**30 ms) -- and feeds the watchdog (``hal`` ``wdt.feed()``) only then.
 A dead or hung task stops the feeding, so the hardware resets the board within the
 watchdog's timeout; before that the supervisor writes why to the crash log
-(``bg.journal.crashlog``: the exception's traceback tail, or which task hung). A task that
+(``bg.crashlog``: the exception's traceback tail, or which task hung). A task that
 blocks the event loop stops the supervisor too: no feed, reset (the next boot logs the
 watchdog reset cause). The first time every task has beaten since boot it calls
 ``on_healthy()`` once (the firmware update confirms a new version there).
@@ -27,7 +27,7 @@ Example::
 
 import asyncio
 
-from bg.journal.crashlog import CAUSE_TASK_DIED, CAUSE_TASK_HUNG
+from bg.crashlog import CAUSE_TASK_DIED, CAUSE_TASK_HUNG
 from micropython import const
 
 WDT_TIMEOUT_MS = const(10000)  # hardware watchdog: a stuck board resets within this
@@ -41,7 +41,7 @@ class Supervisor:
     ):
         self.wdt = wdt  # hal: .feed(); None: nothing to feed (checks still run)
         self.clock = clock  # hal.Clock: ticks_ms(), ticks_diff(a, b)
-        self.crashlog = crashlog  # bg.journal.crashlog.CrashLog or None
+        self.crashlog = crashlog  # bg.crashlog.CrashLog or None
         self.log = log or (lambda m: None)
         self.on_healthy = on_healthy
         self.period_ms = period_ms
@@ -82,7 +82,7 @@ class Supervisor:
         try:
             await coro
         except Exception as e:  # noqa: BLE001 - any death of an essential task resets the board
-            from bg.journal.crashlog import exc_text
+            from bg.crashlog import exc_text
 
             try:
                 self.dead[i] = exc_text(self.names[i], e)

@@ -117,7 +117,7 @@ class Hardware:
     """A bundle of the parts above, returned by a backend's ``make()``.
 
     ``watchdog(timeout_ms)`` arms the hardware watchdog (a ``Watchdog``; None when the backend
-    has none), ``reset_cause()`` is why the board last reset (``bg.journal.crashlog``'s
+    has none), ``reset_cause()`` is why the board last reset (``bg.crashlog``'s
     ``CAUSE_*``, from ``machine.reset_cause()``), ``reset()`` resets it (``machine.reset()``).
 
     ``board_id()`` is the board's link identity (8 bytes, docs/protocol.md INFO), or None

@@ -218,9 +218,9 @@ class Watchdog(hal.Watchdog):
 
 
 def reset_cause():
-    """``machine.reset_cause()`` as a ``bg.journal.crashlog`` cause. The ESP32 port reports a
+    """``machine.reset_cause()`` as a ``bg.crashlog`` cause. The ESP32 port reports a
     brown-out as a power-on reset (it has no ``BROWNOUT_RESET``); a port that has one is named."""
-    from bg.journal import crashlog as CL
+    from bg import crashlog as CL
 
     c = machine.reset_cause()
     m = (

@@ -422,7 +422,7 @@ def make(config=None):
         return Watchdog(ms, box[0] if box else None)
 
     def reset_cause():
-        from bg.journal.crashlog import CAUSE_NAMES  # the one vocabulary of reset causes
+        from bg.crashlog import CAUSE_NAMES  # the one vocabulary of reset causes
 
         return CAUSE_NAMES.index(cause) if cause in CAUSE_NAMES else 0
 

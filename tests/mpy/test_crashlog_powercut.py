@@ -1,4 +1,4 @@
-"""bg.journal.crashlog on littlefs (``vfs.VfsLfs2``, ESP32-like 4096-byte blocks) with a power
+"""bg.crashlog on littlefs (``vfs.VfsLfs2``, ESP32-like 4096-byte blocks) with a power
 cut at every block program and erase of a run of ``add()`` calls that fills the ring and
 wraps it: at each cut the image is checked as it is (the write lost) and torn (half of it
 reached the flash). The log must read back, undamaged, as it was after the last ``add()``
@@ -8,7 +8,7 @@ else -- and the next ``add()`` must work on it."""
 import gc
 
 import journal_flash as F
-from bg.journal import crashlog as CL
+from bg import crashlog as CL
 
 NBLK = 16
 _ADDS = CL.MAX_ENTRIES + 3  # fills the ring and wraps it

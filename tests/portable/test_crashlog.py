@@ -1,10 +1,10 @@
-"""bg.journal.crashlog on a plain directory (littlefs and power cuts: tests/mpy): the ring
+"""bg.crashlog on a plain directory (littlefs and power cuts: tests/mpy): the ring
 never grows, damage reads as damage, texts are clipped on a character boundary, the link's
 pages round-trip and a malformed page is refused."""
 
 import os
 
-from bg.journal import crashlog as CL
+from bg import crashlog as CL
 
 
 def _root():

@@ -6,7 +6,7 @@ import asyncio
 import os
 
 from app.supervisor import Supervisor
-from bg.journal import crashlog as CL
+from bg import crashlog as CL
 
 _PERIOD = 1 << 30  # the ESP32's ticks_ms period
 _MASK = _PERIOD - 1  # a small int on the 32-bit board model (2**30 itself is not)

@@ -69,6 +69,7 @@ REQ_PLAYER_SEED = const(0x1B)  # commitment(32) + seed(16): a host's dice contri
 REQ_FW_BEGIN = const(0x1C)  # bundle id(32) + size u32 -> offset u32, size u32 (docs/update.md)
 REQ_FW_CHUNK = const(0x1D)  # offset u32 + bytes -> offset u32 (where the stream now stands)
 REQ_FW_COMMIT = const(0x1E)  # checks the stored bundle, marks it pending -> its version
+REQ_CRASH_LOG = const(0x1F)  # start index u8: a page of the crash log (bg.crashlog)
 RSP = const(0x40)
 DATA = const(0x60)
 EVENT = const(0x61)

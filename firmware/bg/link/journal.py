@@ -46,6 +46,7 @@ class JournalStore:
 
     def __init__(self, journal, root, board_id=None, urandom=None):
         self.j = journal
+        self.root = root
         self.dir = root + "/link"
         try:
             os.mkdir(self.dir)
@@ -127,3 +128,8 @@ class JournalStore:
 
     def save_keys(self, blob):
         _write_atomic(self.dir + "/hosts", blob)
+
+    def crash_log(self, start):
+        from bg.crashlog import CrashLog
+
+        return CrashLog(self.root).page(start)

@@ -1,5 +1,5 @@
 """Link requests of an authenticated session: list, fetch/ack/cancel, delete, watch, reveal,
-set clock, rename, unpair, hosts, player seed.
+set clock, rename, unpair, hosts, player seed, crash log.
 
 Functions ``f(session, frame)`` dispatched by ``bg.link.session``; each checks everything
 before it changes anything (a delete of several matches is all-or-nothing).
@@ -17,6 +17,7 @@ from bg.link import (
     LIST_PAGE,
     MAX_DELETE,
     REQ_CANCEL,
+    REQ_CRASH_LOG,
     REQ_DELETE,
     REQ_FETCH,
     REQ_HOSTS,
@@ -216,3 +217,11 @@ def hosts(s, fr):
         nb = name.encode()
         out += hid + bytes([len(nb)]) + nb
     s._reply(RSP | REQ_HOSTS, out)
+
+
+def crash_log(s, fr):
+    """A page of the board's crash log (why it last reset: ``bg.crashlog``): the total
+    count, the start, then up to ``PAGE`` entries from ``start`` (none past the end)."""
+    if len(fr.payload) != 1:
+        raise ValueError("crash log needs a start index (u8)")
+    s._reply(RSP | REQ_CRASH_LOG, s.board.store.crash_log(fr.payload[0]))

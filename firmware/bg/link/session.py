@@ -39,6 +39,7 @@ from bg.link import (
     REQ_AUTH_PROOF,
     REQ_AUTH_START,
     REQ_CANCEL,
+    REQ_CRASH_LOG,
     REQ_DELETE,
     REQ_FETCH,
     REQ_FW_BEGIN,
@@ -279,6 +280,7 @@ _HANDLERS = {
     REQ_FW_BEGIN: (2, "begin", True),  # a paired host only; the bundle's signature regardless
     REQ_FW_CHUNK: (2, "chunk", True),
     REQ_FW_COMMIT: (2, "commit", True),
+    REQ_CRASH_LOG: (1, "crash_log", True),
 }
 
 

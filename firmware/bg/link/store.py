@@ -25,6 +25,8 @@ class Store:
       while the match is live; the protocol checks the state first anyway).
     - ``load_keys()`` -> bytes or None / ``save_keys(bytes)``: the paired-hosts blob,
       written atomically.
+    - ``crash_log(start)`` -> a page of the crash log from entry ``start``
+      (``bg.crashlog.page``'s bytes).
 
     ``MemoryStore`` below is the in-memory implementation used by tests and the simulator.
     """
@@ -45,6 +47,7 @@ class MemoryStore(Store):
         self.matches = {}
         self.order = []
         self.keys = None
+        self.crashes = []  # crash-log entries (seq, time, cause, text), oldest first
 
     def add(self, match_id, data, state=STATE_FINISHED, seed=b""):
         if match_id not in self.matches:
@@ -84,3 +87,8 @@ class MemoryStore(Store):
 
     def save_keys(self, blob):
         self.keys = bytes(blob)
+
+    def crash_log(self, start):
+        from bg.crashlog import page
+
+        return page(self.crashes, start)

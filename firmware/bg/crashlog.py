@@ -9,12 +9,12 @@ an event the supervisor (``app.supervisor``) saw before it let the watchdog rese
 The file never grows: ``add()`` drops the oldest entry beyond ``MAX_ENTRIES``, so it is at
 most ``MAX_FILE`` bytes. It is rewritten whole into ``crash.log.t`` and renamed over the old
 one (littlefs rename is atomic, as for the journal's small files): a power cut during a write
-leaves the previous log readable. A CRC-16 over the file catches any other damage; a damaged
+leaves the previous log readable. A checksum over the file catches any other damage; a damaged
 log reads as empty (``damaged`` True) and the next ``add()`` starts a new one.
 
 File layout (little-endian)::
 
-    b"CL" version(u8 = 1) count(u8) entry*count crc16(u16, CRC-16/CCITT-FALSE of all before)
+    b"CL" version(u8 = 1) count(u8) entry*count check(4 bytes: SHA-256 of all before, first 4)
     entry: seq(u32) unix_time(u32) cause(u8) text_len(u8) text(utf-8, <= MAX_TEXT)
 
 ``seq`` counts every entry ever added (it goes on across the ring), so a host sees how many
@@ -29,12 +29,11 @@ Example::
         print(seq, CAUSE_NAMES[cause], text)
 """
 
+import hashlib
 import os
 import struct
 
 from micropython import const
-
-from bg.record import crc16
 
 # Reset causes (what ``machine.reset_cause()`` says, mapped by the HAL) and the supervisor's
 # events. One vocabulary: the host names them from ``CAUSE_NAMES``.
@@ -63,7 +62,8 @@ MAX_ENTRIES = const(8)
 MAX_TEXT = const(96)
 ENTRY_HEAD = const(10)  # seq u32, time u32, cause u8, text length u8
 PAGE = const(4)  # entries per link response: 4 x 106 + 3 fits a frame's 512 bytes
-MAX_FILE = const(854)  # 4 + MAX_ENTRIES * (ENTRY_HEAD + MAX_TEXT) + 2
+_CHECK = const(4)
+MAX_FILE = const(856)  # 4 + MAX_ENTRIES * (ENTRY_HEAD + MAX_TEXT) + _CHECK
 _MAGIC = b"CL\x01"
 NAME = "crash.log"
 
@@ -84,9 +84,10 @@ def parse(data):
     """The entries of a crash-log file's bytes, oldest first: ``[(seq, time, cause, text)]``.
     ValueError when the bytes are not a whole, undamaged log."""
     n = len(data)
-    if n < 6 or n > MAX_FILE or bytes(data[:3]) != _MAGIC:
+    if n < 4 + _CHECK or n > MAX_FILE or bytes(data[:3]) != _MAGIC:
         raise ValueError("not a crash log")
-    if crc16(data, 0, n - 2) != data[n - 2] | (data[n - 1] << 8):
+    end = n - _CHECK
+    if _check(memoryview(data)[:end]) != bytes(data[end:]):
         raise ValueError("crash log damaged")
     count = data[3]
     if count > MAX_ENTRIES:
@@ -94,15 +95,15 @@ def parse(data):
     out = []
     at = 4
     for _ in range(count):
-        if at + ENTRY_HEAD > n - 2:
+        if at + ENTRY_HEAD > end:
             raise ValueError("crash log damaged")
         seq, t, cause, ln = struct.unpack_from("<IIBB", data, at)
         at += ENTRY_HEAD
-        if ln > MAX_TEXT or at + ln > n - 2:
+        if ln > MAX_TEXT or at + ln > end:
             raise ValueError("crash log damaged")
         out.append((seq, t, cause, str(bytes(data[at : at + ln]), "utf-8")))
         at += ln
-    if at != n - 2:
+    if at != end:
         raise ValueError("crash log damaged")
     return out
 
@@ -115,10 +116,12 @@ def pack(entries):
         b = clip(text)
         out += struct.pack("<IIBB", seq, t, cause, len(b))
         out += b
-    c = crc16(out)
-    out.append(c & 0xFF)
-    out.append(c >> 8)
+    out += _check(out)
     return out
+
+
+def _check(data):
+    return hashlib.sha256(data).digest()[:_CHECK]
 
 
 class CrashLog:
@@ -160,16 +163,20 @@ class CrashLog:
         return seq
 
     def page(self, start):
-        """The link's answer for entries ``start..start+PAGE-1``: total count u8, start u8,
-        n u8, then each entry as stored (seq, time, cause, length, text)."""
-        es = self.entries()
-        part = es[start : start + PAGE]
-        out = bytearray((len(es), start & 0xFF, len(part)))
-        for seq, t, cause, text in part:
-            b = text.encode()
-            out += struct.pack("<IIBB", seq, t, cause, len(b))
-            out += b
-        return out
+        """The link's answer for entries ``start..`` (``page``)."""
+        return page(self.entries(), start)
+
+
+def page(entries, start):
+    """The link's answer for ``entries[start : start + PAGE]``: total count u8, start u8,
+    n u8, then each entry as stored (seq u32, time u32, cause u8, length u8, text)."""
+    part = entries[start : start + PAGE]
+    out = bytearray((len(entries), start & 0xFF, len(part)))
+    for seq, t, cause, text in part:
+        b = clip(text)
+        out += struct.pack("<IIBB", seq, t, cause, len(b))
+        out += b
+    return out
 
 
 def parse_page(p):
