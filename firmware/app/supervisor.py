@@ -30,7 +30,7 @@ import asyncio
 from bg.crashlog import CAUSE_TASK_DIED, CAUSE_TASK_HUNG
 from micropython import const
 
-WDT_TIMEOUT_MS = const(10000)  # hardware watchdog: a stuck board resets within this
+WDT_TIMEOUT_MS = const(8000)  # hardware watchdog: a stuck board resets within this
 PERIOD_MS = const(1000)  # how often the supervisor checks and feeds
 DEADLINE_MS = const(4000)  # default: a task must beat at least this often
 

@@ -57,6 +57,7 @@ import status as words  # noqa: E402
 from physical import BOARD_JSON, Chain, Physical, load_board  # noqa: E402
 
 STATIC = HERE / "static"
+RESET_EXIT = 75  # the firmware's exit status after machine.reset() (hal.sim.RESET_EXIT)
 # The firmware runs from a ROMFS image (its bytecode outside the heap, as in the ESP32's flash;
 # docs/memory.md) with this much working heap. The whole match needs ~120k on this 64-bit host
 # (tools/bench_sim.py); pairing (X25519) needs little on top.
@@ -156,10 +157,19 @@ class Sim:
         self._fw = None  # socket to the firmware
         self._proc = None
         self.link_port = link_port
+        # the board's hardware watchdog (hal.sim.Watchdog): this server is its timer, so a
+        # firmware whose event loop is blocked is still reset (killed, started again)
+        self.wdt_ms = 0  # armed timeout, 0 = not armed (a reset disarms it, as on the ESP32)
+        self._fed = 0.0  # monotonic time of the last feed
+        self.resets = []  # reset causes, in order ("watchdog", "soft")
+        self._gen = 0  # the firmware process's generation (one per start)
+        self._restart_lock = threading.Lock()
+        self._wdt_thread = None
+        self._stopping = False
 
     # -- firmware ---------------------------------------------------------------------
 
-    def start(self, timeout=20):
+    def start(self, timeout=20, reset_cause=None):
         lsock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         lsock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         lsock.bind(("127.0.0.1", 0))
@@ -171,6 +181,8 @@ class Sim:
         env["SG_HAL"] = "sim"
         env["SG_SIM_PORT"] = str(port)
         env["SG_SIM_STATUS"] = "1" if self.status_panel else "0"
+        if reset_cause:
+            env["SG_SIM_RESET_CAUSE"] = reset_cause  # machine.reset_cause() after the reset
         if self.image:
             Path(self.image).parent.mkdir(parents=True, exist_ok=True)
             env["SG_SIM_IMAGE"] = str(Path(self.image).resolve())
@@ -197,6 +209,10 @@ class Sim:
             argv = romfs.command(micropython_binary(), self.heap, "main")
         else:
             argv = [micropython_binary(), "-X", "heapsize=" + self.heap, str(Path(build) / "main.py")]
+        self._gen += 1
+        self.wdt_ms = 0
+        with self._lock:
+            self.exit_code = None
         self._proc = subprocess.Popen(
             argv,
             cwd=str(ROOT),
@@ -206,7 +222,7 @@ class Sim:
             stderr=subprocess.STDOUT,
             text=True,
         )
-        threading.Thread(target=self._pump_stdout, daemon=True).start()
+        threading.Thread(target=self._pump_stdout, args=(self._proc, self._gen), daemon=True).start()
         lsock.settimeout(0.2)
         end = time.monotonic() + timeout
         conn = None
@@ -224,12 +240,54 @@ class Sim:
             lsock.close()
         conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self._fw = conn
-        threading.Thread(target=self._pump_firmware, daemon=True).start()
+        threading.Thread(target=self._pump_firmware, args=(conn,), daemon=True).start()
         self.send_bits()
         self._send({"t": "time", "unix": int(time.time())})
+        if self._wdt_thread is None:
+            self._wdt_thread = threading.Thread(target=self._watchdog, daemon=True)
+            self._wdt_thread.start()
         return self
 
+    # -- the hardware watchdog and resets (hal.sim.Watchdog) ----------------------------
+
+    def _watchdog(self):
+        while not self._stopping:
+            time.sleep(0.05)
+            ms = self.wdt_ms
+            gen = self._gen
+            if ms and time.monotonic() - self._fed > ms / 1000 and self.exit_code is None:
+                self.restart("watchdog", gen)
+
+    def restart(self, cause, gen=None):
+        """The board resets: the firmware process ends at once (as the chip's reset) and
+        starts again on the same flash image, the physical board as it was; its
+        ``machine.reset_cause()`` then says ``cause``."""
+        with self._restart_lock:
+            if self._stopping or (gen is not None and gen != self._gen):
+                return  # that firmware was reset already
+            self.wdt_ms = 0
+            self._gen += 1  # the old process's pumps go quiet from here
+            proc = self._proc
+            if proc is not None and proc.poll() is None:
+                proc.kill()
+            if proc is not None:
+                proc.wait()
+            if self._fw is not None:
+                self._fw.close()
+                self._fw = None
+            self.resets.append(cause)
+            self._log("[simulator: board reset (%s)]" % cause)
+            self._publish("reset", {"cause": cause, "n": len(self.resets)})
+            try:
+                self.start(reset_cause=cause)
+            except RuntimeError as e:  # it did not come back: say so, as a dead board would
+                self._log("[simulator: the firmware did not start again: %s]" % e)
+                with self._lock:
+                    self.exit_code = -1
+                    self._frame_cv.notify_all()
+
     def stop(self):
+        self._stopping = True
         if self._fw is not None:
             try:
                 self._send({"t": "quit"})
@@ -245,7 +303,7 @@ class Sim:
             self._fw.close()
             self._fw = None
 
-    def restart(self, **changes):
+    def restart_with(self, **changes):
         """Restart the firmware with changed settings (``SG_SETTINGS``), e.g. ``computer=1``
         (the board plays black) or ``learn=True``; None removes a setting. The journal and
         the checkers stay: a match in progress resumes with its own settings."""
@@ -263,10 +321,16 @@ class Sim:
         self._publish("settings", s)
         return s
 
-    def _pump_stdout(self):
-        for line in self._proc.stdout:
+    def _pump_stdout(self, proc, gen):
+        for line in proc.stdout:
             self._log(line.rstrip("\n"))
-        code = self._proc.wait()
+        code = proc.wait()
+        if gen != self._gen:
+            return  # a reset already started the next one
+        if code == RESET_EXIT and not self._stopping:
+            # machine.reset() (hal.sim): the board starts again
+            threading.Thread(target=self.restart, args=("soft", gen), daemon=True).start()
+            return
         with self._lock:
             self.exit_code = code
             self._frame_cv.notify_all()
@@ -316,8 +380,13 @@ class Sim:
             lines = self.log[i:]
             return lines, self._log_dropped + len(self.log)
 
-    def _pump_firmware(self):
-        f = self._fw.makefile("rb")
+    def _pump_firmware(self, conn):
+        try:
+            self._read_firmware(conn.makefile("rb"))
+        except (OSError, ValueError):
+            pass  # the connection closed under us (a reset)
+
+    def _read_firmware(self, f):
         for raw in f:
             try:
                 msg = json.loads(raw)
@@ -337,14 +406,30 @@ class Sim:
                 self._log(msg.get("m", ""))
             elif t == "st":
                 self._status_line(msg)
+            elif t == "feed":
+                self._fed = time.monotonic()
+            elif t == "wdt":
+                self._fed = time.monotonic()
+                self.wdt_ms = int(msg.get("ms", 0))
             elif t == "hello":
                 self.hello = msg
 
     def _send(self, obj):
-        if self._fw is None:
+        fw = self._fw
+        if fw is None:
             return
         with self._lock:
-            self._fw.sendall((json.dumps(obj, separators=(",", ":")) + "\n").encode())
+            try:
+                fw.sendall((json.dumps(obj, separators=(",", ":")) + "\n").encode())
+            except OSError:
+                if self._fw is fw:
+                    raise
+                # the board is resetting: what was sent is lost, as a press during a reset
+
+    def fault(self, task, how):
+        """Test hook (hal.sim.Faults): make the firmware's essential task ``task`` ("scan",
+        "buttons", "leds", "clock", "link") ``how`` = "raise" / "block" / "stall"."""
+        self._send({"t": "fault", "task": task, "how": how})
 
     # -- the physical board and the buttons ---------------------------------------------
 
@@ -412,6 +497,7 @@ class Sim:
                 "status": self.status,
                 "pairing": self.pairing,
                 "legend": words.legend(),
+                "resets": list(self.resets),
             }
 
 
@@ -486,7 +572,7 @@ def make_handler(sim, static=STATIC):
                     comp = obj.get("computer")
                     if comp not in (None, 0, 1):
                         raise ValueError("computer: 0, 1 or null")
-                    sim.restart(computer=comp, learn=bool(obj.get("learn")) or None)
+                    sim.restart_with(computer=comp, learn=bool(obj.get("learn")) or None)
                 elif self.path == "/api/reset":
                     if obj.get("setup") == "clear":
                         sim.physical.__init__()

@@ -1,0 +1,38 @@
+"""The board's watchdog wiring: the crash log at boot and the supervisor (``app.supervisor``)
+over the HAL's watchdog. ``app.main`` calls these; the logic lives in ``app.supervisor`` and
+``bg.crashlog``.
+
+- ``boot_log(hw, log)``: once per boot, after the storage is mounted: one crash-log entry
+  with ``hw.reset_cause()`` (power-on, watchdog, brownout...). Returns the ``CrashLog`` (None
+  without storage).
+- ``supervisor(hw, crashlog, log, on_healthy)``: arms the hardware watchdog
+  (``WDT_TIMEOUT_MS``) and returns the ``Supervisor`` that alone feeds it; in the simulator
+  it also wires the test hook (``hal.sim.Faults``).
+"""
+
+from app.supervisor import WDT_TIMEOUT_MS, Supervisor
+
+
+def boot_log(hw, log):
+    if not hw.storage.ok():
+        return None
+    from bg.crashlog import CAUSE_NAMES, CrashLog
+
+    cl = CrashLog(hw.storage.root)
+    cause = hw.reset_cause()
+    try:
+        cl.add(cause, "", hw.clock.unix_time())
+    except OSError as e:  # storage full...: the board plays on without the entry
+        log("crash log: %r" % (e,))
+    log("reset cause: %s" % (CAUSE_NAMES[cause] if 0 <= cause < len(CAUSE_NAMES) else cause,))
+    return cl
+
+
+def supervisor(hw, crashlog, log, on_healthy=None):
+    sup = Supervisor(
+        hw.watchdog(WDT_TIMEOUT_MS), hw.clock, crashlog, log, on_healthy, unix_time=hw.clock.unix_time
+    )
+    faults = getattr(hw, "faults", None)  # the simulator's test hook only
+    if faults is not None:
+        sup.fault = faults.hit
+    return sup
