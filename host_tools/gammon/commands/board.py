@@ -1,6 +1,6 @@
 """Board link commands: ``gammon scan`` (BLE, needs bleak), ``gammon pair ADDRESS``,
 ``gammon boards`` (saved pairings, default board) and ``gammon board info|rename|clock|hosts|
-unpair|update``. Other commands that talk to a board use the helpers here::
+unpair|update|log``. Other commands that talk to a board use the helpers here::
 
     from gammon.commands.board import add_board_argument, open_board
 
@@ -158,9 +158,43 @@ def cmd_board(args):
             elif args.action == "unpair":
                 c.unpair(args.value)
                 print("unpaired", args.value or "this host")
+            elif args.action == "log":
+                _print_crash_log(crash_log(c))
         except L.LinkError as e:
             raise UserError(str(e)) from None
     return 0
+
+
+def crash_log(client):
+    """The board's crash log (REQ_CRASH_LOG, page by page): ``[(seq, unix time, cause, text)]``,
+    oldest first. A malformed answer is a ``LinkError``."""
+    from bg import crashlog as CL
+    from bg import link as P
+
+    out = []
+    start = 0
+    while True:
+        try:
+            total, got, es = CL.parse_page(client.call(P.REQ_CRASH_LOG, bytes([start])))
+        except ValueError as e:
+            raise L.LinkError("board sent a bad crash log: %s" % e) from None
+        if got != start:
+            raise L.LinkError("board sent a bad crash log: page %d for %d" % (got, start))
+        out += es
+        start += len(es)
+        if not es or start >= total:
+            return out
+
+
+def _print_crash_log(entries):
+    from bg.crashlog import CAUSE_NAMES
+
+    if not entries:
+        print("crash log: empty")
+    for seq, t, cause, text in entries:
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(t)) if t else "-" * 19
+        name = CAUSE_NAMES[cause] if cause < len(CAUSE_NAMES) else "cause %d" % cause
+        print("%5d  %s  %-10s %s" % (seq, when, name, text))
 
 
 def register(sub):
@@ -178,8 +212,8 @@ def register(sub):
     p.add_argument("--forget", metavar="BOARD", help="delete the saved key of BOARD")
     p.set_defaults(func=cmd_boards)
 
-    p = sub.add_parser("board", help="talk to a paired board: info, rename, clock, hosts, unpair, update")
-    p.add_argument("action", choices=("info", "rename", "clock", "hosts", "unpair", "update"))
+    p = sub.add_parser("board", help="talk to a paired board: info, rename, clock, hosts, unpair, update, log")
+    p.add_argument("action", choices=("info", "rename", "clock", "hosts", "unpair", "update", "log"))
     p.add_argument("value", nargs="?", help="new name / unix time / host id / bundle file")
     add_board_argument(p)
     p.set_defaults(func=cmd_board)
