@@ -11,7 +11,10 @@ Tasks (all asyncio, none blocks):
 - **leds** -- repaints the frame (``app.view``) when something changed and while an
   animation runs, then ``leds.show()``;
 - **clock** -- the match clock's tick;
-- **link** -- ``app.link.Wiring``: the host link on every transport this board has.
+- **link** -- ``app.link.Wiring``: the host link on every transport this board has;
+- **supervisor** -- ``app.supervisor`` (wired by ``app.watch``): feeds the hardware watchdog
+  only while scan, buttons, leds and clock beat; a dead or hung task resets the board, which
+  comes back into the same match from the journal; the crash log says why.
 
 The controller (``app.controller``) is pure; ``app.journal_policy.Recorder`` stores its
 confirmed actions through ``bg.journal`` and replays the journal at boot so a power cut loses
@@ -39,6 +42,7 @@ from app import rules
 from app import controller as C
 
 # isort: on
+from app import watch
 from app.buttons import POLL_MS, Gestures
 from app.journal_policy import Recorder, release
 from app.scanner import Scanner
@@ -51,6 +55,10 @@ from micropython import const
 
 _AUTO = None  # a link transport's "decide from the hardware" setting
 _FRAME_MS = const(40)
+
+
+def _no_beat(i):
+    pass
 
 
 def _ticks_us():
@@ -94,6 +102,9 @@ class App:
         self.trial = Trial(hw.clock, self._log, _restart)  # firmware updates (app.update)
         self.animate = True  # the roll animation (needs the asyncio loop running)
         self._anim = None
+        self.sup = None  # app.supervisor.Supervisor, made by run()
+        self.beat = _no_beat  # the supervisor's heartbeat, once it runs
+        self.on_healthy = None  # called once at the first "all tasks alive" (app.supervisor)
 
     def _log(self, m):
         self.log(m)
@@ -247,6 +258,7 @@ class App:
         clock = self.hw.clock
         while self.running:
             self.buttons.poll(clock.ticks_ms())
+            self.beat(watch.BUTTONS)
             await asyncio.sleep_ms(POLL_MS)
 
     def status_to(self, send):
@@ -265,6 +277,7 @@ class App:
                 last[:] = hw.leds.buf
                 hw.leds.show()
             self.wake.clear()
+            self.beat(watch.LEDS)
             try:
                 await asyncio.wait_for_ms(self.wake.wait(), _FRAME_MS)
             except asyncio.TimeoutError:
@@ -278,17 +291,21 @@ class App:
                 self.wake.set()
             if self.status is not None:
                 self.status.poll(self.ctl, now)  # the simulator's status panel (app.sim_status)
+            self.beat(watch.CLOCK)
             await asyncio.sleep_ms(100)
 
     async def run(self):
         self.boot()
         if self.animate:
             self._animate_prepare()
+        sup = self.sup = watch.start(self, self.on_healthy)  # crash log, watchdog armed
+        self.beat = sup.beat
         tasks = [
-            asyncio.create_task(self.scanner.run()),
-            asyncio.create_task(self.button_task()),
-            asyncio.create_task(self.led_task()),
-            asyncio.create_task(self.clock_task()),
+            asyncio.create_task(sup.guard(watch.SCAN, self.scanner.run())),
+            asyncio.create_task(sup.guard(watch.BUTTONS, self.button_task())),
+            asyncio.create_task(sup.guard(watch.LEDS, self.led_task())),
+            asyncio.create_task(sup.guard(watch.CLOCK, self.clock_task())),
+            asyncio.create_task(sup.run()),
         ]
         bus = getattr(self.hw, "bus", None)
         if bus is not None:
@@ -301,6 +318,7 @@ class App:
         tasks.append(asyncio.create_task(self.trial.run(lambda: self.scanner.running)))
         while self.running:
             await asyncio.sleep_ms(100)
+        sup.stop()
         self.scanner.stop()
         for t in tasks:
             t.cancel()

@@ -41,6 +41,7 @@ class Scanner:
         self.running = False
         self.last_change_ms = 0  # ticks of the last accepted change (latency measurements)
         self.overruns = 0  # scans that started more than one period late
+        self.beat = None  # called once per scan: the watchdog supervisor's heartbeat
 
     def scan_once(self):
         """One read + feed; returns True when the debounced state changed."""
@@ -65,6 +66,9 @@ class Scanner:
         n = 0
         while self.running:
             self.scan_once()
+            b = self.beat
+            if b is not None:
+                b()
             n += 1
             if scans and n >= scans:
                 break

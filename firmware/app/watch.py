@@ -5,12 +5,23 @@ over the HAL's watchdog. ``app.main`` calls these; the logic lives in ``app.supe
 - ``boot_log(hw, log)``: once per boot, after the storage is mounted: one crash-log entry
   with ``hw.reset_cause()`` (power-on, watchdog, brownout...). Returns the ``CrashLog`` (None
   without storage).
+- ``start(app, on_healthy)``: both, for ``app.main.App``: the crash-log entry, the
+  supervisor with the four essential tasks registered (``SCAN``, ``BUTTONS``, ``LEDS``,
+  ``CLOCK``: the app's loops call ``beat``), the scanner's heartbeat wired.
 - ``supervisor(hw, crashlog, log, on_healthy)``: arms the hardware watchdog
   (``WDT_TIMEOUT_MS``) and returns the ``Supervisor`` that alone feeds it; in the simulator
   it also wires the test hook (``hal.sim.Faults``).
 """
 
 from app.supervisor import WDT_TIMEOUT_MS, Supervisor
+from micropython import const
+
+# the essential tasks, in the order ``start`` registers them (``Supervisor.beat`` indices)
+SCAN = const(0)
+BUTTONS = const(1)
+LEDS = const(2)
+CLOCK = const(3)
+NAMES = ("scan", "buttons", "leds", "clock")
 
 
 def boot_log(hw, log):
@@ -35,4 +46,12 @@ def supervisor(hw, crashlog, log, on_healthy=None):
     faults = getattr(hw, "faults", None)  # the simulator's test hook only
     if faults is not None:
         sup.fault = faults.hit
+    return sup
+
+
+def start(app, on_healthy=None):
+    sup = supervisor(app.hw, boot_log(app.hw, app.log), app.log, on_healthy)
+    for n in NAMES:
+        sup.watch(n)
+    app.scanner.beat = lambda: sup.beat(SCAN)
     return sup

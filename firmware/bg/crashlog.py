@@ -204,8 +204,9 @@ def parse_page(p):
 
 
 def exc_text(name, e):
-    """``"name: <traceback tail>"`` of exception ``e`` (MicroPython's ``print_exception``,
-    CPython's ``traceback``), clipped to ``MAX_TEXT`` bytes keeping the end."""
+    """``"name: Exception: message | file:line function | ..."`` of exception ``e``: the
+    exception first, then the traceback's frames innermost first, as many as fit in
+    ``MAX_TEXT`` bytes (MicroPython's ``print_exception``, CPython's ``traceback``)."""
     import sys
 
     try:
@@ -219,10 +220,26 @@ def exc_text(name, e):
             import traceback
 
             traceback.print_exception(type(e), e, e.__traceback__, file=s)
-        tb = s.getvalue()
+        lines = s.getvalue().split("\n")
     except Exception:  # noqa: BLE001 - no memory for the traceback: the exception alone
-        tb = repr(e)
-    # the last lines say the most: where it failed and the exception itself
-    lines = [x.strip() for x in tb.split("\n") if x.strip() and not x.startswith("Traceback")]
-    head = clip(name, 16) + b": "
-    return str(head + clip(" | ".join(lines[-3:]), MAX_TEXT - len(head)), "utf-8")
+        lines = [repr(e)]
+    frames = []
+    last = ""
+    for x in lines:
+        x = x.strip()
+        if x.startswith('File "'):  # File "app/scanner.py", line 66, in run
+            q = x.find('"', 6)
+            parts = x[q + 1 :].split(",")
+            where = x[6:q].split("/")[-1] + ":" + (parts[1].strip()[5:] if len(parts) > 1 else "")
+            if len(parts) > 2:
+                where += " " + parts[2].strip()[3:]
+            frames.append(where)
+        elif x and not x.startswith("Traceback"):
+            last = x  # the exception line comes last (source lines in CPython before it)
+    out = clip(name, 16) + b": " + clip(last or repr(e), MAX_TEXT - 18)
+    for f in reversed(frames):
+        b = (" | " + f).encode()
+        if len(out) + len(b) > MAX_TEXT:
+            break
+        out += b
+    return str(out, "utf-8")

@@ -158,3 +158,23 @@ def test_exception_text_names_the_task_and_the_error():
     except OSError as e:
         t = CL.exc_text("leds", e)
     assert t.startswith("leds: ") and len(t.encode()) <= CL.MAX_TEXT and t.endswith("y")
+
+
+def _inner():
+    raise KeyError("deep")
+
+
+def _outer():
+    _inner()
+
+
+def test_exception_text_puts_the_exception_first_then_innermost_frames():
+    try:
+        _outer()
+    except KeyError as e:
+        t = CL.exc_text("clock", e)
+    assert t.startswith("clock: KeyError"), t
+    assert "deep" in t
+    i = t.find("_inner")
+    assert i > 0 and (t.find("_outer") < 0 or t.find("_outer") > i), t  # innermost first
+    assert "test_crashlog.py:" in t

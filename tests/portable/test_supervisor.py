@@ -118,7 +118,11 @@ def test_ticks_wrap_is_not_a_hang_and_a_hang_across_the_wrap_is():
         assert s.step(), clock.t
     clock.t = _MASK - 499
     s.beat(a)
-    clock.advance(3500)  # a stamp before the wrap, now after it: 3.5 s without progress
+    assert s.step()
+    for _ in range(3):  # a stamp before the wrap, now after it: 3 s without progress
+        clock.advance(1000)
+        assert s.step()
+    clock.advance(500)
     assert not s.step()
     assert s.failed[0] == CL.CAUSE_TASK_HUNG
 
@@ -190,6 +194,28 @@ def test_a_task_that_never_starts_is_a_hang():
     assert s.step()  # within its first deadline
     clock.advance(1500)
     assert not s.step() and wdt.feeds == 1
+
+
+def test_a_held_up_event_loop_is_not_a_hang_but_a_stall_after_it_is():
+    """A long flash write holds every task up (nothing runs, the supervisor neither): when the
+    loop runs again no task is blamed for the hold, but one that still makes no progress is."""
+    clock = Clock(0)
+    s, wdt, _ = _sup(clock)
+    a = s.watch("scan", 3000)
+    b = s.watch("clock", 3000)
+    s.beat(a)
+    s.beat(b)
+    assert s.step()
+    clock.advance(6000)  # the loop held for 6 s (the watchdog's timeout is longer)
+    assert s.step() and s.held == 1
+    for _ in range(3):
+        clock.advance(1000)
+        s.beat(a)  # scan runs again; clock does not
+        assert s.step()
+    clock.advance(1000)
+    s.beat(a)
+    assert not s.step() and s.failed[1].startswith("clock: no progress")
+    assert wdt.feeds == 5
 
 
 def test_bad_deadline_refused():
