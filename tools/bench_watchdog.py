@@ -8,8 +8,9 @@ Usage::
 Measures:
 
 - ``supervisor_heap_bytes``: what ``app.supervisor`` + ``app.watch`` keep in the heap with the
-  four essential tasks registered (module objects and the supervisor; the bytecode is frozen);
-- ``crashlog_heap_bytes``: what ``bg.crashlog`` keeps once imported, and
+  four essential tasks registered (module objects and the supervisor; the bytecode is frozen;
+  ``bg.crashlog`` is not resident: imported for a write, released after the boot entry);
+- ``crashlog_heap_bytes``: what ``bg.crashlog`` keeps while imported, and
   ``crashlog_add_peak_bytes``: the heap one ``add()`` to a full log allocates (gc off);
 - ``round_us`` / ``round_heap_bytes``: one supervisor round -- four heartbeats and one check
   that feeds -- its time and its allocation (target 0);
@@ -41,7 +42,7 @@ a0 = a1 = a2 = b = peak = rheap = rus = bus = t0 = 0
 gc.collect()
 a0 = gc.mem_alloc()
 from app import supervisor, watch
-sup = supervisor.Supervisor(wdt, clock)
+sup = supervisor.Supervisor(wdt, clock, watch._Log(ROOT))
 for n in watch.NAMES:
     sup.watch(n)
 gc.collect()

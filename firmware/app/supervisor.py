@@ -27,7 +27,6 @@ Example::
 
 import asyncio
 
-from bg.crashlog import CAUSE_TASK_DIED, CAUSE_TASK_HUNG
 from micropython import const
 
 WDT_TIMEOUT_MS = const(8000)  # hardware watchdog: a stuck board resets within this
@@ -41,7 +40,7 @@ class Supervisor:
     ):
         self.wdt = wdt  # hal: .feed(); None: nothing to feed (checks still run)
         self.clock = clock  # hal.Clock: ticks_ms(), ticks_diff(a, b)
-        self.crashlog = crashlog  # bg.crashlog.CrashLog or None
+        self.crashlog = crashlog  # has add(cause, text, unix_time): bg.crashlog.CrashLog, or None
         self.log = log or (lambda m: None)
         self.on_healthy = on_healthy
         self.period_ms = period_ms
@@ -114,11 +113,11 @@ class Supervisor:
         for i in range(n):
             d = self.dead[i]
             if d is not None:
-                self._fail(CAUSE_TASK_DIED, d)
+                self._fail(True, d)
                 return False
             late = clock.ticks_diff(now, self.stamps[i])
             if late > self.deadlines[i]:
-                self._fail(CAUSE_TASK_HUNG, "%s: no progress for %d ms" % (self.names[i], late))
+                self._fail(False, "%s: no progress for %d ms" % (self.names[i], late))
                 return False
             if not self.beats[i]:
                 all_beat = False
@@ -129,11 +128,14 @@ class Supervisor:
                 self.on_healthy()
         return True
 
-    def _fail(self, cause, text):
+    def _fail(self, died, text):
+        # bg.crashlog is loaded only now (and by the boot entry): not resident while all is well
+        from bg.crashlog import CAUSE_TASK_DIED, CAUSE_TASK_HUNG
+
+        cause = CAUSE_TASK_DIED if died else CAUSE_TASK_HUNG
         self.failed = (cause, text)
         self.log(
-            "supervisor: %s (%s); the watchdog resets the board"
-            % (text, "task died" if cause == CAUSE_TASK_DIED else "hung")
+            "supervisor: %s (%s); the watchdog resets the board" % (text, "task died" if died else "hung")
         )
         cl = self.crashlog
         if cl is not None:

@@ -24,18 +24,42 @@ CLOCK = const(3)
 NAMES = ("scan", "buttons", "leds", "clock")
 
 
+class _Log:
+    """The crash log by its root: ``bg.crashlog`` is imported for each write (at boot, and
+    when a task fails) and not kept in the heap between them (the board's 64k)."""
+
+    def __init__(self, root):
+        self.root = root
+
+    def add(self, cause, text="", t=0):
+        from bg.crashlog import CrashLog
+
+        return CrashLog(self.root).add(cause, text, t)
+
+
+def _release():
+    import sys
+
+    if sys.modules.pop("bg.crashlog", None) is not None:
+        try:
+            delattr(sys.modules["bg"], "crashlog")
+        except (KeyError, AttributeError):
+            pass
+
+
 def boot_log(hw, log):
     if not hw.storage.ok():
         return None
-    from bg.crashlog import CAUSE_NAMES, CrashLog
+    from bg.crashlog import CAUSE_NAMES
 
-    cl = CrashLog(hw.storage.root)
+    cl = _Log(hw.storage.root)
     cause = hw.reset_cause()
     try:
         cl.add(cause, "", hw.clock.unix_time())
     except OSError as e:  # storage full...: the board plays on without the entry
         log("crash log: %r" % (e,))
     log("reset cause: %s" % (CAUSE_NAMES[cause] if 0 <= cause < len(CAUSE_NAMES) else cause,))
+    _release()
     return cl
 
 

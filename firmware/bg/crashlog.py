@@ -80,9 +80,9 @@ def clip(text, limit=MAX_TEXT):
     return b[i:]
 
 
-def parse(data):
-    """The entries of a crash-log file's bytes, oldest first: ``[(seq, time, cause, text)]``.
-    ValueError when the bytes are not a whole, undamaged log."""
+def offsets(data):
+    """The byte offset of each entry in a crash-log file's bytes (and of their end), checking
+    everything; ValueError when the bytes are not a whole, undamaged log. Builds no entry."""
     n = len(data)
     if n < 4 + _CHECK or n > MAX_FILE or bytes(data[:3]) != _MAGIC:
         raise ValueError("not a crash log")
@@ -97,26 +97,26 @@ def parse(data):
     for _ in range(count):
         if at + ENTRY_HEAD > end:
             raise ValueError("crash log damaged")
-        seq, t, cause, ln = struct.unpack_from("<IIBB", data, at)
-        at += ENTRY_HEAD
-        if ln > MAX_TEXT or at + ln > end:
+        ln = data[at + ENTRY_HEAD - 1]
+        out.append(at)
+        at += ENTRY_HEAD + ln
+        if ln > MAX_TEXT or at > end:
             raise ValueError("crash log damaged")
-        out.append((seq, t, cause, str(bytes(data[at : at + ln]), "utf-8")))
-        at += ln
     if at != end:
         raise ValueError("crash log damaged")
+    out.append(end)
     return out
 
 
-def pack(entries):
-    """The file's bytes for ``entries`` (as ``parse`` returns them; texts already clipped)."""
-    out = bytearray(_MAGIC)
-    out.append(len(entries))
-    for seq, t, cause, text in entries:
-        b = clip(text)
-        out += struct.pack("<IIBB", seq, t, cause, len(b))
-        out += b
-    out += _check(out)
+def parse(data):
+    """The entries of a crash-log file's bytes, oldest first: ``[(seq, time, cause, text)]``.
+    ValueError when the bytes are not a whole, undamaged log."""
+    offs = offsets(data)
+    out = []
+    for k in range(len(offs) - 1):
+        at = offs[k]
+        seq, t, cause, ln = struct.unpack_from("<IIBB", data, at)
+        out.append((seq, t, cause, str(bytes(data[at + ENTRY_HEAD : at + ENTRY_HEAD + ln]), "utf-8")))
     return out
 
 
@@ -131,14 +131,19 @@ class CrashLog:
         self.path = root + "/" + NAME
         self.damaged = False
 
+    def _read(self):
+        try:
+            with open(self.path, "rb") as f:
+                return f.read(MAX_FILE + 1)
+        except OSError:
+            return None
+
     def entries(self):
         """The stored entries, oldest first (``[]`` when there is no log or it is damaged;
         ``damaged`` then says which)."""
         self.damaged = False
-        try:
-            with open(self.path, "rb") as f:
-                data = f.read(MAX_FILE + 1)
-        except OSError:
+        data = self._read()
+        if data is None:
             return []
         try:
             return parse(data)
@@ -148,16 +153,38 @@ class CrashLog:
 
     def add(self, cause, text="", t=0):
         """Append one entry (the oldest goes beyond ``MAX_ENTRIES``); returns its ``seq``.
-        OSError (storage full, no filesystem) reaches the caller: the log is then as it was."""
+        OSError (storage full, no filesystem) reaches the caller: the log is then as it was.
+        Made to work in a tight heap (it runs when a task failed, maybe of a MemoryError):
+        the kept entries are copied as bytes, never decoded (~2 kB at the peak)."""
         if not 0 <= cause <= 255:
             raise ValueError("bad crash cause")
-        es = self.entries()
-        seq = es[-1][0] + 1 if es else 1
-        es.append((seq & 0xFFFFFFFF, int(t) & 0xFFFFFFFF, cause, str(clip(text), "utf-8")))
-        data = pack(es[-MAX_ENTRIES:])
+        data = self._read()
+        offs = None
+        if data is not None:
+            try:
+                offs = offsets(data)
+            except ValueError:
+                offs = None  # damaged: a new log
+        seq = 1
+        first = end = 4
+        if offs is not None and len(offs) > 1:
+            seq = struct.unpack_from("<I", data, offs[-2])[0] + 1
+            first = offs[-MAX_ENTRIES] if len(offs) > MAX_ENTRIES else offs[0]
+            end = offs[-1]
+        b = clip(text)
+        kept = end - first
+        out = bytearray(4 + kept + ENTRY_HEAD + len(b))
+        out[0:3] = _MAGIC
+        out[3] = (len(offs) - 1 - (1 if len(offs) > MAX_ENTRIES else 0) if offs else 0) + 1
+        if kept:
+            out[4 : 4 + kept] = memoryview(data)[first:end]
+        struct.pack_into("<IIBB", out, 4 + kept, seq & 0xFFFFFFFF, int(t) & 0xFFFFFFFF, cause, len(b))
+        out[4 + kept + ENTRY_HEAD :] = b
+        data = None
+        out += _check(out)
         tmp = self.path + ".t"
         with open(tmp, "wb") as f:
-            f.write(data)
+            f.write(out)
             f.flush()
         os.rename(tmp, self.path)
         return seq
