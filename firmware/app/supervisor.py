@@ -83,12 +83,13 @@ class Supervisor:
         try:
             await coro
         except Exception as e:  # noqa: BLE001 - any death of an essential task resets the board
-            from bg.crashlog import exc_text
-
+            self.dead[i] = self.names[i]  # (allocates nothing: a task dying of MemoryError)
             try:
+                from bg.crashlog import exc_text
+
                 self.dead[i] = exc_text(self.names[i], e)
-            except MemoryError:
-                self.dead[i] = self.names[i]
+            except Exception:  # noqa: BLE001 - no heap for the text: the task's name says it
+                pass
             return
         if self.running:
             self.dead[i] = self.names[i] + ": ended"

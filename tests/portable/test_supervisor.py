@@ -253,3 +253,38 @@ def test_heartbeat_and_healthy_round_allocate_nothing():
     finally:
         micropython.heap_unlock()
     assert ok and wdt.feeds == 101 and s.healthy
+
+
+def test_a_task_dying_when_no_heap_is_left_is_still_dead():
+    """A task that dies of MemoryError leaves no heap for its traceback's text, nor to load
+    the module that writes it (the board releases ``bg.crashlog`` after boot): it is dead all
+    the same, named, and the watchdog is not fed."""
+    import sys
+
+    clock = Clock(0)
+    s, wdt, _ = _sup(clock)
+    a = s.watch("buttons", 3000)
+    b = s.watch("leds", 3000)
+    saved = CL.exc_text
+
+    def no_heap(name, e):
+        raise MemoryError("memory allocation failed")
+
+    async def dies():
+        raise MemoryError("memory allocation failed, allocating 252 bytes")
+
+    CL.exc_text = no_heap  # the text cannot be made
+    try:
+        asyncio.run(s.guard(a, dies()))
+    finally:
+        CL.exc_text = saved
+    assert s.dead[a] == "buttons"
+    sys.modules["bg.crashlog"] = None  # the module cannot be loaded (import fails)
+    try:
+        asyncio.run(s.guard(b, dies()))
+    finally:
+        sys.modules["bg.crashlog"] = CL
+    assert s.dead[b] == "leds"
+    s.beat(a)
+    s.beat(b)
+    assert not s.step() and wdt.feeds == 0 and s.failed == (CL.CAUSE_TASK_DIED, "buttons")
