@@ -56,6 +56,10 @@ class Supervisor:
         self.feeds = 0
         self.fault = None  # the simulator's test hook (hal.sim.Faults.hit), else None
         self.last_check = None  # ticks of the last check
+        # the crash-log causes, read once at boot (bg.crashlog is not kept in the heap after)
+        from bg.crashlog import CAUSE_TASK_DIED, CAUSE_TASK_HUNG
+
+        self._causes = (CAUSE_TASK_DIED, CAUSE_TASK_HUNG)
         self.held = 0  # rounds after which the whole event loop had been held up
 
     def watch(self, name, deadline_ms=DEADLINE_MS):
@@ -114,36 +118,45 @@ class Supervisor:
         for i in range(n):
             d = self.dead[i]
             if d is not None:
-                self._fail(True, d)
+                self._fail(self._causes[0], d, 0)
                 return False
             late = clock.ticks_diff(now, self.stamps[i])
             if late > self.deadlines[i]:
-                self._fail(False, "%s: no progress for %d ms" % (self.names[i], late))
+                self._fail(self._causes[1], self.names[i], late)
                 return False
             if not self.beats[i]:
                 all_beat = False
         if all_beat and not self.healthy:
             self.healthy = True
-            self.log("supervisor: all tasks alive")
-            if self.on_healthy is not None:
-                self.on_healthy()
+            try:
+                self.log("supervisor: all tasks alive")
+                if self.on_healthy is not None:
+                    self.on_healthy()
+            except Exception as e:  # noqa: BLE001 - the watchdog's round must go on
+                try:
+                    self.log("supervisor: on_healthy: %r" % (e,))
+                except Exception:  # noqa: BLE001, S110
+                    pass
         return True
 
-    def _fail(self, died, text):
-        # bg.crashlog is loaded only now (and by the boot entry): not resident while all is well
-        from bg.crashlog import CAUSE_TASK_DIED, CAUSE_TASK_HUNG
-
-        cause = CAUSE_TASK_DIED if died else CAUSE_TASK_HUNG
-        self.failed = (cause, text)
-        self.log(
-            "supervisor: %s (%s); the watchdog resets the board" % (text, "task died" if died else "hung")
-        )
-        cl = self.crashlog
-        if cl is not None:
-            try:
+    def _fail(self, cause, text, late):
+        """Feeding stops here, whatever follows: the reason's text, the console line and the
+        crash-log entry are made if the heap allows (a task may have died of MemoryError)."""
+        self.failed = cause  # allocates nothing
+        try:
+            if late:
+                text = "%s: no progress for %d ms" % (text, late)
+            self.failed = (cause, text)
+            what = "task died" if cause == self._causes[0] else "hung"
+            self.log("supervisor: %s (%s); the watchdog resets the board" % (text, what))
+            cl = self.crashlog
+            if cl is not None:
                 cl.add(cause, text, self.unix_time())
-            except Exception as e:  # noqa: BLE001 - no room to log it: reset all the same
+        except Exception as e:  # noqa: BLE001 - no room to log it: reset all the same
+            try:
                 self.log("crash log: %r" % (e,))
+            except Exception:  # noqa: BLE001, S110
+                pass
 
     def step(self):
         """One round: check, and feed the watchdog only when all is well."""

@@ -59,7 +59,6 @@ def boot_log(hw, log):
     except OSError as e:  # storage full...: the board plays on without the entry
         log("crash log: %r" % (e,))
     log("reset cause: %s" % (CAUSE_NAMES[cause] if 0 <= cause < len(CAUSE_NAMES) else cause,))
-    _release()
     return cl
 
 
@@ -75,6 +74,7 @@ def supervisor(hw, crashlog, log, on_healthy=None):
 
 def start(app, on_healthy=None):
     sup = supervisor(app.hw, boot_log(app.hw, app.log), app.log, on_healthy)
+    _release()  # bg.crashlog: loaded again only to write (a task failed)
     for n in NAMES:
         sup.watch(n)
     app.scanner.beat = lambda: sup.beat(SCAN)

@@ -288,3 +288,28 @@ def test_a_task_dying_when_no_heap_is_left_is_still_dead():
     s.beat(a)
     s.beat(b)
     assert not s.step() and wdt.feeds == 0 and s.failed == (CL.CAUSE_TASK_DIED, "buttons")
+
+
+def test_no_heap_at_the_failure_still_stops_the_feeding_without_raising():
+    """The supervisor's own round must survive a full heap when it finds a hung task: the
+    console line and the crash-log entry fail, the feeding stops, the supervisor goes on."""
+
+    class NoHeap:
+        def add(self, cause, text, t):
+            raise MemoryError("memory allocation failed")
+
+    def log(m):
+        raise MemoryError("memory allocation failed")
+
+    clock = Clock(0)
+    wdt = Wdt()
+    s = Supervisor(wdt, clock, crashlog=NoHeap(), log=log)
+    a = s.watch("clock", 2000)
+    s.beat(a)
+    for _ in range(2):
+        clock.advance(1000)
+        assert s.step() is True
+    clock.advance(1000)
+    assert s.step() is False and s.failed is not None
+    clock.advance(1000)
+    assert s.step() is False and wdt.feeds == 2
