@@ -50,17 +50,24 @@ def _plays(lines):
 
 
 CASES = [
-    ("scan", "block", None),  # the event loop stuck: nothing is logged before the reset
-    ("buttons", "raise", CL.CAUSE_TASK_DIED),
-    ("leds", "stall", CL.CAUSE_TASK_HUNG),
-    ("clock", "raise", CL.CAUSE_TASK_DIED),
+    ("scan", "block", None, True),  # the event loop stuck: nothing is logged before the reset
+    ("buttons", "raise", CL.CAUSE_TASK_DIED, True),
+    ("leds", "stall", CL.CAUSE_TASK_HUNG, True),
+    ("clock", "raise", CL.CAUSE_TASK_DIED, True),
+    # the board model: MicroPython 32-bit, the firmware frozen, the board's 64k heap
+    ("scan", "raise", CL.CAUSE_TASK_DIED, "board"),
+    ("buttons", "stall", CL.CAUSE_TASK_HUNG, "board"),
 ]
 
 
-@pytest.mark.parametrize("task,how,logged", CASES, ids=["%s-%s" % (c[0], c[1]) for c in CASES])
-def test_a_dead_or_hung_task_resets_the_board_into_the_same_match(tmp_path, task, how, logged):
+@pytest.mark.parametrize(
+    "task,how,logged,rom",
+    CASES,
+    ids=["%s-%s%s" % (c[0], c[1], "-board-model" if c[3] == "board" else "") for c in CASES],
+)
+def test_a_dead_or_hung_task_resets_the_board_into_the_same_match(tmp_path, task, how, logged, rom):
     img = tmp_path / "flash.lfs"
-    sim = server.Sim(image=str(img), settings={"length": 3}, seed="wd-" + task)
+    sim = server.Sim(image=str(img), settings={"length": 3}, seed="wd-" + task, rom=rom)
     sim.start()
     try:
         assert _wait(lambda: any("supervisor: all tasks alive" in x for x in sim.log), 15), sim.log[-10:]
