@@ -176,7 +176,7 @@ class CrashLog:
         out = bytearray(4 + kept + ENTRY_HEAD + len(b))
         out[0:3] = _MAGIC
         out[3] = (len(offs) - 1 - (1 if len(offs) > MAX_ENTRIES else 0) if offs else 0) + 1
-        if kept:
+        if kept and data is not None:
             out[4 : 4 + kept] = memoryview(data)[first:end]
         struct.pack_into("<IIBB", out, 4 + kept, seq & 0xFFFFFFFF, int(t) & 0xFFFFFFFF, cause, len(b))
         out[4 + kept + ENTRY_HEAD :] = b
@@ -247,7 +247,7 @@ def exc_text(name, e):
             import traceback
 
             traceback.print_exception(type(e), e, e.__traceback__, file=s)
-        lines = s.getvalue().split("\n")
+        lines = s.getvalue().split("\n")  # pyright: ignore[reportAttributeAccessIssue] - MicroPython has it
     except Exception:  # noqa: BLE001 - no memory for the traceback: the exception alone
         lines = [repr(e)]
     frames = []
