@@ -95,6 +95,25 @@ def esp32(monkeypatch):
     machine.unique_id = lambda: uid[0]
     machine.disable_irq = lambda: 0
     machine.enable_irq = lambda s: None
+
+    class WDT:  # machine.WDT(id=0, timeout=ms): keyword-only, as the ESP32 port
+        made = []
+
+        def __init__(self, *, id=0, timeout=5000):
+            self.id, self.timeout, self.feeds = id, timeout, 0
+            WDT.made.append(self)
+
+        def feed(self):
+            self.feeds += 1
+
+    machine.WDT = WDT
+    # the ESP32 port's constants (micropython-esp32-stubs machine.pyi); no BROWNOUT_RESET there
+    machine.PWRON_RESET, machine.HARD_RESET, machine.WDT_RESET = 1, 2, 3
+    machine.DEEPSLEEP_RESET, machine.SOFT_RESET = 4, 5
+    cause = [3]
+    machine.reset_cause = lambda: cause[0]
+    resets = []
+    machine.reset = lambda: resets.append(1)
     neopixel = types.ModuleType("neopixel")
     neopixel.NeoPixel = NeoPixel
     monkeypatch.setitem(sys.modules, "machine", machine)
@@ -110,7 +129,17 @@ def esp32(monkeypatch):
     esp32 = importlib.import_module("hal.esp32")  # fresh, bound to this test's fakes
 
     hw = esp32.make({"board": board, "radio": False})
-    return types.SimpleNamespace(hw=hw, board=board, chain=chain, pins=pins, now=now, uid=uid)
+    return types.SimpleNamespace(
+        hw=hw,
+        board=board,
+        chain=chain,
+        pins=pins,
+        now=now,
+        uid=uid,
+        machine=machine,
+        cause=cause,
+        resets=resets,
+    )
 
 
 def test_read_latches_then_clocks_with_ce_low(esp32):
@@ -174,3 +203,24 @@ def test_board_id_comes_from_the_chips_unique_id(esp32):
     esp32.uid[0] = b"\x24\x0a\xc4\x01\x02\x04"  # another chip, one bit apart
     b = hw.board_id()
     assert len(b) == 8 and b != a
+
+
+def test_watchdog_reset_cause_and_reset_are_the_machine_modules(esp32):
+    from bg import crashlog as CL
+
+    hw, m = esp32.hw, esp32.machine
+    w = hw.watchdog(8000)
+    [made] = m.WDT.made
+    assert (made.id, made.timeout) == (0, 8000)
+    w.feed()
+    w.feed()
+    assert made.feeds == 2
+    want = {1: "power-on", 2: "hard", 3: "watchdog", 4: "deep-sleep", 5: "soft", 6: "unknown", 99: "unknown"}
+    for code, name in want.items():
+        esp32.cause[0] = code
+        assert CL.CAUSE_NAMES[hw.reset_cause()] == name, code
+    m.BROWNOUT_RESET = 6  # a port that reports brown-outs
+    esp32.cause[0] = 6
+    assert CL.CAUSE_NAMES[hw.reset_cause()] == "brownout"
+    hw.reset()
+    assert esp32.resets == [1]
