@@ -49,6 +49,7 @@ class Link:
         self.last_rx = 0
         self.frames_out = 0
         self.running = True
+        self.beat = None  # called each round: the watchdog supervisor's heartbeat (app.watch)
 
     def _switch(self):
         c = self.t.conn
@@ -103,6 +104,9 @@ class Link:
     async def run(self):
         while self.running:
             await self.t.wait(_WAIT_MS)
+            b = self.beat
+            if b is not None:
+                b()
             try:
                 await self.step()
             except asyncio.CancelledError:
@@ -124,9 +128,11 @@ class Hub:
     def __init__(self, board):
         self.board = board
         self.links = []
+        self.beat = None  # given to every link (app.watch.link)
 
     def add(self, transport):
         link = Link(self.board, transport)
+        link.beat = self.beat
         self.links.append(link)
         return link
 

@@ -298,7 +298,9 @@ class App:
         self.boot()
         if self.animate:
             self._animate_prepare()
-        sup = self.sup = watch.start(self, self.on_healthy)  # crash log, watchdog armed
+        # the supervisor's first "all tasks alive" confirms a new firmware on trial (app.update)
+        healthy = self.on_healthy or self.trial.healthy
+        sup = self.sup = watch.start(self, healthy)  # crash log, watchdog armed
         self.beat = sup.beat
         tasks = [
             asyncio.create_task(sup.guard(watch.SCAN, self.scanner.run())),
@@ -313,9 +315,10 @@ class App:
             tasks.append(asyncio.create_task(bus.run()))
         for co in self._link():
             tasks.append(asyncio.create_task(co))  # pyright: ignore[reportArgumentType]
-        # a new firmware on trial: healthy once the scanner runs (the supervisor's on_healthy
-        # replaces this), else restarted after its deadline
-        tasks.append(asyncio.create_task(self.trial.run(lambda: self.scanner.running)))
+        # a new firmware on trial: confirmed by the supervisor (above), else restarted after
+        # its deadline
+        tasks.append(asyncio.create_task(self.trial.run()))
+        watch.link(sup, self.hub)  # BLE / serial: the link is an essential task too
         while self.running:
             await asyncio.sleep_ms(100)
         sup.stop()

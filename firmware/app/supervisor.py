@@ -69,7 +69,9 @@ class Supervisor:
         self.names.append(name)
         self.deadlines.append(deadline_ms)
         self.stamps.append(self.clock.ticks_ms())
-        self.beats = bytearray(len(self.names))
+        b = bytearray(len(self.names))
+        b[: len(self.beats)] = self.beats  # (a task registered late keeps the others' beats)
+        self.beats = b
         self.dead.append(None)
         return len(self.names) - 1
 

@@ -8,6 +8,8 @@ over the HAL's watchdog. ``app.main`` calls these; the logic lives in ``app.supe
 - ``start(app, on_healthy)``: both, for ``app.main.App``: the crash-log entry, the
   supervisor with the four essential tasks registered (``SCAN``, ``BUTTONS``, ``LEDS``,
   ``CLOCK``: the app's loops call ``beat``), the scanner's heartbeat wired.
+- ``link(sup, hub)``: the link as a fifth essential task when it has long-lived links (BLE,
+  serial), once their coroutines exist.
 - ``supervisor(hw, crashlog, log, on_healthy)``: arms the hardware watchdog
   (``WDT_TIMEOUT_MS``) and returns the ``Supervisor`` that alone feeds it; in the simulator
   it also wires the test hook (``hal.sim.Faults``).
@@ -79,3 +81,20 @@ def start(app, on_healthy=None):
         sup.watch(n)
     app.scanner.beat = lambda: sup.beat(SCAN)
     return sup
+
+
+def link(sup, hub):
+    """The link as an essential task when the board has a long-lived one (BLE, the USB serial
+    port): each of its links beats; a link stuck (or its task dead) stops the feeding. The
+    simulator's socket links come and go with their hosts: not watched alone."""
+    if hub is None or not hub.links:
+        return None
+    i = sup.watch("link")
+
+    def beat():
+        sup.beat(i)
+
+    hub.beat = beat
+    for lk in hub.links:
+        lk.beat = beat
+    return i
