@@ -42,9 +42,10 @@ a0 = a1 = a2 = b = peak = rheap = rus = bus = t0 = 0
 gc.collect()
 a0 = gc.mem_alloc()
 from app import supervisor, watch
-sup = supervisor.Supervisor(wdt, clock, watch._Log(ROOT))
+sup = supervisor.Supervisor(wdt, clock, ROOT)
 for n in watch.NAMES:
     sup.watch(n)
+watch._release()  # as app.watch.start does: bg.crashlog is not resident
 gc.collect()
 a1 = gc.mem_alloc()
 from bg import crashlog

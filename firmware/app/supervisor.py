@@ -19,7 +19,7 @@ watchdog reset cause). The first time every task has beaten since boot it calls
 
 Example::
 
-    sup = Supervisor(hw.wdt(10000), hw.clock, crashlog=CrashLog(root), log=print)
+    sup = Supervisor(hw.watchdog(8000), hw.clock, crashlog="/flash", log=print)
     i = sup.watch("scan", 3000)
     asyncio.create_task(sup.guard(i, scan_loop(sup, i)))   # scan_loop calls sup.beat(i)
     asyncio.create_task(sup.run())
@@ -40,7 +40,9 @@ class Supervisor:
     ):
         self.wdt = wdt  # hal: .feed(); None: nothing to feed (checks still run)
         self.clock = clock  # hal.Clock: ticks_ms(), ticks_diff(a, b)
-        self.crashlog = crashlog  # has add(cause, text, unix_time): bg.crashlog.CrashLog, or None
+        # where to log a failure: a storage root (``bg.crashlog`` is then imported only to
+        # write: not resident while all is well), an object with add(cause, text, t), or None
+        self.crashlog = crashlog
         self.log = log or (lambda m: None)
         self.on_healthy = on_healthy
         self.period_ms = period_ms
@@ -152,6 +154,10 @@ class Supervisor:
             what = "task died" if cause == self._causes[0] else "hung"
             self.log("supervisor: %s (%s); the watchdog resets the board" % (text, what))
             cl = self.crashlog
+            if isinstance(cl, str):
+                from bg.crashlog import CrashLog
+
+                cl = CrashLog(cl)
             if cl is not None:
                 cl.add(cause, text, self.unix_time())
         except Exception as e:  # noqa: BLE001 - no room to log it: reset all the same

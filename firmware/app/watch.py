@@ -3,8 +3,8 @@ over the HAL's watchdog. ``app.main`` calls these; the logic lives in ``app.supe
 ``bg.crashlog``.
 
 - ``boot_log(hw, log)``: once per boot, after the storage is mounted: one crash-log entry
-  with ``hw.reset_cause()`` (power-on, watchdog, brownout...). Returns the ``CrashLog`` (None
-  without storage).
+  with ``hw.reset_cause()`` (power-on, watchdog, brownout...). Returns the storage root the
+  supervisor writes its entries under (None without storage).
 - ``start(app, on_healthy)``: both, for ``app.main.App``: the crash-log entry, the
   supervisor with the four essential tasks registered (``SCAN``, ``BUTTONS``, ``LEDS``,
   ``CLOCK``: the app's loops call ``beat``), the scanner's heartbeat wired.
@@ -26,19 +26,6 @@ CLOCK = const(3)
 NAMES = ("scan", "buttons", "leds", "clock")
 
 
-class _Log:
-    """The crash log by its root: ``bg.crashlog`` is imported for each write (at boot, and
-    when a task fails) and not kept in the heap between them (the board's 64k)."""
-
-    def __init__(self, root):
-        self.root = root
-
-    def add(self, cause, text="", t=0):
-        from bg.crashlog import CrashLog
-
-        return CrashLog(self.root).add(cause, text, t)
-
-
 def _release():
     import sys
 
@@ -52,16 +39,15 @@ def _release():
 def boot_log(hw, log):
     if not hw.storage.ok():
         return None
-    from bg.crashlog import CAUSE_NAMES
+    from bg.crashlog import CAUSE_NAMES, CrashLog
 
-    cl = _Log(hw.storage.root)
     cause = hw.reset_cause()
     try:
-        cl.add(cause, "", hw.clock.unix_time())
+        CrashLog(hw.storage.root).add(cause, "", hw.clock.unix_time())
     except OSError as e:  # storage full...: the board plays on without the entry
         log("crash log: %r" % (e,))
     log("reset cause: %s" % (CAUSE_NAMES[cause] if 0 <= cause < len(CAUSE_NAMES) else cause,))
-    return cl
+    return hw.storage.root
 
 
 def supervisor(hw, crashlog, log, on_healthy=None):
