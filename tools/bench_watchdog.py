@@ -45,7 +45,7 @@ from app import supervisor, watch
 sup = supervisor.Supervisor(wdt, clock, ROOT)
 for n in watch.NAMES:
     sup.watch(n)
-watch._release()  # as app.watch.start does: bg.crashlog is not resident
+watch._release()  # as app.watch.boot_log does: bg.crashlog is not resident
 gc.collect()
 a1 = gc.mem_alloc()
 from bg import crashlog

@@ -295,12 +295,13 @@ class App:
             await asyncio.sleep_ms(100)
 
     async def run(self):
+        booted = watch.boot_log(self.hw, self.log)  # the crash log: first, before anything stays
         self.boot()
         if self.animate:
             self._animate_prepare()
         # the supervisor's first "all tasks alive" confirms a new firmware on trial (app.update)
         healthy = self.on_healthy or self.trial.healthy
-        sup = self.sup = watch.start(self, healthy)  # crash log, watchdog armed
+        sup = self.sup = watch.start(self, booted, healthy)  # the watchdog armed
         self.beat = sup.beat
         tasks = [
             asyncio.create_task(sup.guard(watch.SCAN, self.scanner.run())),

@@ -36,7 +36,15 @@ DEADLINE_MS = const(4000)  # default: a task must beat at least this often
 
 class Supervisor:
     def __init__(
-        self, wdt, clock, crashlog=None, log=None, on_healthy=None, period_ms=PERIOD_MS, unix_time=None
+        self,
+        wdt,
+        clock,
+        crashlog=None,
+        log=None,
+        on_healthy=None,
+        period_ms=PERIOD_MS,
+        unix_time=None,
+        causes=None,
     ):
         self.wdt = wdt  # hal: .feed(); None: nothing to feed (checks still run)
         self.clock = clock  # hal.Clock: ticks_ms(), ticks_diff(a, b)
@@ -58,10 +66,12 @@ class Supervisor:
         self.feeds = 0
         self.fault = None  # the simulator's test hook (hal.sim.Faults.hit), else None
         self.last_check = None  # ticks of the last check
-        # the crash-log causes, read once at boot (bg.crashlog is not kept in the heap after)
-        from bg.crashlog import CAUSE_TASK_DIED, CAUSE_TASK_HUNG
+        # the crash-log causes (task died, task hung), given or read here once
+        if causes is None:
+            from bg.crashlog import CAUSE_TASK_DIED, CAUSE_TASK_HUNG
 
-        self._causes = (CAUSE_TASK_DIED, CAUSE_TASK_HUNG)
+            causes = (CAUSE_TASK_DIED, CAUSE_TASK_HUNG)
+        self._causes = causes
         self.held = 0  # rounds after which the whole event loop had been held up
 
     def watch(self, name, deadline_ms=DEADLINE_MS):

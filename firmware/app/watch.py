@@ -2,10 +2,9 @@
 over the HAL's watchdog. ``app.main`` calls these; the logic lives in ``app.supervisor`` and
 ``bg.crashlog``.
 
-- ``boot_log(hw, log)``: once per boot, after the storage is mounted: one crash-log entry
-  with ``hw.reset_cause()`` (power-on, watchdog, brownout...). Returns the storage root the
-  supervisor writes its entries under (None without storage).
-- ``start(app, on_healthy)``: both, for ``app.main.App``: the crash-log entry, the
+- ``boot_log(hw, log)``: once per boot, first thing (the storage is mounted by the HAL): one
+  crash-log entry with ``hw.reset_cause()`` (power-on, watchdog, brownout...).
+- ``start(app, booted, on_healthy)``: for ``app.main.App`` after its boot: the
   supervisor with the four essential tasks registered (``SCAN``, ``BUTTONS``, ``LEDS``,
   ``CLOCK``: the app's loops call ``beat``), the scanner's heartbeat wired.
 - ``link(sup, hub)``: the link as a fifth essential task when it has long-lived links (BLE,
@@ -37,22 +36,34 @@ def _release():
 
 
 def boot_log(hw, log):
-    if not hw.storage.ok():
-        return None
-    from bg.crashlog import CAUSE_NAMES, CrashLog
+    """The boot's crash-log entry; returns ``(storage root or None, (CAUSE_TASK_DIED,
+    CAUSE_TASK_HUNG))`` for ``start``. Called first thing at boot: its module and its ~3 kB
+    of work come and go before anything that stays is allocated (no hole in the 64k heap)."""
+    from bg.crashlog import CAUSE_NAMES, CAUSE_TASK_DIED, CAUSE_TASK_HUNG, CrashLog
 
+    causes = (CAUSE_TASK_DIED, CAUSE_TASK_HUNG)
+    if not hw.storage.ok():
+        _release()
+        return None, causes
     cause = hw.reset_cause()
     try:
         CrashLog(hw.storage.root).add(cause, "", hw.clock.unix_time())
     except OSError as e:  # storage full...: the board plays on without the entry
         log("crash log: %r" % (e,))
     log("reset cause: %s" % (CAUSE_NAMES[cause] if 0 <= cause < len(CAUSE_NAMES) else cause,))
-    return hw.storage.root
+    _release()  # bg.crashlog: loaded again only to write (a task failed)
+    return hw.storage.root, causes
 
 
-def supervisor(hw, crashlog, log, on_healthy=None):
+def supervisor(hw, crashlog, log, on_healthy=None, causes=None):
     sup = Supervisor(
-        hw.watchdog(WDT_TIMEOUT_MS), hw.clock, crashlog, log, on_healthy, unix_time=hw.clock.unix_time
+        hw.watchdog(WDT_TIMEOUT_MS),
+        hw.clock,
+        crashlog,
+        log,
+        on_healthy,
+        unix_time=hw.clock.unix_time,
+        causes=causes,
     )
     faults = getattr(hw, "faults", None)  # the simulator's test hook only
     if faults is not None:
@@ -60,9 +71,9 @@ def supervisor(hw, crashlog, log, on_healthy=None):
     return sup
 
 
-def start(app, on_healthy=None):
-    sup = supervisor(app.hw, boot_log(app.hw, app.log), app.log, on_healthy)
-    _release()  # bg.crashlog: loaded again only to write (a task failed)
+def start(app, booted, on_healthy=None):
+    """The supervisor for ``app`` after its boot; ``booted`` is what ``boot_log`` returned."""
+    sup = supervisor(app.hw, booted[0], app.log, on_healthy, booted[1])
     for n in NAMES:
         sup.watch(n)
     app.scanner.beat = lambda: sup.beat(SCAN)

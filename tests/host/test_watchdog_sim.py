@@ -82,6 +82,8 @@ def test_a_dead_or_hung_task_resets_the_board_into_the_same_match(tmp_path, task
         assert _wait(lambda: sim.resets, RESET_WAIT), sim.log[-15:]
         assert sim.resets == ["watchdog"]
         assert _wait(lambda: any("reset cause: watchdog" in x for x in sim.log), 15), sim.log[-15:]
+        alive = lambda: sum("supervisor: all tasks alive" in x for x in sim.log) == 2  # noqa: E731
+        assert _wait(alive, 15), sim.log[-15:]  # booted again: replayed, every task running
         resumed = [x for x in sim.log if x.startswith("resumed match: ")]
         assert len(resumed) == 1, sim.log[-15:]
         # the throw not yet played was not journaled (a roll waits for its play): the board
