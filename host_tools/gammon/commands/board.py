@@ -212,7 +212,9 @@ def register(sub):
     p.add_argument("--forget", metavar="BOARD", help="delete the saved key of BOARD")
     p.set_defaults(func=cmd_boards)
 
-    p = sub.add_parser("board", help="talk to a paired board: info, rename, clock, hosts, unpair, update, log")
+    p = sub.add_parser(
+        "board", help="talk to a paired board: info, rename, clock, hosts, unpair, update, log"
+    )
     p.add_argument("action", choices=("info", "rename", "clock", "hosts", "unpair", "update", "log"))
     p.add_argument("value", nargs="?", help="new name / unix time / host id / bundle file")
     add_board_argument(p)
