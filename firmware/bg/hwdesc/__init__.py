@@ -125,6 +125,10 @@ class Board:
     pins: dict
     spi: dict
     power: dict
+    idle: dict
+    battery: "dict | None"
+    battery_mv: "list[int] | None"  # array("H"), rising
+    battery_pct: "bytearray | None"
     brightness_cap: int
     budget_ma: int
     ma_per_channel: float

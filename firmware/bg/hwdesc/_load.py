@@ -81,6 +81,8 @@ def fill(b, desc):
     b.checkers_per_side = _int(power, "checkers_per_side", "power", 1, 15)
     b.power = power
     b.name = desc.get("name", "")
+    _idle(b, desc.get("idle"))
+    _battery(b, desc.get("battery"))
     used = set()
     for _n, _r, _s, pin in b.buttons:
         used.add(pin)
@@ -88,6 +90,54 @@ def fill(b, desc):
         if pins[k] in used:
             raise ValueError("board.json: GPIO %d used twice (pins.%s and a button)" % (pins[k], k))
         used.add(pins[k])
+    if b.battery is not None and b.battery["adc_pin"] in used:
+        raise ValueError("board.json: GPIO %d used twice (battery.adc_pin)" % b.battery["adc_pin"])
+
+
+def _idle(b, d):
+    """Idle mode (app.power); defaults when board.json has no ``idle`` section."""
+    d = d or {"after_s": 300, "scan_hz": 10, "leds_level": 0, "adv_ms": 1000}
+    _int(d, "after_s", "idle", 10, 86400)
+    _int(d, "scan_hz", "idle", 1, 1000)
+    _int(d, "leds_level", "idle", 0, 255)
+    _int(d, "adv_ms", "idle", 20, 10240)  # the BLE advertising interval's range
+    b.idle = d
+
+
+def _battery(b, d):
+    """The battery option: None when board.json has none (USB only). The curve becomes two
+    tables ``battery_mv`` (rising) and ``battery_pct`` for ``bg.battery``."""
+    b.battery = None
+    b.battery_mv = b.battery_pct = None
+    if d is None:
+        return
+    pin = _int(d, "adc_pin", "battery", 0, 48)
+    if not 32 <= pin <= 39:
+        # ADC2 (GPIO 0, 2, 4, 12-15, 25-27) cannot be read while the radio is on
+        raise ValueError("board.json: battery.adc_pin must be an ADC1 pin (GPIO 32-39), not %d" % pin)
+    for k in ("divider_top_ohm", "divider_bottom_ohm"):
+        _int(d, k, "battery", 1, 100000000)
+    _int(d, "adc_samples", "battery", 1, 64)
+    _int(d, "poll_s", "battery", 1, 600)
+    crit = _int(d, "critical_mv", "battery", 2500, 4500)
+    low = _int(d, "low_mv", "battery", crit, 4500)
+    _int(d, "hysteresis_mv", "battery", 0, 500)
+    curve = _need(d, "curve", "battery")
+    if not isinstance(curve, list) or len(curve) < 2:
+        raise ValueError("board.json: battery.curve needs at least 2 [mV, percent] points")
+    mv = _uarray(len(curve), 0)
+    pct = bytearray(len(curve))
+    for i in range(len(curve)):
+        e = curve[i]
+        if not isinstance(e, list) or len(e) != 2 or not 0 <= e[1] <= 100 or not 1000 <= e[0] <= 5000:
+            raise ValueError("board.json: battery.curve[%d] must be [mV 1000..5000, percent 0..100]" % i)
+        if i and (e[0] <= mv[i - 1] or e[1] < pct[i - 1]):
+            raise ValueError("board.json: battery.curve must rise (point %d)" % i)
+        mv[i] = e[0]
+        pct[i] = e[1]
+    b.battery = d
+    b.battery_mv = mv
+    b.battery_pct = pct
 
 
 def _sensors(b, s):
