@@ -103,6 +103,24 @@ class Radio:
         raise NotImplementedError
 
 
+class Battery:
+    """The cell of the battery option (hardware/board.json ``battery``). ``read_mv()`` is its
+    voltage in millivolts: several ADC samples averaged, the divider undone. A board without
+    the battery option has no ``Battery`` (``Hardware.battery`` is None)."""
+
+    def read_mv(self):
+        raise NotImplementedError
+
+
+class Sleep:
+    """Low-power waiting. ``nap(ms)`` stops the CPU for ``ms`` where the port allows (light
+    sleep on the ESP32: RAM, the radio's connection and the timers kept) and returns when it
+    is over; the caller decides when that is safe (idle mode, ``app.power``)."""
+
+    def nap(self, ms):
+        raise NotImplementedError
+
+
 class Watchdog:
     """The hardware watchdog (``machine.WDT``), armed by ``Hardware.watchdog(timeout_ms)``:
     once armed it cannot be stopped; ``feed()`` restarts its timeout, and a board not fed
@@ -120,12 +138,24 @@ class Hardware:
     has none), ``reset_cause()`` is why the board last reset (``bg.crashlog``'s
     ``CAUSE_*``, from ``machine.reset_cause()``), ``reset()`` resets it (``machine.reset()``).
 
+    ``battery`` and ``sleep`` may be None (no battery option; no low-power wait).
     ``board_id()`` is the board's link identity (8 bytes, docs/protocol.md INFO), or None
     when the hardware has none: the link store then draws a random one once and keeps it
     on flash (the simulator: one per flash image)."""
 
     def __init__(
-        self, sensors, leds, buttons, clock, random, storage, radio=None, board_id=None, system=None
+        self,
+        sensors,
+        leds,
+        buttons,
+        clock,
+        random,
+        storage,
+        radio=None,
+        board_id=None,
+        system=None,
+        battery=None,
+        sleep=None,
     ):
         self.sensors = sensors
         self.leds = leds
@@ -136,6 +166,8 @@ class Hardware:
         self.radio = radio
         self._board_id = board_id
         self._system = system  # the backend's (watchdog, reset_cause, reset), or None
+        self.battery = battery  # a ``Battery``, or None: no battery option (USB only)
+        self.sleep = sleep  # a ``Sleep``, or None: idle mode only slows the scans down
 
     def board_id(self):
         f = self._board_id

@@ -10,6 +10,8 @@
 - ``Clock``: ``time.ticks_ms``; wall time from the RTC (set by the host link).
 - ``Random``: ``os.urandom`` -- the ESP32's hardware RNG (true random while the radio runs).
 - ``Storage``: the littlefs root the MicroPython firmware mounts at ``/``.
+- ``Battery``: the cell's voltage through the divider on an ADC1 pin (board.json
+  ``battery``), averaged; ``Sleep``: ``machine.lightsleep`` between idle scans.
 - ``board_id()``: the link's board id, derived from ``machine.unique_id()`` (the chip's
   factory MAC in eFuse): 8 bytes, the same for the board's life, different on every board.
 - ``Radio``: BLE from ``app.ble`` (the link engineer's module), imported lazily so the board
@@ -199,6 +201,37 @@ class Storage(hal.Storage):
             return False
 
 
+class Battery(hal.Battery):
+    """The cell through the divider on an ADC1 pin (board.json ``battery``; ADC2 cannot be read
+    while the radio is on). 11 dB attenuation: the ESP32 reads about 0.15..2.45 V there
+    (Espressif: ADC_ATTEN_DB_11), the divider keeps a full cell inside that. ``read_uv`` is the
+    port's calibrated reading (eFuse Vref); ``adc_samples`` of them are averaged. Integer
+    arithmetic on small ints only: nothing is allocated per reading."""
+
+    def __init__(self, board):
+        d = board.battery
+        self._adc = machine.ADC(Pin(d["adc_pin"]), atten=machine.ADC.ATTN_11DB)
+        self._n = d["adc_samples"]
+        top, bottom = d["divider_top_ohm"], d["divider_bottom_ohm"]
+        self._k = (top + bottom) * 1024 // bottom  # pin mV -> cell mV, scaled by 1024
+
+    def read_mv(self):
+        adc = self._adc
+        total = 0
+        for _ in range(self._n):
+            total += adc.read_uv() // 1000  # mV at the pin; the sum stays a small int
+        return (total // self._n) * self._k >> 10
+
+
+class Sleep(hal.Sleep):
+    """``machine.lightsleep``: the CPU stops, RAM and the BLE controller's state are kept.
+    ``app.power`` naps only in idle mode and never while a host is connected."""
+
+    def nap(self, ms):
+        if ms > 0:
+            machine.lightsleep(ms)
+
+
 def board_id():
     """8 bytes from the chip's unique id: SHA-256("gammon-board-id" || unique_id)[:8] (a
     uniform 8-byte id whatever the id's length, 6 bytes on an ESP32)."""
@@ -247,6 +280,7 @@ def make(config=None):
         from bg import hwdesc
 
         board = hwdesc.load()
+    bat = Battery(board) if board.battery is not None else None
     hw = hal.Hardware(
         Sensors(board),
         Leds(board),
@@ -257,6 +291,8 @@ def make(config=None):
         None,
         board_id,
         (Watchdog, reset_cause, machine.reset),
+        bat,
+        Sleep(),
     )
     setattr(hw, "board", board)  # noqa: B010 - an extra part the sim backend does not have
     return hw

@@ -7,6 +7,7 @@ connects to it. Both sides speak JSON lines (one object per line, key ``t`` = ty
                          {"t": "btn", "i": 0, "down": 1}       # a button edge
                          {"t": "radio", "d": "<hex>"}          # radio bytes (HAL Radio part)
                          {"t": "time", "unix": 1767225600}     # the page's wall clock
+                         {"t": "battery", "mv": 3700}          # the modelled cell's voltage
                          {"t": "quit"}                         # stop the firmware
                          {"t": "fault", "task": "scan", "how": "block"}  # test hook (Faults)
     firmware -> server   {"t": "hello", "sensor_bytes": N, "leds": M, "buttons": K}
@@ -313,6 +314,34 @@ class Storage(hal.Storage):
             self.bdev = None
 
 
+class Battery(hal.Battery):
+    """The modelled cell: ``mv`` is what the next reading returns (tests and the page set it;
+    the server's ``{"t": "battery", "mv": N}`` line does). ``reads`` counts the readings."""
+
+    def __init__(self, mv=4000):
+        self.mv = mv
+        self.reads = 0
+
+    def read_mv(self):
+        self.reads += 1
+        return self.mv
+
+
+class Sleep(hal.Sleep):
+    """Light sleep, modelled: the loop stalls for ``ms`` (as the ESP32's does) and ``naps`` /
+    ``slept_ms`` count it, so tests and the page see when the board would sleep."""
+
+    def __init__(self):
+        self.naps = 0
+        self.slept_ms = 0
+
+    def nap(self, ms):
+        if ms > 0:
+            self.naps += 1
+            self.slept_ms += ms
+            time.sleep_ms(ms)
+
+
 class Radio(hal.Radio):
     """The link's byte transport in the simulator: frames travel as hex inside the JSON-lines
     connection; the server bridges them to a TCP port that host tools connect to."""
@@ -406,13 +435,16 @@ def make(config=None):
     """Build the simulated hardware. ``config`` keys (all optional):
     ``sensor_bytes``, ``leds``, ``buttons`` (sizes, from hardware/board.json via bg.hwdesc),
     ``host``/``port`` (the simulator server; headless when absent), ``seed`` (bytes:
-    deterministic randomness), ``image`` (littlefs image file) or ``directory`` (plain dir)."""
+    deterministic randomness), ``battery_mv`` (the modelled cell's voltage, default 4000;
+    None: no battery option), ``image`` (littlefs image file) or ``directory`` (plain dir)."""
     config = config or {}
     sensors = Sensors(int(config.get("sensor_bytes", 0)))
     leds = Leds(int(config.get("leds", 0)))
     buttons = Buttons(int(config.get("buttons", 4)))
     storage = Storage(image=config.get("image"), directory=config.get("directory"))
     radio = Radio()
+    mv = config.get("battery_mv", 4000)  # None: a board without the battery option
+    bat = Battery(int(mv)) if mv is not None else None
     cause = (
         config.get("reset_cause") or getattr(os, "getenv", lambda n: None)("SG_SIM_RESET_CAUSE") or "power-on"
     )
@@ -440,6 +472,8 @@ def make(config=None):
         storage,
         radio,
         system=(watchdog, reset_cause, reset),
+        battery=bat,
+        sleep=Sleep(),
     )
     setattr(hw, "faults", Faults())  # noqa: B010 - the simulator's test hook only
     bus = None

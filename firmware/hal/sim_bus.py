@@ -105,6 +105,12 @@ class Bus:
             f = getattr(hw, "faults", None)
             if f is not None and msg.get("how") in ("raise", "block", "stall"):
                 f.want[str(msg.get("task"))] = msg["how"]
+        elif t == "battery" and hw.battery is not None:
+            mv = msg.get("mv")
+            if isinstance(mv, int) and 0 <= mv <= 6000:
+                hw.battery.mv = mv
+            else:
+                self.log("bad battery reading ignored")
         elif t == "quit":
             self.closed = True
             if self.on_quit:

@@ -89,8 +89,30 @@ def esp32(monkeypatch):
         def datetime(self, t=None):
             self.t = t
 
+    cell = types.SimpleNamespace(mv=3900, reads=0, noise=40, sleeps=[])
+
+    class ADC:
+        """An ESP32 ADC1 input: reads the divider's output, clipped at the attenuation's top
+        (0 dB: ~950 mV, 11 dB: ~2450 mV), with +-noise alternating from sample to sample."""
+
+        ATTN_0DB, ATTN_11DB = 0, 3
+
+        def __init__(self, pin, atten=0):
+            self.pin = pin.num
+            self.att = atten
+            cell.adc = self
+
+        def read_uv(self):
+            d = board.battery
+            pin_mv = cell.mv * d["divider_bottom_ohm"] / (d["divider_top_ohm"] + d["divider_bottom_ohm"])
+            cell.reads += 1
+            pin_mv += cell.noise if cell.reads % 2 else -cell.noise
+            top = 2450 if self.att == ADC.ATTN_11DB else 950
+            return int(max(0, min(pin_mv, top)) * 1000)
+
     machine = types.ModuleType("machine")
-    machine.Pin, machine.SPI, machine.RTC = Pin, SPI, RTC
+    machine.Pin, machine.SPI, machine.RTC, machine.ADC = Pin, SPI, RTC, ADC
+    machine.lightsleep = cell.sleeps.append
     uid = [b"\x24\x0a\xc4\x01\x02\x03"]  # an ESP32's eFuse MAC (6 bytes)
     machine.unique_id = lambda: uid[0]
     machine.disable_irq = lambda: 0
@@ -139,6 +161,7 @@ def esp32(monkeypatch):
         machine=machine,
         cause=cause,
         resets=resets,
+        cell=cell,
     )
 
 
@@ -224,3 +247,20 @@ def test_watchdog_reset_cause_and_reset_are_the_machine_modules(esp32):
     assert CL.CAUSE_NAMES[hw.reset_cause()] == "brownout"
     hw.reset()
     assert esp32.resets == [1]
+
+
+def test_battery_reads_the_cell_through_the_divider_on_its_adc1_pin(esp32):
+    hw, cell = esp32.hw, esp32.cell
+    assert cell.adc.pin == esp32.board.battery["adc_pin"]
+    for mv in (4200, 3900, 3500, 3300):  # a full cell must not clip at the ADC's top
+        cell.mv = mv
+        before = cell.reads
+        got = hw.battery.read_mv()
+        assert cell.reads - before == esp32.board.battery["adc_samples"]  # averaged
+        assert abs(got - mv) <= 4, (mv, got)  # the +-40 mV noise averages out
+
+
+def test_light_sleep_between_idle_scans(esp32):
+    esp32.hw.sleep.nap(100)
+    esp32.hw.sleep.nap(0)  # nothing to wait for: no sleep at all
+    assert esp32.cell.sleeps == [100]

@@ -153,3 +153,33 @@ def test_radio_headless_keeps_sent_frames_and_delivers_received():
     for i in range(20):
         hw.radio.deliver(bytes([i]))
     assert hw.radio.recv() == bytes([12])  # a flood keeps only the newest frames
+
+
+def test_battery_model_is_set_by_the_page_and_refuses_nonsense():
+    from hal.sim_bus import Bus
+
+    hw = _hw(battery_mv=3600)
+    assert hw.battery.read_mv() == 3600
+    logged = []
+    class Handler(Bus):  # the message handler only: no server socket
+        def __init__(self, hw):
+            self.hw = hw
+
+        def log(self, msg):
+            logged.append(msg)
+
+    bus = Handler(hw)
+    bus.handle('{"t": "battery", "mv": 3420}')
+    assert hw.battery.read_mv() == 3420
+    for bad in ('{"t": "battery", "mv": -5}', '{"t": "battery", "mv": "x"}', '{"t": "battery"}'):
+        bus.handle(bad)
+        assert hw.battery.read_mv() == 3420
+    assert len(logged) == 3
+    assert _hw(battery_mv=None).battery is None  # a board without the battery option
+
+
+def test_sleep_model_counts_the_naps():
+    hw = _hw()
+    hw.sleep.nap(5)
+    hw.sleep.nap(0)
+    assert hw.sleep.naps == 1 and hw.sleep.slept_ms == 5
