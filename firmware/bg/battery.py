@@ -30,6 +30,11 @@ LOW = const(1)
 CRITICAL = const(2)
 LEVEL_NAMES = ("ok", "low", "critical")
 NO_BATTERY = const(255)  # ``pct`` of a board without a battery (and before the first reading)
+# the battery's state flags as the link reports them (INFO, ``bg.link.info``; ``app.power``)
+F_BATTERY = const(1)  # a battery is fitted and has been read
+F_LOW = const(2)  # level LOW: the LEDs warn
+F_CRITICAL = const(4)  # level CRITICAL: the journal is closed, input is not taken
+F_IDLE = const(8)  # the board is in idle mode
 RISE_PCT = const(3)  # the shown percentage rises only by this much or more at once
 CONFIRM = const(2)  # consecutive readings under critical_mv that make the level CRITICAL
 MAX_MV = const(6000)  # a reading above this is a broken divider or ADC, never a cell

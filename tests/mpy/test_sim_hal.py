@@ -161,6 +161,7 @@ def test_battery_model_is_set_by_the_page_and_refuses_nonsense():
     hw = _hw(battery_mv=3600)
     assert hw.battery.read_mv() == 3600
     logged = []
+
     class Handler(Bus):  # the message handler only: no server socket
         def __init__(self, hw):
             self.hw = hw

@@ -4,8 +4,6 @@ Functions ``f(session, frame)`` dispatched by ``bg.link.session``; each checks e
 before it changes anything.
 """
 
-import struct
-
 from bg.link import (
     E_BACKOFF,
     E_BUSY,
@@ -19,7 +17,6 @@ from bg.link import (
     MAX_NAME,
     MAX_PAYLOAD,
     NONCE_LEN,
-    PROTO_VERSION,
     PUB_LEN,
     REQ_AUTH_PROOF,
     REQ_AUTH_START,
@@ -49,6 +46,7 @@ from bg.link.crypto import (
     pair_transcript,
     pair_value,
 )
+from bg.link.info import encode
 
 
 def info(s, fr):
@@ -58,9 +56,9 @@ def info(s, fr):
     # whether the pairing window is open is told to paired hosts only (a stranger learns it
     # only by trying PAIR_START, and even then pairing needs the board's button)
     flags = (1 | (2 if b.pairing_open() else 0)) if s.mac_in is not None else 0
-    p = struct.pack("<BBHB", PROTO_VERSION, flags, MAX_PAYLOAD, len(b.hosts))
-    p += b.store.board_id() + bytes([len(name)]) + name + bytes([len(fw)]) + fw
-    s._reply(RSP | REQ_INFO, p)
+    # the battery block (appended: older hosts ignore it) goes to logged-in hosts only
+    bat = b.battery() if b.battery is not None and s.mac_in is not None else None
+    s._reply(RSP | REQ_INFO, encode(flags, MAX_PAYLOAD, len(b.hosts), b.store.board_id(), name, fw, bat))
 
 
 _HEAD = ID_LEN + KEY_LEN + PUB_LEN  # host id, commitment, host public value

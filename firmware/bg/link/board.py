@@ -113,6 +113,9 @@ class Board:
         self.last_start = None  # ticks of the last PAIR_START answered (rate limit)
         self.pairing = None  # see _P_SESSION..P_KEYS
         self.sessions = []
+        # battery() -> (mV, percent, state) for INFO (bg.link.info; set by the app's power
+        # module); None: the board reports no battery block
+        self.battery = None
 
     def elapsed(self, start):
         """Milliseconds since ``start`` (ticks); negative when the clock wrapped past it."""
