@@ -33,10 +33,15 @@ match clock    once the delay is used up, the reserve of the player the clock ch
                yields to every message on the points (guidance, errors, destinations,
                candidates, a hit in progress, casual ``illegal``) and replaces the last move
 flag fall      the result, and the loser's home board + turn LED blink vermillion
+battery        on request (ROLL held alone, ``app.power``): the charge as a bar on each
+               player's points 1..10 for 3 s (green; yellow when low); low battery: the
+               same bar in yellow for 2 s every 30 s; critical: the game is halted, only
+               each player's point 1 blinks vermillion; idle mode scales the frame down
 =============  ===============================================================================
 """
 
 from app import controller as C
+from bg import battery as B
 from bg import leds as L
 from bg import recognize as R
 from micropython import const
@@ -45,6 +50,8 @@ CODE_DIGIT_MS = const(1200)  # pairing code: each digit 0.95 s on the dice, then
 _CODE_GAP_MS = const(250)
 _CODE_CYCLE_MS = const(9000)  # six digits, then a 1.8 s pause, then again
 REVOKED_MS = const(3000)  # how long the revoke-all gesture's answer blinks
+LOW_EVERY_MS = const(30000)  # low battery: the bar shows for LOW_SHOW_MS every LOW_EVERY_MS
+LOW_SHOW_MS = const(2000)
 _TICKS_MASK = const(0x3FFFFFFF)  # ticks_ms wraps at 2^30 on the ESP32
 
 # phase groups, built once: a tuple of module attributes in ``paint`` would be built per frame
@@ -66,6 +73,7 @@ class View:
         self.storage_error = 0
         self.fault_rows = 0
         self.busy = False  # the turn's message uses the point LEDs (the clock bar yields)
+        self.power = None  # an ``app.power.Power`` (battery, idle mode), or None
 
     def show_dice(self, a, b, dim):
         """``app.dice_anim.FuncDisplay`` callback."""
@@ -126,6 +134,11 @@ class View:
         p = self.p
         p.tick(now)
         p.clear()
+        pw = self.power
+        if pw is not None and pw.halted:
+            # critical battery: the journal is closed and the game halted; nothing else lit
+            L.battery_bar(p, 1, L.EXTRA, p.fast.level)
+            return p.finish()
         ph = ctl.phase
         side = ctl.side
         owner = None if ctl.owner < 0 else ctl.owner
@@ -203,7 +216,19 @@ class View:
             self._paint_revoked(now)
         if self.code is not None:
             self._paint_code(now)
+        if pw is not None:
+            self._paint_battery(pw, now)
         return p.finish()
+
+    def _paint_battery(self, pw, now):
+        """The gauge on request or the low warning (over everything); idle mode's dimming."""
+        p = self.p
+        low = pw.level() == B.LOW
+        if pw.showing(now) or (low and (now & _TICKS_MASK) % LOW_EVERY_MS < LOW_SHOW_MS):
+            L.battery_bar(p, pw.percent(), L.YELLOW if low else L.BLUISH_GREEN)
+        s = pw.leds_scale()
+        if s < 255:
+            L.scale(p, s)
 
     def clock_left(self, ctl, now):
         """The reserve (ms) of the side the match clock charges at ``now``, once its delay

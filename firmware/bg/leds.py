@@ -368,3 +368,37 @@ def flag_fall(painter, side):
     for q in range(1, _CLOCK_SEGMENTS + 1):
         painter.set(painter._step_led(side, q), FLAG, lvl)
     painter.set(painter.board.turn_led[side], FLAG, lvl)
+
+
+# -- battery (docs/leds.md "Battery") --------------------------------------------------------
+BATTERY_SEGMENTS = const(10)  # one LED per 10 %, on each player's own points 1..10
+
+
+def battery_segments(pct):
+    """How many of the ten LEDs the charge ``pct`` lights: ``ceil(pct / 10)`` (any charge
+    above 0 % lights one, 91..100 % all ten); 255 (no battery: the board runs on USB) is full.
+
+    >>> battery_segments(0), battery_segments(1), battery_segments(50), battery_segments(91)
+    (0, 1, 5, 10)
+    """
+    if pct >= 100:
+        return BATTERY_SEGMENTS
+    return (pct * BATTERY_SEGMENTS + 99) // 100
+
+
+def battery_bar(painter, pct, c, level=255):
+    """The charge as a bar from each player's ace point (its own points 1..10), so both read
+    it from their side: ``battery_segments(pct)`` LEDs in ``c`` at ``level``, the rest of the
+    ten dark. Returns the number lit."""
+    n = battery_segments(pct)
+    for side in (0, 1):
+        for q in range(1, BATTERY_SEGMENTS + 1):
+            painter.set(painter._step_led(side, q), c, level if q <= n else 0)
+    return n
+
+
+def scale(painter, level):
+    """Scale the whole frame by ``level`` / 255 (idle mode's dimming; 0 = dark)."""
+    b = painter.buf
+    for i in range(len(b)):
+        b[i] = b[i] * level // 255

@@ -35,6 +35,8 @@ MODULES = [
     ("test_controller_view", 5),
     # playing the computer (app.opponent): a whole match, a refused wrong play, the coach
     ("test_controller_opponent", 12),
+    # the battery on the LEDs: the gauge on request, the low warning, the critical frame, idle
+    ("test_view_battery", 4),
     # the revoke-all gesture through the real App, Hub, Board and Session (link helpers too):
     # the app and the link stack as bytecode in the heap: 216k passed, 212k failed before the
     # controller imported bg.match (its Fold: the rules the controller used to copy, 15.8k of
