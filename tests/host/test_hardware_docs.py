@@ -75,8 +75,8 @@ def test_bom_quantities_match_board_json():
     assert rows["LED"][0] == len(b["leds"]["chain"])
     assert rows["BTN"][0] == len(b["buttons"])
     assert rows["MAG"][0] == 2 * b["power"]["checkers_per_side"]
-    # one per register, one per LED, one at the LED data level shifter
-    assert rows["C100N"][0] == len(s["registers"]) + len(b["leds"]["chain"]) + 1
+    # one per register, one per LED, one at the LED data level shifter, one at the battery's ADC pin
+    assert rows["C100N"][0] == len(s["registers"]) + len(b["leds"]["chain"]) + 1 + ("battery" in b)
 
 
 def test_bom_totals_add_up():

@@ -82,7 +82,9 @@ def test_erc_catches_a_floating_pin_tied_outputs_and_a_missing_supply():
     boards, _ = design.system(_board())
     centre = boards[0]
     centre.parts = [p for p in centre.parts if p.ref != "#FLG1"]  # nothing marks the fuse output
-    assert "unpowered: net 5V has power inputs and no source" in erc.check(centre)
+    # the fused USB is the charger's input (VIN) with the battery option, else the 5 V rail
+    fused = "VIN" if _board().get("battery") else "5V"
+    assert "unpowered: net %s has power inputs and no source" % fused in erc.check(centre)
     # the level shifter's enable and input joined to each other only: a floating pair
     _set_net(centre.part("U2"), "OE", "FLOAT")
     _set_net(centre.part("U2"), "A", "FLOAT")
@@ -221,3 +223,66 @@ def test_schematic_sheets_label_every_net_and_part():
     assert schematic.render(strip).count(">U1_H</text>") == 2  # unfitted slot 7: 165 and network
     _set_net(strip.part("SW1"), "1", "U1_H")
     assert schematic.render(strip).count(">U1_H</text>") == 3
+
+
+def _centre(board_json):
+    return design.system(board_json)[0][0]
+
+
+def _role(board, *role):
+    return [p for p in board.parts if p.role and p.role[: len(role)] == role]
+
+
+def test_battery_option_is_on_the_centre_board_and_passes_erc():
+    b = _board()
+    bat = b["battery"]
+    centre = _centre(b)
+    assert erc.check(centre) == [] and erc.check_battery(centre, bat) == []
+    nets = centre.nets()
+    on_bat = {(ref, name) for ref, _n, name, _t in nets["BAT"]}
+    cell, charger = _role(centre, "battery")[0], _role(centre, "charger")[0]
+    top = _role(centre, "divider", "top")[0]
+    assert {(cell.ref, "+"), (charger.ref, "BAT"), (top.ref, "1")} <= on_bat
+    # the ADC pin of board.json reads the divider's middle
+    assert centre.part("U1").net_of("GPIO%d" % bat["adc_pin"]) == "BAT_SENSE"
+    # the cell's voltage, halved, is within what the ESP32 reads at 11 dB (150..2450 mV)
+    ratio = bat["divider_bottom_ohm"] / (bat["divider_top_ohm"] + bat["divider_bottom_ohm"])
+    assert erc.ADC_MIN_MV <= bat["critical_mv"] * ratio < bat["full_mv"] * ratio <= bat["adc_max_mv"]
+    # the boost drives the 5 V rail the LEDs and the DevKit take; USB only feeds the charger
+    assert any(t == "pwr_out" and r == _role(centre, "boost")[0].ref for r, _n, _nm, t in nets["5V"])
+    assert "ERC centre" in build.text_outputs(b)["centre/centre-erc.txt"]
+    assert ": 0 error(s)" in build.text_outputs(b)["centre/centre-erc.txt"]
+
+
+def test_erc_catches_a_divider_that_clips_or_starves_the_adc():
+    b = _board()
+    b["battery"]["divider_bottom_ohm"] = 3 * b["battery"]["divider_top_ohm"]  # 3/4 of 4.2 V
+    errs = erc.check_battery(_centre(b), b["battery"])
+    assert len(errs) == 1 and "full cell" in errs[0] and "above the ADC" in errs[0]
+    assert "divider: a full cell" in build.text_outputs(b)["centre/centre-erc.txt"]
+    b = _board()
+    b["battery"]["divider_top_ohm"], b["battery"]["divider_bottom_ohm"] = 1000000, 10000
+    errs = erc.check_battery(_centre(b), b["battery"])
+    assert len(errs) == 1 and "critical level" in errs[0] and "below the ADC" in errs[0]
+
+
+def test_erc_catches_a_missing_cell_and_a_bypassed_divider():
+    b = _board()
+    centre = _centre(b)
+    centre.parts = [p for p in centre.parts if p.role != ("battery",)]
+    assert any("BAT has no cell" in e for e in erc.check_battery(centre, b["battery"]))
+    centre = _centre(b)
+    _set_net(centre.part("U1"), "GPIO%d" % b["battery"]["adc_pin"], "BAT")  # 4.2 V straight in
+    assert any("not fed from BAT through a divider" in e for e in erc.check_battery(centre, b["battery"]))
+    centre = _centre(b)
+    _set_net(_role(centre, "divider", "bottom")[0], "2", "3V3")  # divider to the wrong rail
+    assert any("through a divider to GND" in e for e in erc.check_battery(centre, b["battery"]))
+
+
+def test_usb_only_board_has_no_battery_parts():
+    b = _board()
+    del b["battery"]
+    centre = _centre(b)
+    assert "BAT" not in centre.nets() and not _role(centre, "charger")
+    assert centre.part("F1").net_of("2") == "5V"  # the fused USB is the rail again
+    assert erc.check(centre) == [] and erc.check_battery(centre, None) == []

@@ -64,8 +64,8 @@ def load(path=None):
     return json.loads(Path(path or ROOT / "hardware" / "board.json").read_text())
 
 
-def erc_report(board, count):
-    errors = erc.check(board)
+def erc_report(board, count, battery=None):
+    errors = erc.check(board) + (erc.check_battery(board, battery) if board.kind == "centre" else [])
     lines = [
         "ERC %s (%s), %d board(s) of this kind: %d error(s)" % (board.kind, board.title, count, len(errors))
     ]
@@ -86,7 +86,7 @@ def text_outputs(board_json):
     for b in design.kinds(boards):
         count = sum(1 for x in boards if x.kind == b.kind)
         out["%s/%s.net" % (b.kind, b.kind)] = netlist.render(b)
-        out["%s/%s-erc.txt" % (b.kind, b.kind)] = erc_report(b, count)[0]
+        out["%s/%s-erc.txt" % (b.kind, b.kind)] = erc_report(b, count, board_json.get("battery"))[0]
         out["%s/%s-schematic.svg" % (b.kind, b.kind)] = schematic.render(b)
     return out
 

@@ -232,7 +232,10 @@ def system(board):
     gpio[pins["mosi"]] = (None, "nc")  # claimed by the SPI peripheral, not connected
     for btn in board["buttons"]:
         gpio[btn["pin"]] = ("BTN_" + btn["name"], "in")
-    if len(gpio) != 6 + len(board["buttons"]):
+    bat = board.get("battery")
+    if bat is not None:
+        gpio[bat["adc_pin"]] = ("BAT_SENSE", "in")
+    if len(gpio) != 6 + len(board["buttons"]) + (bat is not None):
         raise ValueError("board.json: two functions share one GPIO")
     mcu = centre.add("U", "ESP32-DevKitC-32E", "DEVKITC_38", ("mcu",))
     for n, name in enumerate(DEVKIT):
@@ -262,11 +265,15 @@ def system(board):
     )
     usb = centre.add("J", "USB-C power", "USBC_BREAKOUT", ("usb",))
     usb.pin(1, "VBUS", "pwr_out", "VBUS").pin(2, "GND", "pwr_out", "GND")
+    # without the battery the fused USB is the 5 V rail; with it, the charger's input
+    fused = "VIN" if bat is not None else "5V"
     centre.add("F", "PTC 750mA", "F_1206", ("fuse",)).pin(1, "1", "passive", "VBUS").pin(
-        2, "2", "passive", "5V"
+        2, "2", "passive", fused
     )
-    # KiCad's PWR_FLAG: the fuse's output is the 5 V source (no footprint, not on the PCB)
-    centre.add("#FLG", "PWR_FLAG", None, ("flag",)).pin(1, "pwr", "pwr_out", "5V")
+    # KiCad's PWR_FLAG: the fuse's output is a source (no footprint, not on the PCB)
+    centre.add("#FLG", "PWR_FLAG", None, ("flag",)).pin(1, "pwr", "pwr_out", fused)
+    if bat is not None:
+        _battery(centre, bat)
     centre.add("C", "1000u", "CP_D8", ("bulk",)).pin(1, "+", "passive", "5V").pin(2, "-", "passive", "GND")
     for btn in board["buttons"]:
         sw = centre.add("SW", btn["name"], "BTN_12MM", ("button", btn["name"]))
@@ -274,6 +281,79 @@ def system(board):
     rest = [(i, e) for i, e in enumerate(chain) if i not in on_strips]
     _led_chain(centre, rest, "RETURN_LED", last_nc=True)
     return boards, cables
+
+
+def ohms(v):
+    """A resistor value as a part value: 100000 -> "100k", 2200000 -> "2.2M", 887 -> "887"."""
+    for div, unit in ((1000000, "M"), (1000, "k")):
+        if v >= div:
+            return "%g%s" % (v / div, unit)
+    return "%d" % v
+
+
+def _cap(b, value, net, role):
+    c = b.add("C", value, "C_0603", (role,))
+    c.pin(1, "1", "passive", net).pin(2, "2", "passive", "GND")
+
+
+def _battery(b, bat):
+    """The battery option (board.json ``battery``) on the centre board: the cell on a 3-way
+    connector (+, -, its 10 k NTC), a power-path charger (BQ24074: OUT runs the board from USB
+    while the cell charges, and from the cell without USB), a 5 V boost (TPS61023) from the
+    charger's OUT to the 5 V rail, and the cell's voltage halved (board.json divider) on an
+    ADC1 pin with a filter capacitor. Pin numbers: BQ24074RGT (QFN-16) and TPS61023DRL
+    (SOT-563) as their datasheets' pin tables give them."""
+    j = b.add("J", "battery 1S Li-ion", "JST_PH_3", ("battery",))
+    j.pin(1, "+", "pwr_out", "BAT").pin(2, "-", "passive", "GND").pin(3, "NTC", "passive", "TS")
+    u = b.add("U", "BQ24074", "QFN-16", ("charger",))
+    for num, name, type_, net in (
+        (1, "TS", "passive", "TS"),
+        (2, "BAT", "passive", "BAT"),
+        (3, "BAT", "passive", "BAT"),
+        (4, "~CE", "in", "GND"),  # charging always enabled
+        (5, "EN2", "in", "SYS"),  # EN2 = 1, EN1 = 0: input current limit set by ILIM
+        (6, "EN1", "in", "GND"),
+        (7, "~PGOOD", "nc", None),
+        (8, "VSS", "pwr_in", "GND"),
+        (9, "~CHG", "nc", None),
+        (10, "OUT", "pwr_out", "SYS"),
+        (11, "OUT", "passive", "SYS"),
+        (12, "ILIM", "passive", "ILIM"),
+        (13, "IN", "pwr_in", "VIN"),
+        (14, "TMR", "nc", None),  # open: the default safety timers
+        (15, "SYSOFF", "in", "GND"),
+        (16, "ISET", "passive", "ISET"),
+        (17, "EP", "passive", "GND"),
+    ):
+        u.pin(num, name, type_, net)
+    # ICHG = 890 A*ohm / RISET; input limit = 1550 A*ohm / RILIM (datasheet K_ISET, K_ILIM)
+    riset = int(round(890000.0 / bat["charge_ma"]))
+    rilim = int(round(1550000.0 / 500))  # the USB port's 500 mA
+    b.add("R", ohms(riset), "R_0603", ("iset",)).pin(1, "1", "passive", "ISET").pin(2, "2", "passive", "GND")
+    b.add("R", ohms(rilim), "R_0603", ("ilim",)).pin(1, "1", "passive", "ILIM").pin(2, "2", "passive", "GND")
+    for net, role in (("VIN", "charger_in"), ("SYS", "charger_out"), ("BAT", "charger_bat")):
+        _cap(b, "4u7", net, role)
+    boost = b.add("U", "TPS61023", "SOT-563", ("boost",))
+    for num, name, type_, net in (
+        (1, "EN", "in", "SYS"),
+        (2, "VIN", "pwr_in", "SYS"),
+        (3, "SW", "passive", "SW"),
+        (4, "GND", "pwr_in", "GND"),
+        (5, "VOUT", "pwr_out", "5V"),
+        (6, "FB", "in", "FB"),
+    ):
+        boost.pin(num, name, type_, net)
+    b.add("L", "1u", "L_4040", ("boost_l",)).pin(1, "1", "passive", "SYS").pin(2, "2", "passive", "SW")
+    # VOUT = 0.6 V x (1 + 732k / 100k) = 5.0 V
+    b.add("R", "732k", "R_0603", ("fb_top",)).pin(1, "1", "passive", "5V").pin(2, "2", "passive", "FB")
+    b.add("R", "100k", "R_0603", ("fb_bottom",)).pin(1, "1", "passive", "FB").pin(2, "2", "passive", "GND")
+    _cap(b, "22u", "5V", "boost_out")
+    top, bottom = bat["divider_top_ohm"], bat["divider_bottom_ohm"]
+    r = b.add("R", ohms(top), "R_0603", ("divider", "top", top))
+    r.pin(1, "1", "passive", "BAT").pin(2, "2", "passive", "BAT_SENSE")
+    r = b.add("R", ohms(bottom), "R_0603", ("divider", "bottom", bottom))
+    r.pin(1, "1", "passive", "BAT_SENSE").pin(2, "2", "passive", "GND")
+    _cap(b, "100n", "BAT_SENSE", "divider_filter")
 
 
 def kinds(boards):

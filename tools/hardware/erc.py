@@ -64,3 +64,54 @@ def check_system(boards, cables):
         if "in" in types and not any(t in ("out", "pwr_out", "pwr_in", "passive") for t in types):
             errors.append("undriven input: net %s has only inputs" % name)
     return errors
+
+
+ADC_MIN_MV = 150  # the ESP32's ADC at 11 dB reads 150..2450 mV (Espressif: ADC_ATTEN_DB_11)
+
+
+def check_battery(board, battery):
+    """The battery option's rules (board.json ``battery``, the centre board's design):
+
+    - **battery net**: net BAT has the cell as its source and reaches the charger;
+    - **divider**: the ADC pin's net is fed by exactly one resistor from BAT and one to GND;
+      a full cell (``full_mv``) must read at most ``adc_max_mv`` there (above it the reading
+      clips: a full cell and a half-empty one would read alike) and the critical level
+      (``critical_mv``) at least ``ADC_MIN_MV`` (below it the ADC reads nothing useful)."""
+    if battery is None:
+        return []
+    errors = []
+    nets = board.nets()
+    bat = nets.get("BAT", [])
+    if not any(t == "pwr_out" for _r, _n, _name, t in bat):
+        errors.append("battery net: BAT has no cell (no power source)")
+    if not any(board.part(r).role == ("charger",) for r, _n, _name, _t in bat):
+        errors.append("battery net: BAT does not reach the charger")
+    sense = "GPIO%d" % battery["adc_pin"]
+    net = None
+    for n, pins in nets.items():
+        if any(board.part(r).role == ("mcu",) and name == sense for r, _num, name, _t in pins):
+            net = n
+    if net is None:
+        return errors + ["divider: %s is not connected" % sense]
+    top = bottom = None
+    for r, _num, _name, _t in nets[net]:
+        role = board.part(r).role or ()
+        if role[:2] == ("divider", "top") and board.part(r).net_of("1") == "BAT":
+            top = role[2]
+        elif role[:2] == ("divider", "bottom") and board.part(r).net_of("2") == "GND":
+            bottom = role[2]
+    if top is None or bottom is None:
+        return errors + ["divider: %s (net %s) is not fed from BAT through a divider to GND" % (sense, net)]
+    full = battery["full_mv"] * bottom / (top + bottom)
+    low = battery["critical_mv"] * bottom / (top + bottom)
+    if full > battery["adc_max_mv"]:
+        errors.append(
+            "divider: a full cell (%d mV) gives %.0f mV at %s, above the ADC's %d mV"
+            % (battery["full_mv"], full, sense, battery["adc_max_mv"])
+        )
+    if low < ADC_MIN_MV:
+        errors.append(
+            "divider: the critical level (%d mV) gives %.0f mV at %s, below the ADC's %d mV"
+            % (battery["critical_mv"], low, sense, ADC_MIN_MV)
+        )
+    return errors

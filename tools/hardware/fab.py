@@ -26,6 +26,15 @@ PARTS = {
     "chain OUT": ("JST SM10B-SRSS-TB", ""),
     "chain CHAIN": ("JST SM10B-SRSS-TB", ""),
     "chain RETURN": ("JST SM10B-SRSS-TB", ""),
+    # the battery option (board.json "battery"; hardware/bom.md)
+    "battery 1S Li-ion": ("JST S3B-PH-K-S", ""),
+    "BQ24074": ("TI BQ24074RGTR", ""),
+    "TPS61023": ("TI TPS61023DRLR", ""),
+    "1u": ("1 uH 4 x 4 mm shielded inductor, Isat >= 4 A", ""),
+    "4u7": ("generic 4.7uF X5R 0603 10 V", ""),
+    "22u": ("generic 22uF X5R 0603 10 V", ""),
+    "100k": ("generic 100k 1% 0603", ""),
+    "732k": ("generic 732k 1% 0603", ""),
 }
 
 GERBER_LAYERS = (

@@ -84,6 +84,19 @@ def footprint_pads(name):
         return False, [(1, -1.75, 0, 1.6, 1.6), (2, 1.75, 0, 1.6, 1.6)]
     if name == "BTN_12MM":
         return False, [(1, -6.25, 0, 2.0, 2.0), (2, 6.25, 0, 2.0, 2.0)]
+    if name == "JST_PH_3":  # S3B-PH-K (2.0 mm, through-hole): the battery's + / - / NTC
+        return False, [(i + 1, -2.0 + 2.0 * i, 0, 1.75, 1.75) for i in range(3)]
+    if name == "QFN-16":  # 3 x 3 mm, 0.5 mm pitch, pin 1 top left, counter-clockwise; 17 = pad
+        pads = [(1 + i, -1.45, -0.75 + 0.5 * i, 0.8, 0.25) for i in range(4)]
+        pads += [(5 + i, -0.75 + 0.5 * i, 1.45, 0.25, 0.8) for i in range(4)]
+        pads += [(9 + i, 1.45, 0.75 - 0.5 * i, 0.8, 0.25) for i in range(4)]
+        pads += [(13 + i, 0.75 - 0.5 * i, -1.45, 0.25, 0.8) for i in range(4)]
+        return True, pads + [(17, 0, 0, 1.6, 1.6)]
+    if name == "SOT-563":  # 1.6 x 1.6 mm, 0.5 mm pitch: pins 1-3 bottom, 4-6 top
+        pads = [(1 + i, -0.5 + 0.5 * i, 0.75, 0.28, 0.6) for i in range(3)]
+        return True, pads + [(4 + i, 0.5 - 0.5 * i, -0.75, 0.28, 0.6) for i in range(3)]
+    if name == "L_4040":  # 4 x 4 mm shielded power inductor
+        return True, [(1, -1.6, 0, 1.3, 3.6), (2, 1.6, 0, 1.3, 3.6)]
     raise ValueError("no footprint %s" % name)
 
 
@@ -190,10 +203,18 @@ class Layout:
             "led_series": (229, 12),
         }
         fixed.update({"miso_pullup": (229, 18), "usb": (222, 45), "fuse": (229, 40), "bulk": (237, 45)})
+        # the battery option (board.json "battery"): the power parts in a row under the cube
+        # column, the divider at the other edge
+        fixed.update({"battery": (258, 50), "charger": (268, 50), "iset": (276, 47), "ilim": (276, 53)})
+        fixed.update({"charger_in": (282, 47), "charger_out": (282, 53), "charger_bat": (288, 47)})
+        fixed.update({"boost": (296, 50), "boost_l": (304, 50), "fb_top": (312, 47), "fb_bottom": (312, 53)})
+        fixed.update({"boost_out": (318, 50), "divider_top": (262, 10), "divider_bottom": (268, 10)})
+        fixed.update({"divider_filter": (274, 10)})
         for p in parts:
             r = p.role or ()
-            if r and r[0] in fixed and fixed[r[0]]:
-                where[p.ref] = fixed[r[0]]
+            key = "divider_" + r[1] if r and r[0] == "divider" else (r[0] if r else None)
+            if key in fixed and fixed[key]:
+                where[p.ref] = fixed[key]
         where_conn = {"CHAIN": (155, 6), "RETURN": (155, 54)}
         for p in parts:
             if p.role and p.role[0] == "conn":

@@ -120,7 +120,7 @@ def _battery(b, d):
     _int(d, "adc_samples", "battery", 1, 64)
     _int(d, "poll_s", "battery", 1, 600)
     crit = _int(d, "critical_mv", "battery", 2500, 4500)
-    low = _int(d, "low_mv", "battery", crit, 4500)
+    _int(d, "low_mv", "battery", crit + 1, 4500)  # LOW warns before CRITICAL halts
     _int(d, "hysteresis_mv", "battery", 0, 500)
     curve = _need(d, "curve", "battery")
     if not isinstance(curve, list) or len(curve) < 2:
