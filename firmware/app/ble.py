@@ -115,6 +115,7 @@ class BleTransport(Waker):
         self.secrets = {}
         self._passkey = None  # (conn, action) waiting for the task
         self._restart_adv = True
+        self.adv_us = _ADV_INTERVAL_US  # idle mode raises it (advertise_every)
         self._writes = 0
         b = self.ble
         b.active(True)
@@ -192,9 +193,19 @@ class BleTransport(Waker):
     # -- work done in the task
     def advertise(self):
         self.ble.gap_advertise(
-            _ADV_INTERVAL_US, advertising_payload(SERVICE_UUID), resp_data=scan_response(self.name)
+            self.adv_us, advertising_payload(SERVICE_UUID), resp_data=scan_response(self.name)
         )
         self._restart_adv = False
+
+    def advertise_every(self, ms):
+        """The advertising interval (idle mode raises it, ``app.power``; 0: the normal one),
+        applied at once when no central is connected."""
+        us = ms * 1000 if ms else _ADV_INTERVAL_US
+        if us != self.adv_us:
+            self.adv_us = us
+            if self.conn is None:
+                self._restart_adv = True
+                self.flag.set()  # the task applies it
 
     def forget_bonds(self):
         """The revoke-all gesture: every BLE bond goes (a central must pair again, passkey

@@ -8,6 +8,8 @@ The controller (``app.controller``) is pure: each confirmed action lands in its 
   derived from the journal's throw count, so a roll lost to a power cut comes back identical on
   the next press); any other record first flushes a waiting ROLL on its own;
 - MATCH_END closes the file (``end_match`` writes the seed reveal itself);
+- before a brown-out (``close``, from ``app.power``) the waiting ROLL is stored on its own and
+  nothing more is written until ``reopen``;
 - once an action of the match in progress could not be stored (storage full, flash error) the
   later ones are not stored either: the journal stays a prefix of the match and replays
   correctly (the next ``begin_match`` abandons it, which reveals its dice seed). The error code
@@ -88,6 +90,7 @@ class Recorder:
         # contiguous bytes per write), so the write is tried once more with it free -- the
         # journal, not the link, gets the last kilobyte. Taken again after the next store.
         self._reserve = None
+        self.closed = False  # before a brown-out (``close``): nothing is written
 
     def open(self, root, match_over):
         """Open the journal under ``root`` and replay the match in progress into the
@@ -119,8 +122,33 @@ class Recorder:
         gc.collect()
         return n
 
+    def close(self):
+        """The battery is about to give out (``app.power``): store the ROLL that waits for its
+        play (so nothing confirmed is only in RAM), then write nothing until ``reopen``:
+        actions confirmed meanwhile stay in the controller's outbox, in order. Every record
+        is durable when its append returns, so no write is left half done."""
+        j = self.journal
+        if j is not None and not self._unstored and not self.closed:
+            from bg.journal import JournalError
+
+            try:
+                self._flush_roll(j)
+            except JournalError as e:
+                self.on_error(e.code)
+                self._unstored = True
+                self.log("journal: %s" % (e,))
+        self.closed = True
+
+    def reopen(self):
+        """The cell is charged again: store what waited, then carry on."""
+        self.closed = False
+        self.drain()
+
     def drain(self):
-        """Store the controller's confirmed actions, in order, and show them to watchers."""
+        """Store the controller's confirmed actions, in order, and show them to watchers
+        (nothing while ``closed``: they wait in the outbox)."""
+        if self.closed:
+            return
         ob = self.ctl.outbox
         rare = False
         while ob:

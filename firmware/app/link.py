@@ -202,6 +202,8 @@ class Wiring:
         self.contribute = contribute
         self.log = log
         self.hub = None
+        self.ble = None  # the BLE transport, when there is one
+        self.battery = None  # () -> (mV, percent, state) for INFO, set by the app
         self._pub_buf = None  # the buffer records are published from, made with the hub
         self._encode = None  # bg.record.encode, taken with the hub
         self.trial = trial  # app.update.Trial: the version in INFO and the update receiver
@@ -232,6 +234,7 @@ class Wiring:
                 name = hub.board.store.get_name()
                 t = BleTransport(name=name, show_code=self.show_code, urandom=self.hw.random.urandom)
                 out.append(hub.add(t).run())
+                self.ble = t  # idle mode changes its advertising interval (app.power)
                 ble = True
                 self.log("link: BLE advertising")
             except Exception as e:  # noqa: BLE001 - no radio (unix port) or it failed: play on
@@ -261,6 +264,7 @@ class Wiring:
             if self.trial is not None:
                 board.firmware = self.trial.version()
                 board.updater = self.trial.updater  # built at the first update request
+            board.battery = self.battery  # INFO's battery block (app.power.Power.info)
             hub = Hub(board)
         except Exception as e:  # noqa: BLE001 - the board plays without its link
             self.log("link: %r" % (e,))

@@ -10,7 +10,8 @@ Tasks (all asyncio, none blocks):
   (``press``, ``both``, ``all_held``);
 - **leds** -- repaints the frame (``app.view``) when something changed and while an
   animation runs, then ``leds.show()``;
-- **clock** -- the match clock's tick;
+- **clock** -- the match clock's tick, and ``app.power``'s (idle mode, the battery: a
+  critical level closes the journal and halts the game until the cell is charged);
 - **link** -- ``app.link.Wiring``: the host link on every transport this board has;
 - **supervisor** -- ``app.supervisor`` (wired by ``app.watch``): feeds the hardware watchdog
   only while scan, buttons, leds and clock beat; a dead or hung task resets the board, which
@@ -45,6 +46,7 @@ from app import controller as C
 from app import watch
 from app.buttons import POLL_MS, Gestures
 from app.journal_policy import Recorder, release
+from app.power import Power
 from app.scanner import Scanner
 from app.update import Trial
 from app.view import View
@@ -105,6 +107,10 @@ class App:
         self.sup = None  # app.supervisor.Supervisor, made by run()
         self.beat = _no_beat  # the supervisor's heartbeat, once it runs
         self.on_healthy = None  # called once at the first "all tasks alive" (app.supervisor)
+        # idle mode and the battery (app.power); fakes in tests may have neither part
+        self.power = Power(hw.clock, board, getattr(hw, "battery", None), getattr(hw, "sleep", None))
+        self.power.bind(self.scanner, self.recorder.close, self._resume, self._connected, self._advertise)
+        self.view.power = self.power
 
     def _log(self, m):
         self.log(m)
@@ -158,6 +164,10 @@ class App:
 
     def on_button(self, i, kind, now):
         role, side = self.buttons.roles[i]
+        # ROLL held alone: the battery gauge (docs/controller.md); halted: nothing reaches the game
+        if self.power.input(now, kind == C.LONG and role == "roll"):
+            self.wake.set()
+            return
         ctl = self.ctl
         hub = self.hub
         if kind == C.PRESS and hub is not None and hub.board.awaiting_button():
@@ -217,6 +227,8 @@ class App:
         self.buttons.poll(now)
 
     def on_board(self, now):
+        if self.power.input(now):
+            return  # halted (critical battery): the board is read again on resume
         s = self.sensing
         self.ctl.board(s.counts, now, s.cap, s.irregular_mask())
         self.drain()
@@ -286,7 +298,9 @@ class App:
     async def clock_task(self):
         while self.running:
             now = self.hw.clock.ticks_ms()
-            if self.ctl.tick(now):
+            if self.power.step(now):
+                self.wake.set()
+            if not self.power.halted and self.ctl.tick(now):
                 self.drain()
                 self.wake.set()
             if self.status is not None:
@@ -345,6 +359,7 @@ class App:
             self.wiring = Wiring(
                 self.hw, self.recorder, self._show_code, self._player_seed, self._log, self.trial
             )
+            self.wiring.battery = self.power.info
         return self.wiring
 
     def _get_hub(self):
@@ -353,6 +368,22 @@ class App:
         if self.recorder.journal is None:
             return self.hub
         return self._wiring().get_hub()
+
+    # -- power (app.power) ---------------------------------------------------------------------------
+
+    def _resume(self, now):
+        """The cell is charged again after a halt: store what waited, read the board again."""
+        self.recorder.reopen()
+        self.on_board(now)
+
+    def _connected(self):
+        hub = self.hub
+        return hub is not None and bool(hub.board.sessions)
+
+    def _advertise(self, ms):
+        ble = self.wiring.ble if self.wiring is not None else None
+        if ble is not None:
+            ble.advertise_every(ms)
 
     def _player_seed(self, name, commitment, part):
         """A host's dice contribution (link request): journaled and published at once."""

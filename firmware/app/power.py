@@ -49,6 +49,58 @@ class Power:
         self._last = now  # ticks of the last activity
         self._polled = None  # ticks of the last battery reading (None: read at the next tick)
         self.shown_at = None  # ticks of the gauge request, while the gauge shows
+        self.scanner = None  # bound by ``bind``
+        self.advertise = None
+
+    # -- wiring (app.main) ------------------------------------------------------------------------
+    def bind(self, scanner, on_halt, on_resume, connected=None, advertise=None):
+        """Apply the mode to ``scanner`` (its period; light sleep through ``nap``); call
+        ``on_halt()`` when the level becomes CRITICAL (the app closes the journal) and
+        ``on_resume(now)`` when a charged cell ends it; ``connected()`` says whether a host is
+        connected (no light sleep then); ``advertise(ms)`` sets the BLE advertising interval
+        (0: the transport's normal one; None: no BLE)."""
+        self.scanner = scanner
+        self.on_halt = on_halt
+        self.on_resume = on_resume
+        self.connected = connected
+        self.advertise = advertise
+        scanner.nap = self._nap
+
+    def _nap(self, ms):
+        c = self.connected
+        n = self.nap_ms(c is not None and c())
+        if not n:
+            return False
+        self.sleep.nap(min(ms, n))
+        return True
+
+    def step(self, now):
+        """``tick`` and apply what changed (the clock task calls it); the flags."""
+        was = self.halted
+        ch = self.tick(now)
+        if ch:
+            self._apply()
+            if self.halted and not was:
+                self.on_halt()
+            elif was and not self.halted:
+                self.on_resume(now)
+        return ch
+
+    def input(self, now, gauge=False):
+        """A button or a sensor change at ``now`` (``gauge``: the battery-gauge gesture).
+        True when the app must not pass it on: the game is halted, or it was the gesture."""
+        if self.activity(now):
+            self._apply()  # idle mode is over: the full scan rate, the normal advertising
+        if gauge:
+            self.show(now)
+        return gauge or self.halted
+
+    def _apply(self):
+        sc = self.scanner
+        if sc is not None:
+            sc.period_ms = self.scan_period_ms()
+        if self.advertise is not None:
+            self.advertise(self.adv_ms(0))  # 0: the transport's normal interval
 
     # -- inputs -------------------------------------------------------------------------------
     def activity(self, now):

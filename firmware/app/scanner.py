@@ -42,6 +42,8 @@ class Scanner:
         self.last_change_ms = 0  # ticks of the last accepted change (latency measurements)
         self.overruns = 0  # scans that started more than one period late
         self.beat = None  # called once per scan: the watchdog supervisor's heartbeat
+        # nap(ms) -> True when it light-slept the ``ms`` (idle mode, ``app.power``); None: never
+        self.nap = None
 
     def scan_once(self):
         """One read + feed; returns True when the debounced state changed."""
@@ -60,7 +62,6 @@ class Scanner:
     async def run(self, scans=0):
         """Scan until ``stop()`` (or ``scans`` scans, for tests)."""
         clock = self.hw.clock
-        period = self.period_ms
         self.running = True
         due = clock.ticks_ms()
         n = 0
@@ -72,6 +73,7 @@ class Scanner:
             n += 1
             if scans and n >= scans:
                 break
+            period = self.period_ms  # idle mode lengthens it (app.power)
             due = time.ticks_add(due, period)
             now = clock.ticks_ms()
             wait = clock.ticks_diff(due, now)
@@ -80,6 +82,9 @@ class Scanner:
                     self.overruns += 1
                     due = now  # fell behind: resynchronise rather than burst
                 wait = 0
+            nap = self.nap
+            if wait and nap is not None and nap(wait):
+                wait = 0  # slept through the wait: only let the other tasks run
             await asyncio.sleep_ms(wait)
         self.running = False
 
