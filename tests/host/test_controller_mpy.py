@@ -37,6 +37,10 @@ MODULES = [
     ("test_controller_opponent", 12),
     # the battery on the LEDs: the gauge on request, the low warning, the critical frame, idle
     ("test_view_battery", 4),
+    # the battery at app level: a match halted by the critical level resumes with nothing lost;
+    # idle mode, the low warning, the gauge gesture
+    ("test_app_power", 2, "256k"),
+    ("test_app_power_idle", 3, "256k"),
     # the revoke-all gesture through the real App, Hub, Board and Session (link helpers too):
     # the app and the link stack as bytecode in the heap: 216k passed, 212k failed before the
     # controller imported bg.match (its Fold: the rules the controller used to copy, 15.8k of
@@ -67,7 +71,10 @@ def test_ctl_module_passes_on_micropython(tmp_path, spec):
     build = server.build_firmware()
     tests = ROOT / "tests"
     srcs = [tests / "ctl" / (name + ".py"), tests / "portable" / "ctl_helpers.py"]
-    srcs += [tests / "portable" / (m + ".py") for m in ("link_helpers", "link_board", "link_fakes")]
+    srcs += [
+        tests / "portable" / (m + ".py")
+        for m in ("link_helpers", "link_board", "link_fakes", "app_power_helpers")
+    ]
     for src in srcs:
         out = str(tmp_path / (src.stem + ".mpy"))
         cmd = [server.mpy_cross_binary(), "-march=x64", "-o", out, str(src)]
