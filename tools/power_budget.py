@@ -26,6 +26,23 @@ OUT = ROOT / "hardware" / "power.md"
 V_LOGIC = 3.3
 HC165_ICC_MA = 0.08  # 74HC165 static supply current, max at 25 C (datasheet: 8 uA typ, 80 uA max)
 
+# ESP32 currents (at the module's 3.3 V; the DevKit's linear regulator passes the same current
+# from 5 V). Espressif, "ESP32 Series Datasheet" v4.x, section 5 "Electrical Characteristics":
+# "Power Consumption by Power Modes" (modem-sleep, CPU 160 MHz: 27-44 mA; light-sleep: 0.8 mA)
+# and "RF Current Consumption" (Bluetooth LE transmit at 0 dBm: 130 mA; receive: 95-100 mA).
+ESP_CPU_MA = 44.0  # modem-sleep at 160 MHz, the upper figure: MicroPython's loop never idles
+ESP_LIGHT_SLEEP_MA = 0.8
+ESP_BLE_TX_MA = 130.0
+# assumptions, stated in power.md
+DEVKIT_MA = 6.0  # the DevKit's 3.3 V LDO ground current and its idle USB-UART bridge
+ADV_EVENT_MS = 2.0  # radio time of one advertising event (3 channels, TX + listen)
+CONN_EVENT_MS = 1.5  # radio time of one connection event (a short notification)
+CONN_INTERVAL_MS = 30.0  # the host's connection interval (typical for a phone or a PC)
+SCAN_AWAKE_MS = 2.0  # one idle scan: waking from light sleep, SPI read, debounce, back
+# the LED frames of a typical game, by share of the time (the turn waits for a roll about as
+# long as it waits for the play; setting up and results take the rest)
+PLAY_MIX = (("await_roll", 0.45), ("moving", 0.45), ("setup", 0.1))
+
 
 def frames(b):
     """Representative frames of the LED language: (name, painter state after finish)."""
@@ -58,6 +75,256 @@ def frames(b):
 
     mk("worst case: every LED white at the cap", all_white)
     return out
+
+
+def mean_ma(b, paint, period_ms=2800, step_ms=20):
+    """Mean current of a frame whose animations run for ``period_ms`` (pulses 1.4 s, blinks
+    0.3 s, the chase 1.7 s): the real painter sampled every ``step_ms``, after its budget."""
+    p = leds.Painter(b)
+    total = n = 0
+    for t in range(0, period_ms, step_ms):
+        p.clear()
+        p.tick(t)
+        paint(p)
+        total += p.finish()
+        n += 1
+    return total / n
+
+
+def play_frames():
+    """The frames of ``PLAY_MIX``: what a game shows most of the time."""
+    return {
+        "await_roll": lambda p: (p.turn(1), p.cube(1, None), p.last_move((24, 18, 13, 10), 0)),
+        "moving": lambda p: (p.turn(0), p.cube(1, None), p.dice(5, 3, 0), p.destinations(0x000101, 0, 13)),
+        "setup": lambda p: p.setup(missing=0x0000300, extra=0x0, ok=0xFFFCFF),
+    }
+
+
+def battery_figures(desc, b):
+    """Play time per charge and the battery's margins, every input from board.json."""
+    bat = desc["battery"]
+    pw = desc["power"]
+    idle = desc["idle"]
+    n = b.nleds
+    quiescent = n * desc["leds"].get("idle_ma_per_led", 1.0)
+    closed = 2 * pw["checkers_per_side"] + 1
+    pullups = closed * V_LOGIC / pw["sensor_pullup_ohm"] * 1000
+    hc165 = b.nbytes * HC165_ICC_MA
+    frames = play_frames()
+    led_mix = sum(share * mean_ma(b, frames[name]) for name, share in PLAY_MIX)
+    conn = ESP_BLE_TX_MA * CONN_EVENT_MS / CONN_INTERVAL_MS
+    adv_idle = ESP_BLE_TX_MA * ADV_EVENT_MS / idle["adv_ms"]
+    awake = SCAN_AWAKE_MS * idle["scan_hz"] / 1000.0
+    esp_idle = awake * ESP_CPU_MA + (1 - awake) * ESP_LIGHT_SLEEP_MA
+    cases = [
+        (
+            "typical play (LED mix below, a host connected)",
+            [
+                ("LEDs, mean of the play mix", led_mix),
+                ("LED quiescent", quiescent),
+                ("ESP32 CPU (modem-sleep, 160 MHz)", ESP_CPU_MA),
+                ("BLE connection events", conn),
+                ("DevKit regulator + USB bridge", DEVKIT_MA),
+                ("reed pull-ups (all checkers on reeds)", pullups),
+                ("74HC165 chain", hc165),
+            ],
+        ),
+        (
+            "worst case (LEDs at the frame budget, radio at its peak)",
+            [
+                ("LEDs at the frame budget", b.budget_ma),
+                ("LED quiescent", quiescent),
+                ("ESP32 module peak", pw["mcu_peak_ma"]),
+                ("DevKit regulator + USB bridge", DEVKIT_MA),
+                ("reed pull-ups", pullups),
+                ("74HC165 chain", hc165),
+            ],
+        ),
+        (
+            "idle mode (LEDs at level %d, %d scans/s, light sleep, advertising every %d ms)"
+            % (idle["leds_level"], idle["scan_hz"], idle["adv_ms"]),
+            [
+                ("LEDs (frame scaled to the idle level)", led_mix * idle["leds_level"] / 255.0),
+                ("LED quiescent", quiescent),
+                ("ESP32: awake %.1f %% of the time, else light sleep" % (100 * awake), esp_idle),
+                ("BLE advertising", adv_idle),
+                ("DevKit regulator + USB bridge", DEVKIT_MA),
+                ("reed pull-ups", pullups),
+                ("74HC165 chain", hc165),
+            ],
+        ),
+    ]
+    out = []
+    usable = bat["capacity_mah"] * bat["usable_fraction"]
+    for name, parts in cases:
+        rail = sum(v for _k, v in parts)
+        cell = rail * pw["supply_v"] / (bat["nominal_mv"] / 1000.0 * bat["boost_efficiency"])
+        out.append((name, parts, rail, cell, usable / cell))
+    return out, usable
+
+
+def render_battery(desc, b):
+    from bg import battery as B
+
+    bat = desc["battery"]
+    lines = []
+    w = lines.append
+    cases, usable = battery_figures(desc, b)
+    w("## Battery")
+    w("")
+    w(
+        "board.json `battery` (hardware/README.md): %s, %d mAh; %s; %s."
+        % (bat["cell"], bat["capacity_mah"], bat["charger"], bat["boost"])
+    )
+    w("")
+    w("### Play time per charge")
+    w("")
+    w("Every consumer draws from the 5 V rail (the 3.3 V parts through the DevKit's linear")
+    w("regulator: the same current). The boost makes that rail from the cell:")
+    w("")
+    w(
+        "    I_cell = I_rail x %.1f V / (%.2f V x %.2f)      hours = %d mAh x %.2f / I_cell"
+        % (
+            desc["power"]["supply_v"],
+            bat["nominal_mv"] / 1000.0,
+            bat["boost_efficiency"],
+            bat["capacity_mah"],
+            bat["usable_fraction"],
+        )
+    )
+    w("")
+    w("(rail voltage x rail current / (the cell's nominal voltage x the boost's efficiency);")
+    w(
+        "%.0f mAh usable: the board stops at %d mV, above the cell's own end, and cells age)."
+        % (usable, bat["cutoff_mv"])
+    )
+    w("")
+    w("| case | 5 V rail (mA) | cell (mA) | **play time** |")
+    w("|---|---|---|---|")
+    for name, _parts, rail, cell, hours in cases:
+        w("| %s | %.0f | %.0f | **%.1f h** |" % (name, rail, cell, hours))
+    w("")
+    for name, parts, rail, _cell, _h in cases:
+        w("%s%s:" % (name[0].upper(), name[1:]))
+        w("")
+        w("| consumer | mA |")
+        w("|---|---|")
+        for k, v in parts:
+            w("| %s | %.1f |" % (k, v))
+        w("| **5 V rail** | **%.0f** |" % rail)
+        w("")
+    w("Assumptions (the sources in `tools/power_budget.py`):")
+    w("")
+    w("- ESP32 currents from Espressif's *ESP32 Series Datasheet* (section 5, \"Power Consumption")
+    w('  by Power Modes" and "RF Current Consumption"): CPU at 160 MHz in modem-sleep %.0f mA' % ESP_CPU_MA)
+    w(
+        "  (the upper figure: MicroPython's event loop never idles the CPU), light sleep %.1f mA,"
+        % ESP_LIGHT_SLEEP_MA
+    )
+    w(
+        "  Bluetooth LE transmit %.0f mA. The radio is on only in its events: an advertising event"
+        % ESP_BLE_TX_MA
+    )
+    w(
+        "  %.1f ms, a connection event %.1f ms every %.0f ms (the host's interval)."
+        % (ADV_EVENT_MS, CONN_EVENT_MS, CONN_INTERVAL_MS)
+    )
+    w("- LED current by the frame content: the real `bg.leds.Painter` frames of a game, their")
+    w(
+        "  animations averaged over 2.8 s, mixed %s."
+        % ", ".join("%s %.0f %%" % (k, 100 * s) for k, s in PLAY_MIX)
+    )
+    w(
+        "- The LED chain's quiescent current (%.1f mA per LED) flows whatever the frame: it is the"
+        % (desc["leds"].get("idle_ma_per_led", 1.0))
+    )
+    w("  largest part of idle mode. A load switch on the LED rail (off in idle mode) would remove")
+    w("  it: not fitted in rev A.")
+    w(
+        "- The reed pull-ups draw while checkers sit on their switches (%d closed: all checkers"
+        % (2 * desc["power"]["checkers_per_side"] + 1)
+    )
+    w("  and the canary), scanning or not.")
+    w("- Idle mode light-sleeps only without a connected host (the connection events need the")
+    w("  CPU); one idle scan keeps it awake %.0f ms." % SCAN_AWAKE_MS)
+    w("")
+    w("### Charging")
+    w("")
+    w("The charger is a power-path (load-sharing) charger: its OUT runs the board from USB and")
+    w("the rest of the input current (limit 500 mA, the USB port's) charges the cell at up to")
+    w(
+        "%d mA; when the board alone needs more than the port gives (the worst case above), the"
+        % bat["charge_ma"]
+    )
+    w(
+        "cell supplements it. Typical play on USB leaves about %.0f mA for the cell: a full"
+        % (500 - cases[0][2] * 1.0 / bat["boost_efficiency"])
+    )
+    w(
+        "charge while playing in about %.1f h, %.1f h with the board idle."
+        % (
+            bat["capacity_mah"] / max(1.0, 500 - cases[0][2] / bat["boost_efficiency"]),
+            bat["capacity_mah"] / min(bat["charge_ma"], 500 - cases[2][2] / bat["boost_efficiency"]),
+        )
+    )
+    w("")
+    w("### Levels and the brown-out margin")
+    w("")
+    mv, pct = b.battery_mv, b.battery_pct
+    top, bottom = bat["divider_top_ohm"], bat["divider_bottom_ohm"]
+    ratio = bottom / float(top + bottom)
+    worst = cases[1][3]
+    typical = cases[0][3]
+    sag = worst * bat["internal_mohm"] / 1000.0
+    p_low = B.percent(bat["low_mv"], mv, pct)
+    p_crit = B.percent(bat["critical_mv"], mv, pct)
+    w(
+        "| level | cell | ADC pin (divider %s / %s) | charge | what the board does |"
+        % (_ohms(top), _ohms(bottom))
+    )
+    w("|---|---|---|---|---|")
+    w(
+        "| full (charger's float voltage) | %d mV | %.0f mV (ADC reads up to %d mV at 11 dB) | 100 %% | - |"
+        % (bat["full_mv"], bat["full_mv"] * ratio, bat["adc_max_mv"])
+    )
+    w(
+        "| low | < %d mV | %.0f mV | %d %% | the battery bar in yellow, 2 s every 30 s |"
+        % (bat["low_mv"], bat["low_mv"] * ratio, p_low)
+    )
+    w(
+        "| critical (%d readings in a row) | < %d mV | %.0f mV | %d %% | journal closed, game halted |"
+        % (B.CONFIRM, bat["critical_mv"], bat["critical_mv"] * ratio, p_crit)
+    )
+    w("| cutoff (brown-out) | %d mV | %.0f mV | 0 %% | - |" % (bat["cutoff_mv"], bat["cutoff_mv"] * ratio))
+    w("")
+    w(
+        "Leaving LOW or CRITICAL needs %d mV more than the threshold (a charged cell, not one that"
+        % (bat["hysteresis_mv"])
+    )
+    w("recovered when the load dropped).")
+    w("")
+    w(
+        "- Brown-out margin: critical %d mV - cutoff %d mV - the sag at the worst-case cell"
+        % (bat["critical_mv"], bat["cutoff_mv"])
+    )
+    w(
+        "  current (%.0f mA x %d mOhm = %.0f mV) = **%.0f mV**."
+        % (worst, bat["internal_mohm"], sag, bat["critical_mv"] - bat["cutoff_mv"] - sag)
+    )
+    w(
+        "- Time from critical to cutoff: %d %% of %.0f mAh at the worst-case %.0f mA = **%.1f min**"
+        % (p_crit, usable, worst, p_crit / 100.0 * usable / worst * 60)
+    )
+    w("  (the journal closes within one battery poll, %d s, after %d readings)." % (bat["poll_s"], B.CONFIRM))
+    w(
+        "- Warning before the halt: from low (%d %%) to critical (%d %%) in typical play: **%.0f min**."
+        % (p_low, p_crit, (p_low - p_crit) / 100.0 * usable / typical * 60)
+    )
+    return lines
+
+
+def _ohms(v):
+    return "%gk" % (v / 1000.0) if v < 1000000 else "%gM" % (v / 1000000.0)
 
 
 def render(desc):
@@ -143,6 +410,9 @@ def render(desc):
     w("")
     w("The LED 5 V rail has a 1000 uF electrolytic at the first LED (inrush of the chain, per the")
     w("WS2812B application note) and a 100 nF ceramic per LED on the strip PCBs.")
+    if desc.get("battery"):
+        w("")
+        lines.extend(render_battery(desc, b))
     return "\n".join(lines) + "\n"
 
 

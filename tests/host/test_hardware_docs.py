@@ -92,3 +92,37 @@ def test_readme_documents_the_bit_rule_the_loader_uses():
     text = (HW / "README.md").read_text()
     assert "closed(kind, index, slot) == not (chain[r] >> s) & 1" in text
     assert "8 * r + s" in text
+
+
+def _play_hours(text):
+    rows = re.findall(
+        r"^\| (typical play|worst case|idle mode)[^|]*\| (\d+) \| (\d+) \| \*\*([\d.]+) h\*\* \|$", text, re.M
+    )
+    return {k: (int(rail), int(cell), float(h)) for k, rail, cell, h in rows}
+
+
+def test_power_md_gives_play_time_per_charge_from_board_json():
+    b = _board()
+    text = _tool("power_budget").render(b)
+    hours = _play_hours(text)
+    assert set(hours) == {"typical play", "worst case", "idle mode"}
+    assert hours["worst case"][2] < hours["typical play"][2] < hours["idle mode"][2]
+    bat = b["battery"]
+    for rail, cell, h in hours.values():
+        # the formula power.md states: I_cell = I_rail x V_rail / (V_cell x efficiency)
+        want = rail * b["power"]["supply_v"] / (bat["nominal_mv"] / 1000 * bat["boost_efficiency"])
+        assert abs(cell - want) <= 2
+        assert abs(h - bat["capacity_mah"] * bat["usable_fraction"] / cell) <= 0.1
+    assert "ESP32 Series Datasheet" in text and "Brown-out margin" in text
+    # a bigger cell, a brighter idle: the figures follow board.json, nothing is typed in
+    b["battery"]["capacity_mah"] *= 2
+    b["idle"]["leds_level"] = 255
+    again = _play_hours(_tool("power_budget").render(b))
+    assert abs(again["worst case"][2] - 2 * hours["worst case"][2]) <= 0.1
+    assert again["idle mode"][0] > hours["idle mode"][0]
+
+
+def test_power_md_without_battery_has_no_battery_section():
+    b = _board()
+    del b["battery"]
+    assert "## Battery" not in _tool("power_budget").render(b)
