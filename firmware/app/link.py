@@ -195,7 +195,7 @@ class Wiring:
     (``app.serial_link``; True/False/None = "auto": on when there is neither BLE nor a socket).
     """
 
-    def __init__(self, hw, recorder, show_code, contribute, log, trial=None):
+    def __init__(self, hw, recorder, show_code, contribute, log, trial=None, battery=None):
         self.hw = hw
         self.recorder = recorder
         self.show_code_cb = show_code
@@ -203,7 +203,7 @@ class Wiring:
         self.log = log
         self.hub = None
         self.ble = None  # the BLE transport, when there is one
-        self.battery = None  # () -> (mV, percent, state) for INFO, set by the app
+        self.battery = battery  # () -> (mV, percent, state) for INFO (app.power), or None
         self._pub_buf = None  # the buffer records are published from, made with the hub
         self._encode = None  # bg.record.encode, taken with the hub
         self.trial = trial  # app.update.Trial: the version in INFO and the update receiver

@@ -81,7 +81,9 @@ class App:
         self.sensing = self.scanner.sensing
         self.raw = self.sensing.raw
         self.painter = Painter(board, hw.leds.buf)
-        self.view = View(self.painter)
+        # idle mode and the battery (app.power); fakes in tests may have neither part
+        self.power = Power(hw.clock, board, getattr(hw, "battery", None), getattr(hw, "sleep", None))
+        self.view = View(self.painter, self.power)
         self.ctl = C.Controller(
             settings,
             rules,
@@ -107,10 +109,7 @@ class App:
         self.sup = None  # app.supervisor.Supervisor, made by run()
         self.beat = _no_beat  # the supervisor's heartbeat, once it runs
         self.on_healthy = None  # called once at the first "all tasks alive" (app.supervisor)
-        # idle mode and the battery (app.power); fakes in tests may have neither part
-        self.power = Power(hw.clock, board, getattr(hw, "battery", None), getattr(hw, "sleep", None))
         self.power.bind(self.scanner, self.recorder.close, self._resume, self._connected, self._advertise)
-        self.view.power = self.power
 
     def _log(self, m):
         self.log(m)
@@ -357,9 +356,14 @@ class App:
             from app.link import Wiring
 
             self.wiring = Wiring(
-                self.hw, self.recorder, self._show_code, self._player_seed, self._log, self.trial
+                self.hw,
+                self.recorder,
+                self._show_code,
+                self._player_seed,
+                self._log,
+                self.trial,
+                self.power.info,
             )
-            self.wiring.battery = self.power.info
         return self.wiring
 
     def _get_hub(self):

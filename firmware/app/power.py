@@ -38,9 +38,10 @@ class Power:
         self.period_ms = max(1, 1000 // board.scan_hz)
         self.idle_leds = idle["leds_level"]
         self.idle_adv_ms = idle["adv_ms"]
-        self.battery = battery if board.battery is not None else None
+        d = board.battery
+        self.battery = battery if d is not None else None
         self.gauge = B.Gauge(board) if self.battery is not None else None
-        self.poll_ms = board.battery["poll_s"] * 1000 if self.battery is not None else 0
+        self.poll_ms = d["poll_s"] * 1000 if d is not None and battery is not None else 0
         self.sleep = sleep
         self.idle = False
         self.halted = False  # CRITICAL: the journal is closed, input is not taken
@@ -69,9 +70,10 @@ class Power:
     def _nap(self, ms):
         c = self.connected
         n = self.nap_ms(c is not None and c())
-        if not n:
+        s = self.sleep
+        if not n or s is None:
             return False
-        self.sleep.nap(min(ms, n))
+        s.nap(min(ms, n))
         return True
 
     def step(self, now):
@@ -129,8 +131,11 @@ class Power:
         """One battery reading into the gauge; True when the level changed (``halted``
         follows CRITICAL). A failing or absurd reading is counted and changes nothing."""
         g = self.gauge
+        bat = self.battery
+        if g is None or bat is None:
+            return False
         try:
-            changed = g.update(self.battery.read_mv())
+            changed = g.update(bat.read_mv())
         except (OSError, ValueError):
             self.read_errors += 1
             return False
@@ -145,7 +150,8 @@ class Power:
 
     # -- what the app applies ---------------------------------------------------------------------
     def level(self):
-        return self.gauge.level if self.gauge is not None else B.OK
+        g = self.gauge
+        return g.level if g is not None else B.OK
 
     def percent(self):
         return self.gauge.pct if self.gauge is not None else B.NO_BATTERY

@@ -64,7 +64,7 @@ class View:
     """Paints ``ctl`` into ``painter``'s buffer. ``anim`` is ``(a, b, dim)`` while a roll
     animation runs (``app.dice_anim`` drives it), else None."""
 
-    def __init__(self, painter):
+    def __init__(self, painter, power=None):
         self.p = painter
         self.code = None  # the link's pairing code while pairing is open (6 digits, str)
         self.code_since = 0
@@ -73,7 +73,7 @@ class View:
         self.storage_error = 0
         self.fault_rows = 0
         self.busy = False  # the turn's message uses the point LEDs (the clock bar yields)
-        self.power = None  # an ``app.power.Power`` (battery, idle mode), or None
+        self.power = power  # an ``app.power.Power`` (battery, idle mode), or None
 
     def show_dice(self, a, b, dim):
         """``app.dice_anim.FuncDisplay`` callback."""
