@@ -75,7 +75,7 @@ def _charged_and_played_on(d):
     r = _start(app)
     _turn(app, r)
     _critical(app, hw)
-    hw.battery.mv = _DESC.battery["low_mv"] + _DESC.battery["hysteresis_mv"] + 200  # USB plugged in
+    hw.mv = _DESC.battery["low_mv"] + _DESC.battery["hysteresis_mv"] + 200  # USB plugged in
     hw.clock.ms += _DESC.battery["poll_s"] * 1000
     app.power.step(hw.clock.ms)
     assert not app.power.halted and not app.recorder.closed

@@ -12,7 +12,7 @@ def test_low_battery_warns_but_play_goes_on():
     d = _dir()
     app, hw = _app(d)
     r = _start(app)
-    hw.battery.mv = _DESC.battery["low_mv"] - 30
+    hw.mv = _DESC.battery["low_mv"] - 30
     hw.clock.ms += _DESC.battery["poll_s"] * 1000
     app.power.step(hw.clock.ms)
     assert app.power.level() == B.LOW and not app.power.halted
@@ -29,10 +29,10 @@ def test_idle_mode_slows_the_scan_and_a_moved_checker_ends_it():
         hw.clock.ms += 100
         app.power.step(hw.clock.ms)
     assert app.power.idle and app.scanner.period_ms == 1000 // _DESC.idle["scan_hz"] > fast
-    assert app.scanner.nap(50) and hw.sleep.naps == 1  # light sleep between idle scans
+    assert app.scanner.nap(50) and hw.naps == 1  # light sleep between idle scans
     _turn(app, r)
     assert not app.power.idle and app.scanner.period_ms == fast
-    assert not app.scanner.nap(5) and hw.sleep.naps == 1
+    assert not app.scanner.nap(5) and hw.naps == 1
 
 
 def test_the_gauge_gesture_shows_the_battery_and_reaches_no_game():

@@ -38,9 +38,11 @@ MODULES = [
     # the battery on the LEDs: the gauge on request, the low warning, the critical frame, idle
     ("test_view_battery", 4),
     # the battery at app level: a match halted by the critical level resumes with nothing lost;
-    # idle mode, the low warning, the gauge gesture
-    ("test_app_power", 2, "256k"),
-    ("test_app_power_idle", 3, "256k"),
+    # idle mode, the low warning, the gauge gesture. The App and its journal as bytecode in the
+    # heap: one of them fails at 200k and both pass at 208k here (declared +8k); the board
+    # model needs 52k and 50k of the board's 64k (tools/bench_heapmargin.py)
+    ("test_app_power", 2, "216k"),
+    ("test_app_power_idle", 3, "216k"),
     # the revoke-all gesture through the real App, Hub, Board and Session (link helpers too):
     # the app and the link stack as bytecode in the heap: 216k passed, 212k failed before the
     # controller imported bg.match (its Fold: the rules the controller used to copy, 15.8k of

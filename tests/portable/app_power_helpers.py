@@ -9,7 +9,6 @@ from app import main, rules
 from bg import battery as B
 from bg import engine as movegen
 from bg import hwdesc
-from hal import sim
 
 _DESC = hwdesc.load()
 _N = [0]
@@ -45,10 +44,53 @@ class _Clock:
         pass
 
 
+class _Hw:
+    """The HAL parts the App uses, small (``hal.sim`` whole would cost the 64k heap ~4 kB):
+    an empty board on the sensors, buttons never down (the tests call the App's handlers),
+    the journal on directory ``d``, a cell at ``mv`` and a sleep that only counts."""
+
+    def __init__(self, d, mv, clock):
+        self.clock = clock
+        self.root = d
+        self.mv = mv
+        self.reads = self.naps = 0
+        self.leds = self
+        self.buf = bytearray(3 * _DESC.nleds)
+        self.sensors = self.buttons = self.storage = self.battery = self.sleep = self.random = self
+        self._idle = _DESC.idle_chain()
+        self.radio = None
+
+    def read_into(self, buf):  # Sensors
+        buf[: len(self._idle)] = self._idle
+
+    def take(self, i):  # Buttons
+        return 0
+
+    def is_down(self, i):
+        return False
+
+    def ok(self):  # Storage
+        return True
+
+    def read_mv(self):  # Battery
+        self.reads += 1
+        return self.mv
+
+    def nap(self, ms):  # Sleep
+        self.naps += 1
+
+    def urandom(self, n):  # Random: deterministic dice for the test
+        return bytes((i * 7 + 3) & 0xFF for i in range(n))
+
+    def ready(self):
+        return True
+
+    def show(self):  # Leds
+        pass
+
+
 def _app(d, mv=3900, clock=None, log=None):
-    hw = sim.make({"sensor_bytes": _DESC.nbytes, "leds": _DESC.nleds, "buttons": 4, "directory": d})
-    hw.battery.mv = mv
-    hw.clock = clock or _Clock()
+    hw = _Hw(d, mv, clock or _Clock())
     app = main.App(hw, _DESC, main.settings_from({"length": 3}), log or (lambda m: None))
     app.animate = False
     app.boot()
@@ -116,7 +158,7 @@ def _confirmed(app):
 
 
 def _critical(app, hw):
-    hw.battery.mv = _DESC.battery["critical_mv"] - 40
+    hw.mv = _DESC.battery["critical_mv"] - 40
     for _ in range(B.CONFIRM):
         hw.clock.ms += _DESC.battery["poll_s"] * 1000
         app.power.step(hw.clock.ms)
