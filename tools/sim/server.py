@@ -26,6 +26,7 @@ HTTP API (JSON)::
     POST /api/match        {"computer": 0|1|null, "learn": bool}  restart the board with these
                            settings (the computer opponent, docs/controller.md): the next match
                            is played against it (a match in progress resumes with its own)
+    POST /api/battery      {"mv": 0..6000}    the modelled cell's voltage (hal.sim.Battery)
 
 Stdlib only (http.server + threads).
 """
@@ -446,6 +447,12 @@ class Sim:
     def button(self, i, down):
         self._send({"t": "btn", "i": int(i), "down": 1 if down else 0})
 
+    def battery(self, mv):
+        """The modelled cell's voltage (millivolts); the firmware reads it at its next poll."""
+        if isinstance(mv, bool) or not isinstance(mv, int) or not 0 <= mv <= 6000:
+            raise ValueError("battery mv must be an integer 0..6000")
+        self._send({"t": "battery", "mv": mv})
+
     def click(self, i, hold=0.0):
         self.button(i, 1)
         if hold:
@@ -573,6 +580,8 @@ def make_handler(sim, static=STATIC):
                     if comp not in (None, 0, 1):
                         raise ValueError("computer: 0, 1 or null")
                     sim.restart_with(computer=comp, learn=bool(obj.get("learn")) or None)
+                elif self.path == "/api/battery":
+                    sim.battery(obj.get("mv"))
                 elif self.path == "/api/reset":
                     if obj.get("setup") == "clear":
                         sim.physical.__init__()
