@@ -142,7 +142,8 @@ def render(board):
         "t",
     )
     # ESP32
-    mx, my, mw, mh = 20, 100, 220, 330
+    bat = board.get("battery")
+    mx, my, mw, mh = 20, 100, 220, 330 + (26 if bat else 0)
     g.rect(mx, my, mw, mh, "mcu")
     g.text(mx + mw // 2, my + 22, board.get("mcu", {}).get("module", "ESP32"), "s", "middle")
     plist = [
@@ -160,6 +161,14 @@ def render(board):
             mx + mw - 8,
             my + 60 + 26 * (len(plist) + i),
             "GPIO%d %s (pull-up)" % (b["pin"], b["name"]),
+            "t",
+            "end",
+        )
+    if bat:
+        g.text(
+            mx + mw - 8,
+            my + 60 + 26 * (len(plist) + len(board["buttons"])),
+            "GPIO%d battery (ADC1)" % bat["adc_pin"],
             "t",
             "end",
         )
@@ -265,6 +274,22 @@ def render(board):
         "3.3 V regulator -> 74HC165 chain, pull-ups, ESP32." % (pw["supply_v"], pw["supply_ma"]),
         "t",
     )
+    if bat:
+        g.text(
+            20,
+            py + 24,
+            "Battery: %s %d mAh -> %s (USB runs the board and charges) -> %s -> the 5 V rail; "
+            "the cell / %.1f on GPIO%d (ADC1, 11 dB)."
+            % (
+                bat["cell"].split(",")[0],
+                bat["capacity_mah"],
+                bat["charger"],
+                bat["boost"],
+                (bat["divider_top_ohm"] + bat["divider_bottom_ohm"]) / float(bat["divider_bottom_ohm"]),
+                bat["adc_pin"],
+            ),
+            "s",
+        )
     g.path("M %d %d H %d" % (20, py + 12, width - 40), "pwr")
     g.text(20, py + 40, "Buttons (to GND, internal pull-ups, IRQ on the falling edge):", "t")
     for i, b in enumerate(board["buttons"]):

@@ -126,3 +126,11 @@ def test_power_md_without_battery_has_no_battery_section():
     b = _board()
     del b["battery"]
     assert "## Battery" not in _tool("power_budget").render(b)
+
+
+def test_wiring_svg_shows_the_battery_option():
+    b = _board()
+    svg = _tool("wiring_svg").render(b)
+    assert "GPIO%d battery (ADC1)" % b["battery"]["adc_pin"] in svg and b["battery"]["charger"] in svg
+    del b["battery"]
+    assert "battery (ADC1)" not in _tool("wiring_svg").render(b)
