@@ -97,11 +97,25 @@ def fill(b, desc):
 def _idle(b, d):
     """Idle mode (app.power); defaults when board.json has no ``idle`` section."""
     d = d or {"after_s": 300, "scan_hz": 10, "leds_level": 0, "adv_ms": 1000}
-    _int(d, "after_s", "idle", 10, 86400)
-    _int(d, "scan_hz", "idle", 1, 1000)
-    _int(d, "leds_level", "idle", 0, 255)
-    _int(d, "adv_ms", "idle", 20, 10240)  # the BLE advertising interval's range
-    b.idle = d
+    # the numbers only: the parsed section (its _doc string) does not stay in the heap
+    b.idle = {
+        "after_s": _int(d, "after_s", "idle", 10, 86400),
+        "scan_hz": _int(d, "scan_hz", "idle", 1, 1000),
+        "leds_level": _int(d, "leds_level", "idle", 0, 255),
+        "adv_ms": _int(d, "adv_ms", "idle", 20, 10240),  # the BLE advertising interval's range
+    }
+
+
+_BATTERY_KEYS = (
+    "adc_pin",
+    "divider_top_ohm",
+    "divider_bottom_ohm",
+    "adc_samples",
+    "poll_s",
+    "low_mv",
+    "critical_mv",
+    "hysteresis_mv",
+)
 
 
 def _battery(b, d):
@@ -135,7 +149,10 @@ def _battery(b, d):
             raise ValueError("board.json: battery.curve must rise (point %d)" % i)
         mv[i] = e[0]
         pct[i] = e[1]
-    b.battery = d
+    keep = {}  # the numbers the firmware uses: the parsed section (texts, curve) goes
+    for k in _BATTERY_KEYS:
+        keep[k] = d[k]
+    b.battery = keep
     b.battery_mv = mv
     b.battery_pct = pct
 
