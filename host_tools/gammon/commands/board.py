@@ -17,10 +17,41 @@ unpair|update|log``. Other commands that talk to a board use the helpers here::
 import asyncio
 import time
 
+from bg import battery as B
+from bg import link as P
+from bg.link import info as I
+
 from gammon import link as L
 from gammon.cli import UserError
 
 _STATES = {0: "live", 1: "finished", 2: "abandoned"}
+
+
+def battery_text(block):
+    """INFO's battery block (``bg.link.info``: mV, percent, state) as ``gammon board info``
+    says it; None (an older board, or a session not logged in) is "not reported"."""
+    if block is None:
+        return "not reported"
+    mv, pct, state = block
+    if pct == B.NO_BATTERY or not state & B.F_BATTERY:
+        return "none (USB power)"
+    words = ["%d %% (%.2f V)" % (pct, mv / 1000.0)]
+    if state & B.F_CRITICAL:
+        words.append("critical: journal closed, game halted until charged")
+    elif state & B.F_LOW:
+        words.append("low: charge soon")
+    if state & B.F_IDLE:
+        words.append("idle mode")
+    return ", ".join(words)
+
+
+def _battery(c):
+    """The battery line: INFO asked again and read whole with the board's own decoder (the
+    client's ``info()`` reads the fields before the battery block only)."""
+    try:
+        return battery_text(I.decode(c.call(P.REQ_INFO))["battery"])
+    except ValueError as e:
+        raise UserError("bad INFO reply from the board: %s" % e) from None
 
 
 def add_board_argument(parser):
@@ -142,6 +173,7 @@ def cmd_board(args):
             if args.action == "info":
                 for k, v in c.info().items():
                     print("%-15s %s" % (k, v))
+                print("%-15s %s" % ("battery", _battery(c)))
                 for g in c.list_games():
                     print("game %s  %7d bytes  %s" % (g["id"], g["size"], _STATES.get(g["state"], "?")))
             elif args.action == "rename":
