@@ -109,7 +109,7 @@ class App:
         self.sup = None  # app.supervisor.Supervisor, made by run()
         self.beat = _no_beat  # the supervisor's heartbeat, once it runs
         self.on_healthy = None  # called once at the first "all tasks alive" (app.supervisor)
-        self.power.bind(self.scanner, self.recorder.close, self._resume, self._connected, self._advertise)
+        self.power.bind(self.scanner, self._halt, self._resume, self._connected, self._advertise)
 
     def _log(self, m):
         self.log(m)
@@ -375,9 +375,15 @@ class App:
 
     # -- power (app.power) ---------------------------------------------------------------------------
 
+    def _halt(self):
+        """Critical battery: the journal closed before the brown-out, the game halted."""
+        self.recorder.close()
+        self.log("battery critical: journal closed, game halted until charged")
+
     def _resume(self, now):
         """The cell is charged again after a halt: store what waited, read the board again."""
         self.recorder.reopen()
+        self.log("battery charged: game resumed")
         self.on_board(now)
 
     def _connected(self):
