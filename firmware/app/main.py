@@ -163,11 +163,13 @@ class App:
 
     def on_button(self, i, kind, now):
         role, side = self.buttons.roles[i]
-        # ROLL held alone: the battery gauge (docs/controller.md); halted: nothing reaches the game
-        if self.power.input(now, kind == C.LONG and role == "roll"):
+        # ROLL held alone: the battery gauge (docs/controller.md) -- except the mover's while it
+        # moves, which asks the coach (app.opponent); halted: nothing reaches the game
+        ctl = self.ctl
+        coach = ctl.phase == C.MOVING and side == ctl.side
+        if self.power.input(now, kind == C.LONG and role == "roll" and not coach):
             self.wake.set()
             return
-        ctl = self.ctl
         hub = self.hub
         if kind == C.PRESS and hub is not None and hub.board.awaiting_button():
             # a pairing value is shown: ROLL confirms it, CUBE refuses it; the game sees neither

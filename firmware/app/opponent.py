@@ -177,12 +177,22 @@ class Opponent:
         """The mover asked for the best play (long ROLL press): show it, or hide it again."""
         if ctl.phase != MOVING or ctl.side == ctl.settings.computer:
             return False
+        if self._judge_turn != ctl.throws:
+            self._new_turn(ctl)  # asked before this turn was seen (the coach made on first use)
         if self.plan is not None and self.coaching:
             self.clear()
             return True
         steps = self.best(ctl.turn_start, ctl.side, ctl.dice[0], ctl.dice[1], self._opening(ctl))
         self._set_plan(ctl, steps, True)
         return True
+
+    def _new_turn(self, ctl):
+        """A new turn of a player: what learning mode will judge; last turn's coach goes."""
+        self._judge_turn = ctl.throws
+        d = ctl.dice
+        self._judge = (ctl.side, d[0], d[1], bytes(ctl.turn_start), self._opening(ctl))
+        if self.coaching:
+            self.clear()
 
     def _opening(self, ctl):
         return ctl.last_play is None and ctl.turn_start == rules.start_position()
@@ -197,11 +207,7 @@ class Opponent:
             self._judged(ctl, now)
         if ctl.phase == MOVING and ctl.side != ctl.settings.computer:
             if self._judge_turn != ctl.throws:  # a new turn (no allocation on every reading)
-                self._judge_turn = ctl.throws
-                d = ctl.dice
-                self._judge = (ctl.side, d[0], d[1], bytes(ctl.turn_start), self._opening(ctl))
-                if self.coaching:
-                    self.clear()
+                self._new_turn(ctl)
             elif self.coaching and self.plan is not None:
                 self._follow(ctl)
         comp = ctl.settings.computer
