@@ -5,7 +5,13 @@ play, and the depth-first visit of every maximal play. See ``bg.engine`` for the
 the one before; ``bg.engine.MoveGen`` is the class to use.)
 """
 
+import micropython
 from micropython import const
+
+try:
+    from micropython import ptr8  # CPython: the shim's identity (host_tools/shim)
+except ImportError:
+    pass  # MicroPython: viper compiles ptr8(...) as a cast; there is no such name to import
 
 _NO = const(-1)
 
@@ -25,6 +31,7 @@ class MoveGenCore:
         self.sl = bytearray(26)  # recognition slack per point (see _slack)
         self.res = bytearray(8)  # steps of the play found by a search
         self.endb = bytearray(52)  # first end position seen (forced())
+        self.stk = bytearray(12)  # the visit's stack (bg.engine._visit._walk)
         self.tgt = self.w
         self.mb = self.ob = self.offi = 0
         self.out = 0  # mover's checkers on points 7..24 and the bar
@@ -51,17 +58,11 @@ class MoveGenCore:
             raise ValueError("position must be 52 bytes")
         if side != 0 and side != 1:
             raise ValueError("side must be 0 or 1")
-        w = self.w
-        for i in range(52):
-            w[i] = pos[i]
         self.side = side
-        self.mb = mb = 24 if side else -1  # mover's point p is w[mb + p] (p = 25: bar)
+        self.mb = 24 if side else -1  # mover's point p is w[mb + p] (p = 25: bar)
         self.ob = 24 if side else 49  # opponent on our point t is w[ob - t]; its bar w[ob]
         self.offi = 51 if side else 50
-        out = 0
-        for p in range(7, 26):
-            out += w[mb + p]
-        self.out = out
+        self.out = self._load(pos)  # mover's checkers on points 7..24 and the bar
         self.passb = False
         if d1 == d2:
             self.dbl = True
@@ -81,23 +82,19 @@ class MoveGenCore:
         self.d[1] = second
         self.passb = passb
         if passb:
-            m = 0
-            for p in range(1, 26):
-                if self._land(p, second) >= 0:
-                    m |= 1 << p
-            self.bmask = m
+            self.bmask = self._srcmask(second)
 
     def _find_max(self):
         if self.dbl:
-            self.maxd = self._max(0, 25)
+            self.maxd = self._walk(1)
             self.need = 0
             return
         big = self.big
         small = self.small
-        a = self._max(0, 25)  # larger die first
+        a = self._walk(1)  # larger die first
         if a < 2:
             self._order(True, small, big)
-            b = self._max(0, 25)
+            b = self._walk(1)
             self._order(False, big, small)
             if b > a:
                 a = b
@@ -107,10 +104,49 @@ class MoveGenCore:
             self.need = big if self._land_any(big) else small
 
     def _land_any(self, d):
+        return self._srcmask(d) != 0
+
+    @micropython.viper
+    def _load(self, pos) -> int:
+        # copy the position into the work buffer; the mover's checkers outside the home board
+        w = ptr8(self.w)
+        src = ptr8(pos)
+        for i in range(52):
+            w[i] = src[i]
+        mb = int(self.mb)
+        out = 0
+        for p in range(7, 26):
+            out += int(w[mb + p])
+        return out
+
+    @micropython.viper
+    def _srcmask(self, d: int) -> int:
+        # bit p set when the mover's checker on p (25: bar) can move by d (0: none can)
+        w = ptr8(self.w)
+        mb = int(self.mb)
+        ob = int(self.ob)
+        out = int(self.out)
+        m = 0
+        bar = int(w[mb + 25])
         for p in range(1, 26):
-            if self._land(p, d) >= 0:
-                return True
-        return False
+            if not w[mb + p]:
+                continue
+            if p != 25 and bar:
+                continue
+            t = p - d
+            if t > 0:
+                if int(w[ob - t]) >= 2:
+                    continue
+            elif out:
+                continue
+            elif t < 0:
+                q = p + 1
+                while q < 7 and not w[mb + q]:
+                    q += 1
+                if q < 7:
+                    continue
+            m |= 1 << p
+        return m
 
     def _land(self, p, d):
         """Landing point of the mover's checker on ``p`` moved by ``d`` (0 = off), or -1."""
@@ -171,33 +207,136 @@ class MoveGenCore:
         else:
             w[self.offi] -= 1
 
-    def _max(self, depth, hi):
-        """Longest play reachable from here (stops early at a full play)."""
-        nd = self.nd
-        if depth == nd:
-            return depth
-        d = self.d[depth]
-        best = depth
-        lo = 25 if self.w[self.mb + 25] else 1
-        nxt = depth + 1
-        w = self.w
-        mb = self.mb
-        for p in range(hi, lo - 1, -1):
-            if not w[mb + p]:
-                continue  # most points are empty: skip the call
-            t = self._land(p, d)
-            if t < 0:
+    @micropython.viper
+    def _walk(self, longest: int) -> int:
+        # One dice order's depth-first walk: with longest=0 the visit of every maximal play
+        # (for_each_end, the hot path: the board's recognizer runs it on every change), with
+        # longest=1 the length of the longest play (stops at a full one). A loop over an
+        # explicit stack (stk: next source point to try and lowest allowed source per depth,
+        # and how the step there was made), so a step costs no call; legality and make/unmake
+        # are written out here instead of calling _land/_make/_unmake. The viper emitter keeps every index and count a machine
+        # integer and reads the buffers through byte pointers (tools/bench_engine.py measures it
+        # against the bytecode and gnubg's C generator). On CPython the decorator and ptr8 are
+        # the identity (host_tools/shim/micropython.py): the same source runs there.
+        wo = self.w
+        so = self.st
+        w = ptr8(wo)
+        st = ptr8(so)
+        dd = ptr8(self.d)
+        stk = ptr8(self.stk)  # [0:4] next source per depth, [4:8] lowest source, [8:12] flags
+        mb = int(self.mb)
+        ob = int(self.ob)
+        offi = int(self.offi)
+        maxd = int(self.maxd)
+        if longest:
+            maxd = int(self.nd)
+        best = 0
+        out = int(self.out)
+        need = int(self.need)
+        prune = 0
+        if self.passb:
+            prune = int(self.bmask)  # sources the other dice order covers (depth 1 only)
+        dbl = 0
+        if self.dbl:
+            dbl = 1
+        visit = self.visit
+        stopping = 0
+        depth = 0
+        stk[0] = 25
+        stk[4] = 1
+        if w[mb + 25]:
+            stk[4] = 25
+        while True:
+            back = 0
+            p = 0
+            if depth == maxd and longest:
+                best = maxd
+                stopping = 1
+                back = 1
+            elif depth == maxd:
+                if depth != 1 or need == 0 or int(dd[0]) == need:
+                    self.nvis = int(self.nvis) + 1
+                    visit(wo, so, depth)
+                    if self.stop:
+                        stopping = 1
+                back = 1
+            elif stopping:
+                back = 1
+            else:
+                p = int(stk[depth])
+                if p < int(stk[4 + depth]):
+                    back = 1
+            if back:
+                if depth == 0:
+                    return best
+                depth -= 1
+                # unmake the step at this depth
+                k = 2 * depth
+                p = int(st[k])
+                t = int(st[k + 1])
+                fl = int(stk[8 + depth])
+                if t:
+                    w[mb + t] = int(w[mb + t]) - 1
+                    if fl & 1:
+                        w[ob] = int(w[ob]) - 1
+                        w[ob - t] = 1
+                else:
+                    w[offi] = int(w[offi]) - 1
+                if fl & 2:
+                    out += 1
+                w[mb + p] = int(w[mb + p]) + 1
                 continue
-            if self.passb and depth == 1 and (self.bmask >> p) & 1:
-                return nd  # covered by the other order, which reached depth 2
-            self._make(depth, p, t)
-            r = self._max(nxt, p if self.dbl else 25)
-            self._unmake(depth)
-            if r > best:
-                best = r
-                if r == nd:
-                    return r
-        return best
+            stk[depth] = p - 1
+            if not w[mb + p]:
+                continue
+            t = p - int(dd[depth])
+            if t > 0:
+                if int(w[ob - t]) >= 2:
+                    continue
+            else:
+                if out:
+                    continue
+                if t < 0:
+                    q = p + 1
+                    while q < 7 and not w[mb + q]:
+                        q += 1
+                    if q < 7:
+                        continue  # a checker above: no bear-off with a larger die
+                t = 0
+            if depth == 1 and (prune >> p) & 1:
+                if longest:
+                    best = maxd  # covered by the other order, which reached depth 2
+                    stopping = 1
+                continue
+            # make
+            w[mb + p] = int(w[mb + p]) - 1
+            fl = 0
+            if p > 6 and t <= 6:
+                fl = 2
+                out -= 1
+            if t:
+                if w[ob - t]:
+                    w[ob - t] = 0
+                    w[ob] = int(w[ob]) + 1
+                    fl |= 1
+                w[mb + t] = int(w[mb + t]) + 1
+            else:
+                w[offi] = int(w[offi]) + 1
+            k = 2 * depth
+            st[k] = p
+            st[k + 1] = t
+            stk[8 + depth] = fl
+            depth += 1
+            if depth > best:
+                best = depth
+            if depth < maxd:
+                if dbl:
+                    stk[depth] = p
+                else:
+                    stk[depth] = 25
+                stk[4 + depth] = 1
+                if w[mb + 25]:
+                    stk[4 + depth] = 25
 
     def _leaf_ok(self, depth):
         return depth != 1 or not self.need or self.d[0] == self.need
