@@ -29,6 +29,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -38,7 +39,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "firmware"), str(ROOT / "host_tools" / "shim")]
 
-POSITIONS = Path(os.environ.get("BENCH_POSITIONS", str(ROOT.parent / "shared" / "bench" / "positions_2000.json")))
+POSITIONS = Path(
+    os.environ.get("BENCH_POSITIONS", str(ROOT.parent / "shared" / "bench" / "positions_2000.json"))
+)
 POS_FILE = "bench_pos.bin"  # on the board, beside the firmware
 JOURNAL_DIR = "bench_journal"
 
@@ -81,11 +84,14 @@ f.close()
 R('positions', npos)
 R('visit_us_per_position', tv / npos)
 R('visit_plays', cnt[0])
-gc.collect(); gc.disable(); a = gc.mem_alloc()
+def visits(n):
+    for i in range(n):
+        gen.for_each_end(pos, 0, buf[52], buf[53], visit)
 for j in range(52):
     pos[j] = buf[j]
-for _ in range(20):
-    gen.for_each_end(pos, 0, buf[52], buf[53], visit)
+visits(2)
+gc.collect(); gc.disable(); a = gc.mem_alloc()
+visits(20)
 R('visit_alloc', (gc.mem_alloc() - a) / 20)
 gc.enable()
 # 2: the worst position: recognition of a finished play and hints for a lifted checker
@@ -98,7 +104,7 @@ cur = bytearray(start); gen.apply(cur, 0, (23, 22))
 rec = RC.Recognizer(gen=gen)
 obs = bytearray(28); RC.observe(end, obs, rec.caps)
 ts = []; th = []
-for _ in range(5):
+for i in range(5):
     rec.begin(start, 0, 1, 1)
     t = time.ticks_us(); st = rec.update(obs); ts.append(time.ticks_diff(time.ticks_us(), t))
     t = time.ticks_us(); gen.hints(start, 0, 1, 1, cur, 22); th.append(time.ticks_diff(time.ticks_us(), t))
@@ -124,7 +130,8 @@ ts = []
 for _ in range(5):
     t = time.ticks_us(); scans(200); ts.append(time.ticks_diff(time.ticks_us(), t) / 200)
 R('scan_us', med(ts))
-gc.collect(); gc.disable(); a = gc.mem_alloc(); scans(200); R('scan_alloc', (gc.mem_alloc() - a) / 200); gc.enable()
+gc.collect(); gc.disable(); a = gc.mem_alloc(); scans(200)
+R('scan_alloc', (gc.mem_alloc() - a) / 200); gc.enable()
 pn = leds.Painter(b)
 play = (24, 18, 13, 9)
 def frame(t):
@@ -264,6 +271,7 @@ def tool(name):
 def run_local(work):
     """The script on the unix port (64-bit, firmware from source), in ``work``."""
     (Path(work) / POS_FILE).write_bytes(positions_blob())
+    shutil.copyfile(ROOT / "hardware" / "board.json", Path(work) / "board.json")  # as make deploy puts it
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False, dir=work) as f:
         f.write(script())
         name = f.name
@@ -289,9 +297,12 @@ def run_board(port, resume, work):
     base = [tool("mpremote"), "connect", port]
     if resume:
         base.append("resume")
-    cp = subprocess.run(base + ["fs", "cp", str(blob), ":" + POS_FILE], capture_output=True, text=True, timeout=300)
+    cp = subprocess.run(
+        base + ["fs", "cp", str(blob), ":" + POS_FILE], capture_output=True, text=True, timeout=300
+    )
     if cp.returncode:
-        raise ValueError("mpremote could not copy %s to the board: %s" % (POS_FILE, (cp.stdout + cp.stderr)[-500:]))
+        tail = (cp.stdout + cp.stderr)[-500:]
+        raise ValueError("mpremote could not copy %s to the board: %s" % (POS_FILE, tail))
     p = subprocess.run(base + ["exec", script()], capture_output=True, text=True, timeout=900)
     return parse(p.stdout + p.stderr)
 
