@@ -129,29 +129,28 @@ from bg import engine as movegen
 data = open(sys.argv[1], 'rb').read()
 n = len(data) // 54
 gen = movegen.MoveGen()
-pos = bytearray(52)
+items = [(bytearray(data[i * 54:i * 54 + 52]), data[i * 54 + 52], data[i * 54 + 53]) for i in range(n)]
+del data
 cnt = [0]
 def visit(w, st, k):
     cnt[0] += 1
 def run(kind):
-    best = None
-    for rep in range(2):
+    ts = []
+    for rep in range(3):
         gc.collect()
         t = time.ticks_us()
-        for i in range(n):
-            o = i * 54
-            for j in range(52):
-                pos[j] = data[o + j]
+        for pos, d1, d2 in items:
             if kind:
-                gen.plays(pos, 0, data[o + 52], data[o + 53])
+                gen.plays(pos, 0, d1, d2)
             else:
-                gen.for_each_end(pos, 0, data[o + 52], data[o + 53], visit)
-        dt = time.ticks_diff(time.ticks_us(), t)
-        best = dt if best is None or dt < best else best
-    return best
+                gen.for_each_end(pos, 0, d1, d2, visit)
+        ts.append(time.ticks_diff(time.ticks_us(), t))
+    ts.sort()
+    return ts[1]
 print('plays_us', run(1) / n)
 print('visit_us', run(0) / n)
 """
+
 
 MPY_WORST = r"""
 import time, gc
@@ -185,6 +184,16 @@ total += measure('hints_at_start', lambda: gen.hints(start, 0, 1, 1, start, 13))
 total += measure('partial_ok', lambda: gen.partial_ok(start, 0, 1, 1, cur))
 total += measure('forced', lambda: gen.forced(start, 0, 1, 1))
 total += measure('for_each_end', lambda: gen.for_each_end(start, 0, 1, 1, visit))
+from bg import recognize as RC
+rec = RC.Recognizer(gen=gen)
+obs = bytearray(28); RC.observe(end, obs, rec.caps)
+ts = []
+for i in range(5):
+    rec.begin(start, 0, 1, 1)
+    gc.collect()
+    t = time.ticks_us(); rec.update(obs); ts.append(time.ticks_diff(time.ticks_us(), t))
+ts.sort()
+print('recognizer_update', ts[2], 0)
 print('visits', cnt[0])
 print('total_alloc', total)
 """
@@ -216,20 +225,35 @@ def run_mpy(script, path, heap, *args, timeout=300):
 
 
 def variant_copy(tmp, mode):
-    """A copy of firmware/bg: ``bytecode`` drops every ``@micropython.native`` (the shipped
-    engine has one, on the visit), ``allnative`` adds it to the core step methods too."""
+    """A copy of firmware/bg with the engine's ``bytecode``: every ``@micropython.viper`` and
+    ``@micropython.native`` dropped (``ptr8`` then the identity, as on CPython): the engine
+    before the viper walk runs the same algorithm as plain bytecode."""
     dst = Path(tmp) / "bg"
     shutil.copytree(ROOT / "firmware" / "bg", dst)
-    for p in dst.glob("_mg*.py"):
+    for p in (dst / "engine").glob("_*.py"):
         s = p.read_text()
-        if mode == "bytecode":
-            s = s.replace("    @micropython.native\n", "")
-        elif p.name == "_mgcore.py":
-            s = s.replace('"""\n\n', '"""\n\nimport micropython\n', 1)
-            for m in ("_land", "_make", "_unmake", "_max"):
-                s = s.replace("    def %s(" % m, "    @micropython.native\n    def %s(" % m)
+        s = s.replace("    @micropython.viper\n", "").replace("    @micropython.native\n", "")
+        ident = "    def ptr8(b):\n        return b\n\n    # bytecode copy; was: viper"
+        s = s.replace("    pass  # MicroPython: viper", ident)
         p.write_text(s)
     return tmp
+
+
+def time_gnubg(items, repeats=5):
+    """gnubg's C move generator (``gnubg_nn.moves``) on the same positions: microseconds per
+    position, the median of ``repeats`` runs (None without gnubg_nn)."""
+    try:
+        import gnubg_nn
+    except ImportError:
+        return None
+    boards = [([list(h) for h in board.to_gnubg(p, 0)], a, b) for p, a, b, _n in items]
+    ts = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        for bd, a, b in boards:
+            gnubg_nn.moves(bd, a, b)
+        ts.append((time.perf_counter() - t) / len(boards) * 1e6)
+    return statistics.median(ts)
 
 
 def time_micropython(items):
@@ -243,13 +267,13 @@ def time_micropython(items):
         v = dict(re.findall(r"(\w+) ([\d.]+)", out))
         res["micropython_plays_us_per_position"] = round(float(v["plays_us"]), 1)
         res["micropython_for_each_end_us_per_position"] = round(float(v["visit_us"]), 1)
-        for mode in ("bytecode", "allnative"):
+        for mode in ("bytecode",):
             with tempfile.TemporaryDirectory() as ntmp:
                 out = run_mpy(MPY_SPEED, variant_copy(ntmp, mode), "4m", str(blob))
             v = dict(re.findall(r"(\w+) ([\d.]+)", out))
             res["micropython_%s_plays_us_per_position" % mode] = round(float(v["plays_us"]), 1)
             res["micropython_%s_for_each_end_us_per_position" % mode] = round(float(v["visit_us"]), 1)
-    out = run_mpy(MPY_WORST, str(ROOT / "firmware"), "64k")
+    out = run_mpy(MPY_WORST, str(ROOT / "firmware"), "256k")
     for line in out.splitlines():
         parts = line.split()
         if len(parts) == 3:
@@ -332,25 +356,41 @@ def main():
     res.update(time_cpython(items))
     w = worst_position()
     res["worst_position_plays"] = len(movegen.MoveGen().plays(w, 0, 1, 1))
+    # side by side in one run: gnubg's C generator before and after the MicroPython timings
+    g1 = time_gnubg(items)
     res.update(time_micropython(items))
-    res["engine_tests_min_heap_kib"] = smallest_heap()
-    with tempfile.TemporaryDirectory() as tmp:
-        res["engine_tests_min_heap_precompiled_kib"] = smallest_heap(precompiled_path(tmp))
+    g2 = time_gnubg(items)
+    if g1 is not None:
+        g = statistics.median([g1, g2])
+        res["gnubg_moves_us_per_position"] = round(g, 2)
+        v = res.get("micropython_for_each_end_us_per_position")
+        if v:
+            res["micropython_visit_over_gnubg_ratio"] = round(v / g, 2)  # target <= 10
+    w = res.get("worst_mpy_recognizer_update_us")
+    if w is not None:
+        res["worst_mpy_recognition_plus_hints_us"] = w + res["worst_mpy_hints_after_one_us"]  # target <= 2000
+    if not os.environ.get("BENCH_ENGINE_NO_HEAP"):  # the bisection takes minutes
+        res["engine_tests_min_heap_kib"] = smallest_heap()
+        with tempfile.TemporaryDirectory() as tmp:
+            res["engine_tests_min_heap_precompiled_kib"] = smallest_heap(precompiled_path(tmp))
     (out_dir / "engine.json").write_text(json.dumps(res, indent=2) + "\n")
     print(
         "engine: CPython %.1f us/position (gym-backgammon %.1f, ratio %.2f); MicroPython %.0f us/position "
-        "(for_each_end %.0f); worst position %d plays, recognition+hints alloc %s bytes; "
-        "min heap %s KiB from source, %s KiB precompiled"
+        "(for_each_end %.0f, %s x gnubg's C generator at %s us); worst position %d plays, recognition+hints "
+        "%s us, alloc %s bytes; min heap %s KiB from source, %s KiB precompiled"
         % (
             res["cpython_plays_us_per_position"],
             res.get("gym_backgammon_us_per_position", 0),
             res.get("cpython_over_gym_ratio", 0),
             res.get("micropython_plays_us_per_position", 0),
             res.get("micropython_for_each_end_us_per_position", 0),
+            res.get("micropython_visit_over_gnubg_ratio"),
+            res.get("gnubg_moves_us_per_position"),
             res["worst_position_plays"],
+            res.get("worst_mpy_recognition_plus_hints_us"),
             res.get("worst_mpy_recognition_hints_total_alloc_bytes"),
-            res["engine_tests_min_heap_kib"],
-            res["engine_tests_min_heap_precompiled_kib"],
+            res.get("engine_tests_min_heap_kib"),
+            res.get("engine_tests_min_heap_precompiled_kib"),
         )
     )
 
