@@ -17,7 +17,7 @@ BENCH_OUT ?= build/bench
 FIRMWARE_PY := $(shell find firmware -name '*.py' -not -path '*/__pycache__/*' | sort)
 
 .PHONY: help venv test test-py lint typecheck mpy-cross-check sim demo bench deploy repl clean distclean \
-        wiring deploy-test board-model sim-board hardware release
+        wiring deploy-test board-model sim-board hardware release bench-device bench-device-test
 
 help:
 	@echo "make sim      run the product: real firmware on the MicroPython unix port + browser board"
@@ -29,6 +29,7 @@ help:
 	@echo "make deploy PORT=/dev/ttyUSB0   compile (xtensawin) and copy the firmware to an ESP32"
 	@echo "make repl PORT=/dev/ttyUSB0     open the board's REPL"
 	@echo "make release RELEASE_KEY=FILE [VERSION=v] [ARCH=xtensawin]  a signed firmware bundle (docs/update.md)"
+	@echo "make bench-device PORT=/dev/ttyUSB0   the device benchmarks on a board (after make deploy)"
 
 # --- set-up -------------------------------------------------------------------------------
 $(STAMP): requirements.txt constraints.txt host_tools/pyproject.toml
@@ -64,6 +65,7 @@ test: $(STAMP) $(STUBS)
 	$(MAKE) --no-print-directory mpy-cross-check
 	$(MAKE) --no-print-directory typecheck
 	$(MAKE) --no-print-directory deploy-test
+	$(MAKE) --no-print-directory bench-device-test
 	$(MAKE) --no-print-directory board-model
 	$(MAKE) --no-print-directory test-py
 
@@ -92,6 +94,10 @@ lint: $(STAMP)
 # make deploy exercised for real: the unix port behind a pseudo-terminal plays the board.
 deploy-test: $(STAMP)
 	$(PY) tools/deploy_test.py
+
+# make bench-device exercised for real: the unix port behind a pseudo-terminal plays the board.
+bench-device-test: $(STAMP)
+	$(PY) tools/bench_device_test.py
 
 # --- the product --------------------------------------------------------------------------
 sim: $(STAMP)
@@ -126,6 +132,11 @@ deploy: $(STAMP)
 release: $(STAMP)
 	$(PY) tools/release.py build $(if $(RELEASE_KEY),--key $(RELEASE_KEY)) $(if $(VERSION),--version $(VERSION)) \
 	  $(if $(ARCH),--arch $(ARCH))
+
+# the device benchmarks (tools/bench_device.py, docs/performance.md) on a board that has the
+# firmware (make deploy): -> build/bench-device/report.json, make bench's report shape
+bench-device: $(STAMP)
+	$(PY) tools/bench_device.py --port $(PORT)
 
 repl: $(STAMP)
 	$(VENV)/bin/mpremote connect $(PORT) repl

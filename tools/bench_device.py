@@ -258,7 +258,10 @@ def parse(text):
     for name, kind in FIELDS:
         if name not in got:
             raise ValueError("the device benchmark printed no %s:\n%s" % (name, text[-800:]))
-        v = kind(float(got[name])) if kind is int else kind(got[name])
+        try:
+            v = kind(float(got[name])) if kind is int else kind(got[name])
+        except ValueError:
+            raise ValueError("the device benchmark printed a bad %s: %r" % (name, got[name])) from None
         res[name] = round(v, 2) if kind is float else v
     return res
 

@@ -48,6 +48,7 @@ Example::
     (True, (13, 7, 8, 7))
 """
 
+import micropython
 from micropython import const
 
 from bg.engine import MoveGen
@@ -352,6 +353,7 @@ class Recognizer:
         self.missing = miss
         self.extra = ext
 
+    @micropython.native
     def _visit(self, endpos, steps, n):
         """One maximal legal play: test every subset of its steps against the reading."""
         side = self.side
@@ -419,6 +421,7 @@ class Recognizer:
                 if not out & (out - 1):
                     self._subset(1, 1, False, endpos)
 
+    @micropython.native
     def _subset(self, sub, n, full, endpos):
         side = self.side
         fr = self._fr
