@@ -10,7 +10,6 @@ left as it was (the positions file aside).
 """
 
 import json
-import os
 import shutil
 import subprocess
 import sys
