@@ -1,0 +1,175 @@
+"""Does any computation hold the asyncio loop? -> OUTDIR/stall.json
+
+    .venv/bin/python tools/bench_stall.py OUTDIR
+
+1. The longest stall on the board model (tools/board_model.py: 32-bit, firmware frozen,
+   ``-X heapsize=64k``): a 100 Hz ticker task (the scan task's period) records how late each
+   tick runs while a second task recognises, one turn after another with a yield between
+   turns as the app's controller does, the worst position (1-1, 2,140 plays: ``Recognizer``
+   ``begin`` + ``update`` of a finished play + the hints of a lifted checker) and the first
+   1,000 positions of ../shared/bench/positions_2000.json, each with one of its legal plays.
+   ``longest_stall_ms`` is the longest gap between two ticks minus the period (budget: 20 ms);
+   ``longest_turn_ms`` the longest single recognition (begin + update + hints), which is what
+   holds the loop: recognition runs in the scanner's change callback.
+2. The sensor-change to LED-frame latency on the board model: the simulator (tools/sim) with
+   the board model as firmware, a checker lifted and put back 20 times each way, measured on the
+   host side (median, p95, max), as ``bench_sim.latency`` does on the 64-bit port.
+
+Figures are the median of ``REPEATS`` runs of (1) (the machine is shared).
+"""
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT / "tools"), str(ROOT / "tools" / "sim")]
+REPEATS = 3
+NPOS = 1000
+
+SCRIPT = r"""
+import asyncio, time, gc, sys
+from bg import board as B, recognize as RC
+rec = RC.Recognizer()
+gen = rec.gen
+data = open(sys.argv[1], 'rb')
+buf = bytearray(54)
+end = bytearray(52)
+obs = bytearray(28)
+state = [0, 0, 0, 0]  # worst gap, ticks, done, longest turn (ms)
+pick = [0, 0]
+def keep(w, st, n):
+    pick[1] += 1
+    if pick[1] == pick[0]:
+        for i in range(52):
+            end[i] = w[i]
+        gen.stop = True
+async def ticker():
+    last = time.ticks_ms()
+    while not state[2]:
+        await asyncio.sleep_ms(10)
+        now = time.ticks_ms()
+        gap = time.ticks_diff(now, last)
+        if gap > state[0]:
+            state[0] = gap
+        state[1] += 1
+        last = now
+def turn(start, d1, d2, k):
+    t = time.ticks_ms()
+    for i in range(52):
+        end[i] = start[i]
+    pick[0] = k; pick[1] = 0
+    gen.for_each_end(start, 0, d1, d2, keep)
+    rec.begin(start, 0, d1, d2)
+    RC.observe(end, obs, rec.caps)
+    rec.update(obs)
+    gen.hints(start, 0, d1, d2, start, 13)
+    dt = time.ticks_diff(time.ticks_ms(), t)
+    if dt > state[3]:
+        state[3] = dt
+async def worker(n):
+    pts = {}
+    for p in (3, 4, 6, 7, 9, 10, 12, 13, 15, 16, 17, 19, 20, 22, 23):
+        pts[p] = 1
+    worst = B.from_points(pts, {1: 2})
+    await asyncio.sleep_ms(30)
+    turn(worst, 1, 1, 1)
+    await asyncio.sleep_ms(0)
+    pos = bytearray(52)
+    for i in range(n):
+        data.readinto(buf)
+        for j in range(52):
+            pos[j] = buf[j]
+        turn(pos, buf[52], buf[53], 1 + (i * 7) % 5)
+        await asyncio.sleep_ms(0)
+    state[2] = 1
+async def main(n):
+    asyncio.create_task(ticker())
+    await worker(n)
+    await asyncio.sleep_ms(20)
+asyncio.run(main(int(sys.argv[2])))
+print('RESULT', state[0] - 10, state[3], state[1])
+"""
+
+
+def stall_once(exe, blob):
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
+        f.write(SCRIPT)
+        name = f.name
+    try:
+        p = subprocess.run(
+            [str(exe), "-X", "heapsize=64k", name, str(blob), str(NPOS)],
+            capture_output=True,
+            text=True,
+            timeout=600,
+            env=dict(os.environ, MICROPYPATH=".frozen"),
+        )
+    finally:
+        os.unlink(name)
+    line = [ln for ln in p.stdout.splitlines() if ln.startswith("RESULT")]
+    if p.returncode or not line:
+        raise RuntimeError("stall bench failed:\n" + (p.stdout + p.stderr)[-1500:])
+    stall, turn, ticks = (int(x) for x in line[0].split()[1:])
+    return stall, turn, ticks
+
+
+def latency_board_model(n=20):
+    import bench_sim
+    import server
+
+    orig = server.Sim
+
+    def board_sim(*a, **k):
+        k["rom"] = "board"
+        return orig(*a, **k)
+
+    server.Sim = board_sim  # bench_sim.latency's simulator, on the board model
+    try:
+        out = bench_sim.latency(n)
+    finally:
+        server.Sim = orig
+    return out
+
+
+def main(argv):
+    out = Path(argv[1] if len(argv) > 1 else ROOT / "build" / "bench")
+    out.mkdir(parents=True, exist_ok=True)
+    import bench_device
+    import board_model
+
+    exe = board_model.build()
+    res = {"interpreter": "board model (32-bit, firmware frozen, -X heapsize=64k)", "positions": NPOS}
+    with tempfile.TemporaryDirectory() as tmp:
+        blob = Path(tmp) / "pos.bin"
+        blob.write_bytes(bench_device.positions_blob())
+        runs = [stall_once(exe, blob) for _ in range(REPEATS)]
+    res["longest_stall_ms_runs"] = [r[0] for r in runs]
+    res["longest_stall_ms"] = statistics.median(r[0] for r in runs)  # budget 20
+    res["longest_turn_ms"] = statistics.median(r[1] for r in runs)
+    lat = sorted(latency_board_model())
+    res["change_to_led_ms_median"] = round(statistics.median(lat), 1)
+    res["change_to_led_ms_p95"] = round(lat[int(0.95 * (len(lat) - 1))], 1)
+    res["change_to_led_ms_max"] = round(lat[-1], 1)
+    res["change_to_led_samples"] = len(lat)
+    (out / "stall.json").write_text(json.dumps(res, indent=2) + "\n")
+    print(
+        "stall (board model): longest stall %s ms (runs %s), longest recognition %s ms; change to LED "
+        "frame median %.1f ms, p95 %.1f, max %.1f"
+        % (
+            res["longest_stall_ms"],
+            res["longest_stall_ms_runs"],
+            res["longest_turn_ms"],
+            res["change_to_led_ms_median"],
+            res["change_to_led_ms_p95"],
+            res["change_to_led_ms_max"],
+        )
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
