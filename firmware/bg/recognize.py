@@ -48,8 +48,15 @@ Example::
     (True, (13, 7, 8, 7))
 """
 
+from array import array
+
 import micropython
 from micropython import const
+
+try:
+    from micropython import ptr8, ptr32  # CPython: the shim's identity (host_tools/shim)
+except ImportError:
+    pass  # MicroPython: viper compiles ptr8(...) / ptr32(...) as casts
 
 from bg.engine import MoveGen
 from bg.hwdesc import NROWS, ROW_BAR0, ROW_TRAY0  # the sensor rows: one layout, bg.hwdesc's
@@ -124,10 +131,11 @@ class Recognizer:
         self._fr = bytearray(4)  # rows of the current play's steps
         self._tr = bytearray(4)
         self._hr = bytearray(4)  # rows hit by the subset being checked
-        self._tm = [0, 0, 0, 0]  # rows each step touches (bitmask; small ints, no allocation)
-        self._u = [0] * 16  # per subset of a play's steps: rows touched
-        self._ld = [0] * 16  # rows landed on
-        self._nd = [0] * 16  # source rows that need a checker back
+        self._tm = array("I", bytes(16))  # rows each step touches (bitmask of 28 rows)
+        self._u = array("I", bytes(64))  # per subset of a play's steps: rows touched
+        self._ld = array("I", bytes(64))  # rows landed on
+        self._nd = array("I", bytes(64))  # source rows that need a checker back
+        self._rows = bytearray(26)  # the mover's point 0..25 -> its sensor row (row_of)
         self._ep = bytearray(NROWS)  # reading of an end position (checked by the engine's end)
         self._im = bytearray(NROWS)  # position index of the mover's checkers on each row (255: none)
         self._io = bytearray(NROWS)  # same for the opponent
@@ -176,6 +184,8 @@ class Recognizer:
         self.side = side
         self.d1 = d1
         self.d2 = d2
+        for p in range(26):
+            self._rows[p] = row_of(side, p)
         mb = self.movb
         ob = self.oppb
         for r in range(NROWS):
@@ -353,33 +363,35 @@ class Recognizer:
         self.missing = miss
         self.extra = ext
 
-    @micropython.native
-    def _visit(self, endpos, steps, n):
+    @micropython.viper
+    def _visit(self, endpos, steps, n: int):
         """One maximal legal play: test every subset of its steps against the reading."""
-        side = self.side
-        fr = self._fr
-        tr = self._tr
-        tm = self._tm
-        oppb = self.oppb
-        movb = self.movb
-        caps = self.caps
-        m = self._m
-        obar = ROW_BAR0 + 1 - side
+        # viper (the per-play hot path of a recognition: the worst position has 2,140 plays):
+        # rows and masks are machine integers, the buffers byte or word pointers; the subsets
+        # that pass these cheap tests go to _subset. On CPython the casts are the identity.
+        st = ptr8(steps)
+        rows = ptr8(self._rows)
+        fr = ptr8(self._fr)
+        tr = ptr8(self._tr)
+        tm = ptr32(self._tm)
+        oppb = ptr8(self.oppb)
+        movb = ptr8(self.movb)
+        caps = ptr8(self.caps)
+        m = int(self._m)
+        obar = int(ROW_BAR0) + 1 - int(self.side)
         t_all = 0
         fb = 0  # steps whose source row would visibly lose a checker
         for k in range(n):
-            f = steps[2 * k]
-            t = steps[2 * k + 1]
-            rf = row_of(side, f)
-            rt = row_of(side, t)
+            rf = int(rows[st[2 * k]])
+            rt = int(rows[st[2 * k + 1]])
             fr[k] = rf
             tr[k] = rt
             x = (1 << rf) | (1 << rt)
-            if rt < 24 and oppb[rt] == 1:
+            if rt < 24 and int(oppb[rt]) == 1:
                 x |= 1 << obar
             tm[k] = x
             t_all |= x
-            if not (m >> rf) & 1 and movb[rf] + oppb[rf] <= caps[rf]:
+            if not (m >> rf) & 1 and int(movb[rf]) + int(oppb[rf]) <= int(caps[rf]):
                 fb |= 1 << k
         self._steps = steps
         out = m & ~t_all
@@ -388,38 +400,42 @@ class Recognizer:
             # per subset, built from the subset without its lowest step: rows touched, rows
             # landed on, and source rows that must get a checker back (else they read one
             # short); cheap necessary conditions before the real count check
-            uu = self._u
-            ld = self._ld
-            nd = self._nd
+            uu = ptr32(self._u)
+            ld = ptr32(self._ld)
+            nd = ptr32(self._nd)
+            lowk = ptr8(_LOWK)
             for sub in range(1, full + 1):
-                low = sub & -sub
-                k = _LOWK[low]
+                low = sub & (0 - sub)
+                k = int(lowk[low])
                 prev = sub ^ low
-                u = uu[prev] | tm[k]
+                u = int(uu[prev]) | int(tm[k])
                 uu[sub] = u
-                d = ld[prev] | (1 << tr[k])
+                d = int(ld[prev]) | (1 << int(tr[k]))
                 ld[sub] = d
-                e = nd[prev]
+                e = int(nd[prev])
                 if (fb >> k) & 1:
-                    e |= 1 << fr[k]
+                    e |= 1 << int(fr[k])
                 nd[sub] = e
                 if e & ~d:
                     continue
                 out = m & ~u
                 if out & (out - 1):
                     continue
-                self._subset(sub, n, sub == full, endpos)
-        if n == 2 and self.d1 != self.d2 and steps[2] == steps[1] and steps[3]:
+                isfull = 0
+                if sub == full:
+                    isfull = 1
+                self._subset(sub, n, isfull, endpos)
+        if n == 2 and int(self.d1) != int(self.d2) and st[2] == st[1] and st[3]:
             # one checker moved by both dice: the engine visits one order of the chain; the
             # hand may use the other die first (13/12/6 for 13/7/6), a different half-way point
-            f = steps[0]
-            m = f - (steps[2] - steps[3])
-            rm = row_of(side, m)
-            if oppb[rm] == 0:
+            f = int(st[0])
+            mid = f - (int(st[2]) - int(st[3]))
+            rm = int(rows[mid])
+            if int(oppb[rm]) == 0:
                 tr[0] = rm
-                out = self._m & ~((1 << fr[0]) | (1 << rm))
+                out = m & ~((1 << int(fr[0])) | (1 << rm))
                 if not out & (out - 1):
-                    self._subset(1, 1, False, endpos)
+                    self._subset(1, 1, 0, endpos)
 
     @micropython.native
     def _subset(self, sub, n, full, endpos):
