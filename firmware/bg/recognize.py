@@ -54,7 +54,7 @@ import micropython
 from micropython import const
 
 try:
-    from micropython import ptr8, ptr32  # CPython: the shim's identity (host_tools/shim)
+    from micropython import ptr8, ptr32  # pyright: ignore[reportAttributeAccessIssue] - CPython: the shim's
 except ImportError:
     pass  # MicroPython: viper compiles ptr8(...) / ptr32(...) as casts
 

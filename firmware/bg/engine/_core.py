@@ -9,7 +9,7 @@ import micropython
 from micropython import const
 
 try:
-    from micropython import ptr8  # CPython: the shim's identity (host_tools/shim)
+    from micropython import ptr8  # pyright: ignore[reportAttributeAccessIssue] - CPython: the shim's
 except ImportError:
     pass  # MicroPython: viper compiles ptr8(...) as a cast; there is no such name to import
 
