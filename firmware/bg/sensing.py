@@ -39,7 +39,13 @@ Example::
 
 from array import array
 
+import micropython
 from micropython import const
+
+try:
+    from micropython import ptr8  # pyright: ignore[reportAttributeAccessIssue] - CPython: the shim's
+except ImportError:
+    pass  # MicroPython: viper compiles ptr8(...) as a cast
 
 from bg.hwdesc import BIT_NONE, BIT_SLOT, BIT_TIED_CLOSED, BIT_TIED_OPEN, NROWS, ROW_BAR0, ROW_TRAY0, row_name
 
@@ -91,34 +97,70 @@ class Sensing:
         state changed with this scan. Allocates nothing."""
         if raw is None:
             raw = self.raw
-        b = self.board
-        fm = self.check_mask
-        fv = b.fixed_value
-        n = self.nbytes
+        if type(raw) is not bytearray and type(raw) is not bytes:  # (no tuple: no allocation)
+            raw = bytes(raw)  # a list or memoryview (tests, tools): the viper scan reads a buffer
+        if len(raw) < self.nbytes:  # the viper scan reads nbytes: never past a short buffer
+            raise ValueError("chain frame must be %d bytes, got %d" % (self.nbytes, len(raw)))
         self.scans += 1
-        for r in range(n):
-            if raw[r] & fm[r] != fv[r] & fm[r]:
-                self.bad_frames += 1
-                self.bad_run += 1
-                return False
-        self.bad_run = 0
-        inv = self.invert
-        st = self.stable
-        pend = self._pend
-        cnt = self._cnt
-        need = self.debounce
-        fixed = b.fixed_mask
-        if not self.primed:  # first good frame: take it as is (nothing to debounce against)
-            for r in range(n):
+        if not self.primed:
+            b = self.board
+            fm = self.check_mask
+            fv = b.fixed_value
+            for r in range(self.nbytes):
+                if raw[r] & fm[r] != fv[r] & fm[r]:
+                    self.bad_frames += 1
+                    self.bad_run += 1
+                    return False
+            self.bad_run = 0
+            inv = self.invert
+            st = self.stable
+            fixed = b.fixed_mask
+            # first good frame: take it as is (nothing to debounce against)
+            for r in range(self.nbytes):
                 st[r] = (raw[r] ^ inv) & ~fixed[r] & 0xFF
             self.primed = True
             self._recount()
             return True
-        moved = False
+        moved = self._scan(raw)
+        if moved < 0:
+            self.bad_frames += 1
+            self.bad_run += 1
+            return False
+        self.bad_run = 0
+        moved = moved > 0
+        if moved:
+            self._recount()
+        if self.n_irreg:
+            ir = self.irreg
+            age = self.irreg_age
+            for row in range(NROWS):
+                if ir[row] and age[row] < 65535:
+                    age[row] += 1
+        return moved
+
+    @micropython.viper
+    def _scan(self, raw) -> int:
+        # the scan's bit unpacking and debounce (viper: every byte and bit a machine integer):
+        # -1 for a corrupt frame (a fixed bit at the wrong level), 1 when a bit's new level
+        # held for ``debounce`` scans (``stable`` changed), else 0
+        rw = ptr8(raw)
+        fm = ptr8(self.check_mask)
+        fixed = ptr8(self.board.fixed_mask)
+        fv = ptr8(self.board.fixed_value)
+        st = ptr8(self.stable)
+        pend = ptr8(self._pend)
+        cnt = ptr8(self._cnt)
+        n = int(self.nbytes)
+        inv = int(self.invert)
+        need = int(self.debounce)
         for r in range(n):
-            v = (raw[r] ^ inv) & ~fixed[r] & 0xFF
-            d = v ^ st[r]
-            p = pend[r]
+            if (int(rw[r]) & int(fm[r])) != (int(fv[r]) & int(fm[r])):
+                return -1
+        moved = 0
+        for r in range(n):
+            v = (int(rw[r]) ^ inv) & ~int(fixed[r]) & 0xFF
+            d = v ^ int(st[r])
+            p = int(pend[r])
             if d == 0 and p == 0:
                 continue
             m = d | p
@@ -128,11 +170,11 @@ class Sensing:
             for s in range(8):
                 if m & bit:
                     if d & bit:
-                        c = cnt[base + s] + 1
+                        c = int(cnt[base + s]) + 1
                         if c >= need:
-                            st[r] ^= bit
+                            st[r] = int(st[r]) ^ bit
                             cnt[base + s] = 0
-                            moved = True
+                            moved = 1
                         else:
                             cnt[base + s] = c
                             newp |= bit
@@ -140,14 +182,6 @@ class Sensing:
                         cnt[base + s] = 0
                 bit <<= 1
             pend[r] = newp
-        if moved:
-            self._recount()
-        if self.n_irreg:
-            ir = self.irreg
-            age = self.irreg_age
-            for row in range(NROWS):
-                if ir[row] and age[row] < 65535:
-                    age[row] += 1
         return moved
 
     def _closed(self, bit):

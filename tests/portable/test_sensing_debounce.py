@@ -107,6 +107,26 @@ def test_corrupt_frame_is_dropped():
     assert s.point(6) == 5
 
 
+def test_short_frame_is_refused_and_changes_nothing():
+    # a buffer shorter than the chain (a HAL bug, a truncated capture): the scan reads nbytes,
+    # so it must refuse with a clear error, never read past the end
+    b, s, raw = _primed()
+    for short in (raw[: b.nbytes - 1], b"", bytearray(1)):
+        try:
+            s.feed(short)
+        except ValueError as e:
+            assert "chain frame must be" in str(e)
+        else:
+            raise AssertionError("a %d-byte frame was taken" % len(short))
+    assert s.seq == 1 and s.bad_frames == 0 and s.point(6) == 5
+    assert s.feed(list(raw)) is False  # a list reads like the bytearray
+    moved = bytearray(raw)
+    b.set_slot(moved, 2, 0, True)
+    for _ in range(s.debounce):
+        s.feed(memoryview(moved))
+    assert s.point(3) == 1
+
+
 def test_first_frame_must_be_good():
     b = board()
     s = sensing.Sensing(b)

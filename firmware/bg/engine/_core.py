@@ -62,7 +62,7 @@ class MoveGenCore:
         self.mb = 24 if side else -1  # mover's point p is w[mb + p] (p = 25: bar)
         self.ob = 24 if side else 49  # opponent on our point t is w[ob - t]; its bar w[ob]
         self.offi = 51 if side else 50
-        if not isinstance(pos, (bytes, bytearray)):
+        if type(pos) is not bytearray and type(pos) is not bytes:  # (no tuple: no allocation)
             pos = bytes(pos)  # a list or tuple (host callers): the viper load reads a buffer
         self.out = self._load(pos)  # mover's checkers on points 7..24 and the bar
         self.passb = False
