@@ -17,6 +17,7 @@ XTENSAWIN = 10  # mpy-cross's architecture number for -march=xtensawin (byte 2 o
 HOT = {
     "bg/engine/_core.py": ("_walk", "_load", "_srcmask"),  # the visit and the longest play
     "bg/recognize.py": ("_visit",),  # per play of a recognition
+    "bg/sensing.py": ("_scan",),  # per scan (100 Hz and more)
 }
 
 
