@@ -278,7 +278,8 @@ def run_local(work):
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False, dir=work) as f:
         f.write(script())
         name = f.name
-    env = dict(os.environ, MICROPYPATH=str(ROOT / "firmware"))
+    # BENCH_FIRMWARE: another firmware tree (an older checkout) for before/after figures
+    env = dict(os.environ, MICROPYPATH=os.environ.get("BENCH_FIRMWARE", str(ROOT / "firmware")))
     try:
         p = subprocess.run(
             [tool("micropython"), "-X", "heapsize=256k", name],

@@ -28,7 +28,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tools"), str(ROOT / "tools" / "sim")]
-REPEATS = 3
+REPEATS = 5
 NPOS = 1000
 
 SCRIPT = r"""
@@ -149,6 +149,7 @@ def main(argv):
         runs = [stall_once(exe, blob) for _ in range(REPEATS)]
     res["longest_stall_ms_runs"] = [r[0] for r in runs]
     res["longest_stall_ms"] = statistics.median(r[0] for r in runs)  # budget 20
+    res["longest_stall_ms_min"] = min(r[0] for r in runs)  # the least disturbed by other processes
     res["longest_turn_ms"] = statistics.median(r[1] for r in runs)
     lat = sorted(latency_board_model())
     res["change_to_led_ms_median"] = round(statistics.median(lat), 1)
