@@ -97,7 +97,7 @@ deploy-test: $(STAMP)
 
 # make bench-device exercised for real: the unix port behind a pseudo-terminal plays the board.
 bench-device-test: $(STAMP)
-	$(PY) tools/bench_device_test.py
+	$(PY) tools/device_bench_test.py
 
 # --- the product --------------------------------------------------------------------------
 sim: $(STAMP)
