@@ -226,8 +226,9 @@ def run_mpy(script, path, heap, *args, timeout=300):
 
 def variant_copy(tmp, mode):
     """A copy of firmware/bg with the engine's ``bytecode``: every ``@micropython.viper`` and
-    ``@micropython.native`` dropped (``ptr8`` then the identity, as on CPython): the engine
-    before the viper walk runs the same algorithm as plain bytecode."""
+    ``@micropython.native`` dropped (``ptr8`` then the identity, as on CPython): what the viper
+    source costs as bytecode (slower than the hand-tuned bytecode it replaced, whose figure
+    ``BENCH_ENGINE_BEFORE=<older firmware dir>`` adds)."""
     dst = Path(tmp) / "bg"
     shutil.copytree(ROOT / "firmware" / "bg", dst)
     for p in (dst / "engine").glob("_*.py"):
@@ -267,6 +268,12 @@ def time_micropython(items):
         v = dict(re.findall(r"(\w+) ([\d.]+)", out))
         res["micropython_plays_us_per_position"] = round(float(v["plays_us"]), 1)
         res["micropython_for_each_end_us_per_position"] = round(float(v["visit_us"]), 1)
+        before = os.environ.get("BENCH_ENGINE_BEFORE")  # an older firmware tree: before/after
+        if before:
+            out = run_mpy(MPY_SPEED, before, "4m", str(blob))
+            v = dict(re.findall(r"(\w+) ([\d.]+)", out))
+            res["micropython_before_plays_us_per_position"] = round(float(v["plays_us"]), 1)
+            res["micropython_before_for_each_end_us_per_position"] = round(float(v["visit_us"]), 1)
         for mode in ("bytecode",):
             with tempfile.TemporaryDirectory() as ntmp:
                 out = run_mpy(MPY_SPEED, variant_copy(ntmp, mode), "4m", str(blob))
