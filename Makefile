@@ -25,7 +25,7 @@ help:
 	@echo "make demo     play a whole match automatically through the simulated sensors"
 	@echo "make bench    benchmarks -> $(BENCH_OUT)/report.json"
 	@echo "make board-model  MicroPython built 32-bit with the firmware frozen in (the ESP32's heap)"
-	@echo "make sim-board    the simulator on the board model (-X heapsize=64k)"
+	@echo "make sim-board    the simulator on the board model (-X heapsize=84k: the whole product, docs/memory.md)"
 	@echo "make deploy PORT=/dev/ttyUSB0   compile (xtensawin) and copy the firmware to an ESP32"
 	@echo "make repl PORT=/dev/ttyUSB0     open the board's REPL"
 	@echo "make release RELEASE_KEY=FILE [VERSION=v] [ARCH=xtensawin]  a signed firmware bundle (docs/update.md)"
