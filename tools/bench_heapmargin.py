@@ -73,7 +73,9 @@ def bridge_module(path):
     return path.stem, _row(declared, rom), _row(64, board)
 
 
-def ctl_module(name):
+def ctl_module(spec):
+    name = spec[0]
+    declared = int(spec[3][:-1]) if len(spec) > 3 else 64
     import os
     import subprocess
 
@@ -85,7 +87,7 @@ def ctl_module(name):
         argv = [str(T.board_model()), "-X", "heapsize=" + h, str(tests / "mpy_runner.py"), name]
         return subprocess.run(argv, cwd=str(ROOT), env=env, capture_output=True, text=True, timeout=900)
 
-    return name, _row(64, smallest(run, 64))
+    return name, _row(declared, smallest(run, declared))
 
 
 def main(argv):
@@ -100,7 +102,7 @@ def main(argv):
         for name, r, b in ex.map(bridge_module, T.MODULES):
             rom[name], board[name] = r, b
             print("%-32s 64-bit ROM %s   board model %s" % (name, r, b), flush=True)
-        for name, b in ex.map(ctl_module, [m[0] for m in CM.MODULES]):
+        for name, b in ex.map(ctl_module, CM.MODULES):
             ctl[name] = b
             print("%-32s board model %s" % (name, b), flush=True)
 
