@@ -49,7 +49,7 @@ def boot_log(hw, log):
     try:
         CrashLog(hw.storage.root).add(cause, "", hw.clock.unix_time())
     except OSError as e:  # storage full...: the board plays on without the entry
-        log("crash log: %r" % (e,))
+        log("crash log: not written (errno %s)" % (e.args[0] if e.args else "?",))
     log("reset cause: %s" % (CAUSE_NAMES[cause] if 0 <= cause < len(CAUSE_NAMES) else cause,))
     _release()  # bg.crashlog: loaded again only to write (a task failed)
     return hw.storage.root, causes

@@ -1,7 +1,7 @@
 """The link's firmware-update requests (FW_BEGIN / FW_CHUNK / FW_COMMIT): only a paired host may
 send, the signature is checked whatever the host, a malformed request changes nothing."""
 
-# mpy-heap: 100k
+# mpy-heap: 128k
 # Both ends of a session, the signer and the verifier in one interpreter: the 64-bit port with
 # the firmware in its ROM image passes from 92k (measured with the bridge's run_module in 4k
 # steps), declared + 8k; on the board model it runs at the board's 64k (free 40k at the end).
