@@ -4,13 +4,16 @@
 
 1. The longest stall on the board model (tools/board_model.py: 32-bit, firmware frozen,
    ``-X heapsize=64k``): a 100 Hz ticker task (the scan task's period) records how late each
-   tick runs while a second task recognises, one turn after another with a yield between
-   turns as the app's controller does, the worst position (1-1, 2,140 plays: ``Recognizer``
-   ``begin`` + ``update`` of a finished play + the hints of a lifted checker) and the first
-   1,000 positions of ../shared/bench/positions_2000.json, each with one of its legal plays.
-   ``longest_stall_ms`` is the longest gap between two ticks minus the period (budget: 20 ms);
-   ``longest_turn_ms`` the longest single recognition (begin + update + hints), which is what
-   holds the loop: recognition runs in the scanner's change callback.
+   tick runs while a second task recognises, as the app's recognition task does
+   (``Recognizer.begin``/``feed`` + ``work(CHUNK_PLAYS)`` until a slice's time is spent, then
+   a yield; the slice is the chip's ``SLICE_US`` divided by the calibration ratio), the
+   worst position (1-1, 2,140 plays: a finished play, then the hints of a lifted checker) and
+   the first 1,000 positions of ../shared/bench/positions_2000.json, each with one of its
+   legal plays. ``longest_stall_ms`` is the longest gap between two ticks minus the period
+   (budget: 20 ms); ``longest_hold_us`` the longest piece of work between two yields (and its ESP32 estimate
+   with the calibration of docs/performance.md). The
+   same run with every recognition whole (``work(0)``: how the board did it before the
+   recognition task) gives ``unsliced_*`` for comparison.
 2. The sensor-change to LED-frame latency on the board model: the simulator (tools/sim) with
    the board model as firmware, a checker lifted and put back 20 times each way, measured on the
    host side (median, p95, max), as ``bench_sim.latency`` does on the 64-bit port.
@@ -20,6 +23,7 @@ Figures are the median of ``REPEATS`` runs of (1) (the machine is shared).
 
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -30,6 +34,23 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tools"), str(ROOT / "tools" / "sim")]
 REPEATS = 5
 NPOS = 1000
+ESP32_RATIO = 49  # the unix port -> ESP32 calibration of docs/performance.md (an estimate)
+# firmware/app/main.py's recognition task: chunks of CHUNK_PLAYS plays, a yield once SLICE_US
+# have passed on the chip; here the slice is the chip's divided by ESP32_RATIO, so that the
+# holds measured here times ESP32_RATIO are the chip's (an estimate, as the ratio is)
+
+
+def _app_const(name):
+    """One of app.main's constants, read from its source (one copy of the figure)."""
+    src = (ROOT / "firmware" / "app" / "main.py").read_text()
+    m = re.search(r"^%s = const\((\d+)\)" % name, src, re.M)
+    if m is None:
+        raise RuntimeError("firmware/app/main.py has no %s = const(...)" % name)
+    return int(m.group(1))
+
+
+CHUNK_PLAYS = _app_const("CHUNK_PLAYS")
+SLICE_US = _app_const("SLICE_US")
 
 SCRIPT = r"""
 import asyncio, time, gc, sys
@@ -40,7 +61,7 @@ data = open(sys.argv[1], 'rb')
 buf = bytearray(54)
 end = bytearray(52)
 obs = bytearray(28)
-state = [0, 0, 0, 0]  # worst gap, ticks, done, longest turn (ms)
+state = [0, 0, 0, 0]  # worst gap (ms), ticks, done, longest hold between yields (us)
 pick = [0, 0]
 def keep(w, st, n):
     pick[1] += 1
@@ -58,34 +79,56 @@ async def ticker():
             state[0] = gap
         state[1] += 1
         last = now
-def turn(start, d1, d2, k):
-    t = time.ticks_ms()
+CHUNK = int(sys.argv[3])  # plays per work() call (0: the whole search at once)
+SLICE_US = int(sys.argv[4])  # yield once a slice has run this long (as app.main's task does)
+hold = [0]
+def mark():
+    # the worker is about to give the loop back: how long did it hold it?
+    dt = time.ticks_diff(time.ticks_us(), hold[0])
+    if dt > state[3]:
+        state[3] = dt
+async def turn(start, d1, d2, k):
+    # (no coroutine made per yield: the app's task allocates nothing there either)
     for i in range(52):
         end[i] = start[i]
     pick[0] = k; pick[1] = 0
-    gen.for_each_end(start, 0, d1, d2, keep)
-    rec.begin(start, 0, d1, d2)
-    RC.observe(end, obs, rec.caps)
-    rec.update(obs)
+    gen.for_each_end(start, 0, d1, d2, keep)  # (the bench's own pick of a play: stops early)
+    mark()
+    await asyncio.sleep_ms(0)
+    hold[0] = time.ticks_us()
+    rec.begin(start, 0, d1, d2, True)
+    for part in (0, 1):
+        if part:
+            RC.observe(end, obs, rec.caps)
+            if not rec.feed(obs):
+                break
+        t0 = time.ticks_us()
+        while not rec.work(CHUNK):
+            if time.ticks_diff(time.ticks_us(), t0) >= SLICE_US:
+                mark()
+                await asyncio.sleep_ms(0)
+                hold[0] = t0 = time.ticks_us()
+    mark()
+    await asyncio.sleep_ms(0)
+    hold[0] = time.ticks_us()
     gen.hints(start, 0, d1, d2, start, 13)
-    dt = time.ticks_diff(time.ticks_ms(), t)
-    if dt > state[3]:
-        state[3] = dt
+    mark()
+    await asyncio.sleep_ms(0)
+    hold[0] = time.ticks_us()
 async def worker(n):
     pts = {}
     for p in (3, 4, 6, 7, 9, 10, 12, 13, 15, 16, 17, 19, 20, 22, 23):
         pts[p] = 1
     worst = B.from_points(pts, {1: 2})
     await asyncio.sleep_ms(30)
-    turn(worst, 1, 1, 1)
-    await asyncio.sleep_ms(0)
+    hold[0] = time.ticks_us()
+    await turn(worst, 1, 1, 1)
     pos = bytearray(52)
     for i in range(n):
         data.readinto(buf)
         for j in range(52):
             pos[j] = buf[j]
-        turn(pos, buf[52], buf[53], 1 + (i * 7) % 5)
-        await asyncio.sleep_ms(0)
+        await turn(pos, buf[52], buf[53], 1 + (i * 7) % 5)
     state[2] = 1
 async def main(n):
     asyncio.create_task(ticker())
@@ -96,13 +139,13 @@ print('RESULT', state[0] - 10, state[3], state[1])
 """
 
 
-def stall_once(exe, blob):
+def stall_once(exe, blob, chunk, slice_us):
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
         f.write(SCRIPT)
         name = f.name
     try:
         p = subprocess.run(
-            [str(exe), "-X", "heapsize=64k", name, str(blob), str(NPOS)],
+            [str(exe), "-X", "heapsize=64k", name, str(blob), str(NPOS), str(chunk), str(slice_us)],
             capture_output=True,
             text=True,
             timeout=600,
@@ -146,11 +189,21 @@ def main(argv):
     with tempfile.TemporaryDirectory() as tmp:
         blob = Path(tmp) / "pos.bin"
         blob.write_bytes(bench_device.positions_blob())
-        runs = [stall_once(exe, blob) for _ in range(REPEATS)]
+        runs = [stall_once(exe, blob, CHUNK_PLAYS, SLICE_US // ESP32_RATIO) for _ in range(REPEATS)]
+        whole = [stall_once(exe, blob, 0, 0) for _ in range(REPEATS)]
     res["longest_stall_ms_runs"] = [r[0] for r in runs]
     res["longest_stall_ms"] = statistics.median(r[0] for r in runs)  # budget 20
     res["longest_stall_ms_min"] = min(r[0] for r in runs)  # the least disturbed by other processes
-    res["longest_turn_ms"] = statistics.median(r[1] for r in runs)
+    res["chunk_plays"] = CHUNK_PLAYS
+    res["slice_us_here"] = SLICE_US // ESP32_RATIO
+    res["longest_hold_us"] = statistics.median(r[1] for r in runs)  # the longest piece between yields
+    # the same turns with each recognition run to its end at once (work(0)): as before the
+    # recognition task, for comparison
+    res["unsliced_longest_stall_ms"] = statistics.median(r[0] for r in whole)
+    res["unsliced_longest_hold_us"] = statistics.median(r[1] for r in whole)
+    # on the ESP32: the hold x the calibration (docs/performance.md: ~49x, an estimate)
+    res["esp32_estimate_longest_hold_ms"] = round(res["longest_hold_us"] * ESP32_RATIO / 1000, 1)
+    res["esp32_estimate_unsliced_hold_ms"] = round(res["unsliced_longest_hold_us"] * ESP32_RATIO / 1000, 1)
     lat = sorted(latency_board_model())
     res["change_to_led_ms_median"] = round(statistics.median(lat), 1)
     res["change_to_led_ms_p95"] = round(lat[int(0.95 * (len(lat) - 1))], 1)
@@ -158,12 +211,17 @@ def main(argv):
     res["change_to_led_samples"] = len(lat)
     (out / "stall.json").write_text(json.dumps(res, indent=2) + "\n")
     print(
-        "stall (board model): longest stall %s ms (runs %s), longest recognition %s ms; change to LED "
-        "frame median %.1f ms, p95 %.1f, max %.1f"
+        "stall (board model): longest stall %s ms (runs %s), longest hold %s us, on the ESP32 ~%s ms "
+        "(recognition in slices; unsliced: stall %s ms, hold %s us, on the ESP32 ~%s ms); change to "
+        "LED frame median %.1f ms, p95 %.1f, max %.1f"
         % (
             res["longest_stall_ms"],
             res["longest_stall_ms_runs"],
-            res["longest_turn_ms"],
+            res["longest_hold_us"],
+            res["esp32_estimate_longest_hold_ms"],
+            res["unsliced_longest_stall_ms"],
+            res["unsliced_longest_hold_us"],
+            res["esp32_estimate_unsliced_hold_ms"],
             res["change_to_led_ms_median"],
             res["change_to_led_ms_p95"],
             res["change_to_led_ms_max"],

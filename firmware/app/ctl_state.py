@@ -268,6 +268,18 @@ class State:
         self.errors_now = False
         self.message = ""
 
+    def recognise(self, counts, caps=None, irregular=0):
+        """Hand a reading to the recogniser ahead of ``board()``, the search left in slices to
+        ``rec.work(n)`` (the app's recognition task: docs/performance.md). True when there
+        is work; ``board()`` with the same reading then finds the answer ready."""
+        if self.phase not in (MOVING, ILLEGAL):
+            return False
+        rec = self.rec
+        if not self._rec_turn:
+            rec.begin(self.turn_start, self.side, self.dice[0], self.dice[1], True)
+            self._rec_turn = True
+        return rec.feed(counts, self.caps if caps is None else caps, irregular)
+
     def _track(self, now):
         """While the mover moves: let the recogniser follow the latest reading. Returns
         the recogniser's state (-1 outside a turn or before any reading)."""

@@ -3,8 +3,12 @@
 Tasks (all asyncio, none blocks):
 
 - **scan** -- ``app.scanner.Scanner``: reads the reed chain ``scan_hz`` times a second into a
-  preallocated buffer, debounces it (``bg.sensing``) and hands each stable change to the
-  controller (``on_board``);
+  preallocated buffer, debounces it (``bg.sensing``) and signals each stable change
+  (``on_board``);
+- **recognise** -- takes the latest stable reading to the controller; during a turn the
+  recogniser's search runs first, in slices of at most ``SLICE_US`` with a yield between
+  them (``Recognizer.feed``/``work``), so the worst position never holds the loop (the
+  scan and the LED frames run between slices: docs/performance.md);
 - **buttons** -- ``app.buttons.Gestures``: presses, long presses and the combos (both ROLL:
   pairing; both CUBE: end a money session; all four: unpair every host), handled here
   (``press``, ``both``, ``all_held``);
@@ -14,7 +18,7 @@ Tasks (all asyncio, none blocks):
   critical level closes the journal and halts the game until the cell is charged);
 - **link** -- ``app.link.Wiring``: the host link on every transport this board has;
 - **supervisor** -- ``app.supervisor`` (wired by ``app.watch``): feeds the hardware watchdog
-  only while scan, buttons, leds and clock beat; a dead or hung task resets the board, which
+  only while scan, recognise, buttons, leds and clock beat; a dead or hung task resets the board, which
   comes back into the same match from the journal; the crash log says why.
 
 The controller (``app.controller``) is pure; ``app.journal_policy.Recorder`` stores its
@@ -57,6 +61,15 @@ from micropython import const
 
 _AUTO = None  # a link transport's "decide from the hardware" setting
 _FRAME_MS = const(40)
+# The recognition task's slices: the recogniser's search goes on in chunks of CHUNK_PLAYS
+# plays until SLICE_US have passed, then yields. A play costs 0.3-10 us on the board model
+# (a double whose every subset must be counted is the dear case), ~50x that on the ESP32
+# (docs/performance.md): a chunk stays within ~2 ms there, a slice within ~4 + 2 ms, well
+# inside the loop's 20 ms budget (tools/bench_stall.py measures it); on a fast CPU a whole
+# search fits in one slice.
+CHUNK_PLAYS = const(4)
+SLICE_US = const(4000)
+_RECOG_BEAT_MS = const(500)  # the recognition task's heartbeat while no checker moves
 
 
 def _no_beat(i):
@@ -66,6 +79,13 @@ def _no_beat(i):
 def _ticks_us():
     f = getattr(time, "ticks_us", None)
     return f() if f else int(time.time() * 1000000)
+
+
+def _us_since(t0):
+    """Microseconds since ``_ticks_us()`` gave ``t0`` (the ticks wrap on MicroPython)."""
+    f = getattr(time, "ticks_diff", None)
+    now = _ticks_us()
+    return f(now, t0) if f else now - t0
 
 
 class App:
@@ -110,6 +130,16 @@ class App:
         self.beat = _no_beat  # the supervisor's heartbeat, once it runs
         self.on_healthy = None  # called once at the first "all tasks alive" (app.supervisor)
         self.power.bind(self.scanner, self._halt, self._resume, self._connected, self._advertise)
+        # the recognition task (recognise_task): the reading it works on, and its state
+        self._recog = None  # its Event while it runs; None: on_board delivers at once
+        self._reading = bytearray(hwdesc.NROWS)
+        self._rcaps = bytearray(hwdesc.NROWS)
+        self._rirr = 0
+        self._rat = 0  # ticks of the reading's change
+        self._fresh = False  # the scanner has a reading not yet taken
+        self._busy = False  # the task holds a reading not yet delivered
+        self.slice_us = SLICE_US  # the longest piece of search between two yields
+        self.slices = 0  # yields made by the recognition task (tests, the bench)
 
     def _log(self, m):
         self.log(m)
@@ -163,6 +193,7 @@ class App:
 
     def on_button(self, i, kind, now):
         role, side = self.buttons.roles[i]
+        self._settle()  # a press refers to the board as it is now
         # ROLL held alone: the battery gauge (docs/controller.md) -- except the mover's while it
         # moves, which asks the coach (app.opponent); halted: nothing reaches the game
         ctl = self.ctl
@@ -228,12 +259,75 @@ class App:
         self.buttons.poll(now)
 
     def on_board(self, now):
+        """The scanner's callback: a stable change. Taken by the recognition task when it
+        runs, else delivered at once (tests that drive the scanner by hand)."""
         if self.power.input(now):
             return  # halted (critical battery): the board is read again on resume
+        self._fresh = True
+        self._rat = now
+        if self._recog is not None:
+            self._recog.set()
+        else:
+            self._settle()
+
+    def _take(self):
+        """Copy the scanner's latest reading for recognition (the scanner goes on meanwhile)."""
         s = self.sensing
-        self.ctl.board(s.counts, now, s.cap, s.irregular_mask())
+        self._reading[:] = s.counts
+        self._rcaps[:] = s.cap
+        self._rirr = s.irregular_mask()
+        self._fresh = False
+
+    def _deliver(self):
+        self._busy = False
+        self.ctl.board(self._reading, self._rat, self._rcaps, self._rirr)
         self.drain()
         self.wake.set()
+
+    def _settle(self):
+        """Deliver now whatever the scanner saw, the search run to its end (a button press
+        refers to the board as it is; without the task, every change)."""
+        if self._busy:
+            self.ctl.rec.work(0)  # the task's reading: finish its search
+            self._deliver()
+        if self._fresh:
+            self._take()
+            self._deliver()
+
+    async def recognise_task(self):
+        """Each stable reading to the controller, the recogniser's search in slices of at most
+        ``slice_us`` (chunks of ``CHUNK_PLAYS`` plays) with a yield between them. A reading
+        that changes meanwhile is taken once this one is delivered (a flapping sensor cannot
+        starve the controller)."""
+        ev = self._recog = asyncio.Event()
+        ctl = self.ctl
+        try:
+            while self.running:
+                try:
+                    await asyncio.wait_for_ms(ev.wait(), _RECOG_BEAT_MS)
+                except asyncio.TimeoutError:
+                    pass
+                ev.clear()
+                self.beat(watch.RECOGNISE)
+                if not self._fresh:
+                    continue
+                self._take()
+                self._busy = True
+                if ctl.recognise(self._reading, self._rcaps, self._rirr):
+                    t0 = _ticks_us()
+                    while self._busy and not ctl.rec.work(CHUNK_PLAYS):
+                        if _us_since(t0) >= self.slice_us:
+                            self.slices += 1
+                            await asyncio.sleep_ms(0)  # the scan, the LEDs, the link run here
+                            self.beat(watch.RECOGNISE)
+                            t0 = _ticks_us()
+                if self._busy:  # (else a button press delivered it meanwhile: _settle)
+                    self._deliver()
+                if self._fresh:
+                    ev.set()
+        finally:
+            self._recog = None
+            self._busy = False
 
     def _animate(self):
         """The roll animation (cosmetic: without heap for it the dice just appear)."""
@@ -320,6 +414,7 @@ class App:
         self.beat = sup.beat
         tasks = [
             asyncio.create_task(sup.guard(watch.SCAN, self.scanner.run())),
+            asyncio.create_task(sup.guard(watch.RECOGNISE, self.recognise_task())),
             asyncio.create_task(sup.guard(watch.BUTTONS, self.button_task())),
             asyncio.create_task(sup.guard(watch.LEDS, self.led_task())),
             asyncio.create_task(sup.guard(watch.CLOCK, self.clock_task())),

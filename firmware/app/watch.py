@@ -5,9 +5,9 @@ over the HAL's watchdog. ``app.main`` calls these; the logic lives in ``app.supe
 - ``boot_log(hw, log)``: once per boot, first thing (the storage is mounted by the HAL): one
   crash-log entry with ``hw.reset_cause()`` (power-on, watchdog, brownout...).
 - ``start(app, booted, on_healthy)``: for ``app.main.App`` after its boot: the
-  supervisor with the four essential tasks registered (``SCAN``, ``BUTTONS``, ``LEDS``,
-  ``CLOCK``: the app's loops call ``beat``), the scanner's heartbeat wired.
-- ``link(sup, hub)``: the link as a fifth essential task when it has long-lived links (BLE,
+  supervisor with the five essential tasks registered (``SCAN``, ``BUTTONS``, ``LEDS``,
+  ``CLOCK``, ``RECOGNISE``: the app's loops call ``beat``), the scanner's heartbeat wired.
+- ``link(sup, hub)``: the link as a sixth essential task when it has long-lived links (BLE,
   serial), once their coroutines exist.
 - ``supervisor(hw, crashlog, log, on_healthy)``: arms the hardware watchdog
   (``WDT_TIMEOUT_MS``) and returns the ``Supervisor`` that alone feeds it; in the simulator
@@ -22,7 +22,8 @@ SCAN = const(0)
 BUTTONS = const(1)
 LEDS = const(2)
 CLOCK = const(3)
-NAMES = ("scan", "buttons", "leds", "clock")
+RECOGNISE = const(4)
+NAMES = ("scan", "buttons", "leds", "clock", "recognise")
 
 
 def _release():

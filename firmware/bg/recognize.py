@@ -140,6 +140,7 @@ class Recognizer:
         self._im = bytearray(NROWS)  # position index of the mover's checkers on each row (255: none)
         self._io = bytearray(NROWS)  # same for the opponent
         self._phase2 = False
+        self._job = 0  # the engine's search for the reading fed: 0 none, 1 first pass, 2 second
         # candidates k = 0..ncand-1: end position at cpos[52k:52k+52], steps at cstep[8k:8k+8]
         self.cpos = bytearray(52 * MAX_CANDIDATES)
         self.cstep = bytearray(8 * MAX_CANDIDATES)
@@ -169,9 +170,11 @@ class Recognizer:
         self._m = 0
 
     # ------------------------------------------------------------------ turn set-up
-    def begin(self, start, side, d1, d2):
+    def begin(self, start, side, d1, d2, defer=False):
         """Start recognising a turn: ``start`` (52-byte position, copied), ``side`` on roll
-        (0/1) and the dice. The board must read like ``start`` when this is called."""
+        (0/1) and the dice. The board must read like ``start`` when this is called. With
+        ``defer`` the start's own recognition (a search only when a play can hide in a stack)
+        may be left to ``work``, as ``feed`` does."""
         if len(start) != 52:
             raise ValueError("position must be 52 bytes")
         if side not in (0, 1):
@@ -212,7 +215,8 @@ class Recognizer:
         self._obs_from_base()
         for r in range(NROWS):
             self.ref[r] = self.baseobs[r]
-        self._classify()
+        if self._classify_start() and not defer:
+            self.work(0)
 
     def _set_caps(self, caps):
         c = self.caps
@@ -240,7 +244,21 @@ class Recognizer:
         per-row ``caps`` (``Sensing.cap``; default: the slot counts given at construction),
         ``irregular`` (``Sensing.irregular_mask()``: rows with a closed slot above an open
         one). Returns the new state. Calling it again with the same reading changes nothing
-        (a selection in progress is kept)."""
+        (a selection in progress is kept). ``feed`` + ``work(0)``: see ``feed`` to recognise
+        in slices."""
+        if self.feed(counts, caps, irregular):
+            self.work(0)
+        return self.state
+
+    def feed(self, counts, caps=None, irregular=0):
+        """Take a stable reading (as ``update``) but leave the engine's search to ``work``:
+        True when there is work to do (``busy``; ``state`` and the results are the previous
+        reading's until ``work`` returns True), False when the state is final already.
+
+        An event loop calls ``work(n)`` with a yield between calls, so that the worst
+        position's 2,140 plays never hold the loop at once; a new reading meanwhile is simply
+        fed (the unfinished search is dropped). ``update`` with the reading being worked on
+        finishes the work."""
         if not self.active:
             raise ValueError("begin() a turn first")
         if len(counts) < NROWS:
@@ -256,16 +274,57 @@ class Recognizer:
                 o[r] = v
                 same = False
         if same and irregular == self.irregular:
-            return self.state
+            return self._job != 0
         self._reset_result()
         if irregular:
+            self._job = 0
             self.irregular = irregular
             self._illegal()
-            return self.state
-        self._classify()
-        return self.state
+            return False
+        return self._classify_start()
 
-    def _classify(self):
+    @property
+    def busy(self):
+        """True while a reading is fed but not yet recognised (``work`` has more to do)."""
+        return self._job != 0
+
+    def work(self, n=0):
+        """Go on recognising the reading given to ``feed``: up to ``n`` more plays of the
+        engine's visit (0: to the end). Returns True when ``state`` is final. Allocates
+        nothing."""
+        while self._job:
+            gen = self.gen
+            try:
+                done = gen.run_ends(n)
+            except RuntimeError:
+                # the generator answered another query meanwhile: its walk is gone, start over
+                self._reset_result()
+                self._classify_start()
+                if n:
+                    return self._job == 0
+                continue
+            if not done:
+                return False
+            if self._job == 1 and self.ncand and self.npartial:
+                # both a complete play and part of one read like this: count again, keeping
+                # only the unfinished states whose checkers (colours included) differ from
+                # every candidate's: only those make a confirm press ambiguous (rare: a hit)
+                self._job = 2
+                self._phase2 = True
+                self.npartial = 0
+                self.pending = 0
+                gen.start_ends(self.start, self.side, self.d1, self.d2, self._cb)
+                if n:
+                    return False
+                continue
+            self._phase2 = False
+            self._job = 0
+            self._finish()
+        return True
+
+    def _classify_start(self):
+        """Set up the recognition of ``obs``: True when the engine's search is needed (the
+        job for ``work``), else the state is final."""
         o = self.obs
         bo = self.baseobs
         c = self.caps
@@ -276,19 +335,21 @@ class Recognizer:
         self._m = m
         self.waiting = m == 0
         self._phase2 = False
+        self._job = 0
         if m == 0 and not self._hideable():
             pass  # the start's reading, and no play can hide in a stack: nothing to search
         elif not self.nomove:
-            self.gen.for_each_end(self.start, self.side, self.d1, self.d2, self._cb)
-            if self.ncand and self.npartial:
-                # both a complete play and part of one read like this: count again, keeping
-                # only the unfinished states whose checkers (colours included) differ from
-                # every candidate's: only those make a confirm press ambiguous (rare: a hit)
-                self._phase2 = True
-                self.npartial = 0
-                self.pending = 0
-                self.gen.for_each_end(self.start, self.side, self.d1, self.d2, self._cb)
-                self._phase2 = False
+            self._job = 1
+            self.gen.start_ends(self.start, self.side, self.d1, self.d2, self._cb)
+            return True
+        self._finish()
+        return False
+
+    def _finish(self):
+        """The state from the search's counts (``ncand``, ``npartial``, ``hints``...)."""
+        o = self.obs
+        bo = self.baseobs
+        m = self._m
         if m and not (m & (m - 1)):
             # the start itself, one checker short on one row: a checker lifted at the start
             r = 0

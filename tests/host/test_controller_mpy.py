@@ -48,6 +48,9 @@ MODULES = [
     # idle mode, the low warning, the gauge gesture (need 264k / 58k)
     ("test_app_power", 2, "272k", "66k"),
     ("test_app_power_idle", 3, "272k", "66k"),
+    # the recognition task: the worst position in slices, a confirm half-way, a hand moving
+    # again (the same App and the worst position's recogniser; needs 268k / 60k)
+    ("test_app_recognise", 4, "280k", "68k"),
     # the revoke-all gesture through the real App, Hub, Board and Session (link helpers too):
     # the whole app and the link stack (needs 288k / 66k: the whole product, docs/memory.md)
     ("test_app_revoke", 4, "296k", "74k"),

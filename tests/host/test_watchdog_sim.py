@@ -1,6 +1,6 @@
 """The watchdog end to end on the simulator: each essential task of the real firmware (scan,
-buttons, leds, clock) is made to die or hang mid-match (``Sim.fault``: the simulator's test
-hook, docs/simulator.md); the supervisor stops feeding the hardware watchdog, the simulated
+buttons, leds, clock, recognise) is made to die or hang mid-match (``Sim.fault``: the
+simulator's test hook, docs/simulator.md); the supervisor stops feeding the hardware watchdog, the simulated
 watchdog resets the board (the server kills the firmware and starts it on the same flash
 image), and the board comes back into the same match: every confirmed play is in the journal,
 the side on roll throws the same dice again, the LEDs show the same guidance, the match plays
@@ -54,6 +54,7 @@ CASES = [
     ("buttons", "raise", CL.CAUSE_TASK_DIED, True),
     ("leds", "stall", CL.CAUSE_TASK_HUNG, True),
     ("clock", "raise", CL.CAUSE_TASK_DIED, True),
+    ("recognise", "stall", CL.CAUSE_TASK_HUNG, True),
     # the board model: MicroPython 32-bit, the firmware frozen, the board's 64k heap
     ("scan", "raise", CL.CAUSE_TASK_DIED, "board"),
     ("buttons", "stall", CL.CAUSE_TASK_HUNG, "board"),

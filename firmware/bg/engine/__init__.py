@@ -45,7 +45,8 @@ from bg.engine._hints import MoveGenHints
 
 class MoveGen(MoveGenHints):
     """A move generator with its own preallocated buffers (not re-entrant: one call at a
-    time per instance). Methods: ``plays``, ``for_each_end``, ``recognize``, ``hints``,
+    time per instance). Methods: ``plays``, ``for_each_end`` (or in slices: ``start_ends``,
+    ``run_ends``), ``recognize``, ``hints``,
     ``partial_ok``, ``no_play``, ``forced``, ``is_legal``, ``apply``, ``max_steps``."""
 
     def max_steps(self, pos, side, d1, d2):

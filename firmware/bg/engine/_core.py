@@ -44,6 +44,11 @@ class MoveGenCore:
         self.visit = _no_visit
         self.stop = False  # a visitor may set it to end for_each_end early
         self.nvis = 0
+        self.rdepth = -1  # a visit in slices (bg.engine._visit): depth to resume at, -1 fresh
+        self.rout = 0  # ... and the mover's checkers outside the home board there
+        self.jobs = 0  # _setup()s so far: a visit in slices knows when another query came
+        self.sjob = -1  # the visit in slices in progress: its _setup number (-1: none)
+        self.pas = 0  # ... and its dice order
         self.resn = 0
         self.mask = 0
         self.lift = 0
@@ -59,6 +64,8 @@ class MoveGenCore:
         if side != 0 and side != 1:
             raise ValueError("side must be 0 or 1")
         self.side = side
+        self.jobs += 1  # any visit in slices in progress is over: its buffers are reused
+        self.rdepth = -1
         self.mb = 24 if side else -1  # mover's point p is w[mb + p] (p = 25: bar)
         self.ob = 24 if side else 49  # opponent on our point t is w[ob - t]; its bar w[ob]
         self.offi = 51 if side else 50
@@ -88,15 +95,15 @@ class MoveGenCore:
 
     def _find_max(self):
         if self.dbl:
-            self.maxd = self._walk(1)
+            self.maxd = self._walk(1, 0)
             self.need = 0
             return
         big = self.big
         small = self.small
-        a = self._walk(1)  # larger die first
+        a = self._walk(1, 0)  # larger die first
         if a < 2:
             self._order(True, small, big)
-            b = self._walk(1)
+            b = self._walk(1, 0)
             self._order(False, big, small)
             if b > a:
                 a = b
@@ -210,10 +217,13 @@ class MoveGenCore:
             w[self.offi] -= 1
 
     @micropython.viper
-    def _walk(self, longest: int) -> int:
+    def _walk(self, longest: int, lim: int) -> int:
         # One dice order's depth-first walk: with longest=0 the visit of every maximal play
         # (for_each_end, the hot path: the board's recognizer runs it on every change), with
-        # longest=1 the length of the longest play (stops at a full one). A loop over an
+        # longest=1 the length of the longest play (stops at a full one). ``lim`` > 0: pause
+        # once ``nvis`` reaches it (a visit in slices): the depth and ``out`` are kept in
+        # ``rdepth``/``rout``, everything else is in the buffers, and the next call with
+        # ``rdepth`` >= 0 goes on from there; returns -1 when it paused. A loop over an
         # explicit stack (stk: next source point to try and lowest allowed source per depth,
         # and how the step there was made), so a step costs no call; legality and make/unmake
         # are written out here instead of calling _land/_make/_unmake. The viper emitter keeps
@@ -244,11 +254,17 @@ class MoveGenCore:
             dbl = 1
         visit = self.visit
         stopping = 0
-        depth = 0
-        stk[0] = 25
-        stk[4] = 1
-        if w[mb + 25]:
-            stk[4] = 25
+        pause = 0
+        depth = int(self.rdepth)
+        if depth >= 0:
+            out = int(self.rout)  # resumed: the loop's state is where the pause left it
+            self.rdepth = -1
+        else:
+            depth = 0
+            stk[0] = 25
+            stk[4] = 1
+            if w[mb + 25]:
+                stk[4] = 25
         while True:
             back = 0
             p = 0
@@ -258,10 +274,13 @@ class MoveGenCore:
                 back = 1
             elif depth == maxd:
                 if depth != 1 or need == 0 or int(dd[0]) == need:
-                    self.nvis = int(self.nvis) + 1
+                    nv = int(self.nvis) + 1
+                    self.nvis = nv
                     visit(wo, so, depth)
                     if self.stop:
                         stopping = 1
+                    elif lim and nv >= lim:
+                        pause = 1
                 back = 1
             elif stopping:
                 back = 1
@@ -288,6 +307,10 @@ class MoveGenCore:
                 if fl & 2:
                     out += 1
                 w[mb + p] = int(w[mb + p]) + 1
+                if pause:
+                    self.rdepth = depth
+                    self.rout = out
+                    return -1
                 continue
             stk[depth] = p - 1
             if not w[mb + p]:

@@ -1,6 +1,6 @@
-"""The allocation-free visit of every maximal play (``for_each_end``), on top of
-``MoveGenCore``: the engine's hot path, kept apart from the searches built on it. See
-``bg.engine`` for the API."""
+"""The allocation-free visit of every maximal play (``for_each_end``, or in slices with
+``start_ends``/``run_ends``), on top of ``MoveGenCore``: the engine's hot path, kept apart from
+the searches built on it. See ``bg.engine`` for the API."""
 
 from bg.engine._core import MoveGenCore, _no_visit
 
@@ -22,9 +22,55 @@ class MoveGenVisit(MoveGenCore):
         self.visit = visit
         for i in range(self._passes()):
             self._set_pass(i)
-            self._walk(0)
+            self._walk(0, 0)
             if self.stop:
                 break
         self.visit = _no_visit
         self.stop = False
         return self.nvis
+
+    def start_ends(self, pos, side, d1, d2, visit):
+        """Begin the visit of ``for_each_end`` in slices, so that a caller on an event loop
+        can let other tasks run between them: ``run_ends(n)`` visits up to ``n`` more plays.
+        The same plays reach ``visit`` in the same order as ``for_each_end`` gives them.
+        Any other query on this generator in between (``for_each_end``, ``no_play``...) ends
+        the sliced visit: ``run_ends`` then raises ``RuntimeError``.
+
+        >>> from bg.board import start_position
+        >>> g = MoveGenVisit(); seen = []
+        >>> g.start_ends(start_position(), 0, 1, 1, lambda e, s, n: seen.append(1))
+        >>> g.run_ends(5), len(seen), g.run_ends(0), g.nvis == len(seen)
+        (False, 5, True, True)
+        """
+        self._setup(pos, side, d1, d2)
+        self.nvis = 0
+        self.stop = False
+        self.pas = 0
+        self.sjob = self.jobs
+        if self.maxd == 0:
+            self.sjob = -1  # nothing to visit: run_ends is done at once
+            return
+        self.visit = visit
+        self._set_pass(0)
+
+    def run_ends(self, n):
+        """Go on with the visit begun by ``start_ends`` for up to ``n`` more plays (0: to the
+        end). Returns True when the visit is over (every play visited, or the visitor set
+        ``stop``); allocates nothing."""
+        if self.sjob < 0:
+            return True
+        if self.sjob != self.jobs:
+            self.sjob = -1
+            raise RuntimeError("the visit in slices was ended by another query")
+        lim = self.nvis + n if n > 0 else 0
+        while True:
+            if self._walk(0, lim) < 0:
+                return False  # paused after ``n`` plays: the state is in the buffers
+            self.pas += 1
+            if self.stop or self.pas >= self._passes():
+                break
+            self._set_pass(self.pas)
+        self.sjob = -1
+        self.visit = _no_visit
+        self.stop = False
+        return True

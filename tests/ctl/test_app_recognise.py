@@ -1,0 +1,181 @@
+"""The app's recognition task (``app.main.App.recognise_task``): a stable reading reaches the
+controller only after the recogniser's search, which runs in slices of at most ``slice_us``
+(chunks of ``CHUNK_PLAYS`` plays) with a yield between them, so the worst position (1-1, 2,140
+plays) never holds the event loop at once (docs/performance.md). Tried the way a hurried player
+does it: a confirm press half-way through a search, a checker moved again before the answer.
+
+The real ``App`` over the small HAL of ``app_power_helpers``; on CPython the MicroPython
+asyncio names the app uses (``sleep_ms``, ``wait_for_ms``) are mapped onto asyncio's own."""
+
+import asyncio
+
+from app import controller as C
+from app import main
+from app_power_helpers import _app, _dir, _press, _sense, _start
+from bg import board as B
+from bg import engine as movegen
+from bg import recognize as R
+
+if not hasattr(asyncio, "sleep_ms"):  # CPython
+
+    def _sleep_ms(ms):
+        return asyncio.sleep(ms / 1000)
+
+    def _wait_for_ms(aw, ms):
+        return asyncio.wait_for(aw, ms / 1000)
+
+    asyncio.sleep_ms = _sleep_ms  # pyright: ignore[reportAttributeAccessIssue]
+    asyncio.wait_for_ms = _wait_for_ms  # pyright: ignore[reportAttributeAccessIssue]
+
+
+def _worst():
+    pts = {}
+    for p in (3, 4, 6, 7, 9, 10, 12, 13, 15, 16, 17, 19, 20, 22, 23):
+        pts[p] = 1
+    return B.from_points(pts, {1: 2})
+
+
+def _at(c, pos, side, d1, d2):
+    """The game at ``pos``, ``side`` to play ``d1 d2`` (as ctl_helpers.roll_at: the fold)."""
+    from bg import match as M
+
+    c.pos[:] = pos
+    mt = c.mt
+    mt.phase = M.F_AWAIT
+    mt.side = side
+    mt.turn = side
+    mt.rolled = False
+    c.apply(C.K_ROLL, (side, d1, d2))
+
+
+def _kth_end(pos, side, d1, d2, k):
+    out = bytearray(52)
+    box = [k]
+
+    def visit(w, st, n):
+        if box[0] == 0:
+            out[:] = w
+        box[0] -= 1
+
+    movegen.for_each_end(pos, side, d1, d2, visit)
+    return out
+
+
+def _worst_turn():
+    app, hw = _app(_dir())
+    _start(app)
+    c = app.ctl
+    worst = _worst()
+    _at(c, worst, 0, 1, 1)
+    _sense(app, worst)  # no task yet: delivered at once (the turn's start)
+    assert c.phase == C.MOVING and c.side == 0 and tuple(c.dice) == (1, 1)
+    return app, c, worst
+
+
+async def _run(app, body):
+    """Run ``body(ticks)`` beside the recognition task and a ticker that counts how often the
+    loop got back to other tasks (the scan task's place)."""
+    ticks = [0]
+    stop = [False]
+
+    async def ticker():
+        while not stop[0]:
+            ticks[0] += 1
+            await asyncio.sleep_ms(0)
+
+    task = asyncio.create_task(app.recognise_task())
+    t2 = asyncio.create_task(ticker())
+    await asyncio.sleep_ms(0)
+    assert app._recog is not None  # the task runs: readings go through it
+    try:
+        return await body(ticks)
+    finally:
+        stop[0] = True
+        app.running = False
+        app._recog.set()
+        await asyncio.sleep_ms(0)
+        task.cancel()
+        t2.cancel()
+        await asyncio.sleep_ms(0)
+
+
+async def _until(pred, ticks, most=2000):
+    while not pred():
+        most -= 1
+        assert most > 0, "the recognition task never delivered"
+        await asyncio.sleep_ms(0)
+
+
+def test_a_worst_position_play_is_recognised_in_slices_and_recorded():
+    app, c, worst = _worst_turn()
+    app.slice_us = 0  # a yield after every chunk (the ESP32's case; a desktop is ~50x faster)
+    end = _kth_end(worst, 0, 1, 1, 0)
+
+    async def body(ticks):
+        _sense(app, end)
+        assert not c.rec.busy  # not yet taken: the scanner's callback only signals
+        await _until(lambda: app._busy, ticks)
+        assert c.rec.busy  # taken: the search runs in slices
+        t0 = ticks[0]
+        await _until(lambda: not app._busy, ticks)
+        # 2,140 plays in chunks of CHUNK_PLAYS: the loop ran between every two
+        assert app.slices >= 2140 // main.CHUNK_PLAYS - 1
+        assert ticks[0] - t0 >= app.slices
+        assert c.rec.state == R.COMPLETE and c.sensed == app._reading
+
+    asyncio.run(_run(app, body))
+    _press(app, "roll", 0)  # confirm: the play recorded
+    assert c.phase == C.AWAIT_ROLL and c.side == 1
+    assert bytes(c.pos) == bytes(end)
+
+
+def test_a_confirm_half_way_through_a_search_waits_for_its_answer():
+    app, c, worst = _worst_turn()
+    app.slice_us = 0
+    end = _kth_end(worst, 0, 1, 1, 3)
+
+    async def body(ticks):
+        _sense(app, end)
+        await _until(lambda: app._busy, ticks)
+        await asyncio.sleep_ms(0)
+        assert app._busy and c.rec.busy  # mid-search
+        _press(app, "roll", 0)  # the hurried player confirms now: the press sees the board as it is
+        assert not app._busy and c.phase == C.AWAIT_ROLL
+        await asyncio.sleep_ms(0)
+        await asyncio.sleep_ms(0)
+
+    asyncio.run(_run(app, body))
+    assert bytes(c.pos) == bytes(end)
+    assert c.phase == C.AWAIT_ROLL and c.message == ""  # delivered once, nothing redone after
+
+
+def test_a_checker_moved_again_before_the_answer_is_followed():
+    app, c, worst = _worst_turn()
+    app.slice_us = 0
+    first = _kth_end(worst, 0, 1, 1, 0)
+    second = _kth_end(worst, 0, 1, 1, 7)
+
+    async def body(ticks):
+        _sense(app, first)
+        await _until(lambda: app._busy, ticks)
+        _sense(app, second)  # a hand moved again before the first answer
+        await _until(lambda: not app._busy and not app._fresh, ticks)
+        await asyncio.sleep_ms(0)
+        assert not app._busy and not app._fresh
+        assert c.rec.state == R.COMPLETE and c.rec.end(0) == bytes(second)
+
+    asyncio.run(_run(app, body))
+    _press(app, "roll", 0)
+    assert bytes(c.pos) == bytes(second)
+
+
+def test_with_the_default_slice_the_answer_is_the_same():
+    app, c, worst = _worst_turn()
+    end = _kth_end(worst, 0, 1, 1, 11)
+
+    async def body(ticks):
+        _sense(app, end)
+        await _until(lambda: not app._fresh and not app._busy, ticks)
+        assert c.rec.state == R.COMPLETE and c.rec.end(0) == bytes(end)
+
+    asyncio.run(_run(app, body))
