@@ -199,7 +199,7 @@ class Controller(Turns):
         if self.opp is None:
             from app.opponent import Opponent
 
-            self.opp = Opponent(strength=self.settings.strength)
+            self.opp = Opponent(strength=self.settings.strength, gen=getattr(self.rec, "gen", None))
         return self.opp
 
     def tick(self, now):

@@ -50,13 +50,15 @@ _TICKS_MASK = const(0x3FFFFFFF)
 STRENGTHS = ("pubeval",)
 
 
-def chooser(strength="pubeval"):
-    """The device's play chooser for ``strength`` (``choose(pos, side, d1, d2) -> steps``)."""
+def chooser(strength="pubeval", gen=None):
+    """The device's play chooser for ``strength`` (``choose(pos, side, d1, d2) -> steps``).
+    ``gen``: a ``bg.engine.MoveGen`` to share (the board's recogniser's: ~0.9 kB of heap not
+    spent on a second one; a sliced recognition it interrupts starts over, ``bg.recognize``)."""
     if strength != "pubeval":
         raise ValueError("unknown strength %r" % (strength,))
     from bg.engine.pubeval import PubEval
 
-    return PubEval().best
+    return PubEval(gen).best
 
 
 class _First:
@@ -91,9 +93,10 @@ def same_play(start, side, a, b, scratch):
 class Opponent:
     """The computer's side and the coach for one controller (``ctl.opp``)."""
 
-    def __init__(self, choose=None, strength="pubeval"):
+    def __init__(self, choose=None, strength="pubeval", gen=None):
         self._choose = choose
         self.strength = strength
+        self._gen = gen  # the move generator the chooser shares (None: its own)
         self.plan = None  # steps shown on the LEDs (the computer's play or the coach's)
         self.plan_side = -1
         self.coaching = False  # the plan is the coach's (shown, never enforced)
@@ -114,7 +117,7 @@ class Opponent:
 
     def choose(self, pos, side, d1, d2):
         if self._choose is None:
-            self._choose = chooser(self.strength)
+            self._choose = chooser(self.strength, self._gen)
         return self._choose(pos, side, d1, d2)
 
     def best(self, pos, side, d1, d2, opening):

@@ -4,7 +4,10 @@ stranger (no session key) gets nothing; a malformed request is refused and chang
 Runs unchanged under CPython and the MicroPython unix port.
 """
 
-# mpy-heap: 68k
+# mpy-heap: 80k
+# (Raised from 68k in session 7: the pass/fail of this module is not monotonic in the heap
+# -- fragmentation of both ends' pairing and sessions -- and it failed at 2k-6k below the 68k
+# declared; at another checkout path also at 70k: declared 80k, 10k above the last failure seen.)
 # Both ends of a session in one interpreter, as test_protocol_requests (58-59k measured there
 # on the 64-bit port with the ROM image); on the board model the board's 64k.
 

@@ -4,7 +4,10 @@ frame sizes against the MTU (split from test_protocol_fetch so each module fits 
 Runs unchanged under CPython and the MicroPython unix port.
 """
 
-# mpy-heap: 68k
+# mpy-heap: 76k
+# (Raised from 68k in session 7: the pass/fail of this module is not monotonic in the heap
+# -- fragmentation of both ends' pairing and sessions -- and it failed at 2k-6k below the 68k
+# declared; 8k more, checked to pass in a window of 6k either side at two checkout paths.)
 # The 64-bit port with the firmware in its ROM image needs 57-58k here (both ends of a
 # session in one interpreter; measured in two checkouts); declared with 8k or more to spare:
 # the figure moves with the checkout's path and the heap layout (tools/bench_heapmargin.py).

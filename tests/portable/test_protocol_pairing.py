@@ -6,7 +6,10 @@ test_protocol_login.py.
 Runs unchanged under CPython and the MicroPython unix port.
 """
 
-# mpy-heap: 76k
+# mpy-heap: 84k
+# (Raised from 76k in session 7: the pass/fail of this module is not monotonic in the heap
+# -- fragmentation of both ends' pairing and sessions -- and it failed at 2k-6k below the 76k
+# declared; 8k more, checked to pass in a window of 6k either side at two checkout paths.)
 # The 64-bit port with the firmware in its ROM image: two boards and two host ends in one
 # interpreter (the relay test); needs 68k there (measured in 2k steps, tools/bench_heapmargin.py),
 # declared + 8k. On the board model it needs 36k of the board's 64k.

@@ -4,7 +4,10 @@ test_protocol_delete).
 Runs unchanged under CPython and the MicroPython unix port.
 """
 
-# mpy-heap: 70k
+# mpy-heap: 78k
+# (Raised from 70k in session 7: the pass/fail of this module is not monotonic in the heap
+# -- fragmentation of both ends' pairing and sessions -- and it failed at 2k-6k below the 70k
+# declared; 8k more, checked to pass in a window of 6k either side at two checkout paths.)
 # The 64-bit port with the firmware in its ROM image needs 58-59k here (both ends of a
 # session in one interpreter; measured in two checkouts); declared with 8k or more to spare:
 # the figure moves with the checkout's path and the heap layout (tools/bench_heapmargin.py).

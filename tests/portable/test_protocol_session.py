@@ -6,7 +6,10 @@ revocation reaches a logged-in host in a last signed frame.
 Runs unchanged under CPython and the MicroPython unix port.
 """
 
-# mpy-heap: 68k
+# mpy-heap: 76k
+# (Raised from 68k in session 7: the pass/fail of this module is not monotonic in the heap
+# -- fragmentation of both ends' pairing and sessions -- and it failed at 2k-6k below the 68k
+# declared; 8k more, checked to pass in a window of 6k either side at two checkout paths.)
 # Both ends of a session in one interpreter, as test_protocol_replay: the 64-bit port with the
 # firmware in its ROM image needs 58-60k here (tools/bench_heapmargin.py), declared +8k; the
 # board model runs it in the board's 64k (needs 30-32k).

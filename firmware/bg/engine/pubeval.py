@@ -20,8 +20,8 @@ Tesauro's encoding, for the side to be scored (the "computer"), location L = its
 Integer fixed point (floats allocate on MicroPython): every term is multiplied by 30 * 100,000
 (30 = lcm of the /2 and /15), which makes each one an exact integer: the score here is exactly
 3,000,000 times Tesauro's. ``_scaled`` builds the per-input factors once at import (the
-"three checkers" slot holds +2 and +3 together) as a tuple on the heap (~0.5 KB each on the
-board): frozen into the firmware, an int constant outside -8192..8191 is a boxed long int in
+"three checkers" slot holds +2 and +3 together) as an ``array('i')`` on the heap (488 bytes
+each on the board): frozen into the firmware, an int constant outside -8192..8191 is a boxed long int in
 flash (``mpy-tool``), and arithmetic on it allocates; computed ints are small ints. The
 largest possible |partial sum| over any position stays below 2**30 (the 32-bit board model's
 small-int range; ``tests/host/test_pubeval_oracle.py`` bounds it over every checker
@@ -45,6 +45,8 @@ Example::
     >>> pubeval.best(board.start_position(), 0, 3, 1)
     (8, 5, 6, 5)
 """
+
+from array import array
 
 import micropython
 from micropython import const
@@ -95,8 +97,10 @@ _WC = (
 def _scaled(raw):
     """Per-input integer factors, 30x the published weights (x 100,000): 0/1 inputs x30,
     the (n - 3)/2 input x15 per checker above three, the bar/2 input x15 per checker, the
-    off/15 input x2 per checker; slot +3 holds 30 * (w[+2] + w[+3]) (three checkers)."""
-    out = [0] * 122
+    off/15 input x2 per checker; slot +3 holds 30 * (w[+2] + w[+3]) (three checkers). An
+    ``array('i')`` made in one allocation of 488 bytes (``range`` has a length: no list,
+    no tuple copy), filled in place: the board loads it mid-match on a fragmented heap."""
+    out = array("i", range(122))
     for i in range(120):
         k = i % 5
         if k == 4:
@@ -107,7 +111,7 @@ def _scaled(raw):
             out[i] = 30 * raw[i]
     out[120] = 15 * raw[120]
     out[121] = 2 * raw[121]
-    return tuple(out)
+    return out
 
 
 RACE = _scaled(_WR)
