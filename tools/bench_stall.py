@@ -9,7 +9,8 @@
    a yield; the slice is the chip's ``SLICE_US`` divided by the calibration ratio), the
    worst position (1-1, 2,140 plays: a finished play, then the hints of a lifted checker) and
    the first 1,000 positions of ../shared/bench/positions_2000.json, each with one of its
-   legal plays. ``longest_stall_ms`` is the longest gap between two ticks minus the period
+   legal plays, then the turn's best play by pubeval in the same slices (the computer's move,
+   the coach, learning mode: ``app.opponent``'s ``think``). ``longest_stall_ms`` is the longest gap between two ticks minus the period
    (budget: 20 ms); ``longest_hold_us`` the longest piece of work between two yields (and its ESP32 estimate
    with the calibration of docs/performance.md). The
    same run with every recognition whole (``work(0)``: how the board did it before the
@@ -55,8 +56,10 @@ SLICE_US = _app_const("SLICE_US")
 SCRIPT = r"""
 import asyncio, time, gc, sys
 from bg import board as B, recognize as RC
+from bg.engine.pubeval import PubEval
 rec = RC.Recognizer()
 gen = rec.gen
+pe = PubEval(gen)  # the computer's choice shares the recogniser's generator, as on the board
 data = open(sys.argv[1], 'rb')
 buf = bytearray(54)
 end = bytearray(52)
@@ -112,6 +115,17 @@ async def turn(start, d1, d2, k):
     await asyncio.sleep_ms(0)
     hold[0] = time.ticks_us()
     gen.hints(start, 0, d1, d2, start, 13)
+    mark()
+    await asyncio.sleep_ms(0)
+    hold[0] = time.ticks_us()
+    # the turn's best play (the computer's move, the coach, learning mode: app.opponent think)
+    pe.start(start, 0, d1, d2)
+    t0 = time.ticks_us()
+    while not pe.run(CHUNK):
+        if time.ticks_diff(time.ticks_us(), t0) >= SLICE_US:
+            mark()
+            await asyncio.sleep_ms(0)
+            hold[0] = t0 = time.ticks_us()
     mark()
     await asyncio.sleep_ms(0)
     hold[0] = time.ticks_us()

@@ -82,7 +82,7 @@ class Controller(Turns):
             self.phase = MOVING  # the mover changed the board again: nothing was accepted
             self.message = ""
         self._track(now)
-        if self.settings.computer >= 0 or self.opp is not None:
+        if self.settings.computer >= 0 or self.learn or self.opp is not None:
             self._opponent().act(self, now)  # the computer's decisions, the coach (app.opponent)
         self._update_marks()
         self._run_clock(now)
@@ -187,12 +187,23 @@ class Controller(Turns):
             done = self._opponent().act(self, now)
         elif done:
             self._track(now)
-            if self.settings.computer >= 0 or self.opp is not None:
+            if self.settings.computer >= 0 or self.learn or self.opp is not None:
                 self._opponent().act(self, now)
         if done:
             self._update_marks()
             self._run_clock(now)
         return done
+
+    def thought(self, now):
+        """The app's engine task computed a best play (``Opponent.think``): the computer
+        plays it, the coach shows it, learning mode judges with it. False without an
+        opponent."""
+        if self.opp is None:
+            return False
+        self.opp.act(self, now)
+        self._update_marks()
+        self._run_clock(now)
+        return True
 
     def _opponent(self):
         """The computer opponent and coach (``app.opponent``), made on first use."""

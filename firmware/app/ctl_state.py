@@ -73,6 +73,9 @@ class State:
         self.message = ""
         self.flagged = -1
         self.opp = None  # the computer opponent and coach (app.opponent), made on first use
+        # the app's engine task runs the long searches in slices (recognition, best plays:
+        # app.main); False: every search at once (tests, tools)
+        self.sliced = False
         self.learn = settings.learn  # learning mode: a device setting, not the match's
         self._new_match_state()
 

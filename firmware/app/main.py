@@ -222,6 +222,7 @@ class App:
             if self.animate and thrown and ctl.phase == C.MOVING and ctl.dice[0]:
                 self._animate()
         self.ctl.mix(_ticks_us())
+        self._kick()
         self.wake.set()
 
     # the gesture handler (app.buttons.Gestures)
@@ -295,12 +296,15 @@ class App:
             self._deliver()
 
     async def recognise_task(self):
-        """Each stable reading to the controller, the recogniser's search in slices of at most
-        ``slice_us`` (chunks of ``CHUNK_PLAYS`` plays) with a yield between them. A reading
-        that changes meanwhile is taken once this one is delivered (a flapping sensor cannot
-        starve the controller)."""
+        """The engine task. Each stable reading to the controller, the recogniser's search in
+        slices of at most ``slice_us`` (chunks of ``CHUNK_PLAYS`` plays) with a yield between
+        them; a reading that changes meanwhile is taken once this one is delivered (a
+        flapping sensor cannot starve the controller). Then, when the turn in progress needs
+        its best play (the computer's turn, the coach, learning mode: ``Opponent.wants``),
+        pubeval's search in the same slices, and ``Controller.thought``."""
         ev = self._recog = asyncio.Event()
         ctl = self.ctl
+        ctl.sliced = True
         try:
             while self.running:
                 try:
@@ -309,25 +313,42 @@ class App:
                     pass
                 ev.clear()
                 self.beat(watch.RECOGNISE)
-                if not self._fresh:
-                    continue
-                self._take()
-                self._busy = True
-                if ctl.recognise(self._reading, self._rcaps, self._rirr):
+                if self._fresh:
+                    self._take()
+                    self._busy = True
+                    if ctl.recognise(self._reading, self._rcaps, self._rirr):
+                        t0 = _ticks_us()
+                        while self._busy and not ctl.rec.work(CHUNK_PLAYS):
+                            if _us_since(t0) >= self.slice_us:
+                                self.slices += 1
+                                await asyncio.sleep_ms(0)  # the scan, the LEDs, the link run here
+                                self.beat(watch.RECOGNISE)
+                                t0 = _ticks_us()
+                    if self._busy:  # (else a button press delivered it meanwhile: _settle)
+                        self._deliver()
+                opp = ctl.opp
+                if opp is not None and opp.wants(ctl):
                     t0 = _ticks_us()
-                    while self._busy and not ctl.rec.work(CHUNK_PLAYS):
+                    while not opp.think(ctl, CHUNK_PLAYS):
                         if _us_since(t0) >= self.slice_us:
                             self.slices += 1
-                            await asyncio.sleep_ms(0)  # the scan, the LEDs, the link run here
+                            await asyncio.sleep_ms(0)
                             self.beat(watch.RECOGNISE)
                             t0 = _ticks_us()
-                if self._busy:  # (else a button press delivered it meanwhile: _settle)
-                    self._deliver()
-                if self._fresh:
+                    ctl.thought(self.hw.clock.ticks_ms())
+                    self.drain()
+                    self.wake.set()
+                if self._fresh or (opp is not None and opp.wants(ctl)):
                     ev.set()
         finally:
+            ctl.sliced = False
             self._recog = None
             self._busy = False
+
+    def _kick(self):
+        """Wake the engine task: an input may have begun a turn whose best play is wanted."""
+        if self._recog is not None:
+            self._recog.set()
 
     def _animate(self):
         """The roll animation (cosmetic: without heap for it the dice just appear)."""

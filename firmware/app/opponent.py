@@ -18,6 +18,15 @@ transitions, and shows plays on the LEDs (``app.view`` paints ``plan``):
   roll; in learning mode (``Settings.learn``) after each confirmed play of a player the
   mover's tray LED says whether it was the best (``verdict``).
 
+Thinking in slices: pubeval scores every play of the roll (2,140 on the worst position: ~130
+ms estimated on the ESP32), too long to hold the event loop. When the app runs its engine task
+(``ctl.sliced``, app.main) the best play of the turn in progress is computed there, a few plays
+at a time (``think``), as soon as the turn begins (the computer's turn, and each player's turn
+in learning mode or once the coach was asked); the controller's calls then find it ready. One
+not ready yet waits: the computer's play appears, the coach's shows, the verdict comes once
+``think`` has it (``ctl.thought`` calls ``act`` again). Without the task (tests, tools) every
+choice is made at once, as before.
+
 Pure: no asyncio, no HAL; the controller calls ``act(ctl, now)`` after every input. Every
 buffer is made once here; ``choose`` may allocate (it runs once per turn)."""
 
@@ -97,6 +106,12 @@ class Opponent:
         self._choose = choose
         self.strength = strength
         self._gen = gen  # the move generator the chooser shares (None: its own)
+        self._pe = None  # the device's chooser (bg.engine.pubeval.PubEval) once made
+        self._ans_key = -1  # the turn (ctl.throws) whose best play ``_ans`` is
+        self._ans = ()
+        self._job_key = -1  # the turn whose best play ``think`` is computing (-1: none)
+        self._coach_wait = -1  # the turn whose coach was asked before its best play was known
+        self._judge_wait = False  # a verdict waits for the engine task's best play
         self.plan = None  # steps shown on the LEDs (the computer's play or the coach's)
         self.plan_side = -1
         self.coaching = False  # the plan is the coach's (shown, never enforced)
@@ -117,7 +132,13 @@ class Opponent:
 
     def choose(self, pos, side, d1, d2):
         if self._choose is None:
-            self._choose = chooser(self.strength, self._gen)
+            if self.strength != "pubeval":
+                self._choose = chooser(self.strength, self._gen)
+            else:
+                from bg.engine.pubeval import PubEval
+
+                self._pe = PubEval(self._gen)
+                self._choose = self._pe.best
         return self._choose(pos, side, d1, d2)
 
     def best(self, pos, side, d1, d2, opening):
@@ -127,6 +148,78 @@ class Opponent:
 
             return opening_move(d1, d2)
         return self.choose(pos, side, d1, d2)
+
+    # -- thinking in slices (the app's engine task) ----------------------------------------
+
+    def _sliceable(self):
+        return self._choose is None or self._pe is not None
+
+    def _turn_best(self, ctl, key, side, d1, d2, start, opening):
+        """The best play of turn ``key``: at once when known (the book's, or ``think``
+        computed it), else None when the engine task will compute it (``ctl.sliced``),
+        else computed now."""
+        if opening:
+            return self.best(start, side, d1, d2, True)
+        if self._ans_key == key:
+            return self._ans
+        if ctl.sliced and self._sliceable():
+            return None
+        return self.choose(start, side, d1, d2)
+
+    def _query(self, ctl):
+        """The turn whose best play is wanted and not known: a verdict waiting for it
+        (``_judge``), else the turn in progress when it is the computer's, or a player's in
+        learning mode or once the coach was asked; as ``(key, side, d1, d2, start)``, or None.
+        No allocation on the way to None (the engine task asks after every input)."""
+        if not ctl.sliced or not self._sliceable():
+            return None
+        j = self._judge
+        if self._judge_wait and j is not None and self._ans_key != j[5]:
+            return (j[5], j[0], j[1], j[2], j[3])
+        if ctl.phase != MOVING:
+            return None
+        key = ctl.throws
+        if self._ans_key == key:
+            return None
+        if ctl.side != ctl.settings.computer and not ctl.learn and self._coach_wait != key:
+            return None
+        if self._opening(ctl):
+            return None  # the book's play: no search
+        d = ctl.dice
+        return (key, ctl.side, d[0], d[1], ctl.turn_start)
+
+    def wants(self, ctl):
+        """True when ``think`` has work."""
+        return self._query(ctl) is not None
+
+    def think(self, ctl, n):
+        """Score up to ``n`` more plays of the wanted turn's (``_query``); True when its best
+        play is known (or nothing is wanted). The engine task calls it with a yield between
+        calls, then ``ctl.thought(now)``."""
+        q = self._query(ctl)
+        if q is None:
+            self._job_key = -1
+            return True
+        key = q[0]
+        if self._pe is None:
+            from bg.engine.pubeval import PubEval
+
+            self._pe = PubEval(self._gen)
+            self._choose = self._pe.best
+        pe = self._pe
+        if self._job_key != key:
+            pe.start(q[4], q[1], q[2], q[3])
+            self._job_key = key
+        try:
+            done = pe.run(n)
+        except RuntimeError:  # the recogniser used the shared generator meanwhile: again
+            self._job_key = -1
+            return False
+        if done:
+            self._ans = pe.steps()
+            self._ans_key = key
+            self._job_key = -1
+        return done
 
     # -- the plan on the LEDs ---------------------------------------------------------------
 
@@ -182,18 +275,24 @@ class Opponent:
             return False
         if self._judge_turn != ctl.throws:
             self._new_turn(ctl)  # asked before this turn was seen (the coach made on first use)
-        if self.plan is not None and self.coaching:
+        if self.plan is not None and self.coaching or self._coach_wait == ctl.throws:
             self.clear()
+            self._coach_wait = -1
             return True
-        steps = self.best(ctl.turn_start, ctl.side, ctl.dice[0], ctl.dice[1], self._opening(ctl))
+        d = ctl.dice
+        steps = self._turn_best(ctl, ctl.throws, ctl.side, d[0], d[1], ctl.turn_start, self._opening(ctl))
+        if steps is None:
+            self._coach_wait = ctl.throws  # shown as soon as the engine task has it (act)
+            return True
         self._set_plan(ctl, steps, True)
         return True
 
     def _new_turn(self, ctl):
         """A new turn of a player: what learning mode will judge; last turn's coach goes."""
         self._judge_turn = ctl.throws
+        self._judge_wait = False  # (a verdict still waiting for the last turn is dropped)
         d = ctl.dice
-        self._judge = (ctl.side, d[0], d[1], bytes(ctl.turn_start), self._opening(ctl))
+        self._judge = (ctl.side, d[0], d[1], bytes(ctl.turn_start), self._opening(ctl), ctl.throws)
         if self.coaching:
             self.clear()
 
@@ -208,11 +307,16 @@ class Opponent:
         if ctl.last_play is not self._seen:
             self._seen = ctl.last_play
             self._judged(ctl, now)
+        elif self._judge_wait:
+            self._judged(ctl, now)  # a verdict waiting for the engine task's best play
         if ctl.phase == MOVING and ctl.side != ctl.settings.computer:
             if self._judge_turn != ctl.throws:  # a new turn (no allocation on every reading)
                 self._new_turn(ctl)
             elif self.coaching and self.plan is not None:
                 self._follow(ctl)
+            elif self._coach_wait == ctl.throws and self._ans_key == ctl.throws:
+                self._coach_wait = -1
+                self._set_plan(ctl, self._ans, True)  # the coach asked before it was known
         comp = ctl.settings.computer
         if comp < 0:
             return False
@@ -224,14 +328,18 @@ class Opponent:
         return did
 
     def _judged(self, ctl, now):
+        self._judge_wait = False
         lp = ctl.last_play
         j = self._judge
         if lp is None or j is None or not ctl.learn or lp[0] == ctl.settings.computer:
             return
-        side, d1, d2, start, opening = j
+        side, d1, d2, start, opening, key = j
         if side != lp[0]:
             return
-        best = self.best(start, side, d1, d2, opening)
+        best = self._turn_best(ctl, key, side, d1, d2, start, opening)
+        if best is None:
+            self._judge_wait = True  # judged once the engine task knows it (act asks again)
+            return
         ok = same_play(start, lp[0], lp[1], best, self._scratch)
         if opening and not ok:
             from bg.aids import opening_alternatives
@@ -298,8 +406,11 @@ class Opponent:
 
     def _move(self, ctl, now):
         if self.plan is None or self.coaching or self._turn_key != ctl.throws:
+            d = ctl.dice
+            steps = self._turn_best(ctl, ctl.throws, ctl.side, d[0], d[1], ctl.turn_start, False)
+            if steps is None:
+                return False  # the engine task is thinking (think): ctl.thought comes back here
             self._turn_key = ctl.throws
-            steps = self.choose(ctl.turn_start, ctl.side, ctl.dice[0], ctl.dice[1])
             self._set_plan(ctl, tuple(steps), False)
             if not steps:
                 self.clear()

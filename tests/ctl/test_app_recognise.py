@@ -179,3 +179,89 @@ def test_with_the_default_slice_the_answer_is_the_same():
         assert c.rec.state == R.COMPLETE and c.rec.end(0) == bytes(end)
 
     asyncio.run(_run(app, body))
+
+
+# -- the best play of a turn, thought in the same task (app.opponent: think) ------------------
+
+
+def _pub(pos, side, d1, d2):
+    from bg.engine.pubeval import PubEval
+
+    return PubEval().best(pos, side, d1, d2)
+
+
+def test_the_computers_play_on_the_worst_position_is_thought_in_slices():
+    app, c, worst = _worst_turn()
+    app.slice_us = 0
+    want = _pub(worst, 0, 1, 1)
+
+    async def body(ticks):
+        c.settings.computer = 0  # the board plays side 0 from here (its turn is in progress)
+        _sense(app, worst)  # any input: the controller asks the computer, which is not ready
+        await _until(lambda: c.opp is not None and c.opp.plan is not None, ticks)
+        assert c.opp.plan == want and not c.opp.coaching
+        assert app.slices >= 2140 // main.CHUNK_PLAYS - 1  # the loop ran between the chunks
+        assert c.phase == C.MOVING and not c.outbox  # shown, nothing recorded yet
+
+    asyncio.run(_run(app, body))
+
+
+def test_the_coach_asked_before_the_best_play_is_known_shows_it_when_it_is():
+    app, c, worst = _worst_turn()
+    app.slice_us = 0
+    want = _pub(worst, 0, 1, 1)
+
+    async def body(ticks):
+        assert c.button(0, C.ROLL, C.LONG, app.hw.clock.ms)  # the coach, asked at once
+        o = c.opp
+        assert o.plan is None and o.wants(c)  # not known yet: the engine task thinks
+        app._kick()
+        await _until(lambda: o.plan is not None, ticks)
+        assert o.plan == want and o.coaching
+        assert app.slices >= 100
+        assert c.button(0, C.ROLL, C.LONG, app.hw.clock.ms)  # asked again: hidden
+        assert o.plan is None and not o.wants(c)
+
+    asyncio.run(_run(app, body))
+
+
+def test_learning_mode_thinks_while_the_player_moves_and_judges_at_once():
+    app, c, worst = _worst_turn()
+    c.learn = True
+    want = _pub(worst, 0, 1, 1)
+    end = bytearray(worst)
+    B.apply_step(end, 0, want[0], want[1])  # the player makes the best play
+    for i in range(2, len(want), 2):
+        B.apply_step(end, 0, want[i], want[i + 1])
+
+    async def body(ticks):
+        _sense(app, worst)  # the turn is seen: its best play is wanted for the verdict
+        await _until(lambda: c.opp is not None and c.opp._ans_key == c.throws, ticks)
+        _sense(app, end)
+        await _until(lambda: not app._busy and not app._fresh and c.rec.state == R.COMPLETE, ticks)
+        _press(app, "roll", 0)  # confirm: judged at once, the best play known
+        v = c.opp.verdict
+        assert v is not None and v[0] == 0 and v[1] is True
+
+    asyncio.run(_run(app, body))
+
+
+def test_a_verdict_waits_for_the_best_play_when_the_player_is_quicker():
+    app, c, worst = _worst_turn()
+    c.learn = True
+    app.slice_us = 0
+    end = _kth_end(worst, 0, 1, 1, 5)  # not the best play
+
+    async def body(ticks):
+        _sense(app, end)
+        await _until(lambda: not app._busy and not app._fresh and c.rec.state == R.COMPLETE, ticks)
+        assert c.opp is not None and c.opp._ans_key != c.throws  # still thinking
+        _press(app, "roll", 0)  # confirmed before the best play is known
+        o = c.opp
+        assert c.phase == C.AWAIT_ROLL and o.verdict is None and o.wants(c)
+        app._kick()
+        await _until(lambda: o.verdict is not None, ticks)
+        assert o.verdict[0] == 0 and o.verdict[1] is False
+        assert not o.wants(c)
+
+    asyncio.run(_run(app, body))

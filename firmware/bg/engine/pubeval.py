@@ -198,12 +198,28 @@ class PubEval:
         """The chosen play for ``side`` rolling ``d1``-``d2``: flat steps ``(from1, to1,
         ...)`` in the mover's numbering as ``bg.engine.plays`` gives them; ``()`` when the
         turn passes."""
+        self.start(pos, side, d1, d2)
+        self.run(0)
+        return self.steps()
+
+    def start(self, pos, side, d1, d2):
+        """Begin ``best`` in slices: ``run(n)`` scores up to ``n`` more plays, ``steps()``
+        then gives the same choice ``best`` gives (the same visit, in the same order). Any
+        other query on the shared generator in between ends it (``run`` raises
+        ``RuntimeError``: start again)."""
         _check(pos, side)
         self.side = side
         self.wt = RACE if is_race(pos, side) else CONTACT
         self.top = LOW
         self.bn = 0
-        self.gen.for_each_end(pos, side, d1, d2, self._v)
+        self.gen.start_ends(pos, side, d1, d2, self._v)
+
+    def run(self, n):
+        """Score up to ``n`` more plays (0: all that remain); True when the choice is made."""
+        return self.gen.run_ends(n)
+
+    def steps(self):
+        """The choice of the last ``best``, or of ``start`` once ``run`` returned True."""
         return tuple(self.bst[: 2 * self.bn])
 
     def score(self, pos, side, race=None):
