@@ -227,50 +227,77 @@ def analyze_cube(m, plies=0, gnubg=None):
 # ---------------------------------------------------------------- chequer play
 
 
-def analyze(m, plies=0, top=3):
-    """Chequer-play analysis with GNU Backgammon's evaluator (in-process ``gnubg``): for each
-    play with a choice, the equity lost against gnubg's best play. Returns ``(per_side, worst)``:
-    ``per_side[s] = (decisions, total_error)``; ``worst`` the ``top`` biggest errors as
-    ``(error, game, action, best_text)``."""
+def _gnubg():
     try:
         import gnubg
     except ImportError:
         from gammon.cli import UserError
 
         raise UserError("analysis needs GNU Backgammon's Python module: pip install gnubg") from None
+    return gnubg
+
+
+def play_judge(plies=0):
+    """``judge(m, g, a)`` for one play ``a`` of game ``g`` of match ``m``: ``(error, best)``,
+    the equity the play lost against GNU Backgammon's best play at the game's score and cube
+    (>= 0) and that play in gnubg notation, or None when the roll left no choice. Raises
+    ``UserError`` without the ``gnubg`` module. ``gammon analyze`` and ``gammon watch
+    --learn`` both judge with it.
+
+    >>> from gammon import model
+    >>> judge = play_judge()                      # doctest: +SKIP
+    >>> judge(m, m.games[0], m.games[0].actions[1])  # doctest: +SKIP
+    (0.0, '8/5 6/5')
+    """
+    gnubg = _gnubg()
     from bg import engine as movegen
     from bg import ids as bgids
     from bg import notation
 
     ec = gnubg.evalcontext(1, plies, 1, 1, 0.0)
+
+    def judge(m, g, a):
+        if a.kind != "play" or not a.steps:
+            return None
+        moves = gnubg.findbestmoves(
+            gnubg.positionfromid(bgids.position_id(a.pos, a.side)),
+            gnubg.cubeinfo(a.cube, a.owner, a.side, m.length, tuple(g.score), int(g.crawford), 0),
+            ec,
+            tuple(a.dice),
+        )
+        if len(moves) < 2:
+            return None
+        mine = None
+        for mv in moves:
+            p = bytearray(a.pos)
+            movegen.apply(p, a.side, _gnubg_steps(mv["move"]))
+            if bytes(p) == a.after:
+                mine = mv["score"]
+                break
+        if mine is None:
+            return None
+        err = max(0.0, moves[0]["score"] - mine)
+        return err, notation.format_play(a.pos, a.side, _gnubg_steps(moves[0]["move"]))
+
+    return judge
+
+
+def analyze(m, plies=0, top=3):
+    """Chequer-play analysis with GNU Backgammon's evaluator (in-process ``gnubg``): for each
+    play with a choice, the equity lost against gnubg's best play (``play_judge``). Returns
+    ``(per_side, worst)``: ``per_side[s] = (decisions, total_error)``; ``worst`` the ``top``
+    biggest errors as ``(error, game, action, best_text)``."""
+    judge = play_judge(plies)
     per = [[0, 0.0], [0, 0.0]]
     errors = []
     for g in m.games:
         for a in g.actions:
-            if a.kind != "play" or not a.steps:
+            got = judge(m, g, a)
+            if got is None:
                 continue
-            moves = gnubg.findbestmoves(
-                gnubg.positionfromid(bgids.position_id(a.pos, a.side)),
-                gnubg.cubeinfo(a.cube, a.owner, a.side, m.length, tuple(g.score), int(g.crawford), 0),
-                ec,
-                tuple(a.dice),
-            )
-            if len(moves) < 2:
-                continue
-            mine = None
-            for mv in moves:
-                mv["move"] = _gnubg_steps(mv["move"])
-                p = bytearray(a.pos)
-                movegen.apply(p, a.side, mv["move"])
-                if bytes(p) == a.after:
-                    mine = mv["score"]
-                    break
-            if mine is None:
-                continue
-            err = max(0.0, moves[0]["score"] - mine)
+            err, best = got
             per[a.side][0] += 1
             per[a.side][1] += err
-            best = notation.format_play(a.pos, a.side, _gnubg_steps(moves[0]["move"]))
             errors.append((err, g, a, best))
     errors.sort(key=lambda e: -e[0])
     return per, errors[:top]

@@ -3,8 +3,11 @@ publishes, its lines in the order it happened -- the throw (the opening throw, a
 the play in gnubg notation -- and then the board after it (``screen``). Before the opening
 throw nobody is on roll, so the board says so; after it the side to act is at the bottom.
 
-With ``--learn`` (``learning_lines``) each board is followed by the pip counts and, on the
-opening roll, Carlit's book play for it (seed 002, ``bg.aids``).
+With ``--learn`` (``learning_lines``) each board is followed by the pip counts, on the
+opening roll Carlit's book play for it (seed 002, ``bg.aids``), and right after a play the
+shots the opponent has at the blots it left (x/36, the board's blocking points counted:
+``bg.aids.shots``) and the equity it lost against GNU Backgammon's best play
+(``gammon.analyze.play_judge``, when the ``gnubg`` module is there).
 
 ``r`` is the replay the watch folds the actions into (``gammon.model._Replay``): these
 functions only read it."""
@@ -103,9 +106,11 @@ def screen(r):
     return out
 
 
-def learning_lines(r):
-    """Learning mode: the pip counts (who leads the race, by how much) and, while the first
-    play of a game is to be made from the start position, the booklet's play for the roll."""
+def learning_lines(r, judge=None):
+    """Learning mode: the pip counts (who leads the race, by how much); while the first play
+    of a game is to be made from the start position, the booklet's play for the roll; right
+    after a play (the next roll not thrown yet), the shots at the blots the mover left and,
+    with ``judge`` (``gammon.analyze.play_judge``), the equity the play lost."""
     if r.m is None or r.g is None:
         return []
     pips = (board.pip_count(r.pos, 0), board.pip_count(r.pos, 1))
@@ -120,4 +125,38 @@ def learning_lines(r):
         d1, d2 = r.dice[0], r.dice[1]
         alts = "".join(" or " + notation.format_play(start, 0, a) for a in aids.opening_alternatives(d1, d2))
         out.append("book play for %d%d (Carlit): %s%s" % (d1, d2, aids.opening_text(d1, d2), alts))
+    a = r.g.actions[-1] if r.g.actions else None
+    if a is not None and a.kind == "play" and r.phase == "await_roll":
+        out.append(shots_line(r, a.side))
+        if judge is not None:
+            got = judge(r.m, r.g, a)
+            if got is None:
+                out.append("%s had no choice" % _name(r, a.side))
+            elif got[0] < 0.0005:
+                out.append("%s made GNU Backgammon's best play" % _name(r, a.side))
+            else:
+                out.append("equity lost by %s: %.3f (best: %s)" % (_name(r, a.side), got[0], got[1]))
     return out
+
+
+def blot_shots(pos, side):
+    """``[(point, shots)]``: each blot of ``side`` (its own points 1..24) and how many of the
+    36 rolls let the opponent hit it (``bg.aids.shots``: a legal play that hits, the blocking
+    points and the bar rule counted)."""
+    b = board.base(side)
+    out = []
+    for q in range(1, 25):
+        if pos[b + q - 1] == 1:
+            out.append((q, aids.shots(pos, 1 - side, 25 - q)))
+    return out
+
+
+def shots_line(r, side):
+    """The line after ``side``'s play: its blots and the shots at each, or that it left none."""
+    found = blot_shots(r.pos, side)
+    if not found:
+        return "%s left no blot" % _name(r, side)
+    return "shots at %s's blots: %s" % (
+        _name(r, side),
+        ", ".join("%d-pt %d/36" % (q, n) for q, n in found),
+    )

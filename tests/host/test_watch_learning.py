@@ -1,13 +1,16 @@
-"""``gammon watch --learn``: after every board the pip counts (who leads, by how much) and, when
+"""``gammon watch --learn``: after every board the pip counts (who leads, by how much); when
 a game's first play is to be made, Carlit's book play for the opening roll (seed 002,
-``bg.aids``) -- checked on seeded whole matches fed record by record, and through the watch
-loop against a client that publishes a live match."""
+``bg.aids``); right after a play the shots at the blots it left (counted again here by brute
+force over the 36 rolls and every legal play) and the equity it lost against GNU Backgammon's
+best play (the same judgement as ``gammon analyze``) -- checked on seeded whole matches fed
+record by record, and through the watch loop against a client that publishes a live match."""
 
 import io
 
 from bg import aids, board, record
+from bg import engine as movegen
 from export_helpers import random_match
-from gammon import model
+from gammon import analyze, model
 from gammon.commands import library as cmds
 from gammon.watch_view import learning_lines
 
@@ -30,8 +33,34 @@ def _pips(pos, side):
     return sum(p * pos[b + p - 1] for p in range(1, 26))
 
 
+def _brute_shots(pos, side, q):
+    """Rolls of 36 on which ``side``'s opponent has a legal play that sends ``side``'s blot on
+    its point ``q`` to the bar (every distinct play listed, no shortcut)."""
+    opp = 1 - side
+    b = board.base(side)
+    n = 0
+    for d1 in range(1, 7):
+        for d2 in range(1, 7):
+            for _steps, end in movegen.plays(pos, opp, d1, d2):
+                if end[b + q - 1] == 0 and end[b + 24] > pos[b + 24]:
+                    n += 1
+                    break
+    return n
+
+
+def _shots_text(r, side):
+    b = board.base(side)
+    blots = [q for q in range(1, 25) if r.pos[b + q - 1] == 1]
+    name = r.m.names[side] or "side %d" % side
+    if not blots:
+        return "%s left no blot" % name
+    counts = ", ".join("%d-pt %d/36" % (q, _brute_shots(r.pos, side, q)) for q in blots)
+    return "shots at %s's blots: %s" % (name, counts)
+
+
 def test_learning_lines_follow_a_whole_match():
     books = 0
+    shot_lines = 0
     for seed in (3, 4, 5):
         data, _seen = random_match(seed, length=5)
         r = model._Replay()
@@ -50,14 +79,57 @@ def test_learning_lines_follow_a_whole_match():
                 lead = "even" if p0 == p1 else "%s leads by %d" % (names[p1 < p0], abs(p0 - p1))
                 assert lines[0] == "pips: %s %d, %s %d (%s)" % (names[0], p0, names[1], p1, lead)
                 opening = r.phase in ("moving", "choice") and bytes(r.pos) == bytes(board.start_position())
-                assert len(lines) == (2 if opening else 1), (lines, r.phase)
+                last = r.g.actions[-1] if r.g.actions else None
+                played = last is not None and last.kind == "play" and r.phase == "await_roll"
+                assert len(lines) == 1 + opening + played, (lines, r.phase)
                 if opening:
                     d1, d2 = r.dice
                     want = SEED_BOOK.get((max(d1, d2), min(d1, d2)), aids.opening_text(d1, d2))
                     assert lines[1].startswith("book play for %d%d (Carlit): %s" % (d1, d2, want)), lines
                     books += 1
+                if played and shot_lines < 60:  # (the brute force lists every play: a sample)
+                    assert lines[-1] == _shots_text(r, last.side), lines
+                    shot_lines += 1
         assert games_started >= 1
     assert books >= 3
+    assert shot_lines == 60
+
+
+def test_the_equity_lost_is_gnubgs_judgement_of_each_play():
+    judge = analyze.play_judge()
+    data, _seen = random_match(11, length=3)
+    m = model.load_match(data)
+    want = {}
+    for g in m.games:
+        for a in g.actions:
+            got = judge(m, g, a)
+            if got is not None:
+                want[id(a)] = got
+    assert len(want) >= 10
+    r = model._Replay()
+    seen = best = lost = nochoice = 0
+    for rec in _records(data):
+        for k, f in record.decode_stream(rec):
+            r.feed(k, f)
+            lines = learning_lines(r, judge)
+            last = r.g.actions[-1] if r.g is not None and r.g.actions else None
+            if last is None or last.kind != "play" or r.phase != "await_roll":
+                assert not any("equity lost" in x or "best play" in x or "no choice" in x for x in lines)
+                continue
+            name = r.m.names[last.side]
+            got = judge(r.m, r.g, last)
+            if got is None:
+                assert lines[-1] == "%s had no choice" % name
+                nochoice += 1
+            elif got[0] < 0.0005:
+                assert lines[-1] == "%s made GNU Backgammon's best play" % name
+                best += 1
+            else:
+                assert lines[-1] == "equity lost by %s: %.3f (best: %s)" % (name, got[0], got[1])
+                assert got[0] > 0
+                lost += 1
+            seen += 1
+    assert seen >= 10 and lost >= 1 and best + lost == len(want), (seen, best, lost, nochoice, len(want))
 
 
 class _LiveBoard:

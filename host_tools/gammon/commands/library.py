@@ -356,7 +356,8 @@ def cmd_sync(args):
 def watch_loop(client, out=None, clear=True, max_events=None, lib=None, learn=False):
     """Follow the board's live match: for every action the board publishes, print the throw,
     then the play in gnubg notation, then the board after it (``gammon.watch_view``; with
-    ``learn`` also the pip counts and the opening book play).
+    ``learn`` also the pip counts, the opening book play, the shots at the blots a play left
+    and the equity it lost, GNU Backgammon's 0-ply judgement).
     ``client``: a link Client (``list_games``, ``fetch_game``, ``watch``). Returns the replay.
     With a library ``lib``, a match starting meanwhile gets this host's player seed."""
     from bg import record
@@ -364,6 +365,15 @@ def watch_loop(client, out=None, clear=True, max_events=None, lib=None, learn=Fa
     from gammon.watch_view import event_lines, learning_lines, screen
 
     out = out or sys.stdout
+    judge = None
+    if learn:
+        from gammon.analyze import play_judge
+        from gammon.cli import UserError
+
+        try:
+            judge = play_judge()
+        except UserError:
+            out.write("(the equity lost needs GNU Backgammon's Python module: pip install gnubg)\n")
 
     def fresh():
         r = model._Replay()
@@ -382,7 +392,7 @@ def watch_loop(client, out=None, clear=True, max_events=None, lib=None, learn=Fa
         for line in lines:
             out.write(line + "\n")
         out.write(screen(r))
-        for line in learning_lines(r) if learn else ():
+        for line in learning_lines(r, judge) if learn else ():
             out.write(line + "\n")
         m = r.m
         if m is not None and r.g is None and not m.games:  # before the opening: the dice's bond
@@ -482,7 +492,11 @@ def register(sub):
     p = sub.add_parser("watch", help="live view of the match being played on the board")
     add_board_argument(p)
     p.add_argument("--no-clear", action="store_true", help="do not clear the screen between moves")
-    p.add_argument("--learn", action="store_true", help="learning mode: pip counts, the opening book play")
+    p.add_argument(
+        "--learn",
+        action="store_true",
+        help="learning mode: pip counts, the opening book play, shots at the blots left, the equity lost",
+    )
     p.set_defaults(func=cmd_watch)
 
     p = sub.add_parser("analyze", help="GNU Backgammon's checker and cube analysis of a match (needs gnubg)")
