@@ -1,7 +1,9 @@
 """app.dice_anim: pip patterns, the adapters, and a non-blocking animation that always settles
 on the real throw."""
 
-# mpy-heap: 68k
+# mpy-heap: 76k
+# (Session 7: at the CI's checkout path it failed at 64k, 4k below the 68k it had; pass/fail is not
+# monotonic in the heap (fragmentation), so 76k: the last failure seen + 8k or more.)
 # The 64-bit port with the firmware in its ROM image needs 59-60k here (asyncio and the animation's tasks;
 # measured in two checkouts); declared with 8k or more to spare: the figure moves with the
 # checkout's path and the heap layout (tools/bench_heapmargin.py). On the board model it runs

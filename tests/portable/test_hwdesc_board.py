@@ -1,7 +1,9 @@
 """board.json loads into consistent tables, and bad descriptions fail with clear messages."""
 
 # On the 64-bit port (ROM image) this module needs 58k of working heap (make bench, heapmargin): +8k.
-# mpy-heap: 66k
+# mpy-heap: 74k
+# (Session 7: at the CI's checkout path it failed at 62k, 4k below the 66k it had; pass/fail is not
+# monotonic in the heap (fragmentation), so 74k: the last failure seen + 8k or more.)
 
 import json
 

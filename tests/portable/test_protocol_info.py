@@ -2,8 +2,12 @@
 millivolts, percent and state; strangers do not; an older host still reads every field it
 knows; a reply cut short is refused by the decoder instead of read past its end."""
 
+# mpy-heap: 72k
+# (Session 7: at the CI's checkout path it failed at 60k and 62k, 2-4k below the default 64k; pass/fail
+# is not monotonic in the heap (fragmentation), so 72k: the last failure seen + 8k or more.)
+
 # Both ends of a session in one interpreter: 56k on the 64-bit port with the firmware in ROM,
-# 30k on the board model (tools/bench_heapmargin.py); both run it in the default 64k.
+# 30k on the board model (tools/bench_heapmargin.py); the board model runs it in the default 64k.
 
 from link_fakes import roomy, skip_all
 

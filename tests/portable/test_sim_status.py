@@ -2,7 +2,9 @@
 of what the page shows, nothing while nothing changes -- and then it allocates nothing (it
 runs at 10 Hz in the board's 64k heap on the board model)."""
 
-# mpy-heap: 98k
+# mpy-heap: 110k
+# (Session 7: at the CI's checkout path it failed at 94-98k, at and below the 98k it had: it
+# needs 100k there; pass/fail is not monotonic in the heap (fragmentation), so 110k.)
 # (the 64-bit port needs 90k for the controller these tests build, bg.match's fold included;
 # 86k before: measured in 2k steps by tools/bench_heapmargin.py)
 

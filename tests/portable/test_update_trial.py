@@ -2,7 +2,9 @@
 once the app is alive, restarted (one of its counted boots) when its deadline passes first -- measured with
 ticks_diff from a recorded start, across the ticks wrap -- and rolled back after its boots."""
 
-# mpy-heap: 76k
+# mpy-heap: 84k
+# (Session 7: at the CI's checkout path it failed at 72k, 4k below the 76k it had; pass/fail is not
+# monotonic in the heap (fragmentation), so 84k: the last failure seen + 8k or more.)
 # The 64-bit port (ROM image) passes from 68k (the test signs its bundle); declared + 8k. The
 # board model runs it at the board's 64k.
 
