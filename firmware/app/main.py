@@ -316,8 +316,8 @@ class App:
                 if self._fresh:
                     self._take()
                     self._busy = True
+                    t0 = _ticks_us()  # (the set-up counts in the first slice)
                     if ctl.recognise(self._reading, self._rcaps, self._rirr):
-                        t0 = _ticks_us()
                         while self._busy and not ctl.rec.work(CHUNK_PLAYS):
                             if _us_since(t0) >= self.slice_us:
                                 self.slices += 1
