@@ -4,17 +4,18 @@
 
 1. The longest stall on the board model (tools/board_model.py: 32-bit, firmware frozen,
    ``-X heapsize=64k``): a 100 Hz ticker task (the scan task's period) records how late each
-   tick runs while a second task recognises, as the app's recognition task does
-   (``Recognizer.begin``/``feed`` + ``work(CHUNK_PLAYS)`` until a slice's time is spent, then
-   a yield; the slice is the chip's ``SLICE_US`` divided by the calibration ratio), the
-   worst position (1-1, 2,140 plays: a finished play, then the hints of a lifted checker) and
-   the first 1,000 positions of ../shared/bench/positions_2000.json, each with one of its
-   legal plays, then the turn's best play by pubeval in the same slices (the computer's move,
-   the coach, learning mode: ``app.opponent``'s ``think``). ``longest_stall_ms`` is the longest gap between two ticks minus the period
-   (budget: 20 ms); ``longest_hold_us`` the longest piece of work between two yields (and its ESP32 estimate
-   with the calibration of docs/performance.md). The
-   same run with every recognition whole (``work(0)``: how the board did it before the
-   recognition task) gives ``unsliced_*`` for comparison.
+   tick runs while a second task works as app.main's engine task does (``Recognizer.begin``/
+   ``feed`` + ``work(CHUNK_PLAYS)`` until a slice's time is spent, then a yield; the slice is
+   the chip's ``SLICE_US`` divided by the calibration ratio): it recognises the worst position
+   (1-1, 2,140 plays: a finished play, then the hints of a lifted checker) and the first 1,000
+   positions of ../shared/bench/positions_2000.json, each with one of its legal plays, then
+   finds each turn's best play by pubeval in the same slices (the computer's move, the coach,
+   learning mode: ``app.opponent``'s ``think``). ``longest_stall_ms`` is the longest gap
+   between two ticks minus the period (budget: 20 ms); ``longest_hold_us`` the longest piece
+   of work between two yields, ``hold_p99_us`` the 99th percentile, and their ESP32
+   estimates with the calibration of docs/performance.md. The same run with every search
+   whole (``work(0)``/``run(0)``: how the board did it before the engine task) gives
+   ``unsliced_*`` for comparison.
 2. The sensor-change to LED-frame latency on the board model: the simulator (tools/sim) with
    the board model as firmware, a checker lifted and put back 20 times each way, measured on the
    host side (median, p95, max), as ``bench_sim.latency`` does on the 64-bit port.
@@ -94,6 +95,17 @@ def mark():
         state[3] = dt
     b = dt // 10
     hist[b if b < 200 else 200] += 1
+async def slices(step):
+    # one search in slices, as app.main's engine task runs it: chunks of CHUNK plays until
+    # SLICE_US have passed since the loop was last given back (the set-up counts), then a yield
+    while not step(CHUNK):
+        if time.ticks_diff(time.ticks_us(), hold[0]) >= SLICE_US:
+            mark()
+            await asyncio.sleep_ms(0)
+            hold[0] = time.ticks_us()
+    mark()
+    await asyncio.sleep_ms(0)
+    hold[0] = time.ticks_us()
 async def turn(start, d1, d2, k):
     # (no coroutine made per yield: the app's task allocates nothing there either)
     for i in range(52):
@@ -103,36 +115,18 @@ async def turn(start, d1, d2, k):
     mark()
     await asyncio.sleep_ms(0)
     hold[0] = time.ticks_us()
-    t0 = time.ticks_us()  # (the set-up counts in the first slice, as in app.main)
     rec.begin(start, 0, d1, d2, True)
-    for part in (0, 1):
-        if part:
-            RC.observe(end, obs, rec.caps)
-            if not rec.feed(obs):
-                break
-        while not rec.work(CHUNK):
-            if time.ticks_diff(time.ticks_us(), t0) >= SLICE_US:
-                mark()
-                await asyncio.sleep_ms(0)
-                hold[0] = t0 = time.ticks_us()
-    mark()
-    await asyncio.sleep_ms(0)
-    hold[0] = time.ticks_us()
+    await slices(rec.work)
+    RC.observe(end, obs, rec.caps)
+    if rec.feed(obs):
+        await slices(rec.work)
     gen.hints(start, 0, d1, d2, start, 13)
     mark()
     await asyncio.sleep_ms(0)
     hold[0] = time.ticks_us()
     # the turn's best play (the computer's move, the coach, learning mode: app.opponent think)
-    t0 = time.ticks_us()
     pe.start(start, 0, d1, d2)
-    while not pe.run(CHUNK):
-        if time.ticks_diff(time.ticks_us(), t0) >= SLICE_US:
-            mark()
-            await asyncio.sleep_ms(0)
-            hold[0] = t0 = time.ticks_us()
-    mark()
-    await asyncio.sleep_ms(0)
-    hold[0] = time.ticks_us()
+    await slices(pe.run)
 async def worker(n):
     pts = {}
     for p in (3, 4, 6, 7, 9, 10, 12, 13, 15, 16, 17, 19, 20, 22, 23):

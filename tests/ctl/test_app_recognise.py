@@ -36,7 +36,8 @@ def _worst():
 
 
 def _at(c, pos, side, d1, d2):
-    """The game at ``pos``, ``side`` to play ``d1 d2`` (as ctl_helpers.roll_at: the fold)."""
+    """The game at ``pos``, ``side`` to play ``d1 d2`` (as ctl_helpers.roll_at: the fold;
+    ctl_helpers itself is not loaded, its code would cost the board model's heap ~6k)."""
     from bg import match as M
 
     c.pos[:] = pos
