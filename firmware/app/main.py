@@ -327,7 +327,7 @@ class App:
                     if self._busy:  # (else a button press delivered it meanwhile: _settle)
                         self._deliver()
                 opp = ctl.opp
-                if opp is not None and opp.wants(ctl):
+                if opp is not None and not self.power.halted and opp.wants(ctl):
                     t0 = _ticks_us()
                     while not opp.think(ctl, CHUNK_PLAYS):
                         if _us_since(t0) >= self.slice_us:
@@ -338,7 +338,7 @@ class App:
                     ctl.thought(self.hw.clock.ticks_ms())
                     self.drain()
                     self.wake.set()
-                if self._fresh or (opp is not None and opp.wants(ctl)):
+                if self._fresh or (opp is not None and not self.power.halted and opp.wants(ctl)):
                     ev.set()
         finally:
             ctl.sliced = False

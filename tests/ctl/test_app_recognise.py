@@ -266,3 +266,23 @@ def test_a_verdict_waits_for_the_best_play_when_the_player_is_quicker():
         assert not o.wants(c)
 
     asyncio.run(_run(app, body))
+
+
+def test_a_board_halted_by_a_flat_battery_does_not_think_for_the_computer():
+    app, c, worst = _worst_turn()
+    app.slice_us = 0
+    o = c._opponent()
+    c.settings.computer = 0  # the computer's turn is in progress
+
+    async def body(ticks):
+        app.power.halted = True  # as the critical battery level does (app.power): the journal closed
+        app._kick()
+        for _ in range(200):
+            await asyncio.sleep_ms(0)
+        assert o.plan is None and o._ans_key != c.throws and not c.outbox  # nothing thought, nothing done
+        app.power.halted = False  # charged again
+        app._kick()
+        await _until(lambda: o.plan is not None, ticks)
+        assert o.plan == _pub(worst, 0, 1, 1)
+
+    asyncio.run(_run(app, body))

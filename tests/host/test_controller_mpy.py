@@ -51,7 +51,7 @@ MODULES = [
     # the engine task: the worst position's recognition and best play in slices, a confirm
     # half-way, a hand moving again, the coach and learning mode waiting for the best play
     # (the same App, the test's own code in the heap; needs 272k / 66k)
-    ("test_app_recognise", 8, "288k", "74k"),
+    ("test_app_recognise", 9, "288k", "74k"),
     # the revoke-all gesture through the real App, Hub, Board and Session (link helpers too):
     # the whole app and the link stack (needs 288k / 66k: the whole product, docs/memory.md;
     # it failed once at 296k: declared 304k)
