@@ -205,6 +205,11 @@ class Controller(Turns):
         self._run_clock(now)
         return True
 
+    def prepare_opponent(self):
+        """Make the computer opponent and its chooser now (the app's boot, while the heap is
+        whole) instead of at its first move."""
+        self._opponent()._pubeval()
+
     def _opponent(self):
         """The computer opponent and coach (``app.opponent``), made on first use."""
         if self.opp is None:

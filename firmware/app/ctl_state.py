@@ -277,22 +277,23 @@ class State:
         is work; ``board()`` with the same reading then finds the answer ready."""
         if self.phase not in (MOVING, ILLEGAL):
             return False
+        return self._rec_begun(True).feed(counts, self.caps if caps is None else caps, irregular)
+
+    def _rec_begun(self, defer):
+        """The recogniser, begun for the turn in progress (lazily: a journal replay folds many
+        turns); ``defer``: its first search left to the engine task."""
         rec = self.rec
         if not self._rec_turn:
-            rec.begin(self.turn_start, self.side, self.dice[0], self.dice[1], True)
+            rec.begin(self.turn_start, self.side, self.dice[0], self.dice[1], defer)
             self._rec_turn = True
-        return rec.feed(counts, self.caps if caps is None else caps, irregular)
+        return rec
 
     def _track(self, now):
         """While the mover moves: let the recogniser follow the latest reading. Returns
         the recogniser's state (-1 outside a turn or before any reading)."""
         if self.phase not in (MOVING, ILLEGAL) or not self.sensed_valid:
             return -1
-        rec = self.rec
-        if not self._rec_turn:
-            rec.begin(self.turn_start, self.side, self.dice[0], self.dice[1])
-            self._rec_turn = True
-        st = rec.update(self.sensed, self.caps, self.irregular)
+        st = self._rec_begun(False).update(self.sensed, self.caps, self.irregular)
         if st != _rec.AMBIGUOUS:
             self.selecting = False
         if st == _rec.ILLEGAL:

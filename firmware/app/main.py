@@ -184,6 +184,13 @@ class App:
             self.log("storage: %s" % (getattr(hw.storage, "error", "") or "not mounted"))
             release()
             gc.collect()
+        if self.ctl.settings.computer >= 0 or self.ctl.learn:
+            # the computer's chooser (two 488-byte weight tables) before the heap fragments:
+            # made mid-game, a 64k heap may have no such block left (docs/memory.md)
+            try:
+                self.ctl.prepare_opponent()
+            except MemoryError:
+                self.log("computer: no heap for its weights yet")
 
     def drain(self):
         """Store the controller's confirmed actions (``app.journal_policy``)."""
@@ -318,32 +325,43 @@ class App:
                     self._busy = True
                     t0 = _ticks_us()  # (the set-up counts in the first slice)
                     if ctl.recognise(self._reading, self._rcaps, self._rirr):
-                        while self._busy and not ctl.rec.work(CHUNK_PLAYS):
-                            if _us_since(t0) >= self.slice_us:
-                                self.slices += 1
-                                await asyncio.sleep_ms(0)  # the scan, the LEDs, the link run here
-                                self.beat(watch.RECOGNISE)
-                                t0 = _ticks_us()
+                        await self._slices(self._recognise_step, t0)
                     if self._busy:  # (else a button press delivered it meanwhile: _settle)
                         self._deliver()
-                opp = ctl.opp
-                if opp is not None and not self.power.halted and opp.wants(ctl):
-                    t0 = _ticks_us()
-                    while not opp.think(ctl, CHUNK_PLAYS):
-                        if _us_since(t0) >= self.slice_us:
-                            self.slices += 1
-                            await asyncio.sleep_ms(0)
-                            self.beat(watch.RECOGNISE)
-                            t0 = _ticks_us()
+                if self._thinking():
+                    await self._slices(self._think_step, _ticks_us())
                     ctl.thought(self.hw.clock.ticks_ms())
                     self.drain()
                     self.wake.set()
-                if self._fresh or (opp is not None and not self.power.halted and opp.wants(ctl)):
+                if self._fresh or self._thinking():
                     ev.set()
         finally:
             ctl.sliced = False
             self._recog = None
             self._busy = False
+
+    async def _slices(self, step, t0):
+        """Run ``step(CHUNK_PLAYS)`` until it returns True, giving the loop back each time
+        ``slice_us`` have passed since ``t0`` (the scan, the LEDs, the link run there)."""
+        while not step(CHUNK_PLAYS):
+            if _us_since(t0) >= self.slice_us:
+                self.slices += 1
+                await asyncio.sleep_ms(0)
+                self.beat(watch.RECOGNISE)
+                t0 = _ticks_us()
+
+    def _recognise_step(self, n):
+        # the reading's search; over when a button press delivered it meanwhile (_settle)
+        return not self._busy or self.ctl.rec.work(n)
+
+    def _think_step(self, n):
+        return self.ctl.opp.think(self.ctl, n)
+
+    def _thinking(self):
+        """True when the turn in progress needs its best play computed (``Opponent.wants``);
+        never while a flat battery halts the board (the journal is closed)."""
+        opp = self.ctl.opp
+        return opp is not None and not self.power.halted and opp.wants(self.ctl)
 
     def _kick(self):
         """Wake the engine task: an input may have begun a turn whose best play is wanted."""

@@ -59,15 +59,18 @@ _TICKS_MASK = const(0x3FFFFFFF)
 STRENGTHS = ("pubeval",)
 
 
-def chooser(strength="pubeval", gen=None):
-    """The device's play chooser for ``strength`` (``choose(pos, side, d1, d2) -> steps``).
-    ``gen``: a ``bg.engine.MoveGen`` to share (the board's recogniser's: ~0.9 kB of heap not
-    spent on a second one; a sliced recognition it interrupts starts over, ``bg.recognize``)."""
-    if strength != "pubeval":
+def _check_strength(strength):
+    if strength not in STRENGTHS:
         raise ValueError("unknown strength %r" % (strength,))
+
+
+def chooser(strength="pubeval"):
+    """A play chooser for ``strength`` (``choose(pos, side, d1, d2) -> steps``) on its own
+    generator (tests, tools); the ``Opponent`` makes its own on the recogniser's (``_pubeval``)."""
+    _check_strength(strength)
     from bg.engine.pubeval import PubEval
 
-    return PubEval(gen).best
+    return PubEval().best
 
 
 class _First:
@@ -131,15 +134,21 @@ class Opponent:
         self._scratch = (bytearray(52), bytearray(52))
 
     def choose(self, pos, side, d1, d2):
-        if self._choose is None:
-            if self.strength != "pubeval":
-                self._choose = chooser(self.strength, self._gen)
-            else:
-                from bg.engine.pubeval import PubEval
+        f = self._choose
+        if f is None:
+            f = self._pubeval().best
+        return f(pos, side, d1, d2)
 
-                self._pe = PubEval(self._gen)
-                self._choose = self._pe.best
-        return self._choose(pos, side, d1, d2)
+    def _pubeval(self):
+        """The device's chooser (``bg.engine.pubeval.PubEval`` on the shared generator), made
+        on first use."""
+        if self._pe is None:
+            _check_strength(self.strength)
+            from bg.engine.pubeval import PubEval
+
+            self._pe = PubEval(self._gen)
+            self._choose = self._pe.best
+        return self._pe
 
     def best(self, pos, side, d1, d2, opening):
         """The coach's play: the book's on the game's first roll, else the chooser's."""
@@ -166,49 +175,47 @@ class Opponent:
             return None
         return self.choose(start, side, d1, d2)
 
-    def _query(self, ctl):
-        """The turn whose best play is wanted and not known: a verdict waiting for it
-        (``_judge``), else the turn in progress when it is the computer's, or a player's in
-        learning mode or once the coach was asked; as ``(key, side, d1, d2, start)``, or None.
-        No allocation on the way to None (the engine task asks after every input)."""
+    def _wanted(self, ctl):
+        """The turn (``ctl.throws``) whose best play is wanted and not known: a verdict
+        waiting for it (``_judge``), else the turn in progress when it is the computer's, or a
+        player's in learning mode or once the coach was asked; -1 for none. Allocates nothing
+        (the engine task asks after every input, ``think`` at every chunk)."""
         if not ctl.sliced or not self._sliceable():
-            return None
+            return -1
         j = self._judge
         if self._judge_wait and j is not None and self._ans_key != j[5]:
-            return (j[5], j[0], j[1], j[2], j[3])
+            return j[5]
         if ctl.phase != MOVING:
-            return None
+            return -1
         key = ctl.throws
         if self._ans_key == key:
-            return None
+            return -1
         if ctl.side != ctl.settings.computer and not ctl.learn and self._coach_wait != key:
-            return None
-        if self._opening(ctl):
-            return None  # the book's play: no search
-        d = ctl.dice
-        return (key, ctl.side, d[0], d[1], ctl.turn_start)
+            return -1
+        if self._job_key != key and self._opening(ctl):
+            return -1  # the book's play: no search
+        return key
 
     def wants(self, ctl):
         """True when ``think`` has work."""
-        return self._query(ctl) is not None
+        return self._wanted(ctl) >= 0
 
     def think(self, ctl, n):
-        """Score up to ``n`` more plays of the wanted turn's (``_query``); True when its best
+        """Score up to ``n`` more plays of the wanted turn's (``_wanted``); True when its best
         play is known (or nothing is wanted). The engine task calls it with a yield between
         calls, then ``ctl.thought(now)``."""
-        q = self._query(ctl)
-        if q is None:
+        key = self._wanted(ctl)
+        if key < 0:
             self._job_key = -1
             return True
-        key = q[0]
-        if self._pe is None:
-            from bg.engine.pubeval import PubEval
-
-            self._pe = PubEval(self._gen)
-            self._choose = self._pe.best
-        pe = self._pe
+        pe = self._pubeval()
         if self._job_key != key:
-            pe.start(q[4], q[1], q[2], q[3])
+            j = self._judge
+            if self._judge_wait and j is not None and j[5] == key:
+                pe.start(j[3], j[0], j[1], j[2])  # the judged turn's start and dice
+            else:
+                d = ctl.dice
+                pe.start(ctl.turn_start, ctl.side, d[0], d[1])
             self._job_key = key
         try:
             done = pe.run(n)

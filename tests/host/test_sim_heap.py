@@ -74,15 +74,14 @@ def run_on_board_model(games, image, heap=BOARD_HEAP, *extra):
 
 def flat(heaps):
     """True when the heap after each game shows no growth. The collector is conservative (a
-    stale pointer on the C stack keeps an object alive for a while) and the game-end
-    compaction's modules come back once at game 2 to 7, so single games step by up to ~600
-    bytes once, wander by a few blocks, or drop when a released module goes (measured over 14
-    games, 11 seeds). No growth: none of the last four games above games 5-8 by more than 256
-    bytes, and their mean within 320 bytes of games 5-8's -- a leak of 64 bytes a game adds
-    384 between the two."""
-    last = heaps[-4:]
-    mid = heaps[4:8]
-    return max(last) <= max(mid) + 256 and sum(last) / 4 - sum(mid) / 4 <= 320
+    stale pointer on the C stack keeps an object alive for a while), so single games wander by
+    a few blocks either way, and the game-end compaction's modules, released after boot, come
+    back once at some game end (measured: +1.4-1.6 kB at game 2 to 8). No growth: from the
+    second game on, the mean of the last three games exceeds the mean of the first three by at
+    most 384 bytes besides the one largest step -- a leak of 64 bytes a game adds ~640."""
+    h = heaps[1:]
+    step = max(0, max(b - a for a, b in zip(h, h[1:])))
+    return sum(h[-3:]) / 3 - sum(h[:3]) / 3 - step <= 384
 
 
 def test_whole_match_fits_the_boards_64k_heap_on_the_board_model(tmp_path):

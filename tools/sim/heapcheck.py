@@ -34,6 +34,10 @@ for _m in (
 ):
     __import__(_m)
 
+# the robot players' move generator (bg.engine's shared one) made now, before the board's heap
+# is measured or fragmented: a real board has no robot competing for its 64k
+movegen.max_steps(B.start_position(), 0, 3, 1)
+
 GAMES = int(sys.argv[1])
 IMAGE = sys.argv[2]
 SEED = sys.argv[3] if len(sys.argv) > 3 else "heap"
