@@ -205,6 +205,16 @@ class Controller(Turns):
         self._run_clock(now)
         return True
 
+    def decide(self, turn, value, now):
+        """A host's decision for the computer (link request DECIDE, ``Opponent.decided``):
+        None when taken (and acted on at once), else why not."""
+        o = self._opponent()
+        err = o.decided(self, turn, value, now)
+        if err is None:
+            o.act(self, now)
+            self._update_marks()
+        return err
+
     def prepare_opponent(self):
         """Make the computer opponent and its chooser now (the app's boot, while the heap is
         whole) instead of at its first move."""
@@ -219,7 +229,14 @@ class Controller(Turns):
         return self.opp
 
     def tick(self, now):
-        """Time passes: charge the running clock; a flag fall loses the match."""
+        """Time passes: charge the running clock; a flag fall loses the match; the computer
+        stops waiting for a host gone quiet (``Opponent.waiting``)."""
+        o = self.opp
+        if o is not None and o.waiting:
+            o.act(self, now)
+            if not o.waiting:  # it decided (or the moment passed)
+                self._update_marks()
+                return True
         out = self.clock.charge(now)
         if out >= 0 and self.phase not in (IDLE, GAME_OVER, MATCH_OVER):
             self.flagged = out

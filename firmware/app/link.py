@@ -188,15 +188,17 @@ class Wiring:
     - ``contribute(name, commitment, part)``: a host's dice contribution (journaled and
       published by the caller; returns the match id or None);
     - ``log(text)``: the console;
-    - ``trial``: ``app.update.Trial`` (the firmware version in INFO, the update receiver).
+    - ``trial``: ``app.update.Trial`` (the firmware version in INFO, the update receiver);
+    - ``brain``: where a host's decisions for the computer go (``Board.brain``: the app).
 
     Transports (``coroutines``): ``link_port`` (the simulator's socket, ``app.sock_link``), BLE
     (``app.ble``; True/False/None = when the ``bluetooth`` module exists), the USB serial port
     (``app.serial_link``; True/False/None = "auto": on when there is neither BLE nor a socket).
     """
 
-    def __init__(self, hw, recorder, show_code, contribute, log, trial=None, battery=None):
+    def __init__(self, hw, recorder, show_code, contribute, log, trial=None, battery=None, brain=None):
         self.hw = hw
+        self.brain = brain
         self.recorder = recorder
         self.show_code_cb = show_code
         self.contribute = contribute
@@ -265,6 +267,7 @@ class Wiring:
                 board.firmware = self.trial.version()
                 board.updater = self.trial.updater  # built at the first update request
             board.battery = self.battery  # INFO's battery block (app.power.Power.info)
+            board.brain = self.brain  # DECIDE: a host deciding for the computer (gammon play)
             hub = Hub(board)
         except Exception as e:  # noqa: BLE001 - the board plays without its link
             self.log("link: %r" % (e,))

@@ -499,6 +499,7 @@ class App:
                 self._log,
                 self.trial,
                 self.power.info,
+                self,
             )
         return self.wiring
 
@@ -540,6 +541,22 @@ class App:
         self.drain()
         self.wake.set()
         return mid
+
+    # a host deciding for the computer (link request DECIDE: ``gammon play``; app.opponent)
+    def brain_hello(self, side, name, now):
+        return self._decided(self.ctl._opponent().hello(self.ctl, side, name, now))
+
+    def brain_play(self, turn, steps, now):
+        return self._decided(self.ctl.decide(turn, steps, now))
+
+    def brain_cube(self, turn, yes, now):
+        return self._decided(self.ctl.decide(turn, yes, now))
+
+    def _decided(self, err):
+        if err is None:
+            self.drain()
+            self.wake.set()
+        return err
 
     def _show_code(self, code):
         """The link's pairing value on the LED dice (``View.show_code``, docs/leds.md)."""

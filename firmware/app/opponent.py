@@ -37,12 +37,15 @@ from app.ctl_defs import (
     DOUBLED,
     END_DROP,
     END_RESIGN,
+    IDLE,
     ILLEGAL,
+    K_DOUBLE,
     K_DROP,
     K_PLAY,
     K_RESIGN,
     K_RESIGN_ACCEPT,
     K_TAKE,
+    MATCH_OVER,
     MOVING,
     OPENING,
     RESIGNING,
@@ -52,6 +55,8 @@ from bg.board import apply_step, pip_count
 from micropython import const
 
 VERDICT_MS = const(3000)  # learning mode: how long the tray LED says "best" / "not best"
+BRAIN_MS = const(20000)  # a host's decisions are waited for this long after its last request
+DECIDE_MS = const(30000)  # ... and at most this long per decision: then the board decides
 TAKE_PCT = const(112)  # takes while its pips are at most 12 % above the doubler's
 _NST = const(5)  # a play's stages: the start and after each of up to 4 steps
 _TICKS_MASK = const(0x3FFFFFFF)
@@ -132,6 +137,18 @@ class Opponent:
         self._judge_turn = -1
         self._pos = bytearray(52)
         self._scratch = (bytearray(52), bytearray(52))
+        # a host deciding for the computer (``gammon play``, link request DECIDE): ticks of
+        # its last request (-1: none), its decision for turn ``_host_key`` in phase
+        # ``_host_phase`` (a play's steps, or 1/0 for a cube question), the decision point
+        # being waited for (``_wait_key``) since ``_wait_at``
+        self.brain_at = -1
+        self.brain_name = ""
+        self._host_key = -1
+        self._host_phase = -1
+        self._host = None
+        self._wait_key = -1
+        self._wait_at = 0
+        self.waiting = False  # the board waits for the host (the controller's tick asks again)
 
     def choose(self, pos, side, d1, d2):
         f = self._choose
@@ -325,6 +342,7 @@ class Opponent:
                 self._coach_wait = -1
                 self._set_plan(ctl, self._ans, True)  # the coach asked before it was known
         comp = ctl.settings.computer
+        self.waiting = False  # (set again by a decision point still waiting for the host)
         if comp < 0:
             return False
         did = False
@@ -372,6 +390,14 @@ class Opponent:
         if ph == AWAIT_ROLL and side == comp:
             if not ctl.board_matches():
                 return False  # the player still sets the last play right: wait
+            if ctl.may_double:
+                c = self._host_says(ctl, now)
+                if c is None:
+                    return False  # the host is deciding whether to double
+                if c == 1:  # (-1: the board's own policy never doubles)
+                    self.clear()
+                    ctl._emit(K_DOUBLE, (side, 2 * ctl.cube))
+                    return True
             self.clear()
             ctl._roll()  # the same throw a ROLL press makes (the cup, the counter, the journal)
             return True
@@ -389,7 +415,10 @@ class Opponent:
             return False
         if ph == DOUBLED and side != comp:
             me = comp
-            if self.takes(ctl.pos, me):
+            c = self._host_says(ctl, now)
+            if c is None:
+                return False  # the host is deciding whether to take
+            if c if c >= 0 else self.takes(ctl.pos, me):
                 ctl._emit(K_TAKE, (me,))
             else:
                 ctl._emit(K_DROP, (me,))
@@ -407,6 +436,84 @@ class Opponent:
             return True
         return False
 
+    # -- a host deciding for the computer (``gammon play``, docs/controller.md) ---------------
+
+    def _host_says(self, ctl, now):
+        """The host's decision at this point of the turn (steps of a play, 1/0 for a cube
+        question), None while it is awaited (a host deciding, for at most ``DECIDE_MS``), -1
+        when the board decides itself (no host, or it went quiet for ``BRAIN_MS``)."""
+        key = ctl.throws
+        ph = ctl.phase
+        if self._host_key == key and self._host_phase == ph and self._host is not None:
+            self.waiting = False
+            return self._host
+        if self.brain_at < 0 or ((now - self.brain_at) & _TICKS_MASK) >= BRAIN_MS:
+            self.waiting = False
+            return -1
+        point = key * 16 + ph
+        if self._wait_key != point:
+            self._wait_key = point
+            self._wait_at = now
+        if ((now - self._wait_at) & _TICKS_MASK) >= DECIDE_MS:
+            self.waiting = False
+            return -1
+        self.waiting = True
+        return None
+
+    def hello(self, ctl, side, name, now):
+        """A host will decide for the computer, playing ``side`` as ``name`` (its strength,
+        the name the records give a match that starts from now on). None, or why not."""
+        comp = ctl.settings.computer
+        if side != comp:
+            if ctl.game_no or ctl.phase not in (IDLE, MATCH_OVER):
+                return "the match in progress has no computer on that side"
+        if name != self.strength or side != comp:
+            o = ctl.settings
+            names = list(o.names)
+            if comp >= 0:
+                names[comp] = ("white", "black")[comp]  # the computer's old side: a player again
+            ctl.settings = type(o)(
+                o.length, o.crawford, o.jacoby, o.beaver, o.auto_doubles, o.casual, o.clock_s,
+                o.delay_s, o.house, names, side, name, o.learn,
+            )  # fmt: skip
+            self.strength = name
+        self.brain_at = now
+        self.brain_name = name
+        return None
+
+    def decided(self, ctl, turn, value, now):
+        """The host's decision for turn ``turn`` (``ctl.throws``): a play (steps, checked
+        legal here) on the computer's turn, or a cube answer (True: double / take). None when
+        taken, else why not (nothing changes)."""
+        if self.brain_at < 0:
+            return "no HELLO from this host"
+        self.brain_at = now
+        comp = ctl.settings.computer
+        ph = ctl.phase
+        if turn != ctl.throws:
+            return "turn %d is not the board's turn %d" % (turn, ctl.throws)
+        if isinstance(value, tuple):
+            if ph != MOVING or ctl.side != comp:
+                return "not the computer's play"
+            if self._turn_key == turn and self.plan is not None and not self.coaching:
+                return "the board already shows its own play"
+            d = ctl.dice
+            gen = self._gen
+            if gen is None:
+                from bg import engine as gen
+            if not gen.is_legal(ctl.turn_start, comp, d[0], d[1], value):
+                return "not a legal play for %d-%d" % (d[0], d[1])
+        elif not (ph == AWAIT_ROLL and ctl.side == comp and ctl.may_double) and not (
+            ph == DOUBLED and ctl.side != comp
+        ):
+            return "no cube decision is the computer's now"
+        else:
+            value = 1 if value else 0
+        self._host_key = turn
+        self._host_phase = ph
+        self._host = value
+        return None
+
     def takes(self, pos, me):
         """The cube policy's take: ``me``'s pip count at most ``TAKE_PCT`` % of the doubler's."""
         return pip_count(pos, me) * 100 <= pip_count(pos, 1 - me) * TAKE_PCT
@@ -414,7 +521,11 @@ class Opponent:
     def _move(self, ctl, now):
         if self.plan is None or self.coaching or self._turn_key != ctl.throws:
             d = ctl.dice
-            steps = self._turn_best(ctl, ctl.throws, ctl.side, d[0], d[1], ctl.turn_start, False)
+            steps = self._host_says(ctl, now)
+            if steps is None:
+                return False  # the host is choosing the play
+            if steps == -1:
+                steps = self._turn_best(ctl, ctl.throws, ctl.side, d[0], d[1], ctl.turn_start, False)
             if steps is None:
                 return False  # the engine task is thinking (think): ctl.thought comes back here
             self._turn_key = ctl.throws

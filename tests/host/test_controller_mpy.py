@@ -41,6 +41,8 @@ MODULES = [
     # playing the computer (app.opponent): a whole match, a refused wrong play, the coach
     # (needs 200k / 60k, session 7)
     ("test_controller_opponent", 12, "216k", "68k"),
+    # a host deciding for the computer (gammon play): waits, refusals, timeouts, the cube
+    ("test_opponent_host", 7, "216k", "68k"),
     # the battery on the LEDs: the gauge on request, the low warning, the critical frame, idle
     # (needs 208k / 52k, session 7)
     ("test_view_battery", 4, "216k"),

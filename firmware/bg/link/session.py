@@ -40,6 +40,7 @@ from bg.link import (
     REQ_AUTH_START,
     REQ_CANCEL,
     REQ_CRASH_LOG,
+    REQ_DECIDE,
     REQ_DELETE,
     REQ_FETCH,
     REQ_FW_BEGIN,
@@ -281,6 +282,7 @@ _HANDLERS = {
     REQ_FW_CHUNK: (2, "chunk", True),
     REQ_FW_COMMIT: (2, "commit", True),
     REQ_CRASH_LOG: (1, "crash_log", True),
+    REQ_DECIDE: (1, "decide", True),
 }
 
 
