@@ -95,7 +95,8 @@ def _to_computer_decision(c, r, comp, want, answer_cube=True):
             return
         if c.phase == C.MOVING and c.side == comp:
             if o.waiting:
-                assert c.decide(c.throws, O.first_play(c.turn_start, comp, c.dice[0], c.dice[1]), r.now) is None
+                first = O.first_play(c.turn_start, comp, c.dice[0], c.dice[1])
+                assert c.decide(c.throws, first, r.now) is None
             _follow(c, r)
         elif c.phase == C.MOVING:
             r.play_turn()

@@ -47,7 +47,7 @@ def _req(kind, *rest):
 def test_decisions_reach_the_brain_and_echo_their_kind():
     b, s, h, _ = paired_session()
     brain = b.brain = _Brain()
-    one(s, h, h.request(P.REQ_DECIDE, _req(P.DEC_HELLO, 1) + "gnubg 2-ply".encode()), P.RSP | P.REQ_DECIDE)
+    one(s, h, h.request(P.REQ_DECIDE, _req(P.DEC_HELLO, 1) + b"gnubg 2-ply"), P.RSP | P.REQ_DECIDE)
     _, p = one(s, h, h.request(P.REQ_DECIDE, _req(P.DEC_PLAY, 0x34, 0x12, 13, 7, 8, 7)), P.RSP | P.REQ_DECIDE)
     assert p == bytes([P.DEC_PLAY])
     one(s, h, h.request(P.REQ_DECIDE, _req(P.DEC_PLAY, 5, 0)), P.RSP | P.REQ_DECIDE)  # no legal play
