@@ -83,7 +83,7 @@ class Recorder:
         self.journal = None
         self.watchers = []  # callables(kind, fields): live watch (the link)
         self.verbose = True  # the console shows every confirmed action
-        self._pending_roll = None
+        self.pending_roll = None  # a ROLL's fields waiting for its PLAY (not in the file yet)
         self._unstored = False  # an action of the match in progress could not be stored
         # The journal's parachute: a block kept from boot and given back to the heap when a
         # store meets a MemoryError (a heap fragmented by the link: littlefs wants ~250
@@ -199,19 +199,19 @@ class Recorder:
 
         if k == R.MATCH_START:
             self._unstored = False
-            self._pending_roll = None
+            self.pending_roll = None
         elif self._unstored:
             return  # the journal stays a prefix of the match (see the module's docstring)
         try:
             if k == R.MATCH_START:
                 j.begin_match(f, self.ctl.board_seed())
             elif k == R.ROLL:
-                self._pending_roll = f
+                self.pending_roll = f
                 return
-            elif k == R.PLAY and self._pending_roll is not None and self._pending_roll[0] == f[0]:
-                r = self._pending_roll
+            elif k == R.PLAY and self.pending_roll is not None and self.pending_roll[0] == f[0]:
+                r = self.pending_roll
                 j.append(R.TURN, (f[0], r[1], r[2], f[1], f[2]))
-                self._pending_roll = None  # only once stored: a retry must still have it
+                self.pending_roll = None  # only once stored: a retry must still have it
             elif k == R.MATCH_END:
                 self._flush_roll(j)
                 j.end_match(f[0], f[1], f[2])
@@ -225,6 +225,6 @@ class Recorder:
             self._lost(e.code, "journal: %s" % (e,))
 
     def _flush_roll(self, j):
-        if self._pending_roll is not None:
-            j.append(R.ROLL, self._pending_roll)
-            self._pending_roll = None
+        if self.pending_roll is not None:
+            j.append(R.ROLL, self.pending_roll)
+            self.pending_roll = None

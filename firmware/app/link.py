@@ -262,7 +262,14 @@ class Wiring:
             bid = getattr(hw, "board_id", None)  # hal.Hardware: 8 bytes, or None
             store = JournalStore(self.recorder.journal, hw.storage.root, bid() if bid else None)
             seed = self.contribute
-            board = Board(store, hw.clock, hw.random.urandom, show_code=self.show_code, on_player_seed=seed)
+            board = Board(
+                store,
+                hw.clock,
+                hw.random.urandom,
+                show_code=self.show_code,
+                on_player_seed=seed,
+                unstored=self._unstored,  # WATCH: the throw not in the file yet
+            )
             if self.trial is not None:
                 board.firmware = self.trial.version()
                 board.updater = self.trial.updater  # built at the first update request
@@ -297,6 +304,19 @@ class Wiring:
                 hub.publish(enc(k, f, self._pub_buf))
             except ValueError:
                 pass
+
+    def _unstored(self):
+        """The live match's record not in its file yet -- a throw waiting for its play
+        (``app.journal_policy``) -- encoded, or None: a host that starts watching gets it first
+        (``bg.link.requests.watch``), so that the file it fetched and the events that follow
+        join up."""
+        f = self.recorder.pending_roll
+        enc = self._encode
+        if f is None or enc is None:
+            return None
+        from bg.record import ROLL
+
+        return enc(ROLL, f)
 
     def show_code(self, code):
         """The pairing value (6 digits; None when pairing ends): on the LED dice and the

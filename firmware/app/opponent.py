@@ -158,9 +158,10 @@ class Opponent:
 
     def _pubeval(self):
         """The device's chooser (``bg.engine.pubeval.PubEval`` on the shared generator), made
-        on first use."""
+        on first use. It is pubeval whatever the strength's name: a name a host gave
+        (``hello``: "gnubg 2-ply") is the host's, and the board decides with its own when the
+        host is not there."""
         if self._pe is None:
-            _check_strength(self.strength)
             from bg.engine.pubeval import PubEval
 
             self._pe = PubEval(self._gen)
@@ -418,7 +419,7 @@ class Opponent:
             c = self._host_says(ctl, now)
             if c is None:
                 return False  # the host is deciding whether to take
-            if c if c >= 0 else self.takes(ctl.pos, me):
+            if c == 1 or (c == -1 and self.takes(ctl.pos, me)):
                 ctl._emit(K_TAKE, (me,))
             else:
                 ctl._emit(K_DROP, (me,))
@@ -521,10 +522,12 @@ class Opponent:
     def _move(self, ctl, now):
         if self.plan is None or self.coaching or self._turn_key != ctl.throws:
             d = ctl.dice
-            steps = self._host_says(ctl, now)
-            if steps is None:
+            h = self._host_says(ctl, now)
+            if h is None:
                 return False  # the host is choosing the play
-            if steps == -1:
+            if isinstance(h, tuple):
+                steps = h
+            else:
                 steps = self._turn_best(ctl, ctl.throws, ctl.side, d[0], d[1], ctl.turn_start, False)
             if steps is None:
                 return False  # the engine task is thinking (think): ctl.thought comes back here

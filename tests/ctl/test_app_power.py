@@ -35,10 +35,10 @@ def _halted_mid_turn(d):
         _turn(app, r)
     # the roll of this turn waits in RAM for its play (one TURN record): the critical level
     # must store it before it stops writing
-    assert app.recorder._pending_roll is not None
+    assert app.recorder.pending_roll is not None
     dice, side, pos = tuple(app.ctl.dice[:2]), app.ctl.side, bytes(app.ctl.pos)
     _critical(app, hw)
-    assert app.recorder.closed and app.recorder._pending_roll is None
+    assert app.recorder.closed and app.recorder.pending_roll is None
     size = _journal_bytes(d)
     # the players go on regardless: a play, a confirm -- nothing is taken, nothing written
     rules.apply_steps(r, side, _pick(app.ctl))

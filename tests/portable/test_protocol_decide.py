@@ -107,3 +107,36 @@ def test_a_stranger_cannot_decide():
     brain = b.brain = _Brain()
     fr = one(s, h, h.request(P.REQ_DECIDE, _req(P.DEC_CUBE, 1, 0, 1)))
     assert error_code(fr) == P.E_AUTH and brain.calls == []
+
+
+def test_no_response_type_reads_as_a_board_initiated_frame():
+    """A request type with bit 0x20 set would answer as DATA/EVENT/ERROR (0x60..0x7F): the
+    host would take the answer for something else (DECIDE was 0x20 once and hung the host)."""
+    types = [getattr(P, n) for n in dir(P) if n.startswith("REQ_")]
+    assert len(types) == len(set(types)) and P.REQ_DECIDE in types
+    for t in types:
+        assert 0 < t < 0x20, hex(t)
+        assert (P.RSP | t) not in (P.DATA, P.EVENT, P.ERROR)
+
+
+def test_watch_on_sends_first_the_throw_the_file_does_not_hold_yet():
+    """A ROLL waits in the app for its PLAY (the two are stored as one TURN record): a host
+    that fetched the live match and then turns the watch on gets that throw first, so the file
+    and the events join up (``Board.unstored``); once only, not again while watching."""
+    from bg import record
+
+    b, s, h, _ = paired_session()
+    roll = bytes(record.encode(record.ROLL, (1, 6, 5)))
+    b.unstored = lambda: roll
+    out = []
+    s.feed(h.request(P.REQ_WATCH, b"\x01"))
+    f = s.pump()
+    while f is not None:
+        out.extend(h.feed(f))
+        f = s.pump()
+    assert [fr[0] for fr in out] == [P.RSP | P.REQ_WATCH, P.EVENT]
+    assert bytes(out[1][1]) == b"\x00" + roll
+    one(s, h, h.request(P.REQ_WATCH, b"\x01"), P.RSP | P.REQ_WATCH)  # already on: nothing more
+    b.unstored = lambda: None  # no throw waiting: nothing but the answer
+    one(s, h, h.request(P.REQ_WATCH, b"\x00"), P.RSP | P.REQ_WATCH)
+    one(s, h, h.request(P.REQ_WATCH, b"\x01"), P.RSP | P.REQ_WATCH)

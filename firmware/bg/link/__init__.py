@@ -48,12 +48,14 @@ FLAG_MAC = const(1)
 FLAG_LAST = const(2)
 _FLAGS_KNOWN = const(3)
 
-# Requests (host -> board). The response to request t has type t | 0x40.
+# Requests (host -> board). The response to request t has type t | 0x40: every request type is
+# below 0x20, so that no response can read as DATA (0x60), EVENT (0x61) or ERROR (0x7F).
 REQ_INFO = const(0x01)
 REQ_PAIR_START = const(0x02)
 REQ_PAIR_CONFIRM = const(0x03)
 REQ_AUTH_START = const(0x04)
 REQ_AUTH_PROOF = const(0x05)
+REQ_DECIDE = const(0x06)  # kind u8 + ...: a host decides for the board's computer (docs/protocol.md)
 REQ_LIST = const(0x10)
 REQ_FETCH = const(0x11)
 REQ_ACK = const(0x12)  # no response: confirms an offset, grants credits
@@ -70,7 +72,6 @@ REQ_FW_BEGIN = const(0x1C)  # bundle id(32) + size u32 -> offset u32, size u32 (
 REQ_FW_CHUNK = const(0x1D)  # offset u32 + bytes -> offset u32 (where the stream now stands)
 REQ_FW_COMMIT = const(0x1E)  # checks the stored bundle, marks it pending -> its version
 REQ_CRASH_LOG = const(0x1F)  # start index u8: a page of the crash log (bg.crashlog)
-REQ_DECIDE = const(0x20)  # kind u8 + ...: a host decides for the board's computer (docs/protocol.md)
 DEC_HELLO = const(0)  # + side u8 + strength (UTF-8, 1..16 bytes): this host decides for that side
 DEC_PLAY = const(1)  # + turn u16 + steps (from, to bytes; 0..4 pairs): the computer's play
 DEC_CUBE = const(2)  # + turn u16 + yes u8: double (its turn) / take (doubled); no: roll / drop

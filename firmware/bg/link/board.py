@@ -92,6 +92,7 @@ class Board:
         pair_without_button=False,
         on_player_seed=None,
         updater=None,
+        unstored=None,
     ):
         self.store = store
         self.clock = clock
@@ -121,6 +122,10 @@ class Board:
         # brain_cube(turn, yes, now), each returning None or why not (set by the app; None:
         # refused)
         self.brain = None
+        # unstored() -> the live match's record not yet in its file (a throw waiting for its
+        # play), encoded, or None: sent first to a session that starts watching (set by the
+        # app; None: nothing is ever held back)
+        self.unstored = unstored
 
     def elapsed(self, start):
         """Milliseconds since ``start`` (ticks); negative when the clock wrapped past it."""

@@ -151,11 +151,18 @@ def delete(s, fr):
 def watch(s, fr):
     if len(fr.payload) != 1 or fr.payload[0] > 1:
         raise ValueError("watch needs 0 or 1")
+    was = s.watching
     s.watching = fr.payload[0] == 1
     if not s.watching:
         s.events = []
         s.lost = 0
     s._reply(RSP | REQ_WATCH, bytes([fr.payload[0]]))
+    u = s.board.unstored
+    rec = u() if s.watching and not was and u is not None else None
+    if rec is not None:
+        # a record of the live match that its file does not hold yet (a throw waiting for its
+        # play, app.journal_policy): a host that just fetched the file sees it first
+        s.events.append(bytes(rec))
 
 
 def reveal(s, fr):

@@ -300,6 +300,40 @@ class Client:
             except LinkError:
                 pass
 
+    def watch_on(self, on=True):
+        """Start (or stop) the live watch without a generator: the records arrive through
+        ``wait_events`` between other requests (``gammon play``)."""
+        self.call(P.REQ_WATCH, b"\x01" if on else b"\x00")
+
+    def wait_events(self, timeout):
+        """The records a watched board published, waiting up to ``timeout`` seconds for the
+        first (``None`` marks lost events: re-fetch the live match); [] when none came. A
+        board's ERROR raises ``LinkError``."""
+        end = time.monotonic() + timeout
+        while True:
+            frames, self.pending = self.pending, []
+            for fr in frames:
+                if fr[0] == P.EVENT:
+                    self.events.append(fr[1])
+                elif fr[0] == P.ERROR:
+                    self._check(fr, P.EVENT)
+            if self.events:
+                out = [ev[1:] if ev[:1] == b"\x00" else None for ev in self.events]
+                self.events = []
+                return out
+            left = end - time.monotonic()
+            if left <= 0:
+                return []
+            data = self.t.recv(min(left, 0.5))
+            if data:
+                self.pending.extend(self.host.feed(data))
+
+    def decide(self, kind, body=b""):
+        """A decision for the board's computer (DECIDE, docs/protocol.md): ``P.DEC_HELLO``
+        with side + strength, ``P.DEC_PLAY`` with turn + steps, ``P.DEC_CUBE`` with turn +
+        yes. ``LinkError`` (E_STATE, the board's reason) when it is not the computer's now."""
+        return self.call(P.REQ_DECIDE, bytes([kind]) + bytes(body))
+
     def reveal_seed(self, game_id):
         gid = game_id if isinstance(game_id, str) else bytes(game_id).hex()
         return self.call(P.REQ_REVEAL, bytes.fromhex(gid))[8:]
