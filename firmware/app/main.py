@@ -44,9 +44,10 @@ import time
 from bg import engine  # noqa: F401 - imported for the order only
 from bg import recognize  # noqa: F401
 from app import rules
-from app import controller as C
+from app.controller import Controller
 
 # isort: on
+from app import ctl_defs as C  # the controller's vocabulary
 from app import watch
 from app.buttons import POLL_MS, Gestures
 from app.journal_policy import Recorder, release
@@ -104,7 +105,7 @@ class App:
         # idle mode and the battery (app.power); fakes in tests may have neither part
         self.power = Power(hw.clock, board, getattr(hw, "battery", None), getattr(hw, "sleep", None))
         self.view = View(self.painter, self.power)
-        self.ctl = C.Controller(
+        self.ctl = Controller(
             settings,
             rules,
             self._new_dice,

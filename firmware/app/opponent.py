@@ -30,23 +30,8 @@ choice is made at once, as before.
 Pure: no asyncio, no HAL; the controller calls ``act(ctl, now)`` after every input. Every
 buffer is made once here; ``choose`` may allocate (it runs once per turn)."""
 
+from app import ctl_defs as D
 from app import rules
-from app.ctl_defs import (
-    AWAIT_ROLL,
-    CHOICE,
-    DOUBLED,
-    END_DROP,
-    END_RESIGN,
-    ILLEGAL,
-    K_DROP,
-    K_PLAY,
-    K_RESIGN,
-    K_RESIGN_ACCEPT,
-    K_TAKE,
-    MOVING,
-    OPENING,
-    RESIGNING,
-)
 from bg import recognize as _rec
 from bg.board import apply_step, pip_count
 from micropython import const
@@ -185,7 +170,7 @@ class Opponent:
         j = self._judge
         if self._judge_wait and j is not None and self._ans_key != j[5]:
             return j[5]
-        if ctl.phase != MOVING:
+        if ctl.phase != D.MOVING:
             return -1
         key = ctl.throws
         if self._ans_key == key:
@@ -272,13 +257,13 @@ class Opponent:
 
     def showing(self, ctl):
         """True while the LEDs should show the plan for the turn in progress."""
-        return self.plan is not None and ctl.phase == MOVING and ctl.side == self.plan_side
+        return self.plan is not None and ctl.phase == D.MOVING and ctl.side == self.plan_side
 
     # -- the coach ---------------------------------------------------------------------------
 
     def coach(self, ctl):
         """The mover asked for the best play (long ROLL press): show it, or hide it again."""
-        if ctl.phase != MOVING or ctl.side == ctl.settings.computer:
+        if ctl.phase != D.MOVING or ctl.side == ctl.settings.computer:
             return False
         if self._judge_turn != ctl.throws:
             self._new_turn(ctl)  # asked before this turn was seen (the coach made on first use)
@@ -316,7 +301,7 @@ class Opponent:
             self._judged(ctl, now)
         elif self._judge_wait:
             self._judged(ctl, now)  # a verdict waiting for the engine task's best play
-        if ctl.phase == MOVING and ctl.side != ctl.settings.computer:
+        if ctl.phase == D.MOVING and ctl.side != ctl.settings.computer:
             if self._judge_turn != ctl.throws:  # a new turn (no allocation on every reading)
                 self._new_turn(ctl)
             elif self.coaching and self.plan is not None:
@@ -369,40 +354,40 @@ class Opponent:
     def _step(self, ctl, comp, now):
         ph = ctl.phase
         side = ctl.side
-        if ph == AWAIT_ROLL and side == comp:
+        if ph == D.AWAIT_ROLL and side == comp:
             if not ctl.board_matches():
                 return False  # the player still sets the last play right: wait
             self.clear()
             ctl._roll()  # the same throw a ROLL press makes (the cup, the counter, the journal)
             return True
-        if ph == MOVING and side == comp:
+        if ph == D.MOVING and side == comp:
             return self._move(ctl, now)
-        if ph == CHOICE and side == comp:
+        if ph == D.CHOICE and side == comp:
             # house opening: the computer keeps its throw, as the ROLL press does (its PLAY
             # records the choice)
             ctl._begin_moving(ctl.side, ctl.dice)
             return True
-        if ph == OPENING and ctl.game_no and ctl.settings.house:
+        if ph == D.OPENING and ctl.game_no and ctl.settings.house:
             want = 0 if ctl.house_first is None else 1
             if want == comp and ctl.opening.state == 0:
                 return ctl._opening_throw(comp)
             return False
-        if ph == DOUBLED and side != comp:
+        if ph == D.DOUBLED and side != comp:
             me = comp
             if self.takes(ctl.pos, me):
-                ctl._emit(K_TAKE, (me,))
+                ctl._emit(D.K_TAKE, (me,))
             else:
-                ctl._emit(K_DROP, (me,))
-                ctl._end_game(side, ctl.cube, 1, END_DROP)
+                ctl._emit(D.K_DROP, (me,))
+                ctl._end_game(side, ctl.cube, 1, D.END_DROP)
             return True
-        if ph == RESIGNING and side != comp:
+        if ph == D.RESIGNING and side != comp:
             v = ctl.resign_value
-            ctl._emit(K_RESIGN, (side, v))
-            ctl._emit(K_RESIGN_ACCEPT, (comp,))
-            ctl._end_game(comp, ctl._points(v), v, END_RESIGN)
+            ctl._emit(D.K_RESIGN, (side, v))
+            ctl._emit(D.K_RESIGN_ACCEPT, (comp,))
+            ctl._end_game(comp, ctl._points(v), v, D.END_RESIGN)
             return True
-        if ph == ILLEGAL and side != comp:
-            ctl.phase = MOVING  # the computer insists on a legal play
+        if ph == D.ILLEGAL and side != comp:
+            ctl.phase = D.MOVING  # the computer insists on a legal play
             ctl.message = "illegal play refused"
             return True
         return False
@@ -421,7 +406,7 @@ class Opponent:
             self._set_plan(ctl, tuple(steps), False)
             if not steps:
                 self.clear()
-                ctl._emit(K_PLAY, (ctl.side, (), 0))  # no legal move: the computer passes
+                ctl._emit(D.K_PLAY, (ctl.side, (), 0))  # no legal move: the computer passes
                 return True
         if not ctl.sensed_valid:
             return False

@@ -40,7 +40,7 @@ battery        on request (ROLL held alone, ``app.power``): the charge as a bar 
 =============  ===============================================================================
 """
 
-from app import controller as C
+from app import ctl_defs as C
 from bg import battery as B
 from bg import leds as L
 from bg import recognize as R
