@@ -9,8 +9,9 @@ from app import ctl_defs as D
 from app.rules import NLOC
 from bg import match as _match
 from bg import recognize as _rec
+from micropython import const
 
-ILLEGAL_SHOW_MS = 500  # an illegal reading is shown only once it lasted this long (a hand
+_ILLEGAL_SHOW_MS = const(500)  # an illegal reading is shown only once it lasted this long (a hand
 # carrying a hit blot to the bar passes through illegal readings)
 
 
@@ -279,11 +280,11 @@ class State:
 
     def show_errors(self, now):
         """True when the LEDs should show what is wrong: the reading has been illegal for
-        ``ILLEGAL_SHOW_MS`` (a hand mid-move passes through illegal readings), or the mover
+        ``_ILLEGAL_SHOW_MS`` (a hand mid-move passes through illegal readings), or the mover
         pressed confirm on it."""
         if self.illegal_since is None:
             return False
-        return self.errors_now or now - self.illegal_since >= ILLEGAL_SHOW_MS
+        return self.errors_now or now - self.illegal_since >= _ILLEGAL_SHOW_MS
 
     @property
     def choices(self):
