@@ -31,6 +31,7 @@ Buttons: docs/controller.md has the full table.
 
 from app import ctl_defs as D
 from app.ctl_turns import Turns
+from bg import record as R
 from bg.recognize import AMBIGUOUS as R_AMBIGUOUS
 
 
@@ -101,7 +102,7 @@ class Controller(Turns):
                 self._roll()
                 done = True
             elif mine and kind == D.PRESS and role == D.CUBE and self.may_double and self.board_matches():
-                self._emit(D.K_DOUBLE, (side, 2 * self.cube))
+                self._emit(R.DOUBLE, (side, 2 * self.cube))
                 done = True
             elif mine and kind == D.LONG and role == D.CUBE:
                 self._offer_resign(side)
@@ -118,13 +119,13 @@ class Controller(Turns):
                 done = True
         elif ph == D.DOUBLED:
             if not mine and role == D.ROLL:
-                self._emit(D.K_TAKE, (side,))
+                self._emit(R.TAKE, (side,))
                 done = True
             elif not mine and role == D.CUBE and kind == D.LONG and self._may_beaver():
-                self._emit(D.K_BEAVER, (side, 4 * self.cube))
+                self._emit(R.BEAVER, (side, 4 * self.cube))
                 done = True
             elif not mine and role == D.CUBE and kind == D.PRESS:
-                self._emit(D.K_DROP, (side,))
+                self._emit(R.DROP, (side,))
                 self._end_decided()
                 done = True
         elif ph == D.RESIGNING:
@@ -136,17 +137,17 @@ class Controller(Turns):
                 done = True
             elif not mine and role == D.ROLL:
                 self._record_resign()
-                self._emit(D.K_RESIGN_ACCEPT, (side,))
+                self._emit(R.RESIGN_ACCEPT, (side,))
                 self._end_decided()
                 done = True
             elif not mine and role == D.CUBE:
                 self._record_resign()
-                self._emit(D.K_RESIGN_REJECT, (side,))
+                self._emit(R.RESIGN_REJECT, (side,))
                 done = True
         elif ph == D.ILLEGAL:
             if not mine and role == D.ROLL:
                 # seed 000: the opponent accepts the play as it stands
-                self._emit(D.K_PLAY, (self.side, self.pending_play, D.PLAY_ILLEGAL_ACCEPTED))
+                self._emit(R.PLAY, (self.side, self.pending_play, R.PLAY_CASUAL_ACCEPTED_ILLEGAL))
                 self._after_play(1 - side)
                 done = True
             elif not mine and role == D.CUBE:
@@ -205,7 +206,7 @@ class Controller(Turns):
         out = self.clock.charge(now)
         if out >= 0 and self.phase not in (D.IDLE, D.GAME_OVER, D.MATCH_OVER):
             self.flagged = out
-            self._end_game(1 - out, 1, 1, D.END_TIME)
+            self._end_game(1 - out, 1, 1, R.END_TIME)
             self._update_marks()
             return True
         return False

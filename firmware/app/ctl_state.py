@@ -9,6 +9,7 @@ from app import ctl_defs as D
 from app.rules import NLOC
 from bg import match as _match
 from bg import recognize as _rec
+from bg import record as R
 from micropython import const
 
 _ILLEGAL_SHOW_MS = const(500)  # an illegal reading is shown only once it lasted this long (a hand
@@ -147,25 +148,25 @@ class State:
         a journal is ``for k, f in actions: c.apply(k, f)``; ``outbox`` is not touched. The
         rules are ``bg.match.Fold.apply``'s (ValueError, nothing changed, when the action
         breaks them); what follows is the controller's phase."""
-        if k == D.K_MATCH_START:
+        if k == R.MATCH_START:
             self.settings = D.Settings.from_record(f)
             self._new_match_state()
         mt = self.mt
         mt.apply(k, f)
-        if k == D.K_MATCH_START:
+        if k == R.MATCH_START:
             self.match_id = bytes(f[0])
             self.commitment = bytes(f[9])
             self.player_seed = bytes(f[10])
             self.phase = D.OPENING  # the first GAME_START follows the player seed
-        elif k == D.K_SEED_PART:
+        elif k == R.SEED_PART:
             self.seed_parts.append((f[0], f[2]))
-        elif k == D.K_GAME_START:
+        elif k == R.GAME_START:
             self.side = -1
             self.dice[0] = self.dice[1] = 0
             self.last_play = None
             self.house_first = None
             self.phase = D.OPENING
-        elif k == D.K_OPENING:
+        elif k == R.OPENING:
             self.throws += 1 if len(f[1]) == 2 else 2
             self.house_first = None
             d = f[1]
@@ -177,32 +178,32 @@ class State:
                 self.phase = D.CHOICE
                 self.side = mt.side
                 self.dice[:] = mt.dice
-        elif k == D.K_ROLL:
+        elif k == R.ROLL:
             self.throws += 1
             self._begin_moving(f[0], mt.dice)
-        elif k == D.K_PLAY:
+        elif k == R.PLAY:
             self.last_play = (f[0], f[1])
             self.pending_play = None
             self.phase = D.AWAIT_ROLL
             self.side = mt.side
             self.dice[0] = self.dice[1] = 0
-        elif k == D.K_DOUBLE:
+        elif k == R.DOUBLE:
             self.side = f[0]
             self.phase = D.DOUBLED
-        elif k == D.K_TAKE or k == D.K_BEAVER:
+        elif k == R.TAKE or k == R.BEAVER:
             self.phase = D.AWAIT_ROLL  # the doubler (self.side) rolls
-        elif k == D.K_RESIGN:
+        elif k == R.RESIGN:
             self.resign_value = f[1]
-        elif k == D.K_RESIGN_REJECT:
+        elif k == R.RESIGN_REJECT:
             if self.phase == D.RESIGNING:
                 self.phase = self._prev_phase
                 self.side = 1 - f[0]
-        elif k == D.K_GAME_END:
+        elif k == R.GAME_END:
             self.phase = D.GAME_OVER
             self.dice[0] = self.dice[1] = 0
-        elif k == D.K_MATCH_END:
+        elif k == R.MATCH_END:
             self.phase = D.MATCH_OVER
-        elif k == D.K_CLOCK:
+        elif k == R.CLOCK:
             self.clock.used[f[0]] = f[1]
             self.clock.left[f[0]] = f[2]
 

@@ -56,6 +56,7 @@ from app.scanner import Scanner
 from app.update import Trial
 from app.view import View
 from bg import hwdesc
+from bg import record as R
 from bg.leds import Painter
 from bg.sensing import SelfTest
 from micropython import const
@@ -221,7 +222,7 @@ class App:
         if ctl.button(side, C.ROLL if role == "roll" else C.CUBE, kind, now):
             thrown = False
             for a in ctl.outbox:
-                if a[0] == C.K_ROLL or a[0] == C.K_OPENING:
+                if a[0] == R.ROLL or a[0] == R.OPENING:
                     thrown = True
             self.drain()
             if ctl.selecting and self.recorder.verbose:

@@ -33,6 +33,7 @@ buffer is made once here; ``choose`` may allocate (it runs once per turn)."""
 from app import ctl_defs as D
 from app import rules
 from bg import recognize as _rec
+from bg import record as R
 from bg.board import apply_step, pip_count
 from micropython import const
 
@@ -375,16 +376,16 @@ class Opponent:
         if ph == D.DOUBLED and side != comp:
             me = comp
             if self.takes(ctl.pos, me):
-                ctl._emit(D.K_TAKE, (me,))
+                ctl._emit(R.TAKE, (me,))
             else:
-                ctl._emit(D.K_DROP, (me,))
-                ctl._end_game(side, ctl.cube, 1, D.END_DROP)
+                ctl._emit(R.DROP, (me,))
+                ctl._end_game(side, ctl.cube, 1, R.END_DROP)
             return True
         if ph == D.RESIGNING and side != comp:
             v = ctl.resign_value
-            ctl._emit(D.K_RESIGN, (side, v))
-            ctl._emit(D.K_RESIGN_ACCEPT, (comp,))
-            ctl._end_game(comp, ctl._points(v), v, D.END_RESIGN)
+            ctl._emit(R.RESIGN, (side, v))
+            ctl._emit(R.RESIGN_ACCEPT, (comp,))
+            ctl._end_game(comp, ctl._points(v), v, R.END_RESIGN)
             return True
         if ph == D.ILLEGAL and side != comp:
             ctl.phase = D.MOVING  # the computer insists on a legal play
@@ -406,7 +407,7 @@ class Opponent:
             self._set_plan(ctl, tuple(steps), False)
             if not steps:
                 self.clear()
-                ctl._emit(D.K_PLAY, (ctl.side, (), 0))  # no legal move: the computer passes
+                ctl._emit(R.PLAY, (ctl.side, (), 0))  # no legal move: the computer passes
                 return True
         if not ctl.sensed_valid:
             return False
