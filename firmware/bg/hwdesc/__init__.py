@@ -119,7 +119,6 @@ class Board:
     buttons_active_low: bool
     pins: dict
     spi: dict
-    power: dict
     idle: dict
     battery: "dict | None"
     battery_mv: "list[int] | None"  # array("H"), rising
