@@ -27,5 +27,6 @@ for _ in range(3):  # the new slot, the previous one, the built-in firmware
         if fw is None or not fw.fallback(sys.path, sys.modules, fw_root):
             raise
         print("fw: the new version failed to start, rolled back:", e)
+fw = None  # kept by app.update.Trial only while a slot runs (docs/memory.md)
 
 app.main.run()

@@ -29,34 +29,17 @@ Example (deterministic dice; the checkers on the start position)::
 Buttons: docs/controller.md has the full table.
 """
 
-from app.ctl_defs import *  # noqa: F403 - the controller's vocabulary is part of its API
-from app.ctl_defs import (
-    AWAIT_ROLL,
-    CHOICE,
-    CUBE,
-    DOUBLED,
-    END_TIME,
-    GAME_OVER,
-    IDLE,
-    ILLEGAL,
-    K_BEAVER,
-    K_DOUBLE,
-    K_DROP,
-    K_PLAY,
-    K_RESIGN_ACCEPT,
-    K_RESIGN_REJECT,
-    K_TAKE,
-    LONG,
-    MATCH_OVER,
-    MOVING,
-    OPENING,
-    PLAY_ILLEGAL_ACCEPTED,
-    PRESS,
-    RESIGNING,
-    ROLL,
-)
+from app import ctl_defs as D
 from app.ctl_turns import Turns
+from bg import record as R
 from bg.recognize import AMBIGUOUS as R_AMBIGUOUS
+
+
+def __getattr__(name):
+    """The controller's vocabulary (``app.ctl_defs``: ``C.MOVING``, ``C.PRESS``,
+    ``C.Settings``, ...) is part of its API: read through to ``app.ctl_defs``, not copied into
+    this module's dict (a dict entry per name; docs/memory.md)."""
+    return getattr(D, name)
 
 
 class Controller(Turns):
@@ -76,10 +59,10 @@ class Controller(Turns):
             self.caps[:] = caps
         self.irregular = irregular
         self.sensed_valid = True
-        if self.phase == MOVING:
+        if self.phase == D.MOVING:
             self.message = ""  # the player is correcting: free until confirmed
-        elif self.phase == ILLEGAL and self.sensed != self._illegal_counts:
-            self.phase = MOVING  # the mover changed the board again: nothing was accepted
+        elif self.phase == D.ILLEGAL and self.sensed != self._illegal_counts:
+            self.phase = D.MOVING  # the mover changed the board again: nothing was accepted
             self.message = ""
         self._track(now)
         if self.settings.computer >= 0 or self.learn or self.opp is not None:
@@ -87,7 +70,7 @@ class Controller(Turns):
         self._update_marks()
         self._run_clock(now)
 
-    def button(self, side, role, kind=PRESS, now=0):
+    def button(self, side, role, kind=D.PRESS, now=0):
         """A button event. Returns True when it did something; a press at the wrong time is
         ignored (the cup stays closed, nothing is thrown or recorded)."""
         if side not in (0, 1):
@@ -97,91 +80,91 @@ class Controller(Turns):
         ph = self.phase
         done = False
         mine = side == self.side
-        if side == self.settings.computer and ph not in (IDLE, OPENING, GAME_OVER, MATCH_OVER):
+        if side == self.settings.computer and ph not in (D.IDLE, D.OPENING, D.GAME_OVER, D.MATCH_OVER):
             return False  # the computer's buttons: it decides itself (app.opponent)
-        if ph == IDLE:
-            if role == ROLL and self.board_matches():
+        if ph == D.IDLE:
+            if role == D.ROLL and self.board_matches():
                 self._prepare_match()
                 done = True
-        elif ph == OPENING:
-            if role == ROLL and self.board_matches():
+        elif ph == D.OPENING:
+            if role == D.ROLL and self.board_matches():
                 if not self.game_no:
                     self._start_match()
                 done = self._opening_throw(side)
-        elif ph == CHOICE:
-            if mine and role == ROLL:
+        elif ph == D.CHOICE:
+            if mine and role == D.ROLL:
                 self._begin_moving(self.side, self.dice)  # kept: its PLAY records the choice
                 done = True
-            elif mine and role == CUBE:
+            elif mine and role == D.CUBE:
                 done = self._reroll(side)
-        elif ph == AWAIT_ROLL:
-            if mine and kind == PRESS and role == ROLL and self.board_matches():
+        elif ph == D.AWAIT_ROLL:
+            if mine and kind == D.PRESS and role == D.ROLL and self.board_matches():
                 self._roll()
                 done = True
-            elif mine and kind == PRESS and role == CUBE and self.may_double and self.board_matches():
-                self._emit(K_DOUBLE, (side, 2 * self.cube))
+            elif mine and kind == D.PRESS and role == D.CUBE and self.may_double and self.board_matches():
+                self._emit(R.DOUBLE, (side, 2 * self.cube))
                 done = True
-            elif mine and kind == LONG and role == CUBE:
+            elif mine and kind == D.LONG and role == D.CUBE:
                 self._offer_resign(side)
                 done = True
-        elif ph == MOVING:
-            if mine and kind == PRESS and role == ROLL:
+        elif ph == D.MOVING:
+            if mine and kind == D.PRESS and role == D.ROLL:
                 done = self._confirm(now)
-            elif mine and kind == PRESS and role == CUBE and self.rec.state == R_AMBIGUOUS:
+            elif mine and kind == D.PRESS and role == D.CUBE and self.rec.state == R_AMBIGUOUS:
                 done = self.next_choice()
-            elif mine and kind == LONG and role == ROLL:
+            elif mine and kind == D.LONG and role == D.ROLL:
                 done = self._opponent().coach(self)  # the coach: show (or hide) the best play
-            elif mine and kind == LONG and role == CUBE:
+            elif mine and kind == D.LONG and role == D.CUBE:
                 self._offer_resign(side)
                 done = True
-        elif ph == DOUBLED:
-            if not mine and role == ROLL:
-                self._emit(K_TAKE, (side,))
+        elif ph == D.DOUBLED:
+            if not mine and role == D.ROLL:
+                self._emit(R.TAKE, (side,))
                 done = True
-            elif not mine and role == CUBE and kind == LONG and self._may_beaver():
-                self._emit(K_BEAVER, (side, 4 * self.cube))
+            elif not mine and role == D.CUBE and kind == D.LONG and self._may_beaver():
+                self._emit(R.BEAVER, (side, 4 * self.cube))
                 done = True
-            elif not mine and role == CUBE and kind == PRESS:
-                self._emit(K_DROP, (side,))
+            elif not mine and role == D.CUBE and kind == D.PRESS:
+                self._emit(R.DROP, (side,))
                 self._end_decided()
                 done = True
-        elif ph == RESIGNING:
-            if mine and role == CUBE and kind == PRESS and not self._resign_recorded():
+        elif ph == D.RESIGNING:
+            if mine and role == D.CUBE and kind == D.PRESS and not self._resign_recorded():
                 self.resign_value = self.resign_value % 3 + 1  # single -> gammon -> backgammon
                 done = True
-            elif mine and role == CUBE and kind == LONG and not self._resign_recorded():
+            elif mine and role == D.CUBE and kind == D.LONG and not self._resign_recorded():
                 self.phase = self._prev_phase  # withdrawn before the opponent answered
                 done = True
-            elif not mine and role == ROLL:
+            elif not mine and role == D.ROLL:
                 self._record_resign()
-                self._emit(K_RESIGN_ACCEPT, (side,))
+                self._emit(R.RESIGN_ACCEPT, (side,))
                 self._end_decided()
                 done = True
-            elif not mine and role == CUBE:
+            elif not mine and role == D.CUBE:
                 self._record_resign()
-                self._emit(K_RESIGN_REJECT, (side,))
+                self._emit(R.RESIGN_REJECT, (side,))
                 done = True
-        elif ph == ILLEGAL:
-            if not mine and role == ROLL:
+        elif ph == D.ILLEGAL:
+            if not mine and role == D.ROLL:
                 # seed 000: the opponent accepts the play as it stands
-                self._emit(K_PLAY, (self.side, self.pending_play, PLAY_ILLEGAL_ACCEPTED))
+                self._emit(R.PLAY, (self.side, self.pending_play, R.PLAY_CASUAL_ACCEPTED_ILLEGAL))
                 self._after_play(1 - side)
                 done = True
-            elif not mine and role == CUBE:
-                self.phase = MOVING  # the opponent insists on a legal play
+            elif not mine and role == D.CUBE:
+                self.phase = D.MOVING  # the opponent insists on a legal play
                 self.message = "illegal play refused"
                 done = True
-        elif ph == GAME_OVER:
-            if role == ROLL:
+        elif ph == D.GAME_OVER:
+            if role == D.ROLL:
                 self._start_game()
                 done = True
-        elif ph == MATCH_OVER:
-            if role == ROLL:
+        elif ph == D.MATCH_OVER:
+            if role == D.ROLL:
                 self.fair = None
                 self.cup = None
                 self._new_match_state()
                 done = True
-        if not done and self.settings.computer >= 0 and ph == OPENING and self.game_no:
+        if not done and self.settings.computer >= 0 and ph == D.OPENING and self.game_no:
             # the house opening's first press started the match but was not the player's
             # throw: the computer throws its half (app.opponent)
             done = self._opponent().act(self, now)
@@ -238,9 +221,9 @@ class Controller(Turns):
                 self._update_marks()
                 return True
         out = self.clock.charge(now)
-        if out >= 0 and self.phase not in (IDLE, GAME_OVER, MATCH_OVER):
+        if out >= 0 and self.phase not in (D.IDLE, D.GAME_OVER, D.MATCH_OVER):
             self.flagged = out
-            self._end_game(1 - out, 1, 1, END_TIME)
+            self._end_game(1 - out, 1, 1, R.END_TIME)
             self._update_marks()
             return True
         return False

@@ -6,43 +6,28 @@ from bg import dice as _D
 from bg import record as _R
 from micropython import const
 
-# Action kinds and flags: one vocabulary, ``bg.record``'s (the journal's format). The controller
-# names them K_* here; the values are read from bg.record, never repeated.
-K_MATCH_START = _R.MATCH_START
-K_GAME_START = _R.GAME_START
-K_OPENING = _R.OPENING
-K_ROLL = _R.ROLL
-K_PLAY = _R.PLAY
-K_DOUBLE = _R.DOUBLE
-K_TAKE = _R.TAKE
-K_DROP = _R.DROP
-K_BEAVER = _R.BEAVER
-K_AUTO_DOUBLE = _R.AUTO_DOUBLE
-K_RESIGN = _R.RESIGN
-K_RESIGN_ACCEPT = _R.RESIGN_ACCEPT
-K_RESIGN_REJECT = _R.RESIGN_REJECT
-K_GAME_END = _R.GAME_END
-K_MATCH_END = _R.MATCH_END
-K_SEED_REVEAL = _R.SEED_REVEAL
-K_CLOCK = _R.CLOCK
-K_SEED_PART = _R.SEED_PART
+# Action kinds and flags: one vocabulary, ``bg.record``'s (the journal's format), which the
+# controller's modules read as ``R.PLAY``, ``R.OPT_JACOBY``, ... The names this module gave
+# them (``K_PLAY``, ``OPT_JACOBY``, ``PLAY_ILLEGAL_ACCEPTED``, ... -- the controller's API, for
+# its users and tests) are read through ``__getattr__`` below, not stored: a module's dict
+# entry costs the board's heap (docs/memory.md). The values are never repeated here.
 SRC_HOST = _D.SRC_HOST  # who gave a player-seed contribution (bg.dice)
 SRC_BUTTONS = _D.SRC_BUTTONS
-OPT_CRAWFORD = _R.OPT_CRAWFORD
-OPT_JACOBY = _R.OPT_JACOBY
-OPT_BEAVER = _R.OPT_BEAVER
-OPT_CASUAL = _R.OPT_CASUAL
-OPT_HOUSE_OPENING = _R.OPT_HOUSE_OPENING
-OPT_CLOCK = _R.OPT_CLOCK
 OPT_COMPUTER = (_R.OPT_COMPUTER0, _R.OPT_COMPUTER1)
-GAME_CRAWFORD = _R.GAME_CRAWFORD
-OPEN_HOUSE = _R.OPEN_HOUSE
-OPEN_REROLL = _R.OPEN_REROLL
-PLAY_ILLEGAL_ACCEPTED = _R.PLAY_CASUAL_ACCEPTED_ILLEGAL
-END_BEAROFF = _R.END_BEAROFF
-END_DROP = _R.END_DROP
-END_RESIGN = _R.END_RESIGN
-END_TIME = _R.END_TIME
+
+
+def __getattr__(name):
+    """``K_<kind>`` is ``bg.record.<kind>``; the flags (``OPT_*``, ``GAME_CRAWFORD``,
+    ``OPEN_*``, ``END_*``) are bg.record's own names; ``PLAY_ILLEGAL_ACCEPTED`` is
+    ``bg.record.PLAY_CASUAL_ACCEPTED_ILLEGAL``."""
+    if name.startswith("K_"):
+        return getattr(_R, name[2:])
+    if name == "PLAY_ILLEGAL_ACCEPTED":
+        return _R.PLAY_CASUAL_ACCEPTED_ILLEGAL
+    if name.startswith(("OPT_", "END_", "OPEN_")) or name == "GAME_CRAWFORD":
+        return getattr(_R, name)
+    raise AttributeError(name)
+
 
 # Buttons
 ROLL = const(0)
@@ -131,17 +116,17 @@ class Settings:
     def flags(self):
         f = 0
         if self.crawford:
-            f |= OPT_CRAWFORD
+            f |= _R.OPT_CRAWFORD
         if self.jacoby:
-            f |= OPT_JACOBY
+            f |= _R.OPT_JACOBY
         if self.beaver:
-            f |= OPT_BEAVER
+            f |= _R.OPT_BEAVER
         if self.casual:
-            f |= OPT_CASUAL
+            f |= _R.OPT_CASUAL
         if self.house:
-            f |= OPT_HOUSE_OPENING
+            f |= _R.OPT_HOUSE_OPENING
         if self.clock_s:
-            f |= OPT_CLOCK
+            f |= _R.OPT_CLOCK
         if self.computer >= 0:
             f |= OPT_COMPUTER[self.computer]
         return f
@@ -153,14 +138,14 @@ class Settings:
         comp = 0 if fl & OPT_COMPUTER[0] else (1 if fl & OPT_COMPUTER[1] else -1)
         return cls(
             f[2],
-            bool(fl & OPT_CRAWFORD),
-            bool(fl & OPT_JACOBY),
-            bool(fl & OPT_BEAVER),
+            bool(fl & _R.OPT_CRAWFORD),
+            bool(fl & _R.OPT_JACOBY),
+            bool(fl & _R.OPT_BEAVER),
             f[4],
-            bool(fl & OPT_CASUAL),
+            bool(fl & _R.OPT_CASUAL),
             f[5],
             f[6],
-            bool(fl & OPT_HOUSE_OPENING),
+            bool(fl & _R.OPT_HOUSE_OPENING),
             (f[7], f[8]),
             comp,
             f[7 + comp] if comp >= 0 else "pubeval",

@@ -5,39 +5,14 @@ beavers, automatic doubles, scores, Crawford, the position) are ``bg.match.Fold`
 fold the host's model runs too; this module keeps the controller's own phases and inputs.
 ``app.controller.Controller`` adds the inputs (sensors, buttons, time) on top."""
 
-from app.ctl_defs import (
-    AWAIT_ROLL,
-    CHOICE,
-    DOUBLED,
-    GAME_OVER,
-    IDLE,
-    ILLEGAL,
-    K_BEAVER,
-    K_CLOCK,
-    K_DOUBLE,
-    K_GAME_END,
-    K_GAME_START,
-    K_MATCH_END,
-    K_MATCH_START,
-    K_OPENING,
-    K_PLAY,
-    K_RESIGN,
-    K_RESIGN_REJECT,
-    K_ROLL,
-    K_SEED_PART,
-    K_TAKE,
-    MATCH_OVER,
-    MOVING,
-    OPENING,
-    RESIGNING,
-    Clock,
-    Settings,
-)
+from app import ctl_defs as D
 from app.rules import NLOC
 from bg import match as _match
 from bg import recognize as _rec
+from bg import record as R
+from micropython import const
 
-ILLEGAL_SHOW_MS = 500  # an illegal reading is shown only once it lasted this long (a hand
+_ILLEGAL_SHOW_MS = const(500)  # an illegal reading is shown only once it lasted this long (a hand
 # carrying a hit blot to the bar passes through illegal readings)
 
 
@@ -83,7 +58,7 @@ class State:
         # the match rules and the position: bg.match's fold (check=False: only plays the
         # recogniser found legal are recorded here, and the boot replay stays fast)
         self.mt = _match.Fold(False)
-        self.phase = IDLE
+        self.phase = D.IDLE
         self.side = -1
         self.dice = bytearray(2)
         self.resign_value = 0
@@ -96,8 +71,8 @@ class State:
         self.last_play = None  # (side, steps) of the last recorded play
         self.house_first = None  # house variant: side 0's throw until side 1 throws
         self.rolled = 0  # ticks of the last throw (dice animation)
-        self._prev_phase = IDLE
-        self.clock = Clock(self.settings.clock_s * 1000, self.settings.delay_s * 1000)
+        self._prev_phase = D.IDLE
+        self.clock = D.Clock(self.settings.clock_s * 1000, self.settings.delay_s * 1000)
 
     # the match state is the fold's (bg.match.Fold); these name it for the view and tests
     @property
@@ -159,7 +134,7 @@ class State:
         """The side on roll may offer the cube now: before rolling and as ``bg.match``'s rules
         allow (cube centred or its own, not in the Crawford game, match play up to the 64 of
         the physical cube)."""
-        return self.phase == AWAIT_ROLL and self.mt.can_double(self.side)
+        return self.phase == D.AWAIT_ROLL and self.mt.can_double(self.side)
 
     def expected(self):
         """The counts the physical board should read when it is at rest now."""
@@ -173,25 +148,25 @@ class State:
         a journal is ``for k, f in actions: c.apply(k, f)``; ``outbox`` is not touched. The
         rules are ``bg.match.Fold.apply``'s (ValueError, nothing changed, when the action
         breaks them); what follows is the controller's phase."""
-        if k == K_MATCH_START:
-            self.settings = Settings.from_record(f)
+        if k == R.MATCH_START:
+            self.settings = D.Settings.from_record(f)
             self._new_match_state()
         mt = self.mt
         mt.apply(k, f)
-        if k == K_MATCH_START:
+        if k == R.MATCH_START:
             self.match_id = bytes(f[0])
             self.commitment = bytes(f[9])
             self.player_seed = bytes(f[10])
-            self.phase = OPENING  # the first GAME_START follows the player seed
-        elif k == K_SEED_PART:
+            self.phase = D.OPENING  # the first GAME_START follows the player seed
+        elif k == R.SEED_PART:
             self.seed_parts.append((f[0], f[2]))
-        elif k == K_GAME_START:
+        elif k == R.GAME_START:
             self.side = -1
             self.dice[0] = self.dice[1] = 0
             self.last_play = None
             self.house_first = None
-            self.phase = OPENING
-        elif k == K_OPENING:
+            self.phase = D.OPENING
+        elif k == R.OPENING:
             self.throws += 1 if len(f[1]) == 2 else 2
             self.house_first = None
             d = f[1]
@@ -200,35 +175,35 @@ class State:
             if mt.phase == _match.F_MOVING:
                 self._begin_moving(mt.side, mt.dice)
             elif mt.phase == _match.F_CHOICE:
-                self.phase = CHOICE
+                self.phase = D.CHOICE
                 self.side = mt.side
                 self.dice[:] = mt.dice
-        elif k == K_ROLL:
+        elif k == R.ROLL:
             self.throws += 1
             self._begin_moving(f[0], mt.dice)
-        elif k == K_PLAY:
+        elif k == R.PLAY:
             self.last_play = (f[0], f[1])
             self.pending_play = None
-            self.phase = AWAIT_ROLL
+            self.phase = D.AWAIT_ROLL
             self.side = mt.side
             self.dice[0] = self.dice[1] = 0
-        elif k == K_DOUBLE:
+        elif k == R.DOUBLE:
             self.side = f[0]
-            self.phase = DOUBLED
-        elif k == K_TAKE or k == K_BEAVER:
-            self.phase = AWAIT_ROLL  # the doubler (self.side) rolls
-        elif k == K_RESIGN:
+            self.phase = D.DOUBLED
+        elif k == R.TAKE or k == R.BEAVER:
+            self.phase = D.AWAIT_ROLL  # the doubler (self.side) rolls
+        elif k == R.RESIGN:
             self.resign_value = f[1]
-        elif k == K_RESIGN_REJECT:
-            if self.phase == RESIGNING:
+        elif k == R.RESIGN_REJECT:
+            if self.phase == D.RESIGNING:
                 self.phase = self._prev_phase
                 self.side = 1 - f[0]
-        elif k == K_GAME_END:
-            self.phase = GAME_OVER
+        elif k == R.GAME_END:
+            self.phase = D.GAME_OVER
             self.dice[0] = self.dice[1] = 0
-        elif k == K_MATCH_END:
-            self.phase = MATCH_OVER
-        elif k == K_CLOCK:
+        elif k == R.MATCH_END:
+            self.phase = D.MATCH_OVER
+        elif k == R.CLOCK:
             self.clock.used[f[0]] = f[1]
             self.clock.left[f[0]] = f[2]
 
@@ -238,7 +213,7 @@ class State:
         the journal) so the next throw is the one the journal expects."""
         for k, f in actions:
             self.apply(k, f)
-        if self.match_id is not None and self.phase != MATCH_OVER and board_seed is not None:
+        if self.match_id is not None and self.phase != D.MATCH_OVER and board_seed is not None:
             from bg.dice.cup import Cup
             from bg.dice.fairness import Fairness
 
@@ -259,7 +234,7 @@ class State:
         return unpack_secret(self.fair.secret())[1]
 
     def _begin_moving(self, side, dice):
-        self.phase = MOVING
+        self.phase = D.MOVING
         self.side = side
         self.dice[0] = dice[0]
         self.dice[1] = dice[1]
@@ -275,7 +250,7 @@ class State:
         """Hand a reading to the recogniser ahead of ``board()``, the search left in slices to
         ``rec.work(n)`` (the app's recognition task: docs/performance.md). True when there
         is work; ``board()`` with the same reading then finds the answer ready."""
-        if self.phase not in (MOVING, ILLEGAL):
+        if self.phase not in (D.MOVING, D.ILLEGAL):
             return False
         return self._rec_begun(True).feed(counts, self.caps if caps is None else caps, irregular)
 
@@ -291,7 +266,7 @@ class State:
     def _track(self, now):
         """While the mover moves: let the recogniser follow the latest reading. Returns
         the recogniser's state (-1 outside a turn or before any reading)."""
-        if self.phase not in (MOVING, ILLEGAL) or not self.sensed_valid:
+        if self.phase not in (D.MOVING, D.ILLEGAL) or not self.sensed_valid:
             return -1
         st = self._rec_begun(False).update(self.sensed, self.caps, self.irregular)
         if st != _rec.AMBIGUOUS:
@@ -306,11 +281,11 @@ class State:
 
     def show_errors(self, now):
         """True when the LEDs should show what is wrong: the reading has been illegal for
-        ``ILLEGAL_SHOW_MS`` (a hand mid-move passes through illegal readings), or the mover
+        ``_ILLEGAL_SHOW_MS`` (a hand mid-move passes through illegal readings), or the mover
         pressed confirm on it."""
         if self.illegal_since is None:
             return False
-        return self.errors_now or now - self.illegal_since >= ILLEGAL_SHOW_MS
+        return self.errors_now or now - self.illegal_since >= _ILLEGAL_SHOW_MS
 
     @property
     def choices(self):
@@ -328,12 +303,12 @@ class State:
     def clock_side(self):
         """Whom the board is waiting on (the only side a clock may charge), or -1."""
         ph = self.phase
-        if ph == AWAIT_ROLL:
+        if ph == D.AWAIT_ROLL:
             # a board out of place after a confirmed play is nobody's decision
             return self.side if self.board_matches() else -1
-        if ph in (MOVING, CHOICE):
+        if ph in (D.MOVING, D.CHOICE):
             return self.side
-        if ph in (DOUBLED, RESIGNING, ILLEGAL):
+        if ph in (D.DOUBLED, D.RESIGNING, D.ILLEGAL):
             return 1 - self.side
         return -1
 
@@ -350,13 +325,13 @@ class State:
         if not self.sensed_valid:
             return
         ph = self.phase
-        if ph == MOVING:
+        if ph == D.MOVING:
             r = self.rec
             if self._rec_turn and r.state == _rec.ILLEGAL:
                 self.missing = r.missing
                 self.extra = r.extra | r.irregular
             return
-        if ph == ILLEGAL:
+        if ph == D.ILLEGAL:
             ref = _rec.observe(self.turn_start, self._expect, self.caps)
         else:
             ref = self.expected()

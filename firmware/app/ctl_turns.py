@@ -5,32 +5,9 @@ cube, resignations, game and match ends). ``app.controller.Controller`` decides 
 beavers, automatic doubles, Crawford, scores, the match's end) is asked of ``bg.match``
 through the state's fold (``self.mt``): no rule is repeated here."""
 
-from app.ctl_defs import (
-    END_BEAROFF,
-    END_TIME,
-    GAME_CRAWFORD,
-    GAME_OVER,
-    ILLEGAL,
-    K_AUTO_DOUBLE,
-    K_CLOCK,
-    K_GAME_END,
-    K_GAME_START,
-    K_MATCH_END,
-    K_MATCH_START,
-    K_OPENING,
-    K_PLAY,
-    K_RESIGN,
-    K_ROLL,
-    K_SEED_PART,
-    K_SEED_REVEAL,
-    OPEN_HOUSE,
-    OPEN_REROLL,
-    OPENING,
-    RESIGNING,
-    SRC_BUTTONS,
-    SRC_HOST,
-)
+from app import ctl_defs as D
 from app.ctl_state import State
+from bg import record as R
 from bg.match import F_ENDED, F_RESIGNING
 from bg.recognize import AMBIGUOUS as R_AMBIGUOUS
 from bg.recognize import ILLEGAL as R_ILLEGAL
@@ -52,7 +29,7 @@ class Turns(State):
         s = self.settings
         t = self._unix_time() if self._unix_time else 0
         self._emit(
-            K_MATCH_START,
+            R.MATCH_START,
             (
                 fair.match_id,
                 t,
@@ -76,7 +53,7 @@ class Turns(State):
         one the host saw (it must be this match's). Returns the match id. ValueError when no
         match is waiting for player seeds; nothing is changed then."""
         f = self.fair
-        if f is None or self.phase != OPENING or self.game_no or not f.open:
+        if f is None or self.phase != D.OPENING or self.game_no or not f.open:
             raise ValueError("no match is waiting for player seeds")
         if commitment is not None and bytes(commitment) != f.commitment:
             raise ValueError("not this match's commitment")
@@ -86,8 +63,8 @@ class Turns(State):
             while b[n] & 0xC0 == 0x80:  # not inside a UTF-8 sequence
                 n -= 1
             name = str(b[:n], "utf-8")
-        f.contribute(SRC_HOST, part)
-        self._emit(K_SEED_PART, (SRC_HOST, name, bytes(part)))
+        f.contribute(D.SRC_HOST, part)
+        self._emit(R.SEED_PART, (D.SRC_HOST, name, bytes(part)))
         return f.match_id
 
     def _start_match(self):
@@ -95,7 +72,7 @@ class Turns(State):
         seed is fixed, the first game starts (its opening throw follows)."""
         d = self.fair.close_timing()
         if d is not None:
-            self._emit(K_SEED_PART, (SRC_BUTTONS, "", d))
+            self._emit(R.SEED_PART, (D.SRC_BUTTONS, "", d))
         self.fair.fix()
         from bg.dice.cup import Cup
 
@@ -105,7 +82,8 @@ class Turns(State):
     def _start_game(self):
         crawford = self.mt.next_is_crawford()
         self._emit(
-            K_GAME_START, (self.game_no + 1, self.score[0], self.score[1], GAME_CRAWFORD if crawford else 0)
+            R.GAME_START,
+            (self.game_no + 1, self.score[0], self.score[1], R.GAME_CRAWFORD if crawford else 0),
         )
 
     def _throw(self, side):
@@ -119,9 +97,9 @@ class Turns(State):
     def _opening_throw(self, side):
         if not self.settings.house:
             d = self._throw(2)  # EITHER: whoever presses throws both dice
-            self._emit(K_OPENING, (0, (d[0], d[1])))
+            self._emit(R.OPENING, (0, (d[0], d[1])))
             if d[0] == d[1] and self.mt.may_auto_double():
-                self._emit(K_AUTO_DOUBLE, (2 * self.cube,))
+                self._emit(R.AUTO_DOUBLE, (2 * self.cube,))
             return True
         want = 0 if self.house_first is None else 1
         if side != want:
@@ -137,7 +115,7 @@ class Turns(State):
         a = self.house_first
         assert a is not None  # want == 1
         self.throws -= 1  # the pair's record counts both throws
-        self._emit(K_OPENING, (OPEN_HOUSE, (a[0], a[1], d[0], d[1])))
+        self._emit(R.OPENING, (R.OPEN_HOUSE, (a[0], a[1], d[0], d[1])))
         return True
 
     def _reroll(self, side):
@@ -145,12 +123,12 @@ class Turns(State):
         if side != self.side:
             return False
         d = self._throw(side)
-        self._emit(K_OPENING, (OPEN_HOUSE | OPEN_REROLL, (d[0], d[1])))
+        self._emit(R.OPENING, (R.OPEN_HOUSE | R.OPEN_REROLL, (d[0], d[1])))
         return True
 
     def _roll(self):
         d = self._throw(self.side)
-        self._emit(K_ROLL, (self.side, d[0], d[1]))
+        self._emit(R.ROLL, (self.side, d[0], d[1]))
 
     def _confirm(self, now=0):
         """ROLL while moving: ask the recogniser (``bg.recognize``) for the play the sensors
@@ -190,7 +168,7 @@ class Turns(State):
                 self.message = "illegal play"
                 self.pending_play = steps
                 self._illegal_counts[:] = self.sensed
-                self.phase = ILLEGAL
+                self.phase = D.ILLEGAL
                 return True
         self._update_marks()
         return False
@@ -198,10 +176,10 @@ class Turns(State):
     def _record_play(self, steps):
         self.message = ""
         self.selecting = False
-        self._emit(K_PLAY, (self.side, steps, 0))
+        self._emit(R.PLAY, (self.side, steps, 0))
         if self.clock.enabled:  # the mover's time, so a resumed match keeps it
             s = self.side
-            self._emit(K_CLOCK, (s, self.clock.used[s], self.clock.left[s]))
+            self._emit(R.CLOCK, (s, self.clock.used[s], self.clock.left[s]))
         self._after_play(1 - self.side)
         return True
 
@@ -215,7 +193,7 @@ class Turns(State):
         """After a recorded play: the game is over when the mover bore off all 15."""
         r = self.rules.game_result(self.pos, mover)
         if r:
-            self._end_game(mover, self._points(r), r, END_BEAROFF)
+            self._end_game(mover, self._points(r), r, R.END_BEAROFF)
 
     def _points(self, kind):
         """Points for a single (1), gammon (2), backgammon (3) now (``bg.match``: the cube,
@@ -230,16 +208,16 @@ class Turns(State):
 
     def _end_game(self, winner, points, kind, reason):
         mt = self.mt
-        if reason == END_TIME:
+        if reason == R.END_TIME:
             # a flag fall loses the match (money play: the game at the current stake)
             points = mt.time_points(winner)
-        self._emit(K_GAME_END, (winner, points, kind, reason))
-        if reason == END_TIME or mt.is_over():
-            w = winner if reason == END_TIME else mt.match_winner()
-            self._emit(K_MATCH_END, (w, self.score[0], self.score[1]))
+        self._emit(R.GAME_END, (winner, points, kind, reason))
+        if reason == R.END_TIME or mt.is_over():
+            w = winner if reason == R.END_TIME else mt.match_winner()
+            self._emit(R.MATCH_END, (w, self.score[0], self.score[1]))
             if self.fair is not None:
                 self.fair.end_match()
-                self._emit(K_SEED_REVEAL, (self.fair.reveal(),))
+                self._emit(R.SEED_REVEAL, (self.fair.reveal(),))
 
     def resume(self, actions, board_seed=None):
         """``State.resume``, then what a power cut between two records of one press left
@@ -251,7 +229,7 @@ class Turns(State):
             self._end_decided()
         elif mt.phase == F_RESIGNING:
             self._prev_phase = self.phase
-            self.phase = RESIGNING
+            self.phase = D.RESIGNING
             self.side = mt.resign_offer
             self.resign_value = mt.resign_kind
 
@@ -262,11 +240,11 @@ class Turns(State):
 
     def _record_resign(self):
         if not self._resign_recorded():
-            self._emit(K_RESIGN, (self.side, self.resign_value))
+            self._emit(R.RESIGN, (self.side, self.resign_value))
 
     def _offer_resign(self, side):
         self._prev_phase = self.phase
-        self.phase = RESIGNING
+        self.phase = D.RESIGNING
         self.side = side
         self.resign_value = 1
 
@@ -276,11 +254,11 @@ class Turns(State):
     def end_money_session(self):
         """Money play has no natural end: the players end the session (both CUBE buttons
         held, see app.main) between games."""
-        if self.phase == GAME_OVER and not self.settings.length:
+        if self.phase == D.GAME_OVER and not self.settings.length:
             w = 0 if self.score[0] >= self.score[1] else 1
-            self._emit(K_MATCH_END, (w, self.score[0], self.score[1]))
+            self._emit(R.MATCH_END, (w, self.score[0], self.score[1]))
             if self.fair is not None:
                 self.fair.end_match()
-                self._emit(K_SEED_REVEAL, (self.fair.reveal(),))
+                self._emit(R.SEED_REVEAL, (self.fair.reveal(),))
             return True
         return False

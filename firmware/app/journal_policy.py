@@ -43,7 +43,7 @@ from micropython import const
 # measured (docs/memory.md), that lowers the heap between games by ~7.7 kB but not the peak
 # (compaction needs them), and in ~5% of games a stale pointer on the C stack keeps some of
 # them alive until the next game.
-RESERVE = const(1024)  # bytes the journal keeps in reserve (see Recorder)
+_RESERVE = const(1024)  # bytes the journal keeps in reserve (see Recorder)
 _RARE = ("journal.recover", "journal.pack", "record.packenc", "record.packdec", "record.decode")
 
 
@@ -100,7 +100,7 @@ class Recorder:
 
         ctl = self.ctl
         self.journal = j = Journal(root)
-        self._reserve = bytearray(RESERVE)  # early: one contiguous block while the heap is fresh
+        self._reserve = bytearray(_RESERVE)  # early: one contiguous block while the heap is fresh
         n = 0
         try:
             for k, f in j.open():
@@ -182,7 +182,7 @@ class Recorder:
             self.log("journal: stored from the reserve")
         if self._reserve is None:
             try:
-                self._reserve = bytearray(RESERVE)
+                self._reserve = bytearray(_RESERVE)
             except MemoryError:
                 pass  # the next store that needs it goes without
 

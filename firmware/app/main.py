@@ -44,9 +44,10 @@ import time
 from bg import engine  # noqa: F401 - imported for the order only
 from bg import recognize  # noqa: F401
 from app import rules
-from app import controller as C
+from app.controller import Controller
 
 # isort: on
+from app import ctl_defs as C  # the controller's vocabulary
 from app import watch
 from app.buttons import POLL_MS, Gestures
 from app.journal_policy import Recorder, release
@@ -55,6 +56,7 @@ from app.scanner import Scanner
 from app.update import Trial
 from app.view import View
 from bg import hwdesc
+from bg import record as R
 from bg.leds import Painter
 from bg.sensing import SelfTest
 from micropython import const
@@ -104,7 +106,7 @@ class App:
         # idle mode and the battery (app.power); fakes in tests may have neither part
         self.power = Power(hw.clock, board, getattr(hw, "battery", None), getattr(hw, "sleep", None))
         self.view = View(self.painter, self.power)
-        self.ctl = C.Controller(
+        self.ctl = Controller(
             settings,
             rules,
             self._new_dice,
@@ -220,7 +222,7 @@ class App:
         if ctl.button(side, C.ROLL if role == "roll" else C.CUBE, kind, now):
             thrown = False
             for a in ctl.outbox:
-                if a[0] == C.K_ROLL or a[0] == C.K_OPENING:
+                if a[0] == R.ROLL or a[0] == R.OPENING:
                     thrown = True
             self.drain()
             if ctl.selecting and self.recorder.verbose:

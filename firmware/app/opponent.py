@@ -30,27 +30,10 @@ choice is made at once, as before.
 Pure: no asyncio, no HAL; the controller calls ``act(ctl, now)`` after every input. Every
 buffer is made once here; ``choose`` may allocate (it runs once per turn)."""
 
+from app import ctl_defs as D
 from app import rules
-from app.ctl_defs import (
-    AWAIT_ROLL,
-    CHOICE,
-    DOUBLED,
-    END_DROP,
-    END_RESIGN,
-    IDLE,
-    ILLEGAL,
-    K_DOUBLE,
-    K_DROP,
-    K_PLAY,
-    K_RESIGN,
-    K_RESIGN_ACCEPT,
-    K_TAKE,
-    MATCH_OVER,
-    MOVING,
-    OPENING,
-    RESIGNING,
-)
 from bg import recognize as _rec
+from bg import record as R
 from bg.board import apply_step, pip_count
 from micropython import const
 
@@ -203,7 +186,7 @@ class Opponent:
         j = self._judge
         if self._judge_wait and j is not None and self._ans_key != j[5]:
             return j[5]
-        if ctl.phase != MOVING:
+        if ctl.phase != D.MOVING:
             return -1
         key = ctl.throws
         if self._ans_key == key:
@@ -290,13 +273,13 @@ class Opponent:
 
     def showing(self, ctl):
         """True while the LEDs should show the plan for the turn in progress."""
-        return self.plan is not None and ctl.phase == MOVING and ctl.side == self.plan_side
+        return self.plan is not None and ctl.phase == D.MOVING and ctl.side == self.plan_side
 
     # -- the coach ---------------------------------------------------------------------------
 
     def coach(self, ctl):
         """The mover asked for the best play (long ROLL press): show it, or hide it again."""
-        if ctl.phase != MOVING or ctl.side == ctl.settings.computer:
+        if ctl.phase != D.MOVING or ctl.side == ctl.settings.computer:
             return False
         if self._judge_turn != ctl.throws:
             self._new_turn(ctl)  # asked before this turn was seen (the coach made on first use)
@@ -334,7 +317,7 @@ class Opponent:
             self._judged(ctl, now)
         elif self._judge_wait:
             self._judged(ctl, now)  # a verdict waiting for the engine task's best play
-        if ctl.phase == MOVING and ctl.side != ctl.settings.computer:
+        if ctl.phase == D.MOVING and ctl.side != ctl.settings.computer:
             if self._judge_turn != ctl.throws:  # a new turn (no allocation on every reading)
                 self._new_turn(ctl)
             elif self.coaching and self.plan is not None:
@@ -388,7 +371,7 @@ class Opponent:
     def _step(self, ctl, comp, now):
         ph = ctl.phase
         side = ctl.side
-        if ph == AWAIT_ROLL and side == comp:
+        if ph == D.AWAIT_ROLL and side == comp:
             if not ctl.board_matches():
                 return False  # the player still sets the last play right: wait
             if ctl.may_double:
@@ -397,42 +380,42 @@ class Opponent:
                     return False  # the host is deciding whether to double
                 if c == 1:  # (-1: the board's own policy never doubles)
                     self.clear()
-                    ctl._emit(K_DOUBLE, (side, 2 * ctl.cube))
+                    ctl._emit(R.DOUBLE, (side, 2 * ctl.cube))
                     return True
             self.clear()
             ctl._roll()  # the same throw a ROLL press makes (the cup, the counter, the journal)
             return True
-        if ph == MOVING and side == comp:
+        if ph == D.MOVING and side == comp:
             return self._move(ctl, now)
-        if ph == CHOICE and side == comp:
+        if ph == D.CHOICE and side == comp:
             # house opening: the computer keeps its throw, as the ROLL press does (its PLAY
             # records the choice)
             ctl._begin_moving(ctl.side, ctl.dice)
             return True
-        if ph == OPENING and ctl.game_no and ctl.settings.house:
+        if ph == D.OPENING and ctl.game_no and ctl.settings.house:
             want = 0 if ctl.house_first is None else 1
             if want == comp and ctl.opening.state == 0:
                 return ctl._opening_throw(comp)
             return False
-        if ph == DOUBLED and side != comp:
+        if ph == D.DOUBLED and side != comp:
             me = comp
             c = self._host_says(ctl, now)
             if c is None:
                 return False  # the host is deciding whether to take
             if c == 1 or (c == -1 and self.takes(ctl.pos, me)):
-                ctl._emit(K_TAKE, (me,))
+                ctl._emit(R.TAKE, (me,))
             else:
-                ctl._emit(K_DROP, (me,))
-                ctl._end_game(side, ctl.cube, 1, END_DROP)
+                ctl._emit(R.DROP, (me,))
+                ctl._end_game(side, ctl.cube, 1, R.END_DROP)
             return True
-        if ph == RESIGNING and side != comp:
+        if ph == D.RESIGNING and side != comp:
             v = ctl.resign_value
-            ctl._emit(K_RESIGN, (side, v))
-            ctl._emit(K_RESIGN_ACCEPT, (comp,))
-            ctl._end_game(comp, ctl._points(v), v, END_RESIGN)
+            ctl._emit(R.RESIGN, (side, v))
+            ctl._emit(R.RESIGN_ACCEPT, (comp,))
+            ctl._end_game(comp, ctl._points(v), v, R.END_RESIGN)
             return True
-        if ph == ILLEGAL and side != comp:
-            ctl.phase = MOVING  # the computer insists on a legal play
+        if ph == D.ILLEGAL and side != comp:
+            ctl.phase = D.MOVING  # the computer insists on a legal play
             ctl.message = "illegal play refused"
             return True
         return False
@@ -466,7 +449,7 @@ class Opponent:
         the name the records give a match that starts from now on). None, or why not."""
         comp = ctl.settings.computer
         if side != comp:
-            if ctl.game_no or ctl.phase not in (IDLE, MATCH_OVER):
+            if ctl.game_no or ctl.phase not in (D.IDLE, D.MATCH_OVER):
                 return "the match in progress has no computer on that side"
         if name != self.strength or side != comp:
             o = ctl.settings
@@ -494,7 +477,7 @@ class Opponent:
         if turn != ctl.throws:
             return "turn %d is not the board's turn %d" % (turn, ctl.throws)
         if isinstance(value, tuple):
-            if ph != MOVING or ctl.side != comp:
+            if ph != D.MOVING or ctl.side != comp:
                 return "not the computer's play"
             if self._turn_key == turn and self.plan is not None and not self.coaching:
                 return "the board already shows its own play"
@@ -504,8 +487,8 @@ class Opponent:
                 from bg import engine as gen
             if not gen.is_legal(ctl.turn_start, comp, d[0], d[1], value):
                 return "not a legal play for %d-%d" % (d[0], d[1])
-        elif not (ph == AWAIT_ROLL and ctl.side == comp and ctl.may_double) and not (
-            ph == DOUBLED and ctl.side != comp
+        elif not (ph == D.AWAIT_ROLL and ctl.side == comp and ctl.may_double) and not (
+            ph == D.DOUBLED and ctl.side != comp
         ):
             return "no cube decision is the computer's now"
         else:
@@ -535,7 +518,7 @@ class Opponent:
             self._set_plan(ctl, tuple(steps), False)
             if not steps:
                 self.clear()
-                ctl._emit(K_PLAY, (ctl.side, (), 0))  # no legal move: the computer passes
+                ctl._emit(R.PLAY, (ctl.side, (), 0))  # no legal move: the computer passes
                 return True
         if not ctl.sensed_valid:
             return False

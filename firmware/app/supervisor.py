@@ -30,8 +30,8 @@ import asyncio
 from micropython import const
 
 WDT_TIMEOUT_MS = const(8000)  # hardware watchdog: a stuck board resets within this
-PERIOD_MS = const(1000)  # how often the supervisor checks and feeds
-DEADLINE_MS = const(4000)  # default: a task must beat at least this often
+_PERIOD_MS = const(1000)  # how often the supervisor checks and feeds
+_DEADLINE_MS = const(4000)  # default: a task must beat at least this often
 
 
 class Supervisor:
@@ -42,7 +42,7 @@ class Supervisor:
         crashlog=None,
         log=None,
         on_healthy=None,
-        period_ms=PERIOD_MS,
+        period_ms=_PERIOD_MS,
         unix_time=None,
         causes=None,
     ):
@@ -74,7 +74,7 @@ class Supervisor:
         self._causes = causes
         self.held = 0  # rounds after which the whole event loop had been held up
 
-    def watch(self, name, deadline_ms=DEADLINE_MS):
+    def watch(self, name, deadline_ms=_DEADLINE_MS):
         """Register an essential task; returns its index for ``beat`` and ``guard``."""
         if deadline_ms <= 0 or deadline_ms >= 0x20000000:
             raise ValueError("bad task deadline")

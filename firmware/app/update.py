@@ -5,12 +5,36 @@ a new version (docs/update.md).
 alive"): a tried slot becomes the active one. ``Trial.run()`` is the deadline: a version on
 trial that is not healthy within ``boot.HEALTHY_MS`` restarts the board (``restart``
 injected: ``machine.reset`` on the ESP32), which counts as one of its ``boot.MAX_BOOTS``.
+
+``bg.update.boot`` stays loaded only while a slot runs (pending, on trial or active): with the
+built-in firmware there is nothing to try, confirm or name, so ``Trial`` lets it go
+(``main.py`` drops its own reference before the app runs; docs/memory.md).
 """
 
 import asyncio
 import sys
 
-from bg.update import boot
+
+def _boot():
+    from bg.update import boot
+
+    return boot
+
+
+def _release_boot():
+    """Forget ``bg.update.boot``, and the ``bg.update`` package when no other part of it is
+    loaded (sys.modules and the parent's attribute): the collector takes their objects back;
+    ``_boot()`` imports them again from flash if ever needed."""
+    m = sys.modules
+    for name in ("bg.update.boot", "bg.update"):
+        if name == "bg.update" and any(k.startswith("bg.update.") for k in m):
+            return
+        if m.pop(name, None) is not None:
+            parent, _, attr = name.rpartition(".")
+            try:
+                delattr(m[parent], attr)
+            except (KeyError, AttributeError):
+                pass
 
 
 def release_key():
@@ -30,6 +54,7 @@ def release_key():
 
 class Trial:
     def __init__(self, clock, log, restart=None, root=None, path=None):
+        boot = _boot()
         self.clock = clock
         self.log = log
         self.restart = restart
@@ -37,15 +62,24 @@ class Trial:
         self.path = sys.path if path is None else path
         self.started = clock.ticks_ms()
         self.done = False
+        # The built-in firmware runs (no slot on the path: main.py chose at this boot, before
+        # the app was imported): the version is the built-in one, nothing is on trial and
+        # nothing is confirmed -- what boot.version/running/healthy answer then.
+        self.builtin = None
+        if self.root is None or boot.running(self.root, self.path) == boot.NONE:
+            self.builtin = boot.BUILTIN
+            _release_boot()
 
     def version(self):
-        if self.root is None:
-            return boot.BUILTIN
+        if self.builtin is not None:
+            return self.builtin
+        boot = _boot()
         return boot.version(self.root, self.path, boot.BUILTIN)
 
     def on_trial(self):
-        if self.root is None:
+        if self.builtin is not None:
             return False
+        boot = _boot()
         s = boot.running(self.root, self.path)
         return s != boot.NONE and boot.read_state(self.root)[1] == s
 
@@ -61,7 +95,7 @@ class Trial:
         if self.done:
             return
         self.done = True
-        if self.root is not None and boot.healthy(self.root, self.path):
+        if self.builtin is None and _boot().healthy(self.root, self.path):
             self.log("fw: version %s confirmed" % self.version())
 
     def check(self, alive=None):
@@ -72,7 +106,7 @@ class Trial:
         if alive is not None and alive():
             self.healthy()
             return "healthy"
-        if self.clock.ticks_diff(self.clock.ticks_ms(), self.started) >= boot.HEALTHY_MS:
+        if self.clock.ticks_diff(self.clock.ticks_ms(), self.started) >= _boot().HEALTHY_MS:
             self.done = True
             self.log("fw: version %s not healthy in time: restarting" % self.version())
             if self.restart is not None:

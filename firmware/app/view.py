@@ -40,7 +40,7 @@ battery        on request (ROLL held alone, ``app.power``): the charge as a bar 
 =============  ===============================================================================
 """
 
-from app import controller as C
+from app import ctl_defs as C
 from bg import battery as B
 from bg import leds as L
 from bg import recognize as R
@@ -49,9 +49,9 @@ from micropython import const
 CODE_DIGIT_MS = const(1200)  # pairing code: each digit 0.95 s on the dice, then 0.25 s dark
 _CODE_GAP_MS = const(250)
 _CODE_CYCLE_MS = const(9000)  # six digits, then a 1.8 s pause, then again
-REVOKED_MS = const(3000)  # how long the revoke-all gesture's answer blinks
-LOW_EVERY_MS = const(30000)  # low battery: the bar shows for LOW_SHOW_MS every LOW_EVERY_MS
-LOW_SHOW_MS = const(2000)
+_REVOKED_MS = const(3000)  # how long the revoke-all gesture's answer blinks
+_LOW_EVERY_MS = const(30000)  # low battery: the bar shows for _LOW_SHOW_MS every _LOW_EVERY_MS
+_LOW_SHOW_MS = const(2000)
 _TICKS_MASK = const(0x3FFFFFFF)  # ticks_ms wraps at 2^30 on the ESP32
 
 # phase groups, built once: a tuple of module attributes in ``paint`` would be built per frame
@@ -87,12 +87,12 @@ class View:
         self.code_since = now
 
     def show_revoked(self, now):
-        """Every paired host was forgotten: all point LEDs blink vermillion ``REVOKED_MS``."""
+        """Every paired host was forgotten: all point LEDs blink vermillion ``_REVOKED_MS``."""
         self.revoked_at = now
 
     def _paint_revoked(self, now):
         p = self.p
-        if ((now - self.revoked_at) & _TICKS_MASK) >= REVOKED_MS:  # ticks_diff, wrap-safe
+        if ((now - self.revoked_at) & _TICKS_MASK) >= _REVOKED_MS:  # ticks_diff, wrap-safe
             self.revoked_at = None
             return
         lvl = p.fast.level
@@ -224,7 +224,7 @@ class View:
         """The gauge on request or the low warning (over everything); idle mode's dimming."""
         p = self.p
         low = pw.level() == B.LOW
-        if pw.showing(now) or (low and (now & _TICKS_MASK) % LOW_EVERY_MS < LOW_SHOW_MS):
+        if pw.showing(now) or (low and (now & _TICKS_MASK) % _LOW_EVERY_MS < _LOW_SHOW_MS):
             L.battery_bar(p, pw.percent(), L.YELLOW if low else L.BLUISH_GREEN)
         s = pw.leds_scale()
         if s < 255:

@@ -5,7 +5,7 @@ divider of ``hardware/board.json``); ``Gauge.update(mv)`` turns each reading int
 
 - ``pct`` -- 0..100 from the cell's discharge curve (``battery.curve`` of board.json, loaded by
   ``bg.hwdesc`` into ``battery_mv`` / ``battery_pct``; linear between its points). It falls
-  freely but rises only by ``RISE_PCT`` or more at once: a cell recovering after an LED burst
+  freely but rises only by ``_RISE_PCT`` or more at once: a cell recovering after an LED burst
   does not make the number flicker up and down, a charger does lift it;
 - ``level`` -- ``OK``, ``LOW`` (below ``low_mv``: the LEDs warn) or ``CRITICAL`` (below
   ``critical_mv`` for ``CONFIRM`` readings in a row: the app closes the journal before the
@@ -28,14 +28,14 @@ from micropython import const
 OK = const(0)
 LOW = const(1)
 CRITICAL = const(2)
-LEVEL_NAMES = ("ok", "low", "critical")
+_LEVEL_NAMES = const(("ok", "low", "critical"))  # OK, LOW, CRITICAL
 NO_BATTERY = const(255)  # ``pct`` of a board without a battery (and before the first reading)
 # the battery's state flags as the link reports them (INFO, ``bg.link.info``; ``app.power``)
 F_BATTERY = const(1)  # a battery is fitted and has been read
 F_LOW = const(2)  # level LOW: the LEDs warn
 F_CRITICAL = const(4)  # level CRITICAL: the journal is closed, input is not taken
 F_IDLE = const(8)  # the board is in idle mode
-RISE_PCT = const(3)  # the shown percentage rises only by this much or more at once
+_RISE_PCT = const(3)  # the shown percentage rises only by this much or more at once
 CONFIRM = const(2)  # consecutive readings under critical_mv that make the level CRITICAL
 MAX_MV = const(6000)  # a reading above this is a broken divider or ADC, never a cell
 
@@ -80,7 +80,7 @@ class Gauge:
             raise ValueError("battery reading out of range")
         self.mv = mv
         p = percent(mv, self.curve_mv, self.curve_pct)
-        if self.pct == NO_BATTERY or p < self.pct or p >= self.pct + RISE_PCT:
+        if self.pct == NO_BATTERY or p < self.pct or p >= self.pct + _RISE_PCT:
             self.pct = p
         was = self.level
         if mv < self.critical_mv:

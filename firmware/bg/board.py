@@ -109,15 +109,6 @@ def all_home(pos, side):
     return True
 
 
-def checkers_ok(pos):
-    """True when ``pos`` is a well-formed position (see ``validate``)."""
-    try:
-        validate(pos)
-    except ValueError:
-        return False
-    return True
-
-
 def validate(pos):
     """Raise ``ValueError`` with a short reason unless ``pos`` is a legal position:
     52 bytes, 15 checkers per side, no point held by both sides."""

@@ -314,8 +314,6 @@ class Painter:
 
 # -- match clock (docs/leds.md "Match clock") ------------------------------------------------
 # Module-level functions (additions to the language; ``Painter`` itself is unchanged).
-WARN = YELLOW  # the reserve is under a minute
-FLAG = VERMILLION  # the reserve is spent: flag fall
 _CLOCK_WARN_MS = const(60000)
 _CLOCK_SEGMENTS = const(6)  # one LED per home-board point
 
@@ -340,7 +338,7 @@ def clock_bar(painter, side, left_ms, total_ms):
     """The reserve of ``side`` as a bar on its home board (its own points 1..6): n =
     ``clock_segments`` LEDs lit from its ace point up, the n-th (the segment being spent)
     ticking with the reserve's own seconds (full for half a second, dim the other half, so
-    the count stays readable at any instant). The mover's colour; yellow (``WARN``) under a
+    the count stays readable at any instant). The mover's colour; yellow under a
     minute. The other home-board LEDs of ``side`` are set dark. Returns n.
 
     Example (side 0 with 25 s of a 60 s reserve left: points 1..3 lit, point 3 ticking)::
@@ -348,7 +346,7 @@ def clock_bar(painter, side, left_ms, total_ms):
         >>> n = leds.clock_bar(p, 0, 25000, 60000)
     """
     n = clock_segments(left_ms, total_ms)
-    c = WARN if left_ms < _CLOCK_WARN_MS else SIDE_COLOURS[side]
+    c = YELLOW if left_ms < _CLOCK_WARN_MS else SIDE_COLOURS[side]
     tick = 255 if left_ms % 1000 >= 500 else DIM
     for q in range(1, _CLOCK_SEGMENTS + 1):
         led = painter._step_led(side, q)
@@ -366,12 +364,12 @@ def flag_fall(painter, side):
     (the fast blink), over whatever the result shows there."""
     lvl = painter.fast.level
     for q in range(1, _CLOCK_SEGMENTS + 1):
-        painter.set(painter._step_led(side, q), FLAG, lvl)
-    painter.set(painter.board.turn_led[side], FLAG, lvl)
+        painter.set(painter._step_led(side, q), VERMILLION, lvl)  # flag fall
+    painter.set(painter.board.turn_led[side], VERMILLION, lvl)
 
 
 # -- battery (docs/leds.md "Battery") --------------------------------------------------------
-BATTERY_SEGMENTS = const(10)  # one LED per 10 %, on each player's own points 1..10
+_BATTERY_SEGMENTS = const(10)  # one LED per 10 %, on each player's own points 1..10
 
 
 def battery_segments(pct):
@@ -382,8 +380,8 @@ def battery_segments(pct):
     (0, 1, 5, 10)
     """
     if pct >= 100:
-        return BATTERY_SEGMENTS
-    return (pct * BATTERY_SEGMENTS + 99) // 100
+        return _BATTERY_SEGMENTS
+    return (pct * _BATTERY_SEGMENTS + 99) // 100
 
 
 def battery_bar(painter, pct, c, level=255):
@@ -392,7 +390,7 @@ def battery_bar(painter, pct, c, level=255):
     ten dark. Returns the number lit."""
     n = battery_segments(pct)
     for side in (0, 1):
-        for q in range(1, BATTERY_SEGMENTS + 1):
+        for q in range(1, _BATTERY_SEGMENTS + 1):
             painter.set(painter._step_led(side, q), c, level if q <= n else 0)
     return n
 

@@ -34,7 +34,7 @@ SINGLE = const(1)
 GAMMON = const(2)
 BACKGAMMON = const(3)
 
-MATCH_CUBE_LIMIT = const(64)  # the cube's faces; money play has no upper limit
+_MATCH_CUBE_LIMIT = const(64)  # the cube's faces; money play has no upper limit
 
 # how a game ended: the record's vocabulary (bg.record), one copy
 END_PLAYED = END_BEAROFF  # the winner bore off all checkers
@@ -190,7 +190,7 @@ class Match:
             return False
         if self.owner >= 0 and self.owner != side:
             return False
-        if self.length and self.cube >= MATCH_CUBE_LIMIT:
+        if self.length and self.cube >= _MATCH_CUBE_LIMIT:
             return False
         return True
 
@@ -387,8 +387,8 @@ def apply_free(pos, side, steps):
 
 
 # Where a fold stands between two records
-F_NONE = const(0)  # no MATCH_START yet
-F_MATCH = const(1)  # the match started, its first game not yet
+_F_NONE = const(0)  # no MATCH_START yet
+_F_MATCH = const(1)  # the match started, its first game not yet
 F_OPENING = const(2)  # GAME_START: opening throws (ties throw again)
 F_CHOICE = const(3)  # house variant: the starter keeps the throw or throws once more
 F_AWAIT = const(4)  # ``side`` may double or roll
@@ -415,7 +415,7 @@ class Fold(Match):
     def __init__(self, check=True):
         Match.__init__(self)
         self.check = check
-        self.phase = F_NONE
+        self.phase = _F_NONE
         self.side = -1
         self.dice = bytearray(2)
         self.pos = _board.start_position()
@@ -424,7 +424,7 @@ class Fold(Match):
         self.opening_play = False
         self.result = None
         self.pending = None  # (winner, points, kind, reason) a drop/resignation decided
-        self._before_resign = F_NONE
+        self._before_resign = _F_NONE
         self.names = ("", "")
         self.house = False
         self.casual = False
@@ -438,7 +438,7 @@ class Fold(Match):
         out of order."""
         ph = self.phase
         if k == _R.MATCH_START:
-            if ph not in (F_NONE, F_MATCH_OVER):
+            if ph not in (_F_NONE, F_MATCH_OVER):
                 raise ValueError("MATCH_START inside a match")
             fl = f[3]
             money = not f[2]
@@ -453,12 +453,12 @@ class Fold(Match):
             self.names = (f[7], f[8])
             self.house = bool(fl & _R.OPT_HOUSE_OPENING)
             self.casual = bool(fl & _R.OPT_CASUAL)
-            self.phase = F_MATCH
+            self.phase = _F_MATCH
             self.side = -1
             self.result = None
             self.opening = None
             return
-        if ph == F_NONE:
+        if ph == _F_NONE:
             raise ValueError("a match must begin with MATCH_START, got %s" % _R.name(k))
         if k == _R.CLOCK or k == _R.SEED_REVEAL:
             return  # the clock and the seed are the controller's/the dice's, not the rules'
@@ -470,14 +470,14 @@ class Fold(Match):
         elif k == _R.GAME_START:
             self._game_start(f)
         elif k == _R.MATCH_END:
-            if ph not in (F_MATCH, F_GAME_OVER):
+            if ph not in (_F_MATCH, F_GAME_OVER):
                 raise ValueError("MATCH_END in the middle of a game")
             if f[1] != self.score[0] or f[2] != self.score[1]:
                 raise ValueError(
                     "MATCH_END score %d-%d, expected %d-%d" % (f[1], f[2], self.score[0], self.score[1])
                 )
             self.phase = F_MATCH_OVER
-        elif ph in (F_MATCH, F_GAME_OVER):
+        elif ph in (_F_MATCH, F_GAME_OVER):
             raise ValueError("%s outside a game" % _R.name(k))
         elif k == _R.OPENING:
             self._opening(f)
@@ -531,7 +531,7 @@ class Fold(Match):
 
     def _game_start(self, f):
         no, s0, s1, flags = f
-        if self.phase not in (F_MATCH, F_GAME_OVER):
+        if self.phase not in (_F_MATCH, F_GAME_OVER):
             raise ValueError("GAME_START before the previous game ended")
         if s0 != self.score[0] or s1 != self.score[1]:
             raise ValueError(

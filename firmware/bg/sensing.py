@@ -54,7 +54,7 @@ OK = const(0)
 STUCK = const(1)  # reads closed when no checker can be there
 DEAD = const(2)  # never closes although a checker is there
 WIRING = const(3)  # an unfitted or tied input reads the wrong level
-FAULT_NAMES = ("ok", "stuck closed", "dead", "wiring")
+_FAULT_NAMES = const(("ok", "stuck closed", "dead", "wiring"))
 
 
 class Sensing:
@@ -348,7 +348,7 @@ def describe(board, bit, code):
         where = row_name(board.bit_row[bit]) + " slot %d" % board.bit_slot[bit]
     else:
         where = "register %d input %d" % (bit >> 3, bit & 7)
-    return where + ": " + FAULT_NAMES[code]
+    return where + ": " + _FAULT_NAMES[code]
 
 
 class SelfTest:

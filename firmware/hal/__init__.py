@@ -11,7 +11,10 @@ Two backends implement it:
 
 ``load(name)`` returns the backend module; each backend exposes ``make(config)`` returning a
 ``Hardware`` with the parts below. The classes here document the shape (and are the base
-classes of both backends); they never touch hardware themselves.
+classes of both backends); they never touch hardware themselves. The methods each part must
+have are named in its docstring, not written out as ``raise NotImplementedError`` stubs: every
+function is a heap object on the board (docs/memory.md), and a backend without one fails
+just as plainly (AttributeError).
 
 Why this shape: the portable core (``bg``) only ever sees bytearrays (sensor bits in, LED
 frame out), so it runs under CPython tests unchanged; only these parts know about pins.
@@ -25,9 +28,6 @@ class Sensors:
 
     nbytes = 0
 
-    def read_into(self, buf):
-        raise NotImplementedError
-
 
 class Leds:
     """The addressable LED chain. ``buf`` is a preallocated bytearray of 3 bytes per LED
@@ -36,44 +36,24 @@ class Leds:
     count = 0
     buf = bytearray(0)
 
-    def show(self):
-        raise NotImplementedError
-
 
 class Buttons:
     """Buttons raise edge flags from their IRQ handler (which only sets a flag); tasks poll
-    ``take(i)``, which returns and clears the press count of button ``i``."""
+    ``take(i)``, which returns and clears the press count of button ``i``; ``is_down(i)`` is
+    True while button ``i`` is held."""
 
     count = 0
 
-    def take(self, i):
-        raise NotImplementedError
-
-    def is_down(self, i):
-        raise NotImplementedError
-
 
 class Clock:
-    """Monotonic milliseconds (wrapping like ``time.ticks_ms``) and wall time."""
-
-    def ticks_ms(self):
-        raise NotImplementedError
-
-    def ticks_diff(self, a, b):
-        raise NotImplementedError
-
-    def unix_time(self):
-        raise NotImplementedError
-
-    def set_unix_time(self, t):
-        raise NotImplementedError
+    """Monotonic milliseconds (wrapping like ``time.ticks_ms``) and wall time: ``ticks_ms()``,
+    ``ticks_diff(a, b)`` (``a - b`` across the wrap), ``unix_time()`` (seconds) and
+    ``set_unix_time(t)``."""
 
 
 class Random:
-    """The hardware random source. Tests inject a deterministic one."""
-
-    def urandom(self, n):
-        raise NotImplementedError
+    """The hardware random source: ``urandom(n)`` returns ``n`` random bytes. Tests inject a
+    deterministic one."""
 
     def ready(self):
         """True when ``urandom`` is a true RNG. On the ESP32 that needs the radio on (BLE
@@ -83,12 +63,10 @@ class Random:
 
 
 class Storage:
-    """Where the journal lives: ``root`` is a mounted littlefs directory (``/flash`` style)."""
+    """Where the journal lives: ``root`` is a mounted littlefs directory (``/flash`` style);
+    ``ok()`` is False when it could not be mounted."""
 
     root = ""
-
-    def ok(self):
-        raise NotImplementedError
 
 
 class Radio:
@@ -96,20 +74,11 @@ class Radio:
     ``send(frame)`` queues one frame; ``recv()`` returns the next received frame or None;
     ``event`` is an ``asyncio.ThreadSafeFlag``-like flag set when something arrived."""
 
-    def send(self, frame):
-        raise NotImplementedError
-
-    def recv(self):
-        raise NotImplementedError
-
 
 class Battery:
     """The cell of the battery option (hardware/board.json ``battery``). ``read_mv()`` is its
     voltage in millivolts: several ADC samples averaged, the divider undone. A board without
     the battery option has no ``Battery`` (``Hardware.battery`` is None)."""
-
-    def read_mv(self):
-        raise NotImplementedError
 
 
 class Sleep:
@@ -117,18 +86,12 @@ class Sleep:
     sleep on the ESP32: RAM, the radio's connection and the timers kept) and returns when it
     is over; the caller decides when that is safe (idle mode, ``app.power``)."""
 
-    def nap(self, ms):
-        raise NotImplementedError
-
 
 class Watchdog:
     """The hardware watchdog (``machine.WDT``), armed by ``Hardware.watchdog(timeout_ms)``:
     once armed it cannot be stopped; ``feed()`` restarts its timeout, and a board not fed
     within it resets (``reset_cause()`` then says ``CAUSE_WATCHDOG``). Only the supervisor
     (``app.supervisor``) feeds it."""
-
-    def feed(self):
-        raise NotImplementedError
 
 
 class Hardware:

@@ -43,14 +43,14 @@ _ACCEPT_BELOW = const(252)
 _BLOCK = const(64)  # SHA-256 block size, for HMAC's key pads
 _MSG_LEN = const(28)  # match id 8 + player seed 16 + counter 4
 
-COMMIT_TAG = b"smartgammon-commit-v1"
-PLAYER_TAG = b"smartgammon-player-v1"
-SEED_TAG = b"smartgammon-seed-v2"
+_COMMIT_TAG = const(b"smartgammon-commit-v1")
+_PLAYER_TAG = const(b"smartgammon-player-v1")
+_SEED_TAG = const(b"smartgammon-seed-v2")
 
 # Who gave a player-seed contribution (record SEED_PART, docs/dice.md)
 SRC_HOST = const(1)  # a paired host over the link (16 random bytes, or a phrase's hash)
 SRC_BUTTONS = const(2)  # button timing at the board (closes the contributions)
-MAX_PARTS = const(8)  # contributions per match
+_MAX_PARTS = const(8)  # contributions per match
 
 NO_PLAYER_SEED = bytes(PLAYER_SEED_LEN)
 
@@ -61,12 +61,12 @@ def _check_len(name, value, n):
 
 
 class SeedMixer:
-    """The player seed of a commit-first match: ``SHA-256(SEED_TAG || src1(1) || part1(16) ||
+    """The player seed of a commit-first match: ``SHA-256(_SEED_TAG || src1(1) || part1(16) ||
     src2(1) || part2(16) ...)[:16]`` over the contributions in journal order; none at all
     gives 16 zero bytes (the board alone chose the dice)."""
 
     def __init__(self):
-        self._h = hashlib.sha256(SEED_TAG)
+        self._h = hashlib.sha256(_SEED_TAG)
         self.count = 0
         self.closed = False  # button timing is in: no more contributions
 
@@ -76,7 +76,7 @@ class SeedMixer:
         if source != SRC_HOST and source != SRC_BUTTONS:
             raise ValueError("unknown player seed source %r" % (source,))
         _check_len("player seed part", part, PLAYER_SEED_LEN)
-        if self.count >= MAX_PARTS:
+        if self.count >= _MAX_PARTS:
             raise ValueError("too many player seed contributions")
         self._h.update(bytes((source,)))
         self._h.update(part)
@@ -151,10 +151,10 @@ def hmac_sha256(key, msg):
 
 
 def commitment(match_id, board_seed):
-    """``SHA-256(COMMIT_TAG || match_id || board_seed)``: published before the first throw."""
+    """``SHA-256(_COMMIT_TAG || match_id || board_seed)``: published before the first throw."""
     _check_len("match id", match_id, MATCH_ID_LEN)
     _check_len("board seed", board_seed, BOARD_SEED_LEN)
-    h = hashlib.sha256(COMMIT_TAG)
+    h = hashlib.sha256(_COMMIT_TAG)
     h.update(match_id)
     h.update(board_seed)
     return h.digest()
@@ -162,10 +162,10 @@ def commitment(match_id, board_seed):
 
 def player_seed_from_text(text):
     """The 16-byte player seed for a phrase typed in the host tool:
-    ``SHA-256(PLAYER_TAG || utf-8 text)[:16]``. Any text works, including an empty one."""
+    ``SHA-256(_PLAYER_TAG || utf-8 text)[:16]``. Any text works, including an empty one."""
     if isinstance(text, str):
         text = text.encode("utf-8")
-    h = hashlib.sha256(PLAYER_TAG)
+    h = hashlib.sha256(_PLAYER_TAG)
     h.update(text)
     return h.digest()[:PLAYER_SEED_LEN]
 

@@ -33,21 +33,21 @@ from bg.dice import (
     commitment,
 )
 
-TIMING_TAG = b"smartgammon-timing-v1"
-SECRET_MAGIC = b"SGD1"
+_TIMING_TAG = const(b"smartgammon-timing-v1")
+_SECRET_MAGIC = const(b"SGD1")
 SECRET_LEN = const(48)  # magic 4 + match id 8 + board seed 32 + check 4
 
 
 class TimingMixer:
     """Player seed from button timing: every press's timestamp (microseconds, any wrap) goes
-    into SHA-256; ``digest()`` gives ``SHA-256(TIMING_TAG || t1(4) || t2(4) ...)[:16]``.
+    into SHA-256; ``digest()`` gives ``SHA-256(_TIMING_TAG || t1(4) || t2(4) ...)[:16]``.
 
     Human timing jitter at microsecond resolution is unpredictable to the board's firmware
     author (not to the firmware itself: see docs/dice.md, threat model).
     """
 
     def __init__(self):
-        self._h = hashlib.sha256(TIMING_TAG)
+        self._h = hashlib.sha256(_TIMING_TAG)
         self.count = 0
         self._word = bytearray(4)
 
@@ -250,13 +250,13 @@ def pack_secret(match_id, board_seed):
     SHA-256(first 44 bytes)[:4]``."""
     _check_len("match id", match_id, MATCH_ID_LEN)
     _check_len("board seed", board_seed, BOARD_SEED_LEN)
-    body = SECRET_MAGIC + bytes(match_id) + bytes(board_seed)
+    body = _SECRET_MAGIC + bytes(match_id) + bytes(board_seed)
     return body + _check4(body)
 
 
 def unpack_secret(data):
     """``(match_id, board_seed)`` from seed-file bytes; ValueError if torn or foreign."""
-    if len(data) != SECRET_LEN or bytes(data[0:4]) != SECRET_MAGIC:
+    if len(data) != SECRET_LEN or bytes(data[0:4]) != _SECRET_MAGIC:
         raise ValueError("not a dice seed file")
     body = bytes(data[0:44])
     if _check4(body) != bytes(data[44:48]):

@@ -41,10 +41,10 @@ NONE = const(255)  # "no LED / no row" in the byte tables
 
 # LED kinds (led_kind table)
 LED_POINT = const(0)
-LED_BAR = const(1)
-LED_TRAY = const(2)
-LED_TURN = const(3)
-LED_CUBE_OWNER = const(4)
+_LED_BAR = const(1)
+_LED_TRAY = const(2)
+_LED_TURN = const(3)
+_LED_CUBE_OWNER = const(4)
 LED_CUBE_VALUE = const(5)
 LED_DIE = const(6)
 
@@ -63,11 +63,6 @@ def row_of(kind, index):
             raise ValueError("board.json: " + kind + " index must be 0 or 1, got %r" % (index,))
         return (ROW_BAR0 if kind == "bar" else ROW_TRAY0) + index
     raise ValueError("board.json: unknown sensor kind %r" % (kind,))
-
-
-def point_row(p):
-    """Row of board point ``p`` (1..24)."""
-    return p - 1
 
 
 class Board:
@@ -124,7 +119,6 @@ class Board:
     buttons_active_low: bool
     pins: dict
     spi: dict
-    power: dict
     idle: dict
     battery: "dict | None"
     battery_mv: "list[int] | None"  # array("H"), rising

@@ -78,8 +78,7 @@ def fill(b, desc):
     b.debounce_scans = _int(fw, "debounce_scans", "firmware", 1, 50)
     b.button_debounce_ms = _int(fw, "button_debounce_ms", "firmware", 0, 500)
     power = _need(desc, "power", "board")
-    b.checkers_per_side = _int(power, "checkers_per_side", "power", 1, 15)
-    b.power = power
+    b.checkers_per_side = _int(power, "checkers_per_side", "power", 1, 15)  # the section goes
     b.name = desc.get("name", "")
     _idle(b, desc.get("idle"))
     _battery(b, desc.get("battery"))
