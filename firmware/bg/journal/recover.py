@@ -186,19 +186,28 @@ def begin_match(j, fields, seed):
         if j.active == bytes(mid):
             raise ValueError("match id already in use")
         j.abandon_match()
-    if _exists(j._path(mid, ".m")):
+    pm = j._path(mid, ".m")
+    ps = j._path(mid, ".s")  # (made before any file is: the clean-up below allocates nothing)
+    if _exists(pm):
         raise ValueError("match id already in use")
     try:
         c = record.crc16(seed)
-        j._write_atomic(j._path(mid, ".s"), bytes(seed) + bytes((c >> 8, c & 255)))
-        with open(j._path(mid, ".m"), "wb") as f:
+        j._write_atomic(ps, bytes(seed) + bytes((c >> 8, c & 255)))
+        with open(pm, "wb") as f:
             f.write(rec)
             f.flush()
         j._write_atomic(j.dir + "/active", _hexid(mid).encode())
+    except MemoryError:
+        # A heap too fragmented for a write: no half-started match either, so that the
+        # caller's retry (app.journal_policy gives back its reserve) starts it cleanly
+        # instead of finding its own file ("match id already in use")
+        j._remove_quiet(pm)
+        j._remove_quiet(ps)
+        raise
     except OSError as e:
         # Leave no half-started match behind (open() would drop it anyway).
-        j._remove_quiet(j._path(mid, ".m"))
-        j._remove_quiet(j._path(mid, ".s"))
+        j._remove_quiet(pm)
+        j._remove_quiet(ps)
         j._fail(e, "begin match")
     j.active = bytes(mid)
     j.finished = False
