@@ -12,6 +12,7 @@ from bg import board, record
 from bg import engine as movegen
 from bg import link as P
 from bg import match as bgmatch
+from bg.link import decide as D
 from export_helpers import MatchWriter, random_match
 from gammon import analyze
 from gammon.brain import Brain, Follow
@@ -245,7 +246,7 @@ class _Client:
 
     def decide(self, kind, body=b""):
         b = self.b
-        if kind == P.DEC_HELLO:
+        if kind == D.DEC_HELLO:
             b.hellos += 1
             assert body[0] == 1 and body[1:] == b"gnubg 0-ply"
             return b"\x00"
@@ -309,7 +310,7 @@ def test_the_player_sends_a_decision_at_each_of_the_computers_turns():
         d = Brain(1).decide(f)
         if d is not None and i + 1 >= b.shown:  # from the copy the host fetched on
             want.append(d)
-    plays = [d for d in b.decisions if d[0] == P.DEC_PLAY]
+    plays = [d for d in b.decisions if d[0] == D.DEC_PLAY]
     assert len(plays) == len([d for d in want if d[0] == "play"]) > 5
     for (_kind, body), d in zip(plays, [d for d in want if d[0] == "play"]):
         assert body[:2] == d[1].to_bytes(2, "little") and tuple(body[2:]) == d[2]

@@ -1,5 +1,5 @@
 """Link requests of an authenticated session: list, fetch/ack/cancel, delete, watch, reveal,
-set clock, rename, unpair, hosts, player seed, crash log, a decision for the computer.
+set clock, rename, unpair, hosts, player seed, crash log (a decision for the computer: ``bg.link.decide``).
 
 Functions ``f(session, frame)`` dispatched by ``bg.link.session``; each checks everything
 before it changes anything (a delete of several matches is all-or-nothing).
@@ -11,9 +11,6 @@ import struct
 from micropython import const
 
 from bg.link import (
-    DEC_CUBE,
-    DEC_HELLO,
-    DEC_PLAY,
     DIGEST_LEN,
     E_STATE,
     ID_LEN,
@@ -21,7 +18,6 @@ from bg.link import (
     MAX_DELETE,
     REQ_CANCEL,
     REQ_CRASH_LOG,
-    REQ_DECIDE,
     REQ_DELETE,
     REQ_FETCH,
     REQ_HOSTS,
@@ -236,43 +232,3 @@ def crash_log(s, fr):
     if len(fr.payload) != 1:
         raise ValueError("crash log needs a start index (u8)")
     s._reply(RSP | REQ_CRASH_LOG, s.board.store.crash_log(fr.payload[0]))
-
-
-def decide(s, fr):
-    """A host decides for the board's computer (``gammon play``; docs/protocol.md "DECIDE"):
-    HELLO names the side and the strength, PLAY gives the turn's play, CUBE a cube answer.
-    The board checks each against the match (``Board.brain``: the app's controller) and
-    refuses (E_STATE, why) what is not the computer's to do now; nothing changes then."""
-    p = fr.payload
-    b = s.board.brain
-    if not p:
-        raise ValueError("decide needs a kind")
-    k = p[0]
-    n = len(p)
-    if k == DEC_HELLO:
-        if n < 3 or n > 18 or p[1] > 1:
-            raise ValueError("hello needs a side (0/1) and a strength of 1..16 bytes")
-        name = bytes(p[2:]).decode()  # UnicodeError is a ValueError: E_PAYLOAD
-    elif k == DEC_PLAY:
-        if n < 3 or n > 11 or n % 2 == 0:
-            raise ValueError("play needs a turn (u16) and 0..4 steps (from, to)")
-        for i in range(3, n, 2):
-            if not (0 < p[i] <= 25 and p[i + 1] < p[i]):
-                raise ValueError("bad step %d/%d" % (p[i], p[i + 1]))
-    elif k == DEC_CUBE:
-        if n != 4 or p[3] > 1:
-            raise ValueError("cube needs a turn (u16) and yes/no (u8)")
-    else:
-        raise ValueError("unknown decision kind %d" % k)
-    if b is None:
-        return s._error(E_STATE, fr.type, fr.seq, 0, "this board takes no decisions from a host")
-    now = s.board.clock.ticks_ms()
-    if k == DEC_HELLO:
-        err = b.brain_hello(p[1], name, now)
-    elif k == DEC_PLAY:
-        err = b.brain_play(p[1] | (p[2] << 8), tuple(p[3:]), now)
-    else:
-        err = b.brain_cube(p[1] | (p[2] << 8), p[3] == 1, now)
-    if err is not None:
-        return s._error(E_STATE, fr.type, fr.seq, 0, err)
-    s._reply(RSP | REQ_DECIDE, bytes(p[:1]))

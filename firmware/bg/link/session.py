@@ -282,7 +282,7 @@ _HANDLERS = {
     REQ_FW_CHUNK: (2, "chunk", True),
     REQ_FW_COMMIT: (2, "commit", True),
     REQ_CRASH_LOG: (1, "crash_log", True),
-    REQ_DECIDE: (1, "decide", True),
+    REQ_DECIDE: (3, "decide", True),  # bg.link.decide: gammon play's only
 }
 
 
@@ -306,6 +306,8 @@ def _handler(h):
         from bg.link import auth as mod
     elif h[0] == 2:
         from bg.link import fwupdate as mod
+    elif h[0] == 3:
+        from bg.link import decide as mod
     else:
         from bg.link import requests as mod
     return getattr(mod, h[1])

@@ -23,6 +23,7 @@ import time
 
 from bg import link as P
 from bg import notation, record
+from bg.link import decide as D
 from bg.match import F_MATCH_OVER
 
 from gammon.brain import CUBE, MAX_PLIES, Brain, Follow
@@ -35,7 +36,7 @@ RETRY_S = (1.0, 2.0, 4.0, 8.0)  # waits between reconnection attempts (the last 
 
 def _hello(client, brain):
     try:
-        client.decide(P.DEC_HELLO, bytes([brain.side]) + brain.name.encode())
+        client.decide(D.DEC_HELLO, bytes([brain.side]) + brain.name.encode())
     except LinkError as e:
         if e.code == P.E_STATE:
             raise UserError("the board refused: %s (start gammon play between matches)" % e) from None
@@ -114,10 +115,10 @@ class Player:
         kind, turn, value = d
         if kind == CUBE:
             body = struct.pack("<HB", turn, 1 if value else 0)
-            code = P.DEC_CUBE
+            code = D.DEC_CUBE
         else:
             body = struct.pack("<H", turn) + bytes(value)
-            code = P.DEC_PLAY
+            code = D.DEC_PLAY
         line = _text(self.brain, f, d)
         try:
             self.client.decide(code, body)

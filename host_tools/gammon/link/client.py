@@ -329,8 +329,8 @@ class Client:
                 self.pending.extend(self.host.feed(data))
 
     def decide(self, kind, body=b""):
-        """A decision for the board's computer (DECIDE, docs/protocol.md): ``P.DEC_HELLO``
-        with side + strength, ``P.DEC_PLAY`` with turn + steps, ``P.DEC_CUBE`` with turn +
+        """A decision for the board's computer (DECIDE, docs/protocol.md): ``bg.link.decide.DEC_HELLO``
+        with side + strength, ``DEC_PLAY`` with turn + steps, ``DEC_CUBE`` with turn +
         yes. ``LinkError`` (E_STATE, the board's reason) when it is not the computer's now."""
         return self.call(P.REQ_DECIDE, bytes([kind]) + bytes(body))
 
