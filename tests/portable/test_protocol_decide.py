@@ -1,4 +1,4 @@
-"""DECIDE (``bg.link.requests.decide``): a host decides for the board's computer (``gammon
+"""DECIDE (``bg.link.decide.decide``): a host decides for the board's computer (``gammon
 play``). Every malformed frame is refused with E_PAYLOAD before the board's brain hears of it;
 a board without a brain refuses with E_STATE; the brain's refusal comes back as E_STATE with
 its reason; an accepted decision echoes its kind. The brain here is a recorder (the controller

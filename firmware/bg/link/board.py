@@ -117,7 +117,7 @@ class Board:
         # battery() -> (mV, percent, state) for INFO (bg.link.info; set by the app's power
         # module); None: the board reports no battery block
         self.battery = None
-        # the computer's decisions from a host (DECIDE, bg.link.requests.decide): an object
+        # the computer's decisions from a host (DECIDE, bg.link.decide): an object
         # with brain_hello(side, name, now), brain_play(turn, steps, now) and
         # brain_cube(turn, yes, now), each returning None or why not (set by the app; None:
         # refused)
