@@ -146,13 +146,19 @@ print(games, heap[0], heap[-1], max(heap), first, last, c.score[0], c.score[1])
 """
 
 
-def _run_cvc(argv, firmware):
+def _mpy(argv, firmware, code, timeout):
+    """Run ``code`` on a MicroPython binary (``argv``) with the firmware and the controller's
+    test helpers on its path; its output's numbers."""
     path = (firmware, str(ROOT / "tests" / "portable"))
     env = dict(os.environ, MICROPYPATH=":".join(path))
-    r = subprocess.run(argv + ["-c", _CVC_CODE], capture_output=True, text=True, env=env, timeout=1800)
+    r = subprocess.run(argv + ["-c", code], capture_output=True, text=True, env=env, timeout=timeout)
     if r.returncode:
         raise RuntimeError(r.stdout + r.stderr)
-    games, h0, h1, hmax, first10, last10, s0, s1 = (int(x) for x in r.stdout.split())
+    return (int(x) for x in r.stdout.split())
+
+
+def _run_cvc(argv, firmware):
+    games, h0, h1, hmax, first10, last10, s0, s1 = _mpy(argv, firmware, _CVC_CODE, 1800)
     return {
         "games": games,
         "points_won": [s0, s1],
@@ -166,12 +172,7 @@ def _run_cvc(argv, firmware):
 
 
 def _run(argv, firmware):
-    path = (firmware, str(ROOT / "tests" / "portable"))
-    env = dict(os.environ, MICROPYPATH=":".join(path))
-    r = subprocess.run(argv + ["-c", _CODE], capture_output=True, text=True, env=env, timeout=900)
-    if r.returncode:
-        raise RuntimeError(r.stdout + r.stderr)
-    n, med, worst, h0, h1, hmax = (int(x) for x in r.stdout.split())
+    n, med, worst, h0, h1, hmax = _mpy(argv, firmware, _CODE, 900)
     return {
         "computer_moves": n,
         "move_median_ms": round(med / 1000, 1),

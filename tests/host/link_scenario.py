@@ -5,6 +5,7 @@ assertions over TCP, the serial line and BLE."""
 import hashlib
 import os
 import socket
+import time
 
 import pytest
 from bg import link as P
@@ -92,3 +93,33 @@ def stranger_refused_then_backs_off(c):
         c.authenticate(b"STRANGER", os.urandom(32))
     assert e.value.code == P.E_BACKOFF and e.value.retry_ms > 0
     return e.value.retry_ms
+
+
+def pair_with_buttons(sim, address, host_name):
+    """Pair ``host_name`` with the running simulator ``sim`` as its owner does: both ROLL
+    buttons held open the pairing window; once the board shows the host's number (its
+    console), a ROLL press confirms it."""
+    from gammon import link as L
+
+    names = [b["name"] for b in sim.board["buttons"]]
+    a, b = names.index("roll0"), names.index("roll1")
+    sim.button(a, 1)
+    sim.button(b, 1)
+    time.sleep(1.2)  # both ROLL buttons held: the pairing window
+    sim.button(a, 0)
+    sim.button(b, 0)
+
+    def code(value):
+        end = time.monotonic() + 10
+        while time.monotonic() < end:
+            codes = [x.split()[-1] for x in sim.log if x.startswith("pairing code: ")]
+            if codes and codes[-1] == value:
+                time.sleep(0.3)
+                sim.button(a, 1)  # the owner presses ROLL: the numbers agree
+                time.sleep(0.15)
+                sim.button(a, 0)
+                return
+            time.sleep(0.05)
+        raise AssertionError("no pairing code shown")
+
+    L.pair(address, code, host_name=host_name)

@@ -32,28 +32,7 @@ from gammon.commands.play import Player  # noqa: E402
 
 
 def _pair(sim, address):
-    names = [b["name"] for b in sim.board["buttons"]]
-    a, b = names.index("roll0"), names.index("roll1")
-    sim.button(a, 1)
-    sim.button(b, 1)
-    time.sleep(1.2)  # both ROLL buttons held: the pairing window
-    sim.button(a, 0)
-    sim.button(b, 0)
-
-    def code(value):
-        end = time.monotonic() + 10
-        while time.monotonic() < end:
-            codes = [x.split()[-1] for x in sim.log if x.startswith("pairing code: ")]
-            if codes and codes[-1] == value:
-                time.sleep(0.3)
-                sim.button(a, 1)  # the owner presses ROLL: the numbers agree
-                time.sleep(0.15)
-                sim.button(a, 0)
-                return
-            time.sleep(0.05)
-        raise AssertionError("no pairing code shown")
-
-    L.pair(address, code, host_name="player")
+    S.pair_with_buttons(sim, address, "player")
 
 
 class _Recorder(Player):
