@@ -220,6 +220,8 @@ class State:
             fair = Fairness(self.match_id, board_seed, self.player_seed, self.throws, False, self.seed_parts)
             if fair.commitment != self.commitment:
                 raise ValueError("dice seed does not match the journal's commitment")
+            if self.game_no:
+                fair.fix()  # the first game starts on the fixed seed: cut before its throw
             self.fair = fair
             self.cup = Cup(fair)
         self._track(0)

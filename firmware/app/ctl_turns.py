@@ -8,7 +8,7 @@ through the state's fold (``self.mt``): no rule is repeated here."""
 from app import ctl_defs as D
 from app.ctl_state import State
 from bg import record as R
-from bg.match import F_ENDED, F_RESIGNING
+from bg.match import F_AWAIT, F_ENDED, F_GAME_OVER, F_RESIGNING
 from bg.recognize import AMBIGUOUS as R_AMBIGUOUS
 from bg.recognize import ILLEGAL as R_ILLEGAL
 from bg.recognize import LIFTED as R_LIFTED
@@ -212,21 +212,37 @@ class Turns(State):
             # a flag fall loses the match (money play: the game at the current stake)
             points = mt.time_points(winner)
         self._emit(R.GAME_END, (winner, points, kind, reason))
-        if reason == R.END_TIME or mt.is_over():
-            w = winner if reason == R.END_TIME else mt.match_winner()
-            self._emit(R.MATCH_END, (w, self.score[0], self.score[1]))
-            if self.fair is not None:
-                self.fair.end_match()
-                self._emit(R.SEED_REVEAL, (self.fair.reveal(),))
+        self._match_over()
+
+    def _match_over(self):
+        """After a GAME_END: the match's end when that game decided it (a flag fall, or the
+        score reached the length)."""
+        mt = self.mt
+        res = mt.result
+        if res is not None and (res[3] == R.END_TIME or mt.is_over()):
+            self._end_match(res[0] if res[3] == R.END_TIME else mt.match_winner())
+
+    def _end_match(self, winner):
+        self._emit(R.MATCH_END, (winner, self.score[0], self.score[1]))
+        if self.fair is not None:
+            self.fair.end_match()
+            self._emit(R.SEED_REVEAL, (self.fair.reveal(),))
 
     def resume(self, actions, board_seed=None):
         """``State.resume``, then what a power cut between two records of one press left
         open: a drop or an accepted resignation without its GAME_END gets it now (the fold
-        already scored it); a RESIGN without its answer is offered again to the opponent."""
+        already scored it), so does the play that bore off the last checker; a GAME_END that
+        decided the match gets its MATCH_END; a RESIGN without its answer is offered again
+        to the opponent."""
         State.resume(self, actions, board_seed)
         mt = self.mt
+        lp = self.last_play
         if mt.phase == F_ENDED:
             self._end_decided()
+        elif mt.phase == F_AWAIT and lp is not None and self.rules.game_result(self.pos, lp[0]):
+            self._after_play(lp[0])
+        elif mt.phase == F_GAME_OVER:
+            self._match_over()
         elif mt.phase == F_RESIGNING:
             self._prev_phase = self.phase
             self.phase = D.RESIGNING
@@ -255,10 +271,6 @@ class Turns(State):
         """Money play has no natural end: the players end the session (both CUBE buttons
         held, see app.main) between games."""
         if self.phase == D.GAME_OVER and not self.settings.length:
-            w = 0 if self.score[0] >= self.score[1] else 1
-            self._emit(R.MATCH_END, (w, self.score[0], self.score[1]))
-            if self.fair is not None:
-                self.fair.end_match()
-                self._emit(R.SEED_REVEAL, (self.fair.reveal(),))
+            self._end_match(0 if self.score[0] >= self.score[1] else 1)
             return True
         return False

@@ -406,13 +406,13 @@ class Opponent:
                 ctl._emit(R.TAKE, (me,))
             else:
                 ctl._emit(R.DROP, (me,))
-                ctl._end_game(side, ctl.cube, 1, R.END_DROP)
+                ctl._end_decided()
             return True
         if ph == D.RESIGNING and side != comp:
-            v = ctl.resign_value
-            ctl._emit(R.RESIGN, (side, v))
+            # an offer resumed after a power cut is journaled already: only its answer is new
+            ctl._record_resign()
             ctl._emit(R.RESIGN_ACCEPT, (comp,))
-            ctl._end_game(comp, ctl._points(v), v, R.END_RESIGN)
+            ctl._end_decided()
             return True
         if ph == D.ILLEGAL and side != comp:
             ctl.phase = D.MOVING  # the computer insists on a legal play

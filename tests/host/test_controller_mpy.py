@@ -43,6 +43,9 @@ MODULES = [
     ("test_controller_opponent", 12, "216k", "68k"),
     # a host deciding for the computer (gammon play): waits, refusals, timeouts, the cube
     ("test_opponent_host", 7, "216k", "68k"),
+    # a power cut at every record boundary of whole matches against the computer (pubeval, and
+    # a host deciding through DECIDE): the resumed board reaches the live board's state
+    ("test_power_cut_computer", 3, "216k", "68k"),
     # the battery on the LEDs: the gauge on request, the low warning, the critical frame, idle
     # (needs 208k / 52k, session 7)
     ("test_view_battery", 4, "216k"),
