@@ -97,16 +97,20 @@ class Leds(hal.Leds):
 
 
 class Buttons(hal.Buttons):
-    """Active-low buttons with IRQ press counters. The handler allocates nothing: it reads
-    ``ticks_ms`` (a small int), compares with the last accepted edge and bumps a bytearray."""
+    """Active-low buttons, debounced by level. A falling edge (IRQ) only arms the button and
+    restarts its dead time; the press counts when ``take`` finds the dead time over and the
+    pin still down. A contact bounces on release too: those edges arm it, but the pin reads
+    up once the dead time is over, so a bouncing release never counts. The handler allocates
+    nothing: it stores ``ticks_ms`` (a small int) in a list and sets a flag in a bytearray."""
 
     def __init__(self, board):
         self.count = len(board.buttons)
         self._pins = []
         self._presses = bytearray(self.count)
+        self._armed = bytearray(self.count)
         self._dead = board.button_debounce_ms
-        # "last accepted press" starts one dead time ago, so a press right after boot counts
-        self._last = [time.ticks_add(time.ticks_ms(), -self._dead)] * self.count
+        self._edge = [time.ticks_ms()] * self.count  # the latest edge of an armed button
+        self._last = [time.ticks_ms()] * self.count
         self._low = board.buttons_active_low
         for i in range(self.count):
             pin = Pin(board.buttons[i][3], Pin.IN, Pin.PULL_UP if self._low else Pin.PULL_DOWN)
@@ -115,20 +119,29 @@ class Buttons(hal.Buttons):
 
     def _handler(self, i):
         # one closure per button, made at construction; the IRQ itself allocates nothing
-        presses = self._presses
-        last = self._last
-        dead = self._dead
+        armed = self._armed
+        edge = self._edge
 
         def irq(_pin):
-            now = time.ticks_ms()
-            if time.ticks_diff(now, last[i]) >= dead:
-                last[i] = now
-                if presses[i] < 255:
-                    presses[i] += 1
+            edge[i] = time.ticks_ms()
+            armed[i] = 1
 
         return irq
 
+    def _settle(self, i):
+        """Count button ``i``'s press if its last edge is a dead time old and it is still down."""
+        state = machine.disable_irq()  # an edge landing between the reads restarts the wait
+        armed, edge = self._armed[i], self._edge[i]
+        if armed and time.ticks_diff(time.ticks_ms(), edge) >= self._dead:
+            self._armed[i] = 0
+            if self.is_down(i):
+                self._last[i] = edge
+                if self._presses[i] < 255:
+                    self._presses[i] += 1
+        machine.enable_irq(state)
+
     def take(self, i):
+        self._settle(i)
         state = machine.disable_irq()  # read-and-clear must not lose a press landing between
         n = self._presses[i]
         self._presses[i] = 0

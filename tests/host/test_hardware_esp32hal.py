@@ -198,18 +198,72 @@ def test_leds_buffer_is_the_drivers(esp32):
     assert len(hw.leds.buf) == 3 * esp32.board.nleds
 
 
-def test_button_irq_counts_presses_with_dead_time(esp32):
-    b, hw = esp32.board, esp32.hw
+def _bouncing(esp32, i, script, scan_ms=5):
+    """Drive button ``i``'s pin through ``script`` = [(ms, level)] (a contact that bounces:
+    every high-to-low step calls the IRQ handler as the ESP32 does on a falling edge) while
+    the app polls ``take`` every ``scan_ms`` (board.json's 200 Hz scan); the presses seen."""
+    pin = esp32.pins[esp32.board.buttons[i][3]]
+    seen = 0
+    for ms, level in script:
+        while esp32.now[0] + scan_ms <= ms:  # the scans until this step
+            esp32.now[0] += scan_ms
+            seen += esp32.hw.buttons.take(i)
+        esp32.now[0] = ms
+        if pin.level == 1 and level == 0:
+            pin.level = 0
+            pin.handler(pin)
+        pin.level = level
+    for _ in range(40):  # 200 ms of scans after the script
+        esp32.now[0] += scan_ms
+        seen += esp32.hw.buttons.take(i)
+    return seen
+
+
+def _bounce(t0, level, n=6, step=0.7):
+    """A contact closing (level 0) or opening (level 1) at ``t0``: ``n`` bounces ``step`` ms
+    apart, then ``level`` for good."""
+    out = [(t0 + k * step, level if k % 2 == 0 else 1 - level) for k in range(n)]
+    return out + [(t0 + n * step, level)]
+
+
+def test_button_counts_a_bouncing_press_once_and_a_bouncing_release_never(esp32):
+    b = esp32.board
     i = b.button_index("roll", 1)
+    t = esp32.now[0] + 100
+    # press bounces for 4 ms, held 200 ms, release bounces for 4 ms with falling edges
+    script = _bounce(t, 0) + _bounce(t + 200, 1)
+    assert _bouncing(esp32, i, script) == 1
+    assert not esp32.hw.buttons.is_down(i)
+    # a release that bounces 10 ms later than the press's dead time: still one press
+    t = esp32.now[0] + 100
+    assert _bouncing(esp32, i, _bounce(t, 0) + _bounce(t + b.button_debounce_ms + 10, 1, n=12)) == 1
+    # two real presses 150 ms apart: two
+    t = esp32.now[0] + 100
+    script = _bounce(t, 0) + _bounce(t + 60, 1) + _bounce(t + 150, 0) + _bounce(t + 210, 1)
+    assert _bouncing(esp32, i, script) == 2
+    # a 3 ms glitch to ground (a spark, a cable touched): the pin is up after the dead time
+    t = esp32.now[0] + 100
+    assert _bouncing(esp32, i, [(t, 0), (t + 3, 1)]) == 0
+    # a tap shorter than the dead time does not count either (the rule: still down after it)
+    t = esp32.now[0] + 100
+    assert _bouncing(esp32, i, _bounce(t, 0) + _bounce(t + b.button_debounce_ms - 10, 1)) == 0
+    # held: counted once, while it is down
+    t = esp32.now[0] + 100
     pin = esp32.pins[b.buttons[i][3]]
-    pin.handler(pin)
-    esp32.now[0] += 5
-    pin.handler(pin)  # bounce inside the dead time: ignored
-    esp32.now[0] += b.button_debounce_ms + 1
-    pin.handler(pin)
-    assert hw.buttons.take(i) == 2 and hw.buttons.take(i) == 0
-    pin.level = 0
-    assert hw.buttons.is_down(i)
+    assert _bouncing(esp32, i, _bounce(t, 0)) == 1 and esp32.hw.buttons.is_down(i)
+    assert esp32.hw.buttons.down_since(i) == pytest.approx(t + 6 * 0.7)
+    pin.level = 1
+
+
+def test_button_release_bounce_alone_counted_twice_before_the_fix(esp32):
+    # the old rule (any falling edge a dead time after the last accepted one is a press)
+    # counted a release whose bounces outlast the dead time; the level rule does not
+    b = esp32.board
+    i = b.button_index("cube", 0)
+    t = esp32.now[0] + 100
+    script = _bounce(t, 0) + _bounce(t + 100, 1, n=4, step=1) + [(t + 100 + b.button_debounce_ms + 2, 0)]
+    script += [(t + 100 + b.button_debounce_ms + 3, 1)]
+    assert _bouncing(esp32, i, script) == 1
 
 
 def test_clock_and_random(esp32):
