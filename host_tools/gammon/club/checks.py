@@ -1,0 +1,112 @@
+"""What the club accepts: a match or a live event is decoded by ``bg.record``, replayed by the
+rules' one fold (``gammon.model``, over ``bg.match.Fold``) and, for a finished match, its dice
+verified by ``gammon verify``'s own logic (``gammon.commands.dice``: the commitment, the order
+of the seed parts, every throw) before anything is stored. Anything else raises
+:class:`Refused` with one line saying why.
+"""
+
+import hashlib
+
+from bg import dice, record
+
+from gammon import model
+from gammon.commands import dice as verify
+
+
+class Refused(ValueError):
+    """A push the club does not store: ``status`` is the HTTP status to answer with."""
+
+    def __init__(self, msg, status=422):
+        ValueError.__init__(self, msg)
+        self.status = status
+
+
+def replay(data, what="match"):
+    """``model.load_match`` of bytes that must be whole: Refused on damage or a broken rule."""
+    try:
+        m = model.load_match(data)
+    except ValueError as e:
+        raise Refused("the %s does not replay: %s" % (what, e)) from None
+    if m.note:
+        raise Refused("the %s is damaged: %s" % (what, m.note))
+    if len(model.split_matches(data)) != 1:
+        raise Refused("the %s holds more than one match" % what)
+    return m
+
+
+def dice_verdict(data):
+    """``gammon verify`` over one match's bytes: ``(ok, text)``; ``ok`` None while the board seed
+    is unrevealed (the match is live), False when the record order or a throw fails."""
+    try:
+        (v,) = verify.matches_from_journal(bytes(data), "pushed match")
+    except ValueError as e:
+        return False, str(e)
+    if v.order_error:
+        return False, "the record order proves nothing: " + v.order_error
+    if v.board_seed is None:
+        return None, "not yet: the board seed is revealed at the end of the match"
+    ok, _idx, msg = dice.verify_transcript(v.match_id, v.commitment, v.board_seed, v.player_seed, v.throws)
+    return bool(ok), "%s (%s)" % (msg, v.contributions())
+
+
+def check_finished(data):
+    """A finished match's ``(model.Match, verdict text)``; Refused unless it replays whole, the
+    board has revealed its seed and every throw verifies."""
+    data = bytes(data)
+    m = replay(data)
+    ok, text = dice_verdict(data)
+    if ok is None:
+        raise Refused("the match is not finished (its dice cannot be verified yet): push it live instead")
+    if not ok:
+        raise Refused("the dice do not verify: " + text)
+    return m, text
+
+
+def check_live(data):
+    """A live match's bytes so far: the replay (``model._Replay``), Refused when they do not
+    replay or the seed parts are out of order."""
+    data = bytes(data)
+    dec = record.decode_stream(data)
+    r = model._Replay()
+    try:
+        for k, f in dec:
+            r.feed(k, f)
+    except ValueError as e:
+        raise Refused("the live match does not replay: %s" % e) from None
+    if dec.status != record.OK:
+        raise Refused("bad record in the live match: %s" % dec.error)
+    if r.m is None:
+        raise Refused("a live match starts with MATCH_START")
+    ok, text = dice_verdict(data)
+    if ok is False:
+        raise Refused("the dice do not verify: " + text)
+    return r
+
+
+_ACTING = ("opening", "await_roll", "moving", "doubled", "resigning", "choice")
+
+
+def live_state(r, board, seq):
+    """What the broadcast page shows of one board (JSON-ready)."""
+    m = r.m
+    mt = r.mt
+    return {
+        "board": board,
+        "seq": seq,
+        "match": m.id_hex,
+        "names": list(m.names),
+        "length": m.length,
+        "score": [mt.score[0], mt.score[1]],
+        "pos": list(bytes(mt.pos)),
+        "turn": mt.side if r.phase in _ACTING else -1,
+        "phase": r.phase,
+        "dice": list(r.dice) if r.dice else None,
+        "cube": mt.cube,
+        "owner": mt.owner,
+        "game": len(m.games),
+        "winner": m.winner,
+    }
+
+
+def sha256_hex(data):
+    return hashlib.sha256(bytes(data)).hexdigest()

@@ -1,0 +1,123 @@
+"""The club's PostgreSQL schema and the organiser's token commands (synchronous psycopg: the
+CLI and the analysis workers; the web service uses the same tables through psycopg's async
+connections).
+
+A token is shown once when issued; the database keeps its SHA-256 only, so a stolen backup
+does not let anyone push. A revoked token stays in the table (``revoked`` set): the pushes it
+made stay attributed.
+"""
+
+import hashlib
+import secrets
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS tokens (
+    id          SERIAL PRIMARY KEY,
+    host        TEXT NOT NULL,              -- the board host's name, as the organiser typed it
+    event       TEXT NOT NULL,              -- the event its boards play in (the broadcast page)
+    digest      TEXT NOT NULL UNIQUE,       -- SHA-256 of the token (hex)
+    created     TIMESTAMPTZ NOT NULL DEFAULT now(),
+    revoked     TIMESTAMPTZ,
+    rate_window TIMESTAMPTZ NOT NULL DEFAULT now(),  -- per-token rate limit: the current window
+    rate_count  INTEGER NOT NULL DEFAULT 0            -- ... and the requests counted in it
+);
+CREATE TABLE IF NOT EXISTS matches (
+    id        TEXT PRIMARY KEY,             -- match id, 16 hex digits
+    data      BYTEA NOT NULL,               -- the board's journal bytes (bg.record), byte for byte
+    sha256    TEXT NOT NULL,
+    event     TEXT NOT NULL,
+    token_id  INTEGER NOT NULL REFERENCES tokens(id),
+    board     TEXT NOT NULL,
+    player0   TEXT NOT NULL,
+    player1   TEXT NOT NULL,
+    length    INTEGER NOT NULL,
+    score0    INTEGER NOT NULL,
+    score1    INTEGER NOT NULL,
+    winner    INTEGER,
+    games     INTEGER NOT NULL,
+    dice      TEXT NOT NULL,                -- gammon verify's verdict
+    stored    TIMESTAMPTZ NOT NULL DEFAULT now()
+);
+CREATE INDEX IF NOT EXISTS matches_event ON matches(event);
+CREATE TABLE IF NOT EXISTS boards (         -- one row per board pushing live events
+    token_id  INTEGER NOT NULL REFERENCES tokens(id),
+    board     TEXT NOT NULL,
+    event     TEXT NOT NULL,
+    seq       BIGINT NOT NULL DEFAULT 0,    -- the last live event stored (per-board sequence)
+    digest    TEXT NOT NULL DEFAULT '',     -- SHA-256 of that event's body (a resent one is recognised)
+    match     TEXT NOT NULL DEFAULT '',
+    data      BYTEA NOT NULL DEFAULT '',    -- the live match's records so far
+    state     JSONB,                        -- what the broadcast page shows
+    updated   TIMESTAMPTZ NOT NULL DEFAULT now(),
+    PRIMARY KEY (token_id, board)
+);
+CREATE INDEX IF NOT EXISTS boards_event ON boards(event);
+CREATE TABLE IF NOT EXISTS live_events (     -- every accepted live event, in order per board
+    token_id  INTEGER NOT NULL,
+    board     TEXT NOT NULL,
+    seq       BIGINT NOT NULL,
+    digest    TEXT NOT NULL,
+    received  TIMESTAMPTZ NOT NULL DEFAULT now(),
+    PRIMARY KEY (token_id, board, seq)
+);
+CREATE TABLE IF NOT EXISTS jobs (            -- analysis by GNU Backgammon, one per finished match
+    id        SERIAL PRIMARY KEY,
+    match     TEXT NOT NULL UNIQUE REFERENCES matches(id),
+    plies     INTEGER NOT NULL DEFAULT 0,
+    state     TEXT NOT NULL DEFAULT 'queued',  -- queued, done, failed
+    worker    TEXT,
+    result    JSONB,
+    finished  TIMESTAMPTZ
+);
+CREATE TABLE IF NOT EXISTS job_attempts (    -- each time a worker took a job (autocommitted)
+    job       INTEGER NOT NULL,
+    worker    TEXT NOT NULL,
+    at        TIMESTAMPTZ NOT NULL DEFAULT now()
+);
+"""
+
+CHANNEL = "gammon_club_live"
+
+
+def migrate(conn):
+    """Create the tables (idempotent); ``conn`` is a psycopg connection."""
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(727)")  # two servers starting at once
+        conn.execute(SCHEMA)
+
+
+def token_digest(token):
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def add_token(conn, host, event):
+    """Issue a token for ``host`` in ``event``: returns ``(id, token)``; only the digest is kept."""
+    host = (host or "").strip()
+    event = (event or "").strip()
+    if not host or not event or len(host) > 64 or len(event) > 64:
+        raise ValueError("a token needs a host name and an event name (1..64 characters each)")
+    token = "gct_" + secrets.token_urlsafe(24)
+    with conn.transaction():
+        row = conn.execute(
+            "INSERT INTO tokens (host, event, digest) VALUES (%s, %s, %s) RETURNING id",
+            (host, event, token_digest(token)),
+        ).fetchone()
+    return row[0], token
+
+
+def revoke_token(conn, ident):
+    """Revoke by token id (number) or host name; returns how many were revoked."""
+    with conn.transaction():
+        if str(ident).isdigit():
+            cur = conn.execute(
+                "UPDATE tokens SET revoked = now() WHERE id = %s AND revoked IS NULL", (int(ident),)
+            )
+        else:
+            cur = conn.execute(
+                "UPDATE tokens SET revoked = now() WHERE host = %s AND revoked IS NULL", (str(ident),)
+            )
+        return cur.rowcount
+
+
+def list_tokens(conn):
+    return conn.execute("SELECT id, host, event, created, revoked FROM tokens ORDER BY id").fetchall()
