@@ -4,7 +4,6 @@ processes on it, started once; each test works in its own event with its own tok
 
 import itertools
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -12,39 +11,11 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-
+from club_helpers import free_port
 from gammon.club import pgcluster, schema
 
 ROOT = Path(__file__).resolve().parents[2]
 _events = itertools.count(1)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def played(n, names=("Ann", "Bob")):
-    """``(records, data)`` of a one-game match played through the board's controller
-    (``app.controller``, dice from ``bg.dice.fairness.Fairness``): each record as the board
-    journals it, and the finished match's bytes (the seed revealed at its end)."""
-    import ctl_helpers as H
-    from app import controller as C
-    from app import rules
-    from bg import record
-    from bg.dice.fairness import Fairness
-
-    mid = bytes([0xC1, 0x0B, n >> 8, n & 0xFF, 0, 0, 0, n & 0xFF])
-    s = C.Settings(length=1, names=names)
-    c = C.Controller(s, rules, lambda m: Fairness(m, H.seed_for(m)), lambda: mid, lambda: 1767225600)
-    r = H.Robot(c, n)
-    r.set_start()
-    if c.phase == C.IDLE:
-        r.press(0, C.ROLL)
-    r.play_game()
-    recs = [record.encode(k, f) for k, f in c.outbox]
-    return recs, b"".join(recs)
 
 
 @pytest.fixture(scope="session")
@@ -90,7 +61,9 @@ class Server:
                 return
             except OSError:
                 if self.proc.poll() is not None or time.time() > deadline:
-                    raise RuntimeError("club server did not start (its log is in the cluster folder)")
+                    raise RuntimeError(
+                        "club server did not start (its log is in the cluster folder)"
+                    ) from None
                 time.sleep(0.1)
 
     def stop(self):
@@ -115,8 +88,8 @@ def event(db):
     """A fresh event name and a function issuing tokens in it: ``token(host) -> token``."""
     name = "event-%d-%d" % (os.getpid(), next(_events))
 
-    def token(host="host"):
-        return schema.add_token(db, host, name)[1]
+    def token(host="host", rate=None):
+        return schema.add_token(db, host, name, rate)[1]
 
     token.event = name
     return token

@@ -8,9 +8,7 @@ import json
 import urllib.error
 import urllib.request
 
-import pytest
-from conftest import free_port, played
-
+from club_helpers import free_port, played
 from gammon.club import push
 
 
@@ -54,7 +52,10 @@ def test_a_finished_match_pushed_twice_is_one_match_byte_for_byte(servers, db, e
     assert db.execute("SELECT count(*) FROM jobs WHERE match = %s", (mid,)).fetchone()[0] == 1
     st, j = _req(servers[1].url + "/events/%s/matches" % event.event)
     assert st == 200 and [m["id"] for m in j["matches"]] == [mid]
-    assert {s["player"]: s["won"] for s in j["standings"]} == {"Ann": int(j["matches"][0]["winner"] == 0), "Bob": int(j["matches"][0]["winner"] == 1)}
+    assert {s["player"]: s["won"] for s in j["standings"]} == {
+        "Ann": int(j["matches"][0]["winner"] == 0),
+        "Bob": int(j["matches"][0]["winner"] == 1),
+    }
 
 
 def test_live_events_resume_after_a_dropped_network_without_loss_or_doubles(servers, db, event, tmp_path):
@@ -79,17 +80,24 @@ def test_live_events_resume_after_a_dropped_network_without_loss_or_doubles(serv
     assert box.flush(live)
     row = db.execute("SELECT seq, data, state FROM boards WHERE event = %s", (event.event,)).fetchone()
     assert row[0] == len(recs) and bytes(row[1]) == b"".join(recs)
-    seqs = [r[0] for r in db.execute(
-        "SELECT seq FROM live_events e JOIN tokens t ON t.id = e.token_id WHERE t.event = %s ORDER BY seq",
-        (event.event,),
-    )]
+    seqs = [
+        r[0]
+        for r in db.execute(
+            "SELECT seq FROM live_events e JOIN tokens t ON t.id = e.token_id"
+            " WHERE t.event = %s ORDER BY seq",
+            (event.event,),
+        )
+    ]
     assert seqs == list(range(1, len(recs) + 1))
     assert row[2]["winner"] is not None and row[2]["seq"] == len(recs)
 
 
 def _live_body(board, events):
     return json.dumps(
-        {"board": board, "events": [{"seq": s, "kind": "append", "data": base64.b64encode(d).decode()} for s, d in events]}
+        {
+            "board": board,
+            "events": [{"seq": s, "kind": "append", "data": base64.b64encode(d).decode()} for s, d in events],
+        }
     ).encode()
 
 

@@ -75,17 +75,20 @@ class Hub:
             await asyncio.sleep(0.5)
 
     def dispatch(self, payload):
+        """``payload``: the event's name (JSON), a newline, the board's state (JSON text, passed
+        on to the spectators as it is)."""
+        head, _, state = payload.partition("\n")
         try:
-            msg = json.loads(payload)
+            event = json.loads(head)
         except ValueError:
             return
-        for q in list(self.subs.get(msg.get("event"), ())):
+        for q in list(self.subs.get(event, ())):
             if q.full():  # too slow a spectator: its stream ends, its browser reconnects
-                self.subs[msg["event"]].discard(q)
+                self.subs[event].discard(q)
                 q.get_nowait()
                 q.put_nowait(None)
             else:
-                q.put_nowait(msg["state"])
+                q.put_nowait(state)
 
     def subscribe(self, event):
         q = asyncio.Queue(QUEUE)
@@ -131,16 +134,14 @@ class Club:
                 " rate_window = CASE WHEN rate_window > now() - make_interval(secs => %s)"
                 "   THEN rate_window ELSE now() END"
                 " WHERE digest = %s AND revoked IS NULL"
-                " RETURNING id, host, event, rate_count",
-                (self.window, self.window, schema.token_digest(h[7:].strip())),
+                " RETURNING id, host, event, rate_count, coalesce(rate, %s)",
+                (self.window, self.window, schema.token_digest(h[7:].strip()), self.rate),
             )
             row = await cur.fetchone()
         if row is None:
             return None, _error("unknown or revoked token", 401)
-        if row[3] > self.rate:
-            r = _error(
-                "too many requests for this token: at most %d per %d s" % (self.rate, self.window), 429
-            )
+        if row[3] > row[4]:
+            r = _error("too many requests for this token: at most %d per %d s" % (row[4], self.window), 429)
             r.headers["Retry-After"] = str(self.window)
             return None, r
         return {"id": row[0], "host": row[1], "event": row[2]}, None
@@ -300,7 +301,7 @@ class Club:
             )
             await conn.execute(
                 "SELECT pg_notify(%s, %s)",
-                (schema.CHANNEL, '{"event": %s, "state": %s}' % (json.dumps(tok["event"]), js)),
+                (schema.CHANNEL, json.dumps(tok["event"]) + "\n" + js),
             )
         return seq
 
@@ -429,4 +430,12 @@ def make_app(conninfo, rate=120, window=10):
 def serve(conninfo, host="127.0.0.1", port=8000, rate=120, window=10, log_level="warning"):
     import uvicorn
 
-    uvicorn.run(make_app(conninfo, rate, window), host=host, port=port, log_level=log_level, access_log=False)
+    # the spectators' streams never end by themselves: on SIGTERM they get 2 s, then are cut
+    uvicorn.run(
+        make_app(conninfo, rate, window),
+        host=host,
+        port=port,
+        log_level=log_level,
+        access_log=False,
+        timeout_graceful_shutdown=2,
+    )

@@ -87,9 +87,8 @@ class Cluster:
         try:
             self._run([os.path.join(self.bin, "pg_ctl"), "-D", self.data, "-m", "immediate", "-w", "stop"])
         finally:
-            if os.environ.get("GAMMON_PG_KEEP"):
-                return
-            for _ in range(3):
+            keep = os.environ.get("GAMMON_PG_KEEP")  # its logs, to read after a failed test
+            for _ in range(0 if keep else 3):
                 shutil.rmtree(self.folder, ignore_errors=True)
                 if not os.path.exists(self.folder):
                     break

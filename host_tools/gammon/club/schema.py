@@ -18,6 +18,7 @@ CREATE TABLE IF NOT EXISTS tokens (
     digest      TEXT NOT NULL UNIQUE,       -- SHA-256 of the token (hex)
     created     TIMESTAMPTZ NOT NULL DEFAULT now(),
     revoked     TIMESTAMPTZ,
+    rate        INTEGER,                    -- requests per window for this token (NULL: the server's)
     rate_window TIMESTAMPTZ NOT NULL DEFAULT now(),  -- per-token rate limit: the current window
     rate_count  INTEGER NOT NULL DEFAULT 0            -- ... and the requests counted in it
 );
@@ -90,8 +91,10 @@ def token_digest(token):
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-def add_token(conn, host, event):
-    """Issue a token for ``host`` in ``event``: returns ``(id, token)``; only the digest is kept."""
+def add_token(conn, host, event, rate=None):
+    """Issue a token for ``host`` in ``event``: returns ``(id, token)``; only the digest is kept.
+    ``rate``: its own limit of requests per window (a host relaying many boards), else the
+    server's."""
     host = (host or "").strip()
     event = (event or "").strip()
     if not host or not event or len(host) > 64 or len(event) > 64:
@@ -99,8 +102,8 @@ def add_token(conn, host, event):
     token = "gct_" + secrets.token_urlsafe(24)
     with conn.transaction():
         row = conn.execute(
-            "INSERT INTO tokens (host, event, digest) VALUES (%s, %s, %s) RETURNING id",
-            (host, event, token_digest(token)),
+            "INSERT INTO tokens (host, event, digest, rate) VALUES (%s, %s, %s, %s) RETURNING id",
+            (host, event, token_digest(token), rate),
         ).fetchone()
     return row[0], token
 

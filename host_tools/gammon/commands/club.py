@@ -52,7 +52,7 @@ def cmd_token(args):
         if args.action == "add":
             if not args.host or not args.event:
                 raise UserError("token add needs HOST and --event NAME")
-            tid, token = schema.add_token(conn, args.host, args.event)
+            tid, token = schema.add_token(conn, args.host, args.event, args.rate)
             print("token %d for host %s in event %s (shown once, keep it):" % (tid, args.host, args.event))
             print(token)
         elif args.action == "revoke":
@@ -113,6 +113,7 @@ def register(sub):
     q.add_argument("action", choices=("add", "revoke", "list"))
     q.add_argument("host", nargs="?", help="add: the host's name; revoke: a token id or host name")
     q.add_argument("--event", help="add: the event its boards play in")
+    q.add_argument("--rate", type=int, help="add: its requests per window (default: the server's --rate)")
     q.set_defaults(func=cmd_token)
 
     q = csub.add_parser(

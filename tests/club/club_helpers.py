@@ -1,0 +1,31 @@
+"""Helpers of the club tests: a free loopback port, matches played on the board's controller."""
+
+import socket
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def played(n, names=("Ann", "Bob")):
+    """``(records, data)`` of a one-game match played through the board's controller
+    (``app.controller``, dice from ``bg.dice.fairness.Fairness``): each record as the board
+    journals it, and the finished match's bytes (the seed revealed at its end)."""
+    import ctl_helpers as H
+    from app import controller as C
+    from app import rules
+    from bg import record
+    from bg.dice.fairness import Fairness
+
+    mid = bytes([0xC1, 0x0B, n >> 8, n & 0xFF, 0, 0, 0, n & 0xFF])
+    s = C.Settings(length=1, names=names)
+    c = C.Controller(s, rules, lambda m: Fairness(m, H.seed_for(m)), lambda: mid, lambda: 1767225600)
+    r = H.Robot(c, n)
+    r.set_start()
+    if c.phase == C.IDLE:
+        r.press(0, C.ROLL)
+    r.play_game()
+    recs = [record.encode(k, f) for k, f in c.outbox]
+    return recs, b"".join(recs)
