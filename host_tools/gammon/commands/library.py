@@ -347,19 +347,31 @@ def cmd_sync(args):
             "" if not problems else ", %d problem(s)" % len(problems),
         )
     )
+    if args.club:
+        from gammon.club import push
+
+        with _open_library() as lib:
+            try:
+                pushed, club_problems = push.push_library(lib, push.Pusher.from_config())
+            except push.ClubError as e:
+                raise UserError(str(e)) from None
+        print("club: %d match%s pushed" % (pushed, "" if pushed == 1 else "es"))
+        problems += club_problems
     return 1 if problems else 0
 
 
 # --- gammon show / watch ---------------------------------------------------------------------
 
 
-def watch_loop(client, out=None, clear=True, max_events=None, lib=None, learn=False):
+def watch_loop(client, out=None, clear=True, max_events=None, lib=None, learn=False, club=None):
     """Follow the board's live match: for every action the board publishes, print the throw,
     then the play in gnubg notation, then the board after it (``gammon.watch_view``; with
     ``learn`` also the pip counts, the opening book play, the shots at the blots a play left
     and the equity it lost, GNU Backgammon's 0-ply judgement).
     ``client``: a link Client (``list_games``, ``fetch_game``, ``watch``). Returns the replay.
-    With a library ``lib``, a match starting meanwhile gets this host's player seed."""
+    With a library ``lib``, a match starting meanwhile gets this host's player seed. ``club``
+    (``gammon.club.push.LiveSink``) gets every record as a live event, and the live match's
+    whole bytes (``snapshot``) at the start and after events were lost."""
     from bg import record
 
     from gammon.watch_view import event_lines, learning_lines, screen
@@ -380,6 +392,8 @@ def watch_loop(client, out=None, clear=True, max_events=None, lib=None, learn=Fa
         live = [g for g in client.list_games() if not g["finished"]]
         if live:
             data = client.fetch_game(live[-1]["id"], resume=False)
+            if club is not None:
+                club("snapshot", data)
             for k, f in record.decode_stream(data):
                 r.feed(k, f)
             if lib is not None:
@@ -410,6 +424,8 @@ def watch_loop(client, out=None, clear=True, max_events=None, lib=None, learn=Fa
             r = fresh()  # events were lost: rebuild from the board's copy
             draw(r, ["(resynchronised)"])
         else:
+            if club is not None:
+                club("append", rec)
             lines = []
             for k, f in record.decode_stream(rec):
                 if k == record.MATCH_START:
@@ -431,8 +447,16 @@ def cmd_watch(args):
     from gammon.commands.board import open_board
 
     with _open_library() as lib, open_board(args) as client:
+        club = None
+        if args.club:
+            from gammon.club import push
+
+            try:
+                club = push.LiveSink(client.info().get("name") or "board")
+            except push.ClubError as e:
+                raise UserError(str(e)) from None
         try:
-            watch_loop(client, clear=not args.no_clear, lib=lib, learn=args.learn)
+            watch_loop(client, clear=not args.no_clear, lib=lib, learn=args.learn, club=club)
         except KeyboardInterrupt:
             pass
         except ValueError as e:
@@ -458,6 +482,7 @@ def register(sub):
     p = sub.add_parser("sync", help="copy new games from the board into the local library")
     add_board_argument(p)
     p.add_argument("--keep", action="store_true", help="do not delete stored games on the board")
+    p.add_argument("--club", action="store_true", help="then push finished matches to the club")
     p.set_defaults(func=cmd_sync)
 
     p = sub.add_parser("import", help="store a journal file from the board/simulator in the library")
@@ -497,6 +522,7 @@ def register(sub):
         action="store_true",
         help="learning mode: pip counts, the opening book play, shots at the blots left, the equity lost",
     )
+    p.add_argument("--club", action="store_true", help="send the live match to the club too")
     p.set_defaults(func=cmd_watch)
 
     p = sub.add_parser("analyze", help="GNU Backgammon's checker and cube analysis of a match (needs gnubg)")
