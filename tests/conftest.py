@@ -1,6 +1,7 @@
 """pytest set-up: the portable core and the CPython shim on the path, and a summary line
 for the MicroPython half of the suite."""
 
+import os
 import sys
 from pathlib import Path
 
@@ -9,6 +10,18 @@ for sub in ("firmware", "host_tools/shim", "host_tools", "tests/portable", "test
     p = str(ROOT / sub)
     if p not in sys.path:
         sys.path.insert(0, p)
+# GAMMON_ENGINE_PATH: another build of bg ahead of firmware/ (the wheel's compiled engine,
+# tests/host/test_wheel_install.py runs the engine's tests against it)
+if os.environ.get("GAMMON_ENGINE_PATH"):
+    sys.path.insert(0, os.environ["GAMMON_ENGINE_PATH"])
+
+
+def pytest_report_header(config):
+    if os.environ.get("GAMMON_ENGINE_PATH"):
+        from bg.engine import _core
+
+        return "bg engine: " + _core.__file__
+
 
 # tests/mpy needs MicroPython itself (littlefs, the fake bluetooth); the bridge runs it.
 collect_ignore_glob = ["mpy/*", "fakes/*", "mpy_runner.py"]
