@@ -9,13 +9,19 @@ Pin types (for ``erc.py``): ``in``, ``out``, ``pwr_in``, ``pwr_out``, ``passive`
 Board kinds (one KiCad project each): ``point`` (one 74HC165, one LED, one per board point),
 ``tray`` (the registers of one tray), ``bar`` (the bar registers, the canaries, the end of the
 chain) and ``centre`` (ESP32 DevKitC, level shifter, fuse, bulk capacitor, buttons and every LED
-that is not on a strip). Strips are joined by one 10-way cable (``CHAIN_PINS``): IN towards the
-ESP32, OUT away from it, pin to pin.
+that is not on a strip). Strips are joined by one 12-way cable (``CHAIN_PINS``): IN towards the
+ESP32, OUT away from it, pin to pin or reversed (the pin-out is symmetric).
 """
 
-# The 10-way chain cable (JST SH, 1.0 mm): pin number -> signal. ``Q`` carries the serial data towards
+# The 12-way chain cable (JST SH, 1.0 mm): pin number -> signal. ``Q`` carries the serial data towards
 # the ESP32 (the farther register's QH to the nearer register's SER; MISO at the centre board).
-CHAIN_PINS = ("3V3", "GND", "SCK", "PL", "CE", "Q", "GND", "5V", "LED", "GND")
+# Symmetric, so that a reversed cable (pin 1 to pin 12, commonly sold) costs nothing: pin k and
+# pin 13 - k carry the same supply, two ESP32 outputs (SCK, PL), CE against Q (each QH leaves
+# its board through a series resistor: the contention current stays within both pins' ratings)
+# or LED data against a pin that is not connected (``misplug.py`` checks it, every cable).
+CHAIN_PINS = ("GND", "SCK", "5V", "CE", "3V3", "LED", "NC", "3V3", "Q", "5V", "PL", "GND")
+# the series resistor of every signal that leaves a board through the chain cable from an output
+SERIES_OHM = 330
 POWER_NETS = ("3V3", "5V", "GND")
 
 LETTERS = "ABCDEFGH"
@@ -44,12 +50,15 @@ class Part:
         return self
 
     def wire(self, name, net, type_=None):
-        """Put pin ``name`` (the first of that name) on ``net``; ``net`` None marks it no-connect."""
+        """Put every pin ``name`` on ``net``; ``net`` None marks them no-connect."""
+        found = False
         for i, p in enumerate(self.pins):
             if p[1] == name:
                 self.pins[i] = (p[0], p[1], "nc" if net is None else (type_ or p[2]), net)
-                return self
-        raise ValueError("%s has no pin %s" % (self.ref, name))
+                found = True
+        if not found:
+            raise ValueError("%s has no pin %s" % (self.ref, name))
+        return self
 
     def net_of(self, name):
         for p in self.pins:
@@ -88,10 +97,13 @@ class Board:
 
 
 def _connector(b, ref_role, source):
-    """A 10-way chain connector; ``source``: this end brings power in (pins are sources)."""
-    j = b.add("J", "chain " + ref_role, "JST_SH_10", ("conn", ref_role))
+    """A chain connector; ``source``: this end brings power in (pins are sources)."""
+    j = b.add("J", "chain " + ref_role, "JST_SH_%d" % len(CHAIN_PINS), ("conn", ref_role))
     for i, sig in enumerate(CHAIN_PINS):
-        first = CHAIN_PINS.index(sig) == i  # the repeated GND pins are plain contacts
+        if sig == "NC":
+            j.pin(i + 1, sig, "nc", None)
+            continue
+        first = CHAIN_PINS.index(sig) == i  # the repeated supply pins are plain contacts
         type_ = "pwr_out" if source and first and sig in POWER_NETS else "passive"
         net = ref_role + "_" + sig if sig in ("Q", "LED") else sig
         j.pin(i + 1, sig, type_, net)
@@ -118,9 +130,10 @@ def _register(b, r, k, reg, board, ser_net, qh_net):
         (16, "VCC", "pwr_in", "3V3"),
     ):
         u.pin(num, name, type_, net)
-    # Bourns 4816P-1-103LF: 15 x 10k bussed, SOIC-16, pin 16 common. Input X's pull-up is the
-    # network pin with the 165's pin number of X, so both parts route the same way.
-    rn = b.add("RN", "10k x15 bussed", "SOIC-16", ("pullups", r))
+    # Bourns 4816P-2-103LF (parts.ORDER): 15 x 10k bussed, medium-body SOM-16, pin 16 common.
+    # Input X's pull-up is the network pin with the 165's pin number of X, so both parts route
+    # the same way.
+    rn = b.add("RN", "10k x15 bussed", "SOM-16", ("pullups", r))
     rn_net = {16: "3V3"}
     for i in range(8):
         level = tied.get(str(i))
@@ -141,6 +154,11 @@ def _register(b, r, k, reg, board, ser_net, qh_net):
     c = b.add("C", "100n", "C_0603", ("decoupling", r))
     c.pin(1, "1", "passive", "3V3").pin(2, "2", "passive", "GND")
     return u
+
+
+def _series(b, role, a, c):
+    r = b.add("R", ohms(SERIES_OHM), "R_0603", role)
+    r.pin(1, "1", "passive", a).pin(2, "2", "passive", c)
 
 
 def _led(b, i, entry, din, dout):
@@ -187,7 +205,7 @@ def _strip_leds(board, kind, index):
 
 def system(board):
     """(boards, cables): boards in chain order, centre board first; cables as
-    ``(board_a, ref_a, board_b, ref_b)`` joining two 10-way connectors pin to pin."""
+    ``(board_a, ref_a, board_b, ref_b)`` joining two chain connectors pin to pin."""
     regs = board["sensors"]["registers"]
     chain = board["leds"]["chain"]
     pins = board["pins"]
@@ -201,8 +219,10 @@ def system(board):
         b = Board(kind, name, "%s strip" % kind)
         jin = _connector(b, "IN", True)
         jout = _connector(b, "OUT", False)
-        # registers nearest first: the first one's QH is the IN connector's Q
-        qh = "IN_Q"
+        # registers nearest first: the first one's QH leaves on the IN connector's Q through
+        # the series resistor (a misplugged cable can meet another output there)
+        qh = "U1_QH"
+        _series(b, ("q_series",), "U1_QH", "IN_Q")
         for k, r in enumerate(rs):
             last = k == len(rs) - 1
             ser = ("OUT_Q" if kind != "bar" else "3V3") if last else "U%d_SER" % (k + 1)
@@ -210,8 +230,13 @@ def system(board):
             qh = ser
         leds = _strip_leds(board, kind, reg0["index"])
         on_strips += [i for i, _ in leds]
-        # OUT's LED pin: our last LED's DOUT, or IN's LED passed through (the bar has none)
-        jout.wire("LED", _led_chain(b, leds, "IN_LED"))
+        # OUT's LED pin: our last LED's DOUT through the series resistor, or IN's LED passed
+        # through (the bar has none)
+        dout = _led_chain(b, leds, "IN_LED")
+        if leds:
+            _series(b, ("led_out_series",), dout, "OUT_LED")
+            dout = "OUT_LED"
+        jout.wire("LED", dout)
         if kind == "bar":
             jout.wire("Q", None)  # nothing beyond the chain's end
         boards.append(b)
@@ -334,13 +359,14 @@ def _battery(b, bat):
     for net, role in (("VIN", "charger_in"), ("SYS", "charger_out"), ("BAT", "charger_bat")):
         _cap(b, "4u7", net, role)
     boost = b.add("U", "TPS61023", "SOT-563", ("boost",))
+    # TI TPS61023 datasheet (SLVSF14), DRL pin functions: 1 FB, 2 EN, 3 VIN, 4 GND, 5 SW, 6 VOUT
     for num, name, type_, net in (
-        (1, "EN", "in", "SYS"),
-        (2, "VIN", "pwr_in", "SYS"),
-        (3, "SW", "passive", "SW"),
+        (1, "FB", "in", "FB"),
+        (2, "EN", "in", "SYS"),
+        (3, "VIN", "pwr_in", "SYS"),
         (4, "GND", "pwr_in", "GND"),
-        (5, "VOUT", "pwr_out", "5V"),
-        (6, "FB", "in", "FB"),
+        (5, "SW", "passive", "SW"),
+        (6, "VOUT", "pwr_out", "5V"),
     ):
         boost.pin(num, name, type_, net)
     b.add("L", "1u", "L_4040", ("boost_l",)).pin(1, "1", "passive", "SYS").pin(2, "2", "passive", "SW")

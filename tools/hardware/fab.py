@@ -12,30 +12,7 @@ import io
 
 import pcbnew
 
-# value -> (manufacturer part, LCSC part number); assembly services look parts up by the latter
-PARTS = {
-    "74HC165": ("Nexperia 74HC165D,653", ""),
-    "10k x15 bussed": ("Bourns 4816P-1-103LF", ""),
-    "100n": ("generic 100nF X7R 0603", "C14663"),
-    "WS2812B": ("Worldsemi WS2812B-B/T", ""),
-    "74AHCT1G125": ("TI SN74AHCT1G125DBVR", ""),
-    "330": ("generic 330R 0603", "C23138"),
-    "10k": ("generic 10k 0603", "C25804"),
-    "PTC 750mA": ("Littelfuse 1206L075", ""),
-    "chain IN": ("JST SM10B-SRSS-TB", ""),
-    "chain OUT": ("JST SM10B-SRSS-TB", ""),
-    "chain CHAIN": ("JST SM10B-SRSS-TB", ""),
-    "chain RETURN": ("JST SM10B-SRSS-TB", ""),
-    # the battery option (board.json "battery"; hardware/bom.md)
-    "battery 1S Li-ion": ("JST S3B-PH-K-S", ""),
-    "BQ24074": ("TI BQ24074RGTR", ""),
-    "TPS61023": ("TI TPS61023DRLR", ""),
-    "1u": ("1 uH 4 x 4 mm shielded inductor, Isat >= 4 A", ""),
-    "4u7": ("generic 4.7uF X5R 0603 10 V", ""),
-    "22u": ("generic 22uF X5R 0603 10 V", ""),
-    "100k": ("generic 100k 1% 0603", ""),
-    "732k": ("generic 732k 1% 0603", ""),
-}
+from .parts import ORDER as PARTS
 
 GERBER_LAYERS = (
     (pcbnew.F_Cu, "F_Cu"),

@@ -28,6 +28,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from hardware import design, fab  # noqa: E402
+from hardware.footprints import drill, extent, footprint_pads  # noqa: E402
 
 MM = pcbnew.FromMM
 STAMP = re.compile(
@@ -39,70 +40,6 @@ TRACK, VIA_D, VIA_DRILL, LANE_PITCH = 0.25, 0.6, 0.3, 0.8
 
 def _pt(x, y):
     return pcbnew.wxPoint(MM(x), MM(y))
-
-
-# footprint name -> (smd, [(pad number, dx, dy, w, h)]), positions in mm from the part's centre
-def footprint_pads(name):
-    if name == "SOIC-16":  # pin 1 bottom left, counter-clockwise
-        pads = [(i + 1, -4.445 + 1.27 * i, 2.7, 0.6, 1.5) for i in range(8)]
-        pads += [(16 - i, -4.445 + 1.27 * i, -2.7, 0.6, 1.5) for i in range(8)]
-        return True, pads
-    if name in ("C_0603", "R_0603"):
-        return True, [(1, -0.775, 0, 0.8, 0.9), (2, 0.775, 0, 0.8, 0.9)]
-    if name == "F_1206":
-        return True, [(1, -1.5, 0, 1.2, 1.8), (2, 1.5, 0, 1.2, 1.8)]
-    if name == "LED_5050":  # WS2812B: 1 VDD, 2 DOUT, 3 VSS, 4 DIN
-        return True, [
-            (1, -2.45, -1.65, 1.5, 1.0),
-            (2, -2.45, 1.65, 1.5, 1.0),
-            (3, 2.45, 1.65, 1.5, 1.0),
-            (4, 2.45, -1.65, 1.5, 1.0),
-        ]
-    if name == "REED_SMD":  # MDSM-10R: 10.16 mm glass along x; Littelfuse's land pattern
-        # (2.90 x 1.30 mm pads, 11.20 mm between their inner edges)
-        return True, [(1, -7.05, 0, 2.9, 1.3), (2, 7.05, 0, 2.9, 1.3)]
-    if name == "REED_SMD_V":  # the same, turned across the strip (tray: checkers on edge)
-        return True, [(1, 0, -7.05, 1.3, 2.9), (2, 0, 7.05, 1.3, 2.9)]
-    if name == "JST_SH_10":  # SM10B-SRSS-TB (1.0 mm), pins along x; "" pads are mechanical
-        pads = [(i + 1, -4.5 + 1.0 * i, 0, 0.6, 1.55) for i in range(10)]
-        return True, pads + [("", -5.8, -3.0, 1.2, 1.8), ("", 5.8, -3.0, 1.2, 1.8)]
-    if name == "SOT-23-5":
-        return True, [
-            (1, -0.95, 1.1, 0.6, 1.1),
-            (2, 0, 1.1, 0.6, 1.1),
-            (3, 0.95, 1.1, 0.6, 1.1),
-            (4, 0.95, -1.1, 0.6, 1.1),
-            (5, -0.95, -1.1, 0.6, 1.1),
-        ]
-    if name == "DEVKITC_38":  # ESP32-DevKitC: two 19-pin headers, 2.54 mm pitch, rows 25.4 mm apart
-        return False, [(i + 1, -22.86 + 2.54 * i, 12.7, 1.7, 1.7) for i in range(19)] + [
-            (20 + i, -22.86 + 2.54 * i, -12.7, 1.7, 1.7) for i in range(19)
-        ]
-    if name == "USBC_BREAKOUT":
-        return False, [(1, -1.27, 0, 1.7, 1.7), (2, 1.27, 0, 1.7, 1.7)]
-    if name == "CP_D8":
-        return False, [(1, -1.75, 0, 1.6, 1.6), (2, 1.75, 0, 1.6, 1.6)]
-    if name == "BTN_12MM":
-        return False, [(1, -6.25, 0, 2.0, 2.0), (2, 6.25, 0, 2.0, 2.0)]
-    if name == "JST_PH_3":  # S3B-PH-K (2.0 mm, through-hole): the battery's + / - / NTC
-        return False, [(i + 1, -2.0 + 2.0 * i, 0, 1.75, 1.75) for i in range(3)]
-    if name == "QFN-16":  # 3 x 3 mm, 0.5 mm pitch, pin 1 top left, counter-clockwise; 17 = pad
-        pads = [(1 + i, -1.45, -0.75 + 0.5 * i, 0.8, 0.25) for i in range(4)]
-        pads += [(5 + i, -0.75 + 0.5 * i, 1.45, 0.25, 0.8) for i in range(4)]
-        pads += [(9 + i, 1.45, 0.75 - 0.5 * i, 0.8, 0.25) for i in range(4)]
-        pads += [(13 + i, 0.75 - 0.5 * i, -1.45, 0.25, 0.8) for i in range(4)]
-        return True, pads + [(17, 0, 0, 1.6, 1.6)]
-    if name == "SOT-563":  # 1.6 x 1.6 mm, 0.5 mm pitch: pins 1-3 bottom, 4-6 top
-        pads = [(1 + i, -0.5 + 0.5 * i, 0.75, 0.28, 0.6) for i in range(3)]
-        return True, pads + [(4 + i, 0.5 - 0.5 * i, -0.75, 0.28, 0.6) for i in range(3)]
-    if name == "L_4040":  # 4 x 4 mm shielded power inductor
-        return True, [(1, -1.6, 0, 1.3, 3.6), (2, 1.6, 0, 1.3, 3.6)]
-    raise ValueError("no footprint %s" % name)
-
-
-def extent(name):
-    _, pads = footprint_pads(name)
-    return (min(p[1] - p[3] / 2 for p in pads), max(p[1] + p[3] / 2 for p in pads))
 
 
 def mechanics(board_json):
@@ -281,7 +218,7 @@ class Pcb:
                 pad.SetAttribute(pcbnew.PAD_ATTRIB_PTH)
                 pad.SetShape(pcbnew.PAD_SHAPE_CIRCLE if num != 1 else pcbnew.PAD_SHAPE_RECT)
                 pad.SetLayerSet(pad.PTHMask())
-                pad.SetDrillSize(pcbnew.wxSize(MM(1.0), MM(1.0)))
+                pad.SetDrillSize(pcbnew.wxSize(MM(drill(part.footprint)), MM(drill(part.footprint))))
             pad.SetSize(pcbnew.wxSize(MM(w), MM(h)))
             pad.SetPos0(_pt(dx, dy))
             pad.SetPosition(_pt(x0 + dx, y0 + dy))

@@ -1,13 +1,15 @@
 """Follow the wires of the whole system (every board joined by its cables) and read back what
 the firmware will see, to compare with ``bg.hwdesc`` (the firmware's decoding of board.json).
 
-``wire(boards, cables)`` merges the boards' nets through the cables (pin to pin) into global
-nets. ``sensor_map(...)`` walks MISO -> QH of the first 74HC165 -> its SER -> QH of the next ...
-and returns, for every chain bit ``8 * r + s``, what its input is wired to: ``("reed", kind,
-index, slot)``, ``("closed",)`` (tied to GND), ``("open",)`` (pulled up, nothing else).
-``led_map(...)`` walks the LED data GPIO through the level shifter and the series resistor, then
-DIN -> DOUT, and returns each LED's role in data order. Wiring that cannot be followed (a
-floating input, two registers on one net, a loop) raises ValueError naming the place.
+``Wired(boards, cables)`` merges the boards' nets through the cables (pin to pin, or pin 1 to
+pin n for a cable marked ``"reversed"``) into global nets. ``sensor_map(...)`` walks MISO ->
+(series resistor) -> QH of the first 74HC165 -> its SER -> QH of the next ... and returns, for
+every chain bit ``8 * r + s``, what its input is wired to: ``("reed", kind, index, slot)``,
+``("closed",)`` (tied to GND), ``("open",)`` (pulled up, nothing else). ``led_map(...)`` walks
+the LED data GPIO through the level shifter and the series resistor, then DIN -> DOUT (and a
+strip's series resistor to its OUT cable), and returns each LED's role in data order. Wiring
+that cannot be followed (a floating input, two registers on one net, a loop) raises ValueError
+naming the place.
 """
 
 from . import design
@@ -22,9 +24,12 @@ class Wired:
             for p in b.parts:
                 self.parts[(b.name, p.ref)] = p
         byname = {b.name: b for b in boards}
-        for a, ra, c, rc in cables:
+        for cable in cables:
+            a, ra, c, rc = cable[:4]
             pa, pc = byname[a].part(ra), byname[c].part(rc)
-            for x, y in zip(pa.pins, pc.pins):
+            # a fifth item "reversed": pin 1 meets pin n (a reversed cable)
+            far = pc.pins[::-1] if cable[4:] == ("reversed",) else pc.pins
+            for x, y in zip(pa.pins, far):
                 if x[3] is not None and y[3] is not None:
                     self._union((a, x[3]), (c, y[3]))
         for b in boards:
@@ -57,6 +62,17 @@ class Wired:
         ]
 
 
+def _through(w, net, role):
+    """The net on the far side of the series resistor of ``role`` on ``net``, or ``net``."""
+    rs = [x for x in w.on(net) if x[1].role == (role,)]
+    if len(rs) > 1:
+        raise ValueError("%d series resistors (%s) on one line" % (len(rs), role))
+    if not rs:
+        return net
+    b, r = rs[0][0], rs[0][1]
+    return [w.find((b, q[3])) for q in r.pins if w.find((b, q[3])) != net][0]
+
+
 def _gpio(w, n):
     for (b, _ref), p in w.parts.items():
         if p.role == ("mcu",):
@@ -71,6 +87,7 @@ def sensor_map(w, pins):
     v33 = w.find(("centre", "3V3"))
     seen = set()
     while net != v33:
+        net = _through(w, net, "q_series")
         qh = w.on(net, "QH", "74HC165")
         if len(qh) != 1:
             raise ValueError("register %d: %d 74HC165 outputs on its data line" % (len(out) // 8, len(qh)))
@@ -131,6 +148,8 @@ def led_map(w, pins):
         if len(out) > 1000:
             raise ValueError("the LED chain loops")
         net = w.net(b, d, "DOUT")
+        if net is not None:
+            net = _through(w, net, "led_out_series")
     return out
 
 

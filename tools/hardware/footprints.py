@@ -1,0 +1,139 @@
+"""Footprints (pads only) and the parts' drawings they must fit; no KiCad needed to read them.
+
+``footprint_pads(name)`` -> ``(smd, [(pad number, dx, dy, w, h)])``, mm from the part's centre,
+in the orientation the part is placed (``pcb.py`` draws them with pcbnew). ``LEADS[name]`` is
+where the part's own leads touch the board, from its maker's drawing: ``tests/host/
+test_hardware_parts.py`` checks that every lead lands on copper of its pad. Lands whose
+numbers come from KiCad's footprint library (``KiCad/kicad-footprints``, CC-BY-SA 4.0 with
+the library exception) say so; the pads are drawn here, not copied.
+"""
+
+# JST SH side-entry headers (SM..B-SRSS-TB): signal contacts 1.0 mm apart on one row, two
+# fitting nails (mechanical pads) 1.3 mm beyond the end contacts and 3.875 mm behind the
+# signal row (JST's SH drawing; KiCad's JST_SH_SM10B-SRSS-TB footprint: pads at y = -2 and
+# y = +1.875).
+SH_NAIL_BEHIND = 3.875
+SH_NAIL_BEYOND = 1.3
+
+# Bourns 4800P medium body (SOM-16): leads 7.62 mm tip to tip, foot 0.611 mm, 1.27 mm pitch.
+# Its land: KiCad's SOIC-16W_5.3x10.2mm_P1.27mm (pads 1.5 x 0.6 mm, centres 7.1 mm apart).
+SOM_PAD_ROW = 3.55
+
+# 12 x 12 mm tactile switch (E-Switch TL1100 class; KiCad's SW_PUSH-12mm): four legs on a
+# 12.5 x 5.0 mm rectangle, the two legs 12.5 mm apart joined inside the switch (one pad number)
+BTN_LEGS_X, BTN_LEGS_Y = 12.5, 5.0
+
+
+def _sh(n):
+    x0 = -(n - 1) / 2.0
+    pads = [(i + 1, x0 + 1.0 * i, 0, 0.6, 1.55) for i in range(n)]
+    nail = -x0 + SH_NAIL_BEYOND
+    return True, pads + [("", -nail, -SH_NAIL_BEHIND, 1.2, 1.8), ("", nail, -SH_NAIL_BEHIND, 1.2, 1.8)]
+
+
+def footprint_pads(name):
+    if name == "SOIC-16":  # 74HC165D (SOT109-1, 3.9 mm body); pin 1 bottom left, counter-clockwise
+        pads = [(i + 1, -4.445 + 1.27 * i, 2.7, 0.6, 1.5) for i in range(8)]
+        pads += [(16 - i, -4.445 + 1.27 * i, -2.7, 0.6, 1.5) for i in range(8)]
+        return True, pads
+    if name == "SOM-16":  # Bourns 4800P medium body, the same pin order as SOIC-16
+        pads = [(i + 1, -4.445 + 1.27 * i, SOM_PAD_ROW, 0.6, 1.5) for i in range(8)]
+        pads += [(16 - i, -4.445 + 1.27 * i, -SOM_PAD_ROW, 0.6, 1.5) for i in range(8)]
+        return True, pads
+    if name in ("C_0603", "R_0603"):
+        return True, [(1, -0.775, 0, 0.8, 0.9), (2, 0.775, 0, 0.8, 0.9)]
+    if name == "F_1206":
+        return True, [(1, -1.5, 0, 1.2, 1.8), (2, 1.5, 0, 1.2, 1.8)]
+    if name == "LED_5050":  # WS2812B: 1 VDD, 2 DOUT, 3 VSS, 4 DIN
+        return True, [
+            (1, -2.45, -1.65, 1.5, 1.0),
+            (2, -2.45, 1.65, 1.5, 1.0),
+            (3, 2.45, 1.65, 1.5, 1.0),
+            (4, 2.45, -1.65, 1.5, 1.0),
+        ]
+    if name == "REED_SMD":  # MDSM-10R: 10.16 mm glass along x; Littelfuse's land pattern
+        # (2.90 x 1.30 mm pads, 11.20 mm between their inner edges)
+        return True, [(1, -7.05, 0, 2.9, 1.3), (2, 7.05, 0, 2.9, 1.3)]
+    if name == "REED_SMD_V":  # the same, turned across the strip (tray: checkers on edge)
+        return True, [(1, 0, -7.05, 1.3, 2.9), (2, 0, 7.05, 1.3, 2.9)]
+    if name.startswith("JST_SH_"):  # SMxxB-SRSS-TB (1.0 mm), pins along x; "" pads are mechanical
+        return _sh(int(name[7:]))
+    if name == "SOT-23-5":
+        return True, [
+            (1, -0.95, 1.1, 0.6, 1.1),
+            (2, 0, 1.1, 0.6, 1.1),
+            (3, 0.95, 1.1, 0.6, 1.1),
+            (4, 0.95, -1.1, 0.6, 1.1),
+            (5, -0.95, -1.1, 0.6, 1.1),
+        ]
+    if name == "DEVKITC_38":  # ESP32-DevKitC: two 19-pin headers, 2.54 mm pitch, rows 25.4 mm apart
+        return False, [(i + 1, -22.86 + 2.54 * i, 12.7, 1.7, 1.7) for i in range(19)] + [
+            (20 + i, -22.86 + 2.54 * i, -12.7, 1.7, 1.7) for i in range(19)
+        ]
+    if name == "USBC_BREAKOUT":
+        return False, [(1, -1.27, 0, 1.7, 1.7), (2, 1.27, 0, 1.7, 1.7)]
+    if name == "CP_D8":
+        return False, [(1, -1.75, 0, 1.6, 1.6), (2, 1.75, 0, 1.6, 1.6)]
+    if name == "BTN_12MM":  # pad 1: the legs at -y, pad 2: the legs at +y; the switch closes 1-2
+        x, y = BTN_LEGS_X / 2, BTN_LEGS_Y / 2
+        return False, [(1, -x, -y, 2.0, 2.0), (1, x, -y, 2.0, 2.0), (2, -x, y, 2.0, 2.0), (2, x, y, 2.0, 2.0)]
+    if name == "JST_PH_3":  # S3B-PH-K (2.0 mm, through-hole): the battery's + / - / NTC
+        return False, [(i + 1, -2.0 + 2.0 * i, 0, 1.75, 1.75) for i in range(3)]
+    if name == "QFN-16":  # 3 x 3 mm, 0.5 mm pitch, pin 1 top left, counter-clockwise; 17 = pad
+        pads = [(1 + i, -1.45, -0.75 + 0.5 * i, 0.8, 0.25) for i in range(4)]
+        pads += [(5 + i, -0.75 + 0.5 * i, 1.45, 0.25, 0.8) for i in range(4)]
+        pads += [(9 + i, 1.45, 0.75 - 0.5 * i, 0.8, 0.25) for i in range(4)]
+        pads += [(13 + i, 0.75 - 0.5 * i, -1.45, 0.25, 0.8) for i in range(4)]
+        return True, pads + [(17, 0, 0, 1.6, 1.6)]
+    if name == "SOT-563":  # 1.6 x 1.6 mm, 0.5 mm pitch: pins 1-3 bottom, 4-6 top
+        pads = [(1 + i, -0.5 + 0.5 * i, 0.75, 0.28, 0.6) for i in range(3)]
+        return True, pads + [(4 + i, 0.5 - 0.5 * i, -0.75, 0.28, 0.6) for i in range(3)]
+    if name == "L_4040":  # 4 x 4 mm shielded power inductor
+        return True, [(1, -1.6, 0, 1.3, 3.6), (2, 1.6, 0, 1.3, 3.6)]
+    raise ValueError("no footprint %s" % name)
+
+
+def drill(name):
+    """Hole diameter (mm) of a through-hole footprint's pads."""
+    return 1.1 if name == "BTN_12MM" else 1.0
+
+
+def extent(name):
+    _, pads = footprint_pads(name)
+    return (min(p[1] - p[3] / 2 for p in pads), max(p[1] + p[3] / 2 for p in pads))
+
+
+def _gullwing(tip_to_tip, foot, pitch, n):
+    """SOIC-style leads, pins along x as the footprints above: [(pin, x, (y0, y1))], the foot
+    from ``y0`` to ``y1`` (outward), pin 1 bottom left, counter-clockwise."""
+    y1 = tip_to_tip / 2
+    out = []
+    for i in range(n // 2):
+        x = -pitch * (n // 2 - 1) / 2 + pitch * i
+        out.append((i + 1, x, (y1 - foot, y1)))
+        out.append((n - i, x, (-y1, -(y1 - foot))))
+    return out
+
+
+# footprint -> (the part's drawing, its leads). SMD leads: ("foot", pin, x, (y0, y1)); through-
+# hole legs: ("leg", pin, x, y); mechanical: ("nail", None, x, y).
+LEADS = {
+    # Bourns 4800P datasheet, "Product Dimensions": 7.62 +- 0.25 mm over the leads, foot .611 mm
+    "SOM-16": ("Bourns 4800P medium body", [("foot",) + x for x in _gullwing(7.62, 0.611, 1.27, 16)]),
+    # Nexperia 74HC165 SOT109-1: HE 6.0 mm (5.8-6.2), Lp 0.4-1.0 mm (nominal 0.7)
+    "SOIC-16": ("Nexperia SOT109-1", [("foot",) + x for x in _gullwing(6.0, 0.7, 1.27, 16)]),
+    "BTN_12MM": (
+        "E-Switch TL1100 12 mm tactile switch",
+        [
+            ("leg", 1, -BTN_LEGS_X / 2, -BTN_LEGS_Y / 2),
+            ("leg", 1, BTN_LEGS_X / 2, -BTN_LEGS_Y / 2),
+            ("leg", 2, -BTN_LEGS_X / 2, BTN_LEGS_Y / 2),
+            ("leg", 2, BTN_LEGS_X / 2, BTN_LEGS_Y / 2),
+        ],
+    ),
+}
+for _n in (10, 12):
+    LEADS["JST_SH_%d" % _n] = (
+        "JST SH SM%02dB-SRSS-TB" % _n,
+        [("nail", None, s * ((_n - 1) / 2.0 + 1.3), -3.875) for s in (-1, 1)],
+    )
