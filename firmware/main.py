@@ -1,8 +1,8 @@
 """Device entry point: MicroPython runs this file at boot (and the simulator runs it on the
 unix port with ``SG_HAL=sim``). Everything lives in ``app.main``.
 
-First the built-in ``bg.update.boot`` puts an updated firmware's slot ahead of the built-in
-modules (docs/update.md). Nothing about an update may stop the board: a damaged state or
+First the built-in ``bg.update.boot`` lays an updated firmware's slot over the built-in modules
+(docs/update.md: the overlay rule). Nothing about an update may stop the board: a damaged state or
 slot, or a new version that fails to start, leaves the previous or the built-in firmware.
 """
 
@@ -14,7 +14,7 @@ try:
     from bg.update import boot as fw
 
     fw_root = fw.root()
-    fw.start(sys.path, sys.modules, fw_root)
+    fw.start(sys.path, sys.modules, fw_root, True)  # the slot's modules over the built-in
 except Exception as e:  # noqa: BLE001 - boot the built-in firmware whatever happened
     fw = None
     print("fw: built-in firmware:", e)

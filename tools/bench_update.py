@@ -149,7 +149,7 @@ def main():
     pub = R.public_key(seed)
     with tempfile.TemporaryDirectory() as d:
         files = REL.bundle_files("xtensawin", Path(d) / "mpy")
-    blob = R.build_bundle("9.9.9-bench", files, seed)
+    blob = R.build_bundle("9.9.9-bench", files, seed, REL.default_counter())
     path = out / "update-bench.gbun"
     path.write_bytes(blob)
     version, ups, downs = frames(blob, pub)

@@ -1,6 +1,7 @@
 """Build and sign a firmware bundle (docs/update.md): what `make release` runs.
 
-    python tools/release.py build [--key FILE] [--version V] [--arch xtensawin] [--out DIR]
+    python tools/release.py build [--key FILE] [--version V] [--counter N] [--arch xtensawin]
+                                  [--only bg/notation.py ...] [--out DIR]
     python tools/release.py keygen FILE      # a new release key (hex seed, mode 0600)
     python tools/release.py pub FILE         # its public half, for bg/update/bundle.py
 
@@ -10,6 +11,11 @@ with ``--key`` (``make release RELEASE_KEY=...``). Without a key it signs with a
 key generated once into ``build/dev-release.key``: a board only installs bundles signed by the
 key whose public half is ``bg.update.bundle.RELEASE_PUB``; the simulator takes the development key
 when started with ``SG_FW_KEY`` (tests do).
+
+The manifest's security counter is ``bg.update.boot.COUNTER`` of the firmware built (``--counter``
+overrides it): a board refuses a bundle below the counter it last confirmed, so a release that
+fixes a flaw raises ``COUNTER`` in the source and older releases can never be put back.
+``--only`` packs just the named modules: the board lays them over its built-in firmware.
 """
 
 import argparse
@@ -44,21 +50,33 @@ def default_version():
     return "%s-%s" % (BUILTIN, h)
 
 
-def bundle_files(arch, out):
-    """[(slot path, bytes)] of the compiled firmware (not main.py: the built-in one boots)."""
+def bundle_files(arch, out, only=None):
+    """[(slot path, bytes)] of the compiled firmware (not main.py: the built-in one boots);
+    ``only``: just these modules (firmware-relative source paths, e.g. ``bg/notation.py``)."""
     import deploy
 
+    want = None if not only else {o[:-3] + ".mpy" if o.endswith(".py") else o for o in only}
     files = []
     for local, dev in deploy.build(Path(out), arch):
         if dev.endswith(".mpy") and dev.split("/")[0] in ("bg", "app", "hal"):
-            files.append((dev, Path(local).read_bytes()))
+            if want is None or dev in want:
+                files.append((dev, Path(local).read_bytes()))
+    if want is not None and len(files) != len(want):
+        missing = sorted(want - {n for n, _ in files})
+        raise ValueError("not firmware modules: %s" % ", ".join(missing))
     return files
 
 
-def build(key, version, arch, out):
+def default_counter():
+    from bg.update.boot import COUNTER
+
+    return COUNTER
+
+
+def build(key, version, arch, out, counter=None, only=None):
     seed = R.read_key(key) if key else dev_key()
-    files = bundle_files(arch, Path(out) / ("mpy-" + arch))
-    blob = R.build_bundle(version, files, seed)
+    files = bundle_files(arch, Path(out) / ("mpy-" + arch), only)
+    blob = R.build_bundle(version, files, seed, default_counter() if counter is None else counter)
     path = Path(out) / ("gammon-fw-%s-%s.gbun" % (version, arch))
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(blob)
@@ -72,6 +90,8 @@ def main(argv=None):
     b.add_argument("--key", help="the release key file (default: the development key in build/)")
     b.add_argument("--version", help="the bundle's version (default: %s-<commit>)" % "0.1.0")
     b.add_argument("--arch", default="xtensawin", help="mpy-cross -march (x64 for the simulator)")
+    b.add_argument("--counter", type=int, help="the security counter (default: bg.update.boot.COUNTER)")
+    b.add_argument("--only", nargs="+", help="just these modules (bg/notation.py ...)")
     b.add_argument("--out", default=str(ROOT / "build" / "release"))
     k = sub.add_parser("keygen")
     k.add_argument("file")
@@ -88,7 +108,7 @@ def main(argv=None):
         elif a.cmd == "pub":
             print(R.public_key(R.read_key(a.file)).hex())
         else:
-            path, n, size = build(a.key, a.version or default_version(), a.arch, a.out)
+            path, n, size = build(a.key, a.version or default_version(), a.arch, a.out, a.counter, a.only)
             print("%s: %d files, %d bytes%s" % (path, n, size, "" if a.key else " (development key)"))
     except ValueError as e:
         print("release: %s" % e, file=sys.stderr)

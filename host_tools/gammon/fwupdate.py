@@ -9,6 +9,7 @@ import struct
 
 from bg import link as P
 from bg.update.bundle import bundle_id
+from bg.update.slots import ALREADY  # noqa: F401 - the commit answer for the bundle running
 
 from gammon.release import read_bundle
 
@@ -16,7 +17,9 @@ CHUNK = P.MAX_PAYLOAD - 4  # bytes per CHUNK request (the offset takes 4)
 
 
 def send(call, blob, progress=None, chunk=CHUNK, stop_at=None):
-    """Send the bundle ``blob`` (bytes); returns the version the board will boot next.
+    """Send the bundle ``blob`` (bytes); returns the version the board will boot next (with
+    ``ALREADY`` appended when the board runs this very bundle: nothing was sent or changed).
+    A bundle below the board's security counter is refused (LinkError: "downgrade refused").
     ``progress(done, total)`` after each chunk. ``stop_at`` (tests): return None once this
     many bytes are on the board, as a dropped connection would."""
     head, _version, _files, total = read_bundle(blob)  # malformed: refused before sending

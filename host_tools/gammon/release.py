@@ -45,9 +45,10 @@ def read_key(path):
     return raw
 
 
-def build_bundle(version, files, seed):
-    """The bundle bytes of ``files`` [(slot path, bytes)] signed with ``seed``."""
-    return bytes(bundle(version, files, seed))
+def build_bundle(version, files, seed, security):
+    """The bundle bytes of ``files`` [(slot path, bytes)] with the security counter
+    ``security`` (``bg.update.boot.COUNTER`` of the firmware built), signed with ``seed``."""
+    return bytes(bundle(version, files, seed, security))
 
 
 def read_bundle(blob):

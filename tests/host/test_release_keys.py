@@ -36,7 +36,7 @@ def test_keygen_is_private_and_never_overwrites(tmp_path, capsys):
 
 def test_host_refuses_a_truncated_or_altered_bundle_before_sending():
     seed = bytes(range(32))
-    blob = R.build_bundle("2.0.0", [("bg/a.mpy", b"a" * 100), ("app/b.mpy", b"b" * 50)], seed)
+    blob = R.build_bundle("2.0.0", [("bg/a.mpy", b"a" * 100), ("app/b.mpy", b"b" * 50)], seed, 3)
     head, version, files, total = R.read_bundle(blob)
     assert version == "2.0.0" and [f[0] for f in files] == ["app/b.mpy", "bg/a.mpy"] and total == len(blob)
     for bad in (

@@ -61,7 +61,7 @@ def _bundle(tmp_path, version, seed, patch):
     name = src[:-3] + ".mpy"
     files = [(n, out.read_bytes() if n == name else b) for n, b in files]
     path = tmp_path / ("fw-%s.gbun" % version)
-    path.write_bytes(R.build_bundle(version, files, seed))
+    path.write_bytes(R.build_bundle(version, files, seed, T.default_counter()))
     return path
 
 

@@ -20,7 +20,7 @@ class _Run:
     def __init__(self):
         self.stage = 0  # 0 receiving, 1 commit in flight, 2 committed, 3 boot in flight,
         # 4 booted (on trial), 5 healthy() in flight, 6 confirmed
-        self.blob = H.make("2.0.0", n=3, size=SIZE)
+        self.blob = H.make("2.0.0", n=3, size=SIZE, security=B.COUNTER + 2)
         self.want = {}
         for name, data in H.files(b"v2", 3, SIZE):
             self.want[name] = hashlib.sha256(data).digest()
@@ -44,6 +44,14 @@ def _verify(run, buf):
     """The cut image boots the old (built-in) firmware or the whole new one, as far as the
     update had got; then the update resumes and completes from what is on flash."""
     state = B.read_state("/snap")
+    # the security counter rises with the confirmation, never before it, never back
+    c = B.confirmed("/snap")
+    if run.stage < 5:
+        assert c == B.COUNTER, (run.stage, c)
+    elif run.stage == 6:
+        assert c == B.COUNTER + 2, (run.stage, c)
+    else:
+        assert c in (B.COUNTER, B.COUNTER + 2) and (c == B.COUNTER) == (state[0] != "a"), (c, state)
     path = [""]
     s = B.start(path, {}, "/snap")
     if s == B.NONE:
@@ -107,6 +115,7 @@ def test_power_cut_at_every_write_of_an_update():
         run.stage = 5
         assert B.healthy("/flash", path)
         run.stage = 6
+        assert B.confirmed("/flash") == B.COUNTER + 2
         dev.hook = None
         assert B.read_state("/flash") == ("a", "-", 0)
     finally:

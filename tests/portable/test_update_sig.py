@@ -103,11 +103,11 @@ def test_manifest_refuses_what_would_escape_or_lie():
     bads = ("../main.py", "/boot.py", "bg/../../x.mpy", "bg//x.mpy", ".bundle", "bg/x.txt", "b g.mpy", "")
     for bad in bads:
         try:
-            manifest("1.0", [(bad, 3, d)])
+            manifest("1.0", [(bad, 3, d)], 1)
         except ValueError:
             continue
         raise AssertionError(bad)
-    m = manifest("1.0", [("bg/a.mpy", 3, d), ("app/b.mpy", 5, d)])
+    m = manifest("1.0", [("bg/a.mpy", 3, d), ("app/b.mpy", 5, d)], 1)
     assert parse_manifest(m)[2] == 8
     for cut in (5, len(m) - 1):
         try:
@@ -115,20 +115,20 @@ def test_manifest_refuses_what_would_escape_or_lie():
         except ValueError:
             continue
         raise AssertionError(cut)
-    for bad in (m + b"\x00", b"GFW0" + m[4:]):
+    for bad in (m + b"\x00", b"GFW1" + m[4:]):
         try:
             parse_manifest(bad)
         except ValueError:
             continue
         raise AssertionError(bad[:8])
     try:
-        manifest("1.0", [("bg/a.mpy", 3, d), ("bg/a.mpy", 3, d)])
+        manifest("1.0", [("bg/a.mpy", 3, d), ("bg/a.mpy", 3, d)], 1)
     except ValueError as e:
         assert "twice" in str(e)
     else:
         raise AssertionError("duplicate accepted")
     try:
-        manifest("1.0", [("bg/a.mpy", 0, d)])
+        manifest("1.0", [("bg/a.mpy", 0, d)], 1)
     except ValueError:
         pass
     else:

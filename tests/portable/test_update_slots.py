@@ -55,7 +55,7 @@ def test_update_applied_then_switched_at_boot_and_confirmed():
         # next boot: the slot goes first on the path, the boot is counted
         mods = {"bg": 1, "bg.update": 2, "os": 3}
         assert B.start(path, mods, r) == "a"
-        assert path[0] == r + "/fw/a" and "bg" not in mods and "os" in mods
+        assert path[-1] == r + "/fw/a" and "bg" not in mods and "os" in mods
         assert B.read_state(r) == ("-", "a", 1)
         assert B.version(r, path, "1.0.0") == "2.0.0"
         assert B.healthy(r, path)
@@ -176,12 +176,14 @@ def test_new_version_that_never_becomes_healthy_is_rolled_back():
         # with a confirmed version in "a", a crashing "b" falls back to "a", not to built-in
         B.write_state(r, "a", "b", 0)
         os.mkdir(r + "/fw/b")
+        with open(r + "/fw/a/.bundle", "rb") as f:
+            head = f.read()
         with open(r + "/fw/b/.bundle", "wb") as f:
-            f.write(b"x")
+            f.write(head)
         path = [""]
         assert B.start(path, {}, r) == "b"
         assert B.fallback(path, {}, r)
-        assert path == [r + "/fw/a", ""] and B.read_state(r) == ("a", "-", 0)
+        assert path == ["", r + "/fw/a"] and B.read_state(r) == ("a", "-", 0)
     finally:
         H.rm(r)
 

@@ -24,11 +24,11 @@ def files(tag=b"v2", n=3, size=300):
     return out
 
 
-def make(version="2.0.0", tag=b"v2", seed=SEED, n=3, size=300):
+def make(version="2.0.0", tag=b"v2", seed=SEED, n=3, size=300, security=1):
     import gc
 
     gc.collect()
-    return bundle(version, files(tag, n, size), seed)
+    return bundle(version, files(tag, n, size), seed, security)
 
 
 def root():

@@ -7,12 +7,18 @@ firmware root holds::
     fw/state     "<active> <pending> <boots>\\n": slots "a", "b" or "-" (the built-in firmware);
                  written as fw/state.new, then renamed over fw/state (atomic on littlefs)
     fw/a/, fw/b/ a slot each: the bundle's files and its header (fw/<slot>/.bundle)
+    fw/counter   the highest security counter confirmed (written as fw/counter.new, renamed)
 
 ``start(path, root)`` runs from ``main.py``: a pending slot is tried at most ``MAX_BOOTS``
-times (each boot counted *before* it runs), then rolled back; the chosen slot goes first on
-``sys.path``, ahead of the built-in modules. ``healthy(root, path)`` (the supervisor's first
-"all tasks alive") makes a tried slot the active one. Anything unreadable means the built-in
-firmware: a damaged state file or slot never stops the board from booting.
+times (each boot counted *before* it runs), then rolled back; the chosen slot's modules are
+laid over the built-in ones (``bg.update.overlay``). ``healthy(root, path)`` (the
+supervisor's first "all tasks alive") makes a tried slot the active one. Anything unreadable
+means the built-in firmware: a damaged state file or slot never stops the board from booting.
+
+Updates only go forward: every bundle's signed manifest carries a security counter; the board's
+confirmed counter (``confirmed``: the highest of ``COUNTER``, ``fw/counter`` and the active
+slot's) rises only when a slot is confirmed healthy, and a slot below it is never installed
+(``bg.update.slots``) nor tried.
 """
 
 import os
@@ -21,6 +27,11 @@ MAX_BOOTS = 3  # boots a new version gets to become healthy before it is rolled 
 HEALTHY_MS = 120000  # ... and how long each of them has (app.update: then it restarts)
 NONE = "-"
 BUILTIN = "0.1.0"  # the version of the firmware built into the interpreter (frozen / ROMFS)
+# The security counter of this firmware: a release that fixes a flaw raises it, and from then
+# on a board refuses every bundle below it (tools/release.py signs it into the manifest).
+COUNTER = 1
+_BUILTIN_ROOT = [None]  # the sys.path entry the built-in ``bg`` came from (start)
+_HOOK = [None]  # bg.update.overlay while its import hook may be installed
 
 
 def root():
@@ -66,26 +77,65 @@ def slot_dir(root, slot):
     return fw_dir(root) + "/" + slot
 
 
-def _has_bundle(root, slot):
+def slot_counter(root, slot):
+    """The security counter of the bundle stored in ``slot`` (bytes 10..13 of its header:
+    ``bg.update.bundle.COUNTER_END``); -1 when the slot holds no readable bundle."""
     try:
-        os.stat(slot_dir(root, slot) + "/.bundle")
-        return True
+        with open(slot_dir(root, slot) + "/.bundle", "rb") as f:
+            h = f.read(14)
     except OSError:
-        return False
+        return -1
+    if len(h) != 14 or h[:4] != b"GBD1" or h[6:10] != b"GFW2":
+        return -1
+    return h[10] | (h[11] << 8) | (h[12] << 16) | (h[13] << 24)
+
+
+def _stored_counter(root):
+    try:
+        with open(fw_dir(root) + "/counter") as f:
+            return int(f.read())
+    except (OSError, ValueError):
+        return 0
+
+
+def confirmed(root):
+    """The board's confirmed security counter: the highest of the built-in firmware's, the
+    last one confirmed (``fw/counter``: kept when a slot is later rolled back or fails) and
+    the active slot's (which covers a cut between the state's switch and fw/counter)."""
+    n = _stored_counter(root)
+    if n < COUNTER:
+        n = COUNTER
+    a = read_state(root)[0]
+    if a != NONE:
+        k = slot_counter(root, a)
+        if k > n:
+            n = k
+    return n
+
+
+def _raise_counter(root, n):
+    if n <= _stored_counter(root):
+        return
+    d = fw_dir(root)
+    with open(d + "/counter.new", "w") as f:
+        f.write("%d\n" % n)
+    os.rename(d + "/counter.new", d + "/counter")
 
 
 def choose(root):
     """The slot to run this boot ("a", "b" or "-"), counting the boot of a pending one and
-    rolling it back once it had its ``MAX_BOOTS``."""
+    rolling it back once it had its ``MAX_BOOTS``, or when it is below the confirmed counter
+    (or holds no bundle)."""
     active, pending, boots = read_state(root)
+    floor = confirmed(root)
     if pending != NONE:
-        if boots >= MAX_BOOTS or not _has_bundle(root, pending):
+        if boots >= MAX_BOOTS or slot_counter(root, pending) < floor:
             write_state(root, active, NONE, 0)  # rolled back
             pending = NONE
         else:
             write_state(root, active, pending, boots + 1)
             return pending
-    if active != NONE and _has_bundle(root, active):
+    if active != NONE and slot_counter(root, active) >= floor:
         return active
     return NONE
 
@@ -104,14 +154,35 @@ def _purge(modules):
         del modules[k]
 
 
-def start(path, modules, root):
-    """At boot: put the chosen slot's directory first on ``path``. Returns the slot."""
+def _use(path, modules, root, s, hook):
+    # The slot's directory goes last on ``path`` (it names the running slot, and a top-level
+    # module only the slot has is found there); with ``hook`` its modules are laid over the
+    # built-in ones, module by module (bg.update.overlay: the overlay rule).
+    d = slot_dir(root, s)
+    if hook:
+        pkg = modules.get("bg")
+        p = getattr(pkg, "__path__", None)
+        if _BUILTIN_ROOT[0] is None and isinstance(p, str) and p.endswith("/bg"):
+            _BUILTIN_ROOT[0] = p[:-3]
+        if _HOOK[0] is None:
+            from bg.update import overlay
+
+            _HOOK[0] = overlay
+        _HOOK[0].remove()
+        if _BUILTIN_ROOT[0] is not None:
+            _HOOK[0].install(d, _BUILTIN_ROOT[0])
+    _purge(modules)
+    path.append(d)
+
+
+def start(path, modules, root, hook=False):
+    """At boot: the chosen slot runs (on ``path``; with ``hook``, main.py's boot, its modules
+    are laid over the built-in ones). Returns the slot."""
     if root is None:
         return NONE
     s = choose(root)
     if s != NONE:
-        path.insert(0, slot_dir(root, s))
-        _purge(modules)
+        _use(path, modules, root, s, hook)
     return s
 
 
@@ -123,6 +194,9 @@ def fallback(path, modules, root):
     if s == NONE:
         return False
     path.remove(slot_dir(root, s))
+    hook = _HOOK[0] is not None
+    if hook:
+        _HOOK[0].remove()
     _purge(modules)
     active, pending, _ = read_state(root)
     if pending == s:
@@ -130,8 +204,8 @@ def fallback(path, modules, root):
     elif active == s:
         write_state(root, NONE, NONE, 0)
         active = NONE
-    if active != NONE and _has_bundle(root, active):
-        path.insert(0, slot_dir(root, active))
+    if active != NONE and slot_counter(root, active) >= confirmed(root):
+        _use(path, modules, root, active, hook)
     return True
 
 
@@ -141,7 +215,8 @@ def healthy(root, path):
     s = running(root, path)
     active, pending, _ = read_state(root)
     if s != NONE and pending == s:
-        write_state(root, s, NONE, 0)
+        write_state(root, s, NONE, 0)  # first: confirmed() counts the active slot's counter
+        _raise_counter(root, slot_counter(root, s))
         return True
     return False
 

@@ -5,19 +5,21 @@ Portable. A bundle (docs/update.md) is a header, a signed manifest and the files
     0  magic      b"GBD1"
     4  mlen       u16   manifest length (at most MAX_MANIFEST)
     6  manifest   mlen bytes, signed:
-                    b"GFW1", version (u8 length + ASCII, 1..16 bytes), file count u16,
-                    per file: name (u8 length + path), size u32, SHA-256 (32 bytes)
+                    b"GFW2", security counter u32, version (u8 length + ASCII, 1..16 bytes),
+                    file count u16, per file: name (u8 length + path), size u32, SHA-256
        signature  64 bytes: Ed25519 (RFC 8032) of the manifest by the release key
        files      their bytes, in manifest order, back to back
 
 The board takes a bundle only when the manifest's signature verifies with ``RELEASE_PUB``
-(whatever host sends it) and every file's bytes hash to the manifest's SHA-256.
+(whatever host sends it), every file's bytes hash to the manifest's SHA-256 and its security
+counter is not below the board's confirmed one (``bg.update.boot.confirmed``: updates only go
+forward).
 ``bg.update.ed25519`` verifies, ``bg.update.slots`` stores a bundle beside the running
 firmware, ``bg.update.boot`` chooses the slot at boot.
 
-    >>> m = manifest("1.2.0", [("bg/x.mpy", 3, bytes(32))])
-    >>> parse_manifest(m), [e[:2] for e in entries(m)]
-    (('1.2.0', 1, 3), [('bg/x.mpy', 3)])
+    >>> m = manifest("1.2.0", [("bg/x.mpy", 3, bytes(32))], 7)
+    >>> parse_manifest(m), [e[:2] for e in entries(m)], counter(m)
+    (('1.2.0', 1, 3), [('bg/x.mpy', 3)], 7)
 """
 
 import hashlib
@@ -31,20 +33,23 @@ from micropython import const
 RELEASE_PUB = bytes.fromhex("a8f69e308b5e2e3f5c0d6eb97509801dafd72f7bc88a851cad63258a9018cbf0")
 
 MAGIC = b"GBD1"
-MANIFEST_MAGIC = b"GFW1"
+MANIFEST_MAGIC = b"GFW2"
 HEAD = const(6)  # magic + mlen
+COUNTER_END = const(14)  # the security counter is the bundle's bytes 10..13 (the manifest's 4..7)
+MAX_COUNTER = const(0x3FFFFFFF)  # a small int on the board
 SIG_LEN = const(64)
 MAX_MANIFEST = const(8192)  # a full firmware: ~3.7 kB for 67 files
 MAX_FILES = const(255)
 MAX_FILE = const(262144)
 MAX_VERSION = const(16)
-_SUFFIXES = (".mpy", ".py", ".json")
+_SUFFIXES = (".mpy", ".py", ".json", ".romfs")
 _NAME_OK = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./"
 
 
 def check_name(name):
     """A file's path inside a slot: relative, ``/``-separated, no ``.``/``..`` parts, only
-    letters, digits, ``_-./``, ending .mpy, .py or .json; ValueError otherwise."""
+    letters, digits, ``_-./``, ending .mpy, .py, .json or .romfs (a whole firmware's image,
+    ``ROMFS``); ValueError otherwise."""
     if not 1 <= len(name) <= 64:
         raise ValueError("file name length")
     for c in name.encode():
@@ -58,12 +63,16 @@ def check_name(name):
     return name
 
 
-def manifest(version, files):
-    """The manifest bytes of ``version`` and ``files`` [(name, size, sha256)] (host side);
-    the files go in name order (the board refuses any other: no name twice)."""
+def manifest(version, files, security):
+    """The manifest bytes of ``version``, ``files`` [(name, size, sha256)] and the security
+    counter ``security`` (host side); the files go in name order (the board refuses any
+    other: no name twice)."""
+    if not 0 <= security <= MAX_COUNTER:
+        raise ValueError("security counter out of range")
     files = sorted(files)
     v = version.encode()
-    out = bytearray(MANIFEST_MAGIC) + bytes([len(v)]) + v + struct.pack("<H", len(files))
+    out = bytearray(MANIFEST_MAGIC) + struct.pack("<I", security) + bytes([len(v)]) + v
+    out += struct.pack("<H", len(files))
     for name, size, digest in files:
         n = check_name(name).encode()
         out += bytes([len(n)]) + n + struct.pack("<I", size) + digest
@@ -78,11 +87,13 @@ def parse_manifest(m):
     if len(m) > MAX_MANIFEST or bytes(m[:4]) != MANIFEST_MAGIC:
         raise ValueError("not a firmware manifest")
     try:
-        n = m[4]
+        if counter(m) > MAX_COUNTER:
+            raise ValueError("bad security counter")
+        n = m[8]
         if not 1 <= n <= MAX_VERSION:
             raise ValueError("bad version")
-        version = bytes(m[5 : 5 + n]).decode()
-        i = 5 + n
+        version = bytes(m[9 : 9 + n]).decode()
+        i = 9 + n
         count = m[i] | (m[i + 1] << 8)
         i += 2
         if not 1 <= count <= MAX_FILES:
@@ -111,9 +122,17 @@ def parse_manifest(m):
     return version, count, total
 
 
+def counter(m):
+    """The security counter of manifest bytes: a release that fixes a flaw raises it, and a
+    board never installs a bundle below the counter of the last one it confirmed."""
+    if len(m) < 8:
+        raise ValueError("manifest cut short")
+    return struct.unpack_from("<I", m, 4)[0]
+
+
 def entries(m):
     """Each file of a manifest ``parse_manifest`` accepted: (name, size, sha256), in order."""
-    i = 5 + m[4]
+    i = 9 + m[8]
     count = m[i] | (m[i + 1] << 8)
     i += 2
     for _ in range(count):

@@ -43,15 +43,18 @@ def sign(seed, msg):
     return big_r + ((r + k * a) % L).to_bytes(32, "little")
 
 
-def bundle(version, files, seed):
-    """The bundle (a bytearray) of ``files`` [(slot path, bytes)] signed with ``seed``."""
+def bundle(version, files, seed, security):
+    """The bundle (a bytearray) of ``files`` [(slot path, bytes)] with the security counter
+    ``security``, signed with ``seed``."""
     import hashlib
     import struct
 
     from bg.update.bundle import MAGIC, manifest
 
     files = sorted(files)  # the manifest's order
-    man = manifest(version, [(name, len(data), hashlib.sha256(data).digest()) for name, data in files])
+    man = manifest(
+        version, [(name, len(data), hashlib.sha256(data).digest()) for name, data in files], security
+    )
     out = bytearray(6 + len(man) + 64 + sum(len(d) for _, d in files))  # one block, first
     sig = sign(seed, man)
     out[0:4] = MAGIC

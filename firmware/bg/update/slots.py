@@ -9,12 +9,17 @@ hash is refused. The files are appended to the slot directory as they come; noth
 kept, so after a dropped connection or a reboot ``begin`` finds the resume point from the
 files' sizes on flash. ``commit`` re-reads every file and compares its SHA-256 with the
 manifest's before the state file says "pending": the next boot tries it (``bg.update.boot``).
+
+Updates only go forward: a bundle whose signed security counter is below the board's confirmed
+one (``bg.update.boot.confirmed``) is refused as soon as its header verified, and again at
+commit. The bundle the board already runs (active or on trial) is answered "already installed"
+and changes nothing.
 """
 
 import hashlib
 import os
 
-from bg.update.boot import NONE, read_state, running, slot_dir, write_state
+from bg.update.boot import NONE, confirmed, read_state, running, slot_dir, write_state
 from bg.update.bundle import (
     HEAD,
     MAGIC,
@@ -22,10 +27,13 @@ from bg.update.bundle import (
     SIG_LEN,
     bundle_id,
     check_signature,
+    counter,
     entries,
     header_len,
     parse_manifest,
 )
+
+ALREADY = " (already installed)"  # what commit adds to the version of the bundle running
 
 _READ = 512  # bytes read at a time while hashing a file on flash
 
@@ -86,6 +94,7 @@ class Updater:
         self.man = None  # the manifest (a memoryview into head) once the header verified
         self.cur = None  # (name, size, stream offset) of the file being written
         self.version = None
+        self.installed = None  # the version, when the bundle begun is the one running
 
     def target(self):
         """The slot an update goes into: neither the active nor the running one. ValueError
@@ -102,9 +111,16 @@ class Updater:
         returns the offset the host sends from."""
         if len(bid) != 32 or size < HEAD + SIG_LEN:
             raise ValueError("begin needs a bundle id and its size")
-        slot = self.target()
         if self.id == bid and self.size == size:
             return self.off
+        v = self._running_version(bid)
+        if v is not None:  # the same bundle again: nothing to send, nothing changes
+            self._reset()
+            self.id = bytes(bid)
+            self.size = self.off = size
+            self.installed = v
+            return size
+        slot = self.target()
         self._reset()
         d = slot_dir(self.root, slot)
         off = self._resume(d, bid, size)
@@ -119,6 +135,30 @@ class Updater:
         self.off = off
         self.slot = slot
         return off
+
+    def _running_version(self, bid):
+        # The version of the bundle ``bid`` when it is the active or the running slot's.
+        active, _, _ = read_state(self.root)
+        for s in (active, running(self.root, self.path)):
+            if s == NONE:
+                continue
+            try:
+                with open(slot_dir(self.root, s) + "/.bundle", "rb") as f:
+                    head = f.read()
+                if bundle_id(head) == bid:
+                    return parse_manifest(memoryview(head)[HEAD : len(head) - SIG_LEN])[0]
+            except (OSError, ValueError):
+                pass
+        return None
+
+    def _forward(self, man):
+        # Updates only go forward: ValueError (the transfer forgotten) below the counter.
+        n = counter(man)
+        floor = confirmed(self.root)
+        if n < floor:
+            self._fail(
+                "downgrade refused: the bundle's security counter %d is below the board's %d" % (n, floor)
+            )
 
     def _resume(self, d, bid, size):
         # The offset reached by an earlier transfer of the same bundle into ``d``, or None.
@@ -135,6 +175,8 @@ class Updater:
             version, _, total = parse_manifest(man)
         except ValueError:
             return None
+        if counter(man) < confirmed(self.root):
+            return None  # emptied: the header, sent again, is refused
         if len(head) + total != size:
             return None
         off = len(head)
@@ -217,6 +259,7 @@ class Updater:
             self._fail(str(e))
         if len(head) + total != self.size:
             self._fail("bundle size differs from its manifest")
+        self._forward(man)
         d = slot_dir(self.root, self.slot)
         _makedirs(d)
         with open(d + "/.bundle", "wb") as f:
@@ -257,8 +300,13 @@ class Updater:
     def commit(self):
         """Check every stored file against the manifest, then mark the slot pending (the
         next boot tries it). Returns the new version. A damaged slot is emptied."""
+        if self.installed is not None:
+            v = self.installed
+            self._reset()
+            return v + ALREADY
         if self.id is None or self.man is None:
             raise ValueError("no update begun")
+        self._forward(self.man)  # a newer version confirmed since this one was begun
         if self.off != self.size:
             raise ValueError("bundle incomplete: %d of %d bytes" % (self.off, self.size))
         d = slot_dir(self.root, self.slot)

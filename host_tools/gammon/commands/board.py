@@ -58,11 +58,22 @@ def add_board_argument(parser):
     parser.add_argument(
         "--board", metavar="BOARD", help="saved board name, id or address (default: the default board)"
     )
+    parser.add_argument(
+        "--direct",
+        action="store_true",
+        help="open the board's link in this command, not through the hub (as GAMMON_NO_DAEMON=1)",
+    )
 
 
 def open_board(args):
-    """An authenticated ``Client`` for ``args.board``; one-line errors as ``UserError``."""
+    """An authenticated ``Client`` for ``args.board``, through the hub that lets every command
+    share the board's one connection (``gammon.hub``), or directly with ``--direct`` /
+    ``GAMMON_NO_DAEMON=1``; one-line errors as ``UserError``."""
+    from gammon import hub
+
     try:
+        if hub.enabled() and not getattr(args, "direct", False):
+            return hub.connect(getattr(args, "board", None))
         return L.connect(getattr(args, "board", None))
     except L.LinkError as e:
         raise UserError(str(e)) from None
@@ -98,6 +109,10 @@ def cmd_scan(args):
 
 def cmd_pair(args):
     print("Put the board in pairing mode (hold both ROLL buttons), then wait for the number.")
+    from gammon import hub
+
+    if hub.enabled():
+        hub.release(args.address)  # pairing needs the board's only connection
     try:
         bid = L.pair(args.address, _show_value, host_name=args.name)
     except L.LinkError as e:
@@ -150,7 +165,10 @@ def cmd_update(args, tries=3):
         try:
             with open_board(args) as c:
                 got = fwupdate.send(c.call, blob, _progress)
-            print("board has version %s pending: it switches at its next start" % got)
+            if got.endswith(fwupdate.ALREADY):
+                print("board already runs version %s: nothing changed" % version)
+            else:
+                print("board has version %s pending: it switches at its next start" % got)
             return 0
         except L.LinkError as e:
             if e.code:  # the board refused (bad signature, damaged, on trial...): final

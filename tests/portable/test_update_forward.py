@@ -1,0 +1,148 @@
+"""Updates only go forward (bg.update.slots, bg.update.boot): a validly signed bundle below the
+board's confirmed security counter is refused before a byte of it is stored, and again at
+commit and at boot; the bundle the board runs, sent again, changes nothing; the counter rises
+only when a version is confirmed healthy, and a rollback, a failed start, a cut between the
+confirmation's two writes or a damaged counter file never lowers it."""
+
+# mpy-heap: 80k
+# As test_update_slots (the test signs its bundles: the signer's big ints); the board model
+# runs it at the board's 64k.
+
+import gc
+import os
+
+gc.collect()
+from bg.update import boot as B  # noqa: E402
+from bg.update.slots import Updater  # noqa: E402
+
+gc.collect()
+import update_helpers as H  # noqa: E402
+from bg.update.bundle import bundle_id, header_len  # noqa: E402
+
+
+def _id(blob):
+    return bundle_id(blob[: header_len(blob)])
+
+
+def _install(r, blob):
+    """Send and commit ``blob``; returns the commit's answer, or the refusal's text."""
+    u = Updater(r, [""], H.pub())
+    try:
+        off = u.begin(_id(blob), len(blob))
+        H.send(u, blob, off)
+        return u.commit()
+    except ValueError as e:
+        return "refused: " + str(e)
+
+
+def _boot_and_confirm(r):
+    path = [""]
+    s = B.start(path, {}, r)
+    assert s != B.NONE
+    assert B.healthy(r, path)
+    return path
+
+
+def _exists(p):
+    try:
+        os.stat(p)
+        return True
+    except OSError:
+        return False
+
+
+def test_older_signed_bundle_refused_same_bundle_harmless():
+    r = H.root()
+    try:
+        assert B.confirmed(r) == B.COUNTER
+        v3 = H.make("3.0.0", b"v3", security=B.COUNTER + 2)
+        assert _install(r, v3) == "3.0.0"
+        path = _boot_and_confirm(r)
+        assert B.confirmed(r) == B.COUNTER + 2 and B.read_state(r) == ("a", "-", 0)
+        # an older release, validly signed: refused when its header arrives, nothing stored
+        old = H.make("2.0.0", b"v2", security=B.COUNTER + 1)
+        u = Updater(r, path, H.pub())
+        u.begin(_id(old), len(old))
+        try:
+            H.send(u, old)
+        except ValueError as e:
+            msg = str(e)
+        else:
+            raise AssertionError("older bundle accepted")
+        assert msg.startswith("downgrade refused") and "%d" % (B.COUNTER + 1) in msg, msg
+        assert not _exists(r + "/fw/b/.bundle") and u.id is None
+        assert B.read_state(r) == ("a", "-", 0)
+        # the bundle running, sent again: nothing to send, nothing changes
+        u = Updater(r, path, H.pub())
+        assert u.begin(_id(v3), len(v3)) == len(v3)
+        assert u.commit() == "3.0.0 (already installed)"
+        assert B.read_state(r) == ("a", "-", 0) and not _exists(r + "/fw/b")
+        # the same counter in another bundle is no downgrade (a rebuild, a fix of no flaw)
+        same = H.make("3.0.1", b"w3", security=B.COUNTER + 2)
+        assert _install(r, same) == "3.0.1"
+        assert B.read_state(r) == ("a", "b", 0)
+    finally:
+        H.rm(r)
+
+
+def test_counter_survives_rollback_failed_start_cut_and_damage():
+    r = H.root()
+    try:
+        assert _install(r, H.make("3.0.0", b"v3", security=5)) == "3.0.0"
+        _boot_and_confirm(r)
+        assert B.confirmed(r) == 5
+        # a newer version never becomes healthy: rolled back, the counter stays
+        v9 = H.make("9.0.0", b"v9", security=9)
+        assert _install(r, v9) == "9.0.0"
+        for _ in range(B.MAX_BOOTS):
+            assert B.start([""], {}, r) == "b"
+        assert B.start([""], {}, r) == "a" and B.read_state(r) == ("a", "-", 0)
+        assert B.confirmed(r) == 5
+        assert _install(r, H.make("4.0.0", b"v4", security=4)).startswith("refused: downgrade")
+        # the active version fails to start: the built-in firmware runs, the counter stays
+        path = [""]
+        assert B.start(path, {}, r) == "a" and B.fallback(path, {}, r)
+        assert B.read_state(r) == ("-", "-", 0) and B.confirmed(r) == 5
+        assert _install(r, H.make("4.0.0", b"v4", security=4)).startswith("refused: downgrade")
+        # a cut between the confirmation's state switch and fw/counter: the active slot's
+        # counter counts
+        assert _install(r, H.make("7.0.0", b"v7", security=7)) == "7.0.0"
+        slot = B.read_state(r)[1]
+        B.write_state(r, slot, "-", 0)
+        assert B.confirmed(r) == 7
+        # a damaged counter file: still the active slot's, never below the built-in's
+        with open(r + "/fw/counter", "w") as f:
+            f.write("zz")
+        assert B.confirmed(r) == 7
+        # a slot below the counter is neither tried nor run (the state names it anyway)
+        B.write_state(r, "-", "-", 0)
+        assert B.confirmed(r) == B.COUNTER
+        with open(r + "/fw/counter", "w") as f:
+            f.write("8\n")
+        B.write_state(r, "-", slot, 0)
+        assert B.start([""], {}, r) == "-" and B.read_state(r) == ("-", "-", 0)
+        B.write_state(r, slot, "-", 0)
+        assert B.start([""], {}, r) == "-"
+    finally:
+        H.rm(r)
+
+
+def test_pending_bundle_overtaken_is_refused_at_commit():
+    r = H.root()
+    try:
+        low = H.make("3.0.0", b"v3", security=3)
+        u = Updater(r, [""], H.pub())
+        u.begin(_id(low), len(low))
+        H.send(u, low, 0, len(low) - 10)  # all but the end: then a newer one is confirmed
+        with open(r + "/fw/counter", "w") as f:
+            f.write("4\n")
+        H.send(u, low, len(low) - 10)
+        try:
+            u.commit()
+        except ValueError as e:
+            assert str(e).startswith("downgrade refused"), e
+        else:
+            raise AssertionError("committed below the counter")
+        assert B.read_state(r) == ("-", "-", 0)
+    finally:
+        H.rm(r)
