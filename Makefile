@@ -17,7 +17,7 @@ BENCH_OUT ?= build/bench
 FIRMWARE_PY := $(shell find firmware -name '*.py' -not -path '*/__pycache__/*' | sort)
 
 .PHONY: help venv test test-py lint typecheck mpy-cross-check sim demo bench deploy repl clean distclean \
-        wiring deploy-test board-model sim-board hardware release bench-device bench-device-test
+        wiring deploy-test board-model pg-server sim-board hardware release bench-device bench-device-test
 
 help:
 	@echo "make sim      run the product: real firmware on the MicroPython unix port + browser board"
@@ -59,6 +59,12 @@ board-model: $(STAMP)
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc-multilib make; fi
 	@echo "board model: $$($(PY) tools/board_model.py)"
 
+# Debian's PostgreSQL server: the club's tests and bench start a throw-away cluster of it in a
+# temporary folder (gammon.club.pgcluster); nothing of the machine's own server is used.
+pg-server:
+	@ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || { echo "installing postgresql with apt-get"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql; }
+
 # --- tests --------------------------------------------------------------------------------
 test: $(STAMP) $(STUBS)
 	$(MAKE) --no-print-directory lint
@@ -72,7 +78,7 @@ test: $(STAMP) $(STUBS)
 # 1 + 2: pytest under CPython; tests/test_micropython.py runs every portable module on the
 # real MicroPython unix port (64k of working heap beside the firmware's ROM image) and on the
 # board model (-X heapsize=64k, firmware frozen), each reported in pytest's summary.
-test-py: $(STAMP)
+test-py: $(STAMP) pg-server
 	$(PY) -m pytest -q -p no:cacheprovider tests
 
 # 3: every firmware module must cross-compile for the ESP32 (what gets flashed).
@@ -111,7 +117,7 @@ sim-board: $(STAMP) board-model
 demo: $(STAMP)
 	$(PY) tools/sim/demo.py $(if $(SEED),--seed $(SEED)) $(if $(WATCH),--watch --port $(SIM_PORT)) $(DEMO_ARGS)
 
-bench: $(STAMP) board-model
+bench: $(STAMP) board-model pg-server
 	$(PY) tools/bench.py $(BENCH_OUT)
 
 wiring: $(STAMP)
