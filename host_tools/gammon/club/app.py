@@ -55,7 +55,15 @@ class Hub:
         self.task = None
         self.listening = asyncio.Event()
 
+    async def keep_alive(self):
+        """A comment line to every spectator now and then: proxies keep quiet streams open."""
+        while True:
+            await asyncio.sleep(15)
+            for event in list(self.subs):
+                self.send(event, b": keep-alive\n\n")
+
     async def run(self):
+        self.ka = asyncio.create_task(self.keep_alive())
         while True:
             try:
                 conn = await psycopg.AsyncConnection.connect(self.conninfo, autocommit=True)
@@ -82,13 +90,16 @@ class Hub:
             event = json.loads(head)
         except ValueError:
             return
+        self.send(event, ("data: %s\n\n" % state).encode())  # encoded once for every spectator
+
+    def send(self, event, frame):
         for q in list(self.subs.get(event, ())):
             if q.full():  # too slow a spectator: its stream ends, its browser reconnects
                 self.subs[event].discard(q)
                 q.get_nowait()
                 q.put_nowait(None)
             else:
-                q.put_nowait(state)
+                q.put_nowait(frame)
 
     def subscribe(self, event):
         q = asyncio.Queue(QUEUE)
@@ -117,6 +128,7 @@ class Club:
 
     async def shutdown(self):
         self.hub.task.cancel()
+        self.hub.ka.cancel()
         await self.pool.close()
 
     # -- the pushing side ---------------------------------------------------------------
@@ -326,17 +338,14 @@ class Club:
 
         async def stream():
             try:
-                for s in await self.boards(event):
-                    yield "data: %s\n\n" % s
+                yield "".join("data: %s\n\n" % s for s in await self.boards(event)).encode()
                 while True:
-                    try:
-                        s = await asyncio.wait_for(q.get(), 15)
-                    except asyncio.TimeoutError:
-                        yield ": keep-alive\n\n"
-                        continue
-                    if s is None:
+                    frames = [await q.get()]
+                    while not q.empty():  # a spectator behind gets what waits in one write
+                        frames.append(q.get_nowait())
+                    if None in frames:
                         return  # dropped (too slow) or the LISTEN connection was lost
-                    yield "data: %s\n\n" % s
+                    yield b"".join(frames)
             finally:
                 self.hub.unsubscribe(event, q)
 
