@@ -1,7 +1,8 @@
 """Player-seed contributions on the board (docs/dice.md): the commitment is journaled before
-any player entropy; host seeds and button timing follow it, each as a SEED_PART record; none
-is accepted after the first throw; a power cut between the commitment and the opening throw
-resumes with the same contributions and gives the same throw.
+any player entropy; host seeds follow it, each as a SEED_PART record; button timing (measured
+by the board itself) is the last part only when no host gave one: nothing the board controls
+enters after a host's part; none is accepted after the first throw; a power cut between the
+commitment and the opening throw resumes with the same contributions and gives the same throw.
 
 Runs unchanged under CPython and MicroPython (the board model at 64k)."""
 
@@ -34,13 +35,19 @@ def test_the_commitment_is_journaled_before_any_player_entropy():
     assert k == C.K_MATCH_START and f[9] == c.fair.commitment and f[10] == b""
     mid = c.contribute("laptop", SEED, f[9])
     assert mid == f[0] and c.outbox[-1] == (C.K_SEED_PART, (C.SRC_HOST, "laptop", SEED))
-    c.button(0, C.ROLL, now=123456)  # the opening press: its timing closes the seed
+    c.button(0, C.ROLL, now=123456)  # the opening press: the host's part was the last input
     ks = H.kinds(c)
-    assert ks[:4] == [C.K_MATCH_START, C.K_SEED_PART, C.K_SEED_PART, C.K_GAME_START]
-    assert c.outbox[2][1][0] == C.SRC_BUTTONS and len(c.outbox[2][1][2]) == 16
+    assert ks[:3] == [C.K_MATCH_START, C.K_SEED_PART, C.K_GAME_START]
     m = dice.SeedMixer()
     m.add(C.SRC_HOST, SEED)
-    m.add(C.SRC_BUTTONS, c.outbox[2][1][2])
+    assert c.fair.player_seed == m.digest()
+    # nobody sent a part: the opening press's timing is the one contribution
+    c, r = _created()
+    c.button(0, C.ROLL, now=123456)
+    assert H.kinds(c)[:3] == [C.K_MATCH_START, C.K_SEED_PART, C.K_GAME_START]
+    assert c.outbox[1][1][0] == C.SRC_BUTTONS and len(c.outbox[1][1][2]) == 16
+    m = dice.SeedMixer()
+    m.add(C.SRC_BUTTONS, c.outbox[1][1][2])
     assert c.fair.player_seed == m.digest()
 
 
@@ -93,7 +100,7 @@ def test_a_power_cut_between_commitment_and_opening_resumes_the_same_seed():
     c.button(0, C.ROLL, now=7)
     d.button(0, C.ROLL, now=7)
     assert C.K_OPENING in H.kinds(d) and c.outbox[len(journal) :] == d.outbox
-    # cut after the button timing was journaled, before the throw: the same seed, no more parts
+    # cut after the opening press's GAME_START, before the throw: the same seed, no more parts
     e = H.make(length=3)
     e.resume(iter(c.outbox[: len(journal) + 2]), seed)
     assert not e.fair.open and e.fair.fix() == c.fair.player_seed
@@ -119,7 +126,6 @@ def test_seed_part_records_round_trip_and_bad_ones_are_refused():
 
 def test_fairness_contributions_close_with_button_timing():
     f = Fairness(bytes(8), bytes(32))
-    f.contribute(dice.SRC_HOST, SEED)
     f.mix_timing(5)
     t = f.close_timing()
     assert t is not None and not f.open
@@ -128,8 +134,34 @@ def test_fairness_contributions_close_with_button_timing():
         raise AssertionError("accepted after the button timing")
     except ValueError:
         pass
-    g = Fairness(bytes(8), bytes(32), None, 0, False, [(dice.SRC_HOST, SEED), (dice.SRC_BUTTONS, t)])
+    g = Fairness(bytes(8), bytes(32), None, 0, False, [(dice.SRC_BUTTONS, t)])
     assert g.fix() == f.fix() and bytes(g.roll()) == bytes(f.roll())
+
+
+def test_nothing_the_board_measures_enters_after_a_hosts_part():
+    f = Fairness(bytes(8), bytes(32))
+    f.mix_timing(5)  # a press before the host's part, one after: both left out
+    f.contribute(dice.SRC_HOST, SEED)
+    f.mix_timing(6)
+    assert f.close_timing() is None and not f.open
+    try:
+        Fairness(bytes(8), bytes(32), None, 0, False, [(dice.SRC_HOST, SEED)]).contribute(
+            dice.SRC_BUTTONS, OTHER
+        )
+        raise AssertionError("a board part accepted after a host's")
+    except ValueError:
+        pass
+    one = dice.SeedMixer()
+    one.add(dice.SRC_HOST, SEED)
+    host_only = one.digest()  # (a MicroPython hash gives its digest once)
+    assert f.fix() == host_only and not one.late
+    # a journal written before the rule (timing after the host's part) resumes as written: the
+    # same seed, the same throws, flagged ``late`` (gammon verify fails such a journal)
+    old = Fairness(bytes(8), bytes(32), None, 0, False, [(dice.SRC_HOST, SEED), (dice.SRC_BUTTONS, OTHER)])
+    m = dice.SeedMixer()
+    m.add(dice.SRC_HOST, SEED)
+    m.add(dice.SRC_BUTTONS, OTHER)
+    assert m.late and old._parts.late and not old.open and old.fix() == m.digest() != host_only
 
 
 def test_the_combination_follows_the_documented_layout():
@@ -165,7 +197,6 @@ def test_a_replayable_source_makes_button_timing_depend_on_the_presses_alone():
     digests = []
     for times in ((1234, 99999, 7), (5, 6000000, 2**31 + 3)):  # other times, same presses
         f = Fairness.new(_Replayable(), bytes(8))
-        f.contribute(dice.SRC_HOST, SEED)
         for t in times:
             f.mix_timing(t)
         digests.append(f.close_timing())
@@ -173,8 +204,6 @@ def test_a_replayable_source_makes_button_timing_depend_on_the_presses_alone():
     # a source without ``timing`` (the ESP32's): the press times themselves count
     a = Fairness(bytes(8), bytes(32))
     b = Fairness(bytes(8), bytes(32))
-    a.contribute(dice.SRC_HOST, SEED)
-    b.contribute(dice.SRC_HOST, SEED)
     a.mix_timing(1234)
     b.mix_timing(1235)
     assert a.close_timing() != b.close_timing()

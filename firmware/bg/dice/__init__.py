@@ -49,7 +49,7 @@ _SEED_TAG = const(b"smartgammon-seed-v2")
 
 # Who gave a player-seed contribution (record SEED_PART, docs/dice.md)
 SRC_HOST = const(1)  # a paired host over the link (16 random bytes, or a phrase's hash)
-SRC_BUTTONS = const(2)  # button timing at the board (closes the contributions)
+SRC_BUTTONS = const(2)  # button timing measured by the board (only when no host gave a part)
 _MAX_PARTS = const(8)  # contributions per match
 
 NO_PLAYER_SEED = bytes(PLAYER_SEED_LEN)
@@ -63,11 +63,19 @@ def _check_len(name, value, n):
 class SeedMixer:
     """The player seed of a commit-first match: ``SHA-256(_SEED_TAG || src1(1) || part1(16) ||
     src2(1) || part2(16) ...)[:16]`` over the contributions in journal order; none at all
-    gives 16 zero bytes (the board alone chose the dice)."""
+    gives 16 zero bytes (the board alone chose the dice).
+
+    The rule that makes a host's part worth anything: nothing the board controls may enter
+    after it, or a modified board could grind that later part until the throws suit it. A
+    board-measured part (button timing) after a host's part is still hashed (so journals from
+    before the rule keep deriving the same dice) but sets ``late``: ``Fairness`` never writes
+    one and ``gammon verify`` fails a journal that has one."""
 
     def __init__(self):
         self._h = hashlib.sha256(_SEED_TAG)
         self.count = 0
+        self.hosts = 0  # host parts so far
+        self.late = False  # a board-measured part came after a host's part
         self.closed = False  # button timing is in: no more contributions
 
     def add(self, source, part):
@@ -81,7 +89,10 @@ class SeedMixer:
         self._h.update(bytes((source,)))
         self._h.update(part)
         self.count += 1
-        if source == SRC_BUTTONS:
+        if source == SRC_HOST:
+            self.hosts += 1
+        else:
+            self.late = self.late or self.hosts > 0
             self.closed = True
 
     def digest(self):

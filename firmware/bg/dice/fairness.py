@@ -6,9 +6,11 @@ The derivation itself is :mod:`bg.dice`; this module adds the secrecy and the li
 
 Example::
 
+    >>> from bg.dice import SRC_HOST
     >>> f = Fairness(bytes(8), bytes(range(32)))   # journal MATCH_START (commitment) now
     >>> f.contribute(SRC_HOST, bytes(16))          # a host's seed: journal SEED_PART
-    >>> f.close_timing()                           # no button pressed: nothing to journal
+    >>> f.mix_timing(123456)                       # a press: measured by the board itself
+    >>> f.close_timing()                           # a host's part is in: the timing is left out
     >>> ps = f.fix()                               # the first throw may come
     >>> list(f.roll())                             # throw 0
     [4, 6]
@@ -76,7 +78,9 @@ class Fairness:
        (MATCH_START) and published *before* any player entropy is taken.
     2. Before the first throw: ``contribute(SRC_HOST, seed16)`` for each host seed (journal a
        SEED_PART each) and ``mix_timing(ticks)`` for button presses; ``close_timing()`` turns
-       the presses into the last contribution (journal it when it returns bytes).
+       the presses into the last contribution (journal it when it returns bytes) -- only
+       when no host gave a part: the board measures the timing, so after a host's part it
+       could grind it to choose the throws; a host's part is the last input when there is one.
     3. ``fix()`` freezes the player seed (SHA-256 over the contributions, ``bg.dice.SeedMixer``)
        before the first throw, so a power cut can never turn a seen throw into another one.
     4. ``roll()`` -> the next throw (each counter value is used once, in order).
@@ -105,8 +109,8 @@ class Fairness:
         self._timing = None  # the source's ``timing(ticks)``, when it has one (see ``new``)
         if player_seed:
             self.set_player_seed(player_seed)
-        for p in parts or ():
-            self.contribute(p[0], p[1])
+        for p in parts or ():  # the journal's, as written (also by firmware before the rule)
+            self._take(p[0], p[1])
         if counter > 0 or over:
             self.fix()
 
@@ -161,9 +165,16 @@ class Fairness:
 
     def contribute(self, source, part):
         """Add a player-seed contribution (``SRC_HOST``: 16 bytes from a host; journal it as
-        SEED_PART before anything else happens). ValueError once the seed is fixed."""
+        SEED_PART before anything else happens). ValueError once the seed is fixed, and for a
+        board-measured part once a host's part is in (nothing the board controls enters after
+        a host's part)."""
         if not self.open:
             raise ValueError("too late: the player seed is fixed")
+        if source == SRC_BUTTONS and self._parts is not None and self._parts.hosts:
+            raise ValueError("a host's part is in: nothing the board measures may follow it")
+        self._take(source, part)
+
+    def _take(self, source, part):
         if self._parts is None:
             self._parts = SeedMixer()
         self._parts.add(source, part)
@@ -172,14 +183,17 @@ class Fairness:
 
     def close_timing(self):
         """The button presses since the commitment as the last contribution: their 16-byte
-        digest (journal it as SEED_PART buttons), or None when there were none. After this
-        only ``fix()`` and throws follow."""
+        digest (journal it as SEED_PART buttons), or None when there were none or when a
+        host gave a part (the board measured the presses: after a host's part they could be
+        ground to choose the throws, so they are left out). After this only ``fix()`` and
+        throws follow."""
         if not self.open:
             return None
         m = self._mixer
         if self._parts is None:
             self._parts = SeedMixer()
-        if m is None or not m.count:
+        if m is None or not m.count or self._parts.hosts:
+            self._mixer = None
             self._parts.closed = True
             return None
         d = m.digest()

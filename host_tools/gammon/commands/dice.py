@@ -14,8 +14,10 @@ match in the local library (``gammon list``: a match id, a unique prefix of 4+ h
 (``throws`` entries may also be bare ``[d1, d2]`` pairs.) See docs/dice.md.
 
 ``gammon verify`` exits 0 (PASS), 1 (FAIL: some throw, the seed or the player seed does not
-match), 2 (bad input: one line on stderr) or 3 (NOT YET: the board has not revealed the seed,
-the match is not over; nothing failed, nothing can be checked yet).
+match, or the record order does not prove that a host's part was the last input into the
+dice), 2 (bad input: one line on stderr) or 3 (NOT YET: the board has not revealed the seed,
+the match is not over; nothing failed, nothing can be checked yet). Before that it says in
+words who could have chosen the dice.
 """
 
 import json
@@ -26,6 +28,7 @@ from pathlib import Path
 from bg import dice  # firmware/ is on the path: gammon/__init__ imports gammon._paths
 
 from gammon import dice_stats
+from gammon.errors import UserError
 
 FORMAT = "smartgammon-dice/1"
 
@@ -46,6 +49,7 @@ class Match:
         self.parts = []  # SEED_PART contributions (source, name, part), in journal order
         self.legacy_seed = False  # MATCH_START carried the player seed (journals before SEED_PART)
         self.order_error = None  # why the record order proves nothing (verify FAILs)
+        self.from_json = False  # a JSON transcript: a player seed, no record order
 
     def add_part(self, source, name, part):
         if self.order_error is None:
@@ -56,7 +60,7 @@ class Match:
             elif self.legacy_seed:
                 self.order_error = "MATCH_START carries a player seed, yet contributions follow"
         self.parts.append((source, name, part))
-        m = dice.SeedMixer()
+        m = dice.SeedMixer()  # the one rule of what may follow what, shared with the board
         try:
             for s, _, p in self.parts:
                 m.add(s, p)
@@ -66,20 +70,55 @@ class Match:
                     source, name
                 )
             return
+        if m.late and self.order_error is None:
+            hosts = _names([n for s, n, _ in self.parts if s == dice.SRC_HOST])
+            self.order_error = (
+                "button timing, measured by the board itself, comes after the part of %s: the board "
+                "could have ground it until the throws suited it" % hosts
+            )
         self.player_seed = m.digest()
 
+    def hosts(self):
+        """The names of the hosts that gave a part, in journal order."""
+        return [n for s, n, _ in self.parts if s == dice.SRC_HOST]
+
     def contributions(self):
-        """In words, who chose these dice besides the board."""
-        hosts = ["host '%s'" % n for s, n, _ in self.parts if s == dice.SRC_HOST]
-        buttons = any(s == dice.SRC_BUTTONS for s, _, _ in self.parts)
-        if hosts:
-            return "player seed from " + " + ".join(hosts + (["button timing"] if buttons else []))
+        """In words, who could have chosen these dice."""
+        hosts = self.hosts()
+        if hosts and not self.order_error:
+            last = "host '%s'" % hosts[-1]
+            given = "%s gave the last input" % last
+            if len(hosts) > 1:
+                given = "%s (in that order); %s" % (_names(hosts), given)
+            return (
+                "%s, after the board had committed to its seed: the board could not have chosen these "
+                "dice without the help of %s (or by making its part up)" % (given, last)
+            )
         why = "board alone: the board could have chosen these dice"
+        if self.order_error:
+            return why + " (the record order proves nothing, below)"
         if self.legacy_seed:
             return why + " (its player seed was recorded with the commitment, not after it)"
-        if buttons:
+        if self.from_json:
+            return why + " (a transcript has no record order to show who gave its player seed)"
+        if self.parts:
             return why + " (button timing mixed in, but measured by the board itself)"
         return why
+
+    def last_input_note(self, mine):
+        """In words, where this host's remembered part ``mine`` stands among the host parts."""
+        hosts = [(n, p) for s, n, p in self.parts if s == dice.SRC_HOST]
+        if hosts[-1][1] == mine:
+            return "this host's part is the last input: the board could not have chosen these dice"
+        i = max(j for j, (_, p) in enumerate(hosts) if p == mine)
+        return (
+            "this host's part is in, but %s came after it: the board could have chosen these dice "
+            "with their help (or by making them up)" % _names([n for n, _ in hosts[i + 1 :]])
+        )
+
+
+def _names(hosts):
+    return ("host " if len(hosts) == 1 else "hosts ") + ", ".join("'%s'" % n for n in hosts)
 
 
 def _who(source, name):
@@ -88,13 +127,13 @@ def _who(source, name):
 
 def _hex(value, n, what, source):
     if not isinstance(value, str):
-        raise ValueError("%s: %s must be a hex string" % (source, what))
+        raise UserError("%s: %s must be a hex string" % (source, what))
     try:
         b = bytes.fromhex(value)
     except ValueError:
-        raise ValueError("%s: %s is not hex: %r" % (source, what, value[:70])) from None
+        raise UserError("%s: %s is not hex: %r" % (source, what, value[:70])) from None
     if len(b) != n:
-        raise ValueError("%s: %s must be %d bytes (%d hex digits)" % (source, what, n, 2 * n))
+        raise UserError("%s: %s must be %d bytes (%d hex digits)" % (source, what, n, 2 * n))
     return b
 
 
@@ -105,14 +144,14 @@ def _throw(entry, i, source):
         or len(d) != 2
         or not all(isinstance(x, int) and not isinstance(x, bool) for x in d)
     ):
-        raise ValueError("%s: throw %d must be two dice, got %r" % (source, i, d))
+        raise UserError("%s: throw %d must be two dice, got %r" % (source, i, d))
     return (d[0], d[1])
 
 
 def parse_transcript(obj, source="transcript"):
     """A :class:`Match` from a decoded JSON transcript (ValueError on anything malformed)."""
     if not isinstance(obj, dict) or obj.get("format") != FORMAT:
-        raise ValueError("%s: not a dice transcript (format must be %r)" % (source, FORMAT))
+        raise UserError("%s: not a dice transcript (format must be %r)" % (source, FORMAT))
     mid = _hex(obj.get("match_id"), dice.MATCH_ID_LEN, "match_id", source)
     com = _hex(obj.get("commitment"), dice.COMMIT_LEN, "commitment", source)
     ps = obj.get("player_seed")
@@ -121,8 +160,10 @@ def parse_transcript(obj, source="transcript"):
     seed = None if seed in (None, "") else _hex(seed, dice.BOARD_SEED_LEN, "board_seed", source)
     throws = obj.get("throws")
     if not isinstance(throws, list):
-        raise ValueError("%s: throws must be a list" % source)
-    return Match(source, mid, com, ps, seed, [_throw(t, i, source) for i, t in enumerate(throws)])
+        raise UserError("%s: throws must be a list" % source)
+    m = Match(source, mid, com, ps, seed, [_throw(t, i, source) for i, t in enumerate(throws)])
+    m.from_json = True
+    return m
 
 
 def transcript(match_id, commitment, player_seed, board_seed, throws, kinds=None):
@@ -181,7 +222,7 @@ def matches_from_journal(data, source):
         elif kind == record.SEED_REVEAL:
             cur.board_seed = bytes(f[0])
     if not out:
-        raise ValueError("%s: no match in this file (%s)" % (source, dec.error or "no MATCH_START record"))
+        raise UserError("%s: no match in this file (%s)" % (source, dec.error or "no MATCH_START record"))
     if dec.status != record.OK:
         out[-1].note = "journal ends with a damaged record (%s); read up to it" % dec.error
     return out
@@ -193,12 +234,12 @@ def load_matches(path):
         with open(path, "rb") as fh:
             data = fh.read()
     except OSError as e:
-        raise ValueError("%s: cannot read (%s)" % (path, e.strerror or e)) from None
+        raise UserError("%s: cannot read (%s)" % (path, e.strerror or e)) from None
     if data.lstrip()[:1] in (b"{", b"["):
         try:
             obj = json.loads(data.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise ValueError("%s: bad JSON (%s)" % (path, e)) from None
+            raise UserError("%s: bad JSON (%s)" % (path, e)) from None
         objs = obj if isinstance(obj, list) else [obj]
         return [parse_transcript(o, path) for o in objs]
     return matches_from_journal(data, path)
@@ -226,47 +267,49 @@ def load_spec(spec):
     if p.is_file():
         return load_matches(spec)
     if p.exists():
-        raise ValueError("%s is not a file (give a journal file, a JSON transcript or a match id)" % spec)
+        raise UserError("%s is not a file (give a journal file, a JSON transcript or a match id)" % spec)
     from gammon.library import LibraryError
 
     try:
         with _library() as lib:
             return library_matches(lib, lib.resolve(spec))
     except LibraryError as e:
-        raise ValueError("%s: no such file, and not a match in the library (%s)" % (spec, e)) from None
+        raise UserError("%s: no such file, and not a match in the library (%s)" % (spec, e)) from None
 
 
 # verify -------------------------------------------------------------------------------
 
 
 def _against_remembered(m):
-    """Why ``m`` contradicts what this host's library remembers of its match (the commitment
-    the board published, the seed this host sent), or None (also with no library)."""
+    """``(why, seed)``: why ``m`` contradicts what this host's library remembers of its match
+    (the commitment the board published, the seed this host sent), or None; and the seed this
+    host sent for it (b"" when none, also with no library)."""
     from gammon.library import LibraryError
 
     try:
         with _library() as lib:
             r = lib.remembered_commitment(m.match_id)
     except LibraryError:
-        return None
+        return None, b""
     if r is None:
-        return None
+        return None, b""
     commitment, seed = r
     if commitment != m.commitment:
-        return "the board published commitment %s to this host, but the journal has %s" % (
+        why = "the board published commitment %s to this host, but the journal has %s" % (
             commitment.hex(),
             m.commitment.hex(),
         )
+        return why, seed
     if seed and not any(p == seed for s, _, p in m.parts if s == dice.SRC_HOST):
-        return "the player seed this host sent (%s) is not in the journal" % seed.hex()
-    return None
+        return "the player seed this host sent (%s) is not in the journal" % seed.hex(), seed
+    return None, seed
 
 
 def cmd_verify(args):
     matches = load_spec(args.match)
     if args.index is not None:
         if not 0 <= args.index < len(matches):
-            raise ValueError(
+            raise UserError(
                 "%s holds %d match(es); --match-index %d does not exist"
                 % (args.match, len(matches), args.index)
             )
@@ -288,14 +331,19 @@ def cmd_verify(args):
             print("  note: " + m.note)
         print("  dice chosen by: " + m.contributions())
         if m.order_error:
+            if seed is not None:  # still derived, for the record: it proves nothing here
+                ok, _, msg = dice.verify_transcript(m.match_id, m.commitment, seed, m.player_seed, m.throws)
+                print("  derivation alone: " + msg.split(": ", 1)[-1])
             print("FAIL: the record order proves nothing: " + m.order_error)
             failed = True
             continue
-        bad = _against_remembered(m)
+        bad, sent = _against_remembered(m)
         if bad:
             print("FAIL: " + bad)
             failed = True
             continue
+        if sent:
+            print("  " + m.last_input_note(sent))
         mine = any(p == expect_ps for src, _, p in m.parts if src == dice.SRC_HOST)
         if expect_ps is not None and expect_ps != m.player_seed and not mine:
             print(
@@ -304,6 +352,13 @@ def cmd_verify(args):
             )
             failed = True
             continue
+        if expect_ps is not None and mine:
+            print("  " + m.last_input_note(expect_ps).replace("this host's part", "your player seed"))
+        elif expect_ps is not None and (m.legacy_seed or m.from_json):
+            print(
+                "  note: your player seed is this match's, but no record shows it came after the "
+                "commitment: it does not stop the board from choosing these dice"
+            )
         if seed is None:
             print(
                 "NOT YET: the board seed is not revealed yet (the match is not over): its dice cannot "
@@ -342,14 +397,14 @@ def cmd_stats(args):
     use_lib = args.library or not args.files
     filtered = [f for f in _FILTERS if getattr(args, f) is not None]
     if filtered and not use_lib:
-        raise ValueError("--%s selects library matches: add --library" % filtered[0])
+        raise UserError("--%s selects library matches: add --library" % filtered[0])
     sources = []
     for path in args.files:
         sources += load_matches(path)
     if use_lib:
         lib_matches, stored = library_selection(args)
         if not lib_matches:
-            raise ValueError(
+            raise UserError(
                 "no match in the library%s (%d stored)"
                 % (" matches these filters" if filtered else "", stored)
             )
@@ -360,7 +415,7 @@ def cmd_stats(args):
         nmatch += 1
         st.add_all(m.throws)
     if not st.throws:
-        raise ValueError("no throws in %s" % ", ".join(args.files + (["the library"] if use_lib else [])))
+        raise UserError("no throws in %s" % ", ".join(args.files + (["the library"] if use_lib else [])))
     t = st.tests()
     n = st.throws
     if args.json:
@@ -410,7 +465,7 @@ def cmd_stats(args):
             with open(args.svg, "w", encoding="utf-8") as fh:
                 fh.write(dice_stats.svg(st, title))
         except OSError as e:
-            raise ValueError("cannot write %s (%s)" % (args.svg, e.strerror or e)) from None
+            raise UserError("cannot write %s (%s)" % (args.svg, e.strerror or e)) from None
         if not args.json:
             print("picture: " + args.svg)
     return 0
@@ -423,7 +478,7 @@ def cmd_sim(args):
     from bg.dice.fairness import Fairness
 
     if args.throws < 0 or args.throws > 10_000_000:
-        raise ValueError("--throws must be 0..10000000")
+        raise UserError("--throws must be 0..10000000")
 
     class _Rnd:
         def urandom(self, n):
@@ -444,7 +499,7 @@ def cmd_sim(args):
             with open(args.out, "w", encoding="utf-8") as fh:
                 fh.write(text)
         except OSError as e:
-            raise ValueError("cannot write %s (%s)" % (args.out, e.strerror or e)) from None
+            raise UserError("cannot write %s (%s)" % (args.out, e.strerror or e)) from None
         print("%d throws of match %s written to %s" % (args.throws, f.match_id.hex(), args.out))
     return 0
 
@@ -454,7 +509,9 @@ def register(sub):
         "verify",
         help="prove a match's dice were fair (commit-reveal)",
         description="Re-derive every throw of a match from the revealed seed, check the "
-        "commitment, and print PASS, or FAIL naming the first throw that does not match. "
+        "commitment and the order of the player seed's parts, say who could have chosen the dice, "
+        "and print PASS, or FAIL naming the first throw that does not match or why the order "
+        "proves nothing. "
         "Exit status: 0 PASS, 1 FAIL, 2 bad input, 3 not verifiable yet (seed not revealed).",
     )
     p.add_argument(
