@@ -23,7 +23,7 @@ Example (deterministic dice; the checkers on the start position)::
     c.board(rules.counts_of(rules.start_position()), 0)
     c.button(0, ROLL)          # IDLE -> OPENING: the dice seed is drawn, MATCH_START (commitment)
     c.contribute("laptop", s)  # a host's 16-byte seed (link): SEED_PART
-    c.button(0, ROLL)          # SEED_PART (buttons), GAME_START, OPENING: the winner moves
+    c.button(0, ROLL)          # GAME_START, OPENING (no buttons' SEED_PART after a host's part)
     c.phase == MOVING
 
 Buttons: docs/controller.md has the full table.
