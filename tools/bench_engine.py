@@ -4,7 +4,9 @@ Measures, on ../shared/bench/positions_2000.json (2,000 positions reached by pla
 their rolls and gnubg's counts of distinct plays):
 
 * CPython: microseconds per position for all distinct plays (``MoveGen.plays``) and, in the
-  same run and on the same positions, gym-backgammon's ``get_valid_plays``;
+  same run and on the same positions, gym-backgammon's ``get_valid_plays``: the host's engine
+  as gammon's wheel ships it (the move generator compiled with Cython, host_tools/setup.py;
+  the wheel is built here) and the pure-Python engine (firmware/bg as it is, the fallback);
 * MicroPython unix port (``.venv/bin/micropython`` subprocess): microseconds per position for
   ``plays`` and for ``for_each_end`` (the allocation-free visit): the shipped engine (native
   visit), an all-bytecode copy and a copy with more ``@micropython.native`` methods;
@@ -27,7 +29,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT / "firmware"), str(ROOT / "host_tools" / "shim")]
+# BENCH_ENGINE_PATH: another build of bg ahead of firmware/ (the wheel's, for --cpython-only)
+_ENGINE = [os.environ["BENCH_ENGINE_PATH"]] if os.environ.get("BENCH_ENGINE_PATH") else []
+sys.path[:0] = _ENGINE + [str(ROOT / "firmware"), str(ROOT / "host_tools" / "shim")]
 
 from bg import board, ids  # noqa: E402
 from bg import engine as movegen  # noqa: E402
@@ -120,6 +124,46 @@ def time_cpython(items, repeats=5):
         res["gym_backgammon_us_per_position_median"] = round(statistics.median(gyms), 2)
         res["cpython_over_gym_ratio"] = round(min(ours) / min(gyms), 3)
     return res
+
+
+def compiled_engine(tmp):
+    """gammon's wheel built from this tree (pip's ordinary build) and unpacked into ``tmp``:
+    the folder its ``bg`` is in, or None when the build failed."""
+    p = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--disable-pip-version-check"]
+        + ["-w", str(tmp), str(ROOT / "host_tools")],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    wheels = list(Path(tmp).glob("gammon-*.whl"))
+    if p.returncode or not wheels:
+        print("bench_engine: gammon's wheel did not build:", p.stderr[-1500:], file=sys.stderr)
+        return None
+    shutil.unpack_archive(str(wheels[0]), str(Path(tmp) / "unpacked"), "zip")
+    return Path(tmp) / "unpacked" / "gammon" / "_fw"
+
+
+def time_cpython_compiled():
+    """``time_cpython`` in a child process whose ``bg`` is the wheel's (compiled) engine, with
+    gym-backgammon timed beside it in that same run."""
+    with tempfile.TemporaryDirectory() as tmp:
+        fw = compiled_engine(tmp)
+        if fw is None:
+            return {"cpython_engine": "wheel build failed"}
+        env = dict(os.environ, BENCH_ENGINE_PATH=str(fw))
+        p = subprocess.run(
+            [sys.executable, __file__, "--cpython-only"], env=env, capture_output=True, text=True, timeout=900
+        )
+    if p.returncode:
+        raise RuntimeError("compiled engine run failed: " + p.stderr[-1500:])
+    return json.loads(p.stdout)
+
+
+def engine_kind():
+    from bg.engine import _core
+
+    return "pure Python" if _core.__file__.endswith(".py") else "compiled (Cython)"
 
 
 # ---------------------------------------------------------------- MicroPython
@@ -356,11 +400,24 @@ def precompiled_path(tmp):
 
 
 def main():
+    if sys.argv[1:] == ["--cpython-only"]:  # the child of time_cpython_compiled
+        res = time_cpython(load_positions())
+        res["cpython_engine"] = engine_kind()
+        print(json.dumps(res))
+        return
     out_dir = Path(sys.argv[1] if len(sys.argv) > 1 else ".")
     out_dir.mkdir(parents=True, exist_ok=True)
     items = load_positions()
     res = {"positions": len(items)}
-    res.update(time_cpython(items))
+    # the host's engine as installed (the wheel's), then the pure-Python fallback, each with
+    # gym-backgammon in the same run
+    res.update(time_cpython_compiled())
+    pure = time_cpython(items)
+    res["cpython_pure_plays_us_per_position"] = pure["cpython_plays_us_per_position"]
+    if "gym_backgammon_us_per_position" in pure:
+        res["cpython_pure_run_gym_backgammon_us_per_position"] = pure["gym_backgammon_us_per_position"]
+        res["cpython_pure_over_gym_ratio"] = pure["cpython_over_gym_ratio"]
+    res.setdefault("cpython_plays_total", pure["cpython_plays_total"])
     w = worst_position()
     res["worst_position_plays"] = len(movegen.MoveGen().plays(w, 0, 1, 1))
     # side by side in one run: gnubg's C generator before and after the MicroPython timings
@@ -382,13 +439,17 @@ def main():
             res["engine_tests_min_heap_precompiled_kib"] = smallest_heap(precompiled_path(tmp))
     (out_dir / "engine.json").write_text(json.dumps(res, indent=2) + "\n")
     print(
-        "engine: CPython %.1f us/position (gym-backgammon %.1f, ratio %.2f); MicroPython %.0f us/position "
+        "engine: CPython %s %.1f us/position (gym-backgammon %.1f, ratio %.2f; pure Python %.1f, "
+        "ratio %.2f); MicroPython %.0f us/position "
         "(for_each_end %.0f, %s x gnubg's C generator at %s us); worst position %d plays, recognition+hints "
         "%s us, alloc %s bytes; min heap %s KiB from source, %s KiB precompiled"
         % (
-            res["cpython_plays_us_per_position"],
+            res.get("cpython_engine"),
+            res.get("cpython_plays_us_per_position", 0),
             res.get("gym_backgammon_us_per_position", 0),
             res.get("cpython_over_gym_ratio", 0),
+            res.get("cpython_pure_plays_us_per_position", 0),
+            res.get("cpython_pure_over_gym_ratio", 0),
             res.get("micropython_plays_us_per_position", 0),
             res.get("micropython_for_each_end_us_per_position", 0),
             res.get("micropython_visit_over_gnubg_ratio"),

@@ -19,6 +19,7 @@ Example::
 
 from gammon import model  # noqa: I001  (puts firmware/ on sys.path for bg)
 from bg import ids as bgids
+from gammon.errors import MissingPackage
 
 CUBE_X = 0.68  # cube efficiency of gnubg's 0-ply cube model for contact positions
 CUBE_KINDS = (model.DOUBLE, model.TAKE, model.DROP, model.BEAVER)  # the recorded cube actions
@@ -231,9 +232,7 @@ def _gnubg():
     try:
         import gnubg
     except ImportError:
-        from gammon.cli import UserError
-
-        raise UserError("analysis needs GNU Backgammon's Python module: pip install gnubg") from None
+        raise MissingPackage("analysis needs GNU Backgammon's Python module: pip install gnubg") from None
     return gnubg
 
 
@@ -241,7 +240,7 @@ def play_judge(plies=0):
     """``judge(m, g, a)`` for one play ``a`` of game ``g`` of match ``m``: ``(error, best)``,
     the equity the play lost against GNU Backgammon's best play at the game's score and cube
     (>= 0) and that play in gnubg notation, or None when the roll left no choice. Raises
-    ``UserError`` without the ``gnubg`` module. ``gammon analyze`` and ``gammon watch
+    ``gammon.errors.MissingPackage`` without the ``gnubg`` module. ``gammon analyze`` and ``gammon watch
     --learn`` both judge with it.
 
     >>> from gammon import model
@@ -319,9 +318,7 @@ def analysis_lines(m, plies=0, top=3):
     try:
         per_cube, cube_errors = analyze_cube(m, plies=plies)
     except ImportError:
-        from gammon.cli import UserError
-
-        raise UserError("analysis needs GNU Backgammon's Python module: pip install gnubg") from None
+        raise MissingPackage("analysis needs GNU Backgammon's Python module: pip install gnubg") from None
     out = ["GNU Backgammon %d-ply analysis of %s - %s" % (plies, m.names[0], m.names[1])]
     for s in (0, 1):
         out.append("  %s" % m.names[s])

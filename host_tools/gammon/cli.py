@@ -1,17 +1,20 @@
-"""The ``gammon`` console command: discovers the command modules in ``gammon.commands``."""
+"""The ``gammon`` console command: discovers the command modules in ``gammon.commands``.
+
+The errors gammon raises on purpose (``gammon.errors``) are printed as one line with exit
+status 2; anything else is a bug: its traceback and a line asking for a report, status 70."""
 
 import argparse
 import importlib
 import os
 import pkgutil
 import sys
+import traceback
 
 import gammon
 from gammon import commands
+from gammon.errors import GammonError, UserError  # noqa: F401 - UserError: the commands' name for it
 
-
-class UserError(Exception):
-    """Bad input from the user, a file or a board: printed as one line, exit status 2."""
+BUG_STATUS = 70  # EX_SOFTWARE: an internal error, not the user's
 
 
 def build_parser():
@@ -32,7 +35,7 @@ def main(argv=None):
         return 2
     try:
         return args.func(args) or 0
-    except (UserError, ValueError) as e:
+    except GammonError as e:
         print("gammon: error: %s" % e, file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -42,6 +45,14 @@ def main(argv=None):
         # the reader went away (``gammon show ... | head``): what it wanted has been written
         _quiet_stdout()
         return 0
+    except Exception:  # noqa: BLE001 - a bug: shown whole, never as a one-line user error
+        traceback.print_exc()
+        print(
+            "gammon %s: internal error in 'gammon %s' (a bug, not your input): please report it "
+            "with the traceback above" % (gammon.__version__, args.command),
+            file=sys.stderr,
+        )
+        return BUG_STATUS
 
 
 def _quiet_stdout():
@@ -56,6 +67,6 @@ def _quiet_stdout():
 
 
 if __name__ == "__main__":
-    from gammon.cli import main as _main  # one UserError class, as the console script has
+    from gammon.cli import main as _main  # one module object, as the console script has
 
     sys.exit(_main())

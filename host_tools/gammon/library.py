@@ -25,6 +25,7 @@ from pathlib import Path
 from bg import record
 
 from gammon import model
+from gammon.errors import UserError
 
 
 def _actions(data):
@@ -128,7 +129,7 @@ CONFLICT = "conflict"  # the same match id, other contents: both kept (the new o
 _LATER, _OLDER, _OTHER = 1, 2, 3
 
 
-class LibraryError(ValueError):
+class LibraryError(UserError):
     """A library problem, as one line (full disk, damaged file, unknown game)."""
 
 

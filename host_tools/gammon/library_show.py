@@ -11,8 +11,11 @@ missing file; anything else is neither a Position ID nor a game."""
 import os
 import re
 import sys
+from pathlib import Path
 
 from gammon import model
+from gammon.errors import UserError
+from gammon.library import Library
 
 
 def looks_like_game(spec):
@@ -24,8 +27,6 @@ def library_show(spec, game_no=None):
     """Show the game named by ``spec`` (match id, ``#N`` or a journal file), only game
     ``game_no`` when given. UserError (one line) when it names no game."""
     from bg import ids
-
-    from gammon.cli import UserError
 
     spec = (spec or "").strip()
     if not looks_like_game(spec):
@@ -99,11 +100,58 @@ def show_lines(m, game=None):
 def show_game(spec, number=None):
     """Print the match ``spec`` names (``gammon show GAME [--game N]``), only game ``number``
     when given (UserError for a game the match does not have)."""
-    from gammon.commands.library import _pick_game, load_game
-
     m, _label = load_game(spec)
     if number is not None:
-        _pick_game(m, number)  # UserError for a game the match does not have
+        pick_game(m, number)  # UserError for a game the match does not have
     sys.stdout.write("\n".join(show_lines(m, number)) + "\n")
     sys.stdout.flush()
     return 0
+
+
+def load_game(spec, lib=None):
+    """``(match, label)`` for GAME: a journal file path (label: the file name) or a library
+    game (label: the board it came from, else its id). UserError (one line) otherwise."""
+    p = Path(spec)
+    if p.is_file():
+        try:
+            data = p.read_bytes()
+        except OSError as e:
+            raise UserError("cannot read %s: %s" % (spec, e.strerror or e)) from None
+        try:
+            parts = model.split_matches(data)
+        except ValueError as e:
+            raise UserError("%s: %s" % (spec, e)) from None
+        if len(parts) > 1:
+            raise UserError(
+                "%s holds %d matches; import it ('gammon import') and export each one" % (spec, len(parts))
+            )
+        try:
+            m = model.load_match(parts[0][0])
+        except ValueError as e:
+            raise UserError("%s: %s" % (spec, e)) from None
+        if parts[0][1]:
+            print("gammon: note: %s: %s" % (spec, parts[0][1]), file=sys.stderr)
+        return m, p.name
+    own = lib is None
+    lib = lib or Library.open(create=False)  # LibraryError: a UserError
+    try:
+        mid = lib.resolve(spec)
+        try:
+            return lib.load(mid), lib.get(mid).board or mid
+        except ValueError as e:
+            raise UserError("stored match %s: %s" % (mid, e)) from None
+    finally:
+        if own:
+            lib.close()
+
+
+def pick_game(m, number):
+    """Game ``number`` of match ``m`` (the last one for None); UserError when it has none."""
+    if not m.games:
+        raise UserError("the match has no game yet")
+    if number is None:
+        return m.games[-1]
+    for g in m.games:
+        if g.number == number:
+            return g
+    raise UserError("no game %d (the match has %d)" % (number, len(m.games)))

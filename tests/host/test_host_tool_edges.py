@@ -136,3 +136,73 @@ def test_watch_prints_the_throw_then_the_play_then_the_board_after_it():
             assert j > i and text.index("BAR", i) > i
             at = j
     assert len(screens) > len(recs) // 2
+
+
+# --- the core/CLI split: gammon's own errors are one line, anything else is a bug ------------
+
+
+def test_a_bug_shows_its_traceback_and_asks_for_a_report(capsys, monkeypatch):
+    """A ValueError that is not one of gammon's errors is a bug: never passed off as the
+    user's bad input in one line."""
+    from gammon.commands import plays
+
+    def broken(text):
+        raise ValueError("an index went wrong")
+
+    monkeypatch.setattr(plays, "parse_dice", broken)
+    code, out, err = _run(capsys, "plays", "4HPwATDgc/ABMA", "31")
+    assert code == 70 and out == ""
+    assert "Traceback (most recent call last)" in err and "ValueError: an index went wrong" in err
+    assert "internal error in 'gammon plays'" in err and "please report it" in err
+    assert "gammon: error:" not in err
+
+
+def test_errors_the_core_raises_are_its_own_and_the_cli_prints_them(tmp_path, capsys):
+    from gammon import analyze, errors, library_show
+
+    with pytest.raises(errors.UserError):
+        library_show.library_show("neither-id-nor-game")
+    with pytest.raises(errors.UserError):
+        library_show.load_game(str(tmp_path / "missing"))  # an empty library: no such game
+    m = model.load_match(random_match(1, length=3)[0])
+    with pytest.raises(errors.UserError, match="no game 99"):
+        library_show.pick_game(m, 99)
+    assert library_show.pick_game(m, None) is m.games[-1]
+    assert (
+        issubclass(errors.MissingPackage, errors.GammonError)
+        and analyze.MissingPackage is errors.MissingPackage
+    )
+    code, out, err = _run(capsys, "show", "#7")
+    assert code == 2 and err.startswith("gammon: error:") and err.count("\n") == 1
+
+
+def test_core_modules_never_import_the_command_line():
+    """Only gammon.cli and gammon/commands may import gammon.cli or a command module.
+    (club/checks.py reuses ``gammon verify``'s logic from its command module: not yet split.)"""
+    import ast
+
+    pkg = ROOT / "host_tools" / "gammon"
+    bad = []
+    for path in sorted(pkg.rglob("*.py")):
+        rel = path.relative_to(pkg)
+        if rel.parts[0] in ("commands", "cli.py", "_fw") or rel == Path("club", "checks.py"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module] + [node.module + "." + a.name for a in node.names]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            if any(n == "gammon.cli" or n.startswith("gammon.commands") for n in names):
+                bad.append("%s:%d" % (rel, node.lineno))
+    assert not bad, bad
+
+
+def test_board_update_progress_keeps_no_state_between_updates(capsys):
+    from gammon.commands import board
+
+    for _ in range(2):  # two updates in one process: each prints its own tenths
+        p = board._Progress()
+        for done in (0, 50, 100, 100):
+            p(done, 100)
+        assert capsys.readouterr().out.count("bytes (") == 3

@@ -112,12 +112,6 @@ class HostEnd:
             self.seq += 1  # 32-bit: the header carries the low half, the MAC the epoch
         return encode_frame(ftype, self.seq, payload, 0, self.mac_out, b"H")
 
-    @property
-    def logged_in(self):
-        """True once the board's AUTH_PROOF reply checked out: from then on every board
-        frame must carry a good MAC and a higher sequence number, ERROR frames included."""
-        return self.mac_out is not None
-
     def feed(self, data):
         """Frames from the board in ``data``: a list of ``(type, payload, flags)``; a frame
         that fails the CRC, MAC or sequence check comes out as ``(ERROR, error payload, 0)``

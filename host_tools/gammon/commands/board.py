@@ -22,7 +22,7 @@ from bg import link as P
 from bg.link import info as I
 
 from gammon import link as L
-from gammon.cli import UserError
+from gammon.errors import UserError
 
 _STATES = {0: "live", 1: "finished", 2: "abandoned"}
 
@@ -140,11 +140,19 @@ def cmd_boards(args):
     return 0
 
 
-def _progress(done, total, _last=[-1]):  # noqa: B006 - the last tenth printed
-    tenth = done * 10 // total if total else 10
-    if tenth != _last[0]:
-        _last[0] = tenth
-        print("  %7d / %d bytes (%d%%)" % (done, total, done * 100 // total if total else 100), flush=True)
+class _Progress:
+    """``fwupdate.send``'s progress callback for one update: a line per tenth sent, each
+    tenth once (a resumed attempt does not print again what an earlier one did)."""
+
+    def __init__(self):
+        self.last = -1
+
+    def __call__(self, done, total):
+        tenth = done * 10 // total if total else 10
+        if tenth != self.last:
+            self.last = tenth
+            pct = done * 100 // total if total else 100
+            print("  %7d / %d bytes (%d%%)" % (done, total, pct), flush=True)
 
 
 def cmd_update(args, tries=3):
@@ -161,10 +169,11 @@ def cmd_update(args, tries=3):
     except (OSError, ValueError) as e:
         raise UserError("%s: %s" % (args.value, e)) from None
     print("bundle %s: version %s, %d files, %d bytes" % (args.value, version, len(files), total))
+    progress = _Progress()
     for attempt in range(tries):
         try:
             with open_board(args) as c:
-                got = fwupdate.send(c.call, blob, _progress)
+                got = fwupdate.send(c.call, blob, progress)
             if got.endswith(fwupdate.ALREADY):
                 print("board already runs version %s: nothing changed" % version)
             else:

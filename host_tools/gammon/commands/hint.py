@@ -16,8 +16,8 @@ from bg import board, ids, notation
 from bg import engine as movegen
 from bg.engine import pubeval
 
-from gammon.cli import UserError
-from gammon.commands.plays import parse_dice
+from gammon.errors import MissingPackage, UserError
+from gammon.formats.ids import parse_dice, parse_position_id
 
 ENGINES = ("pubeval", "gnubg")
 MAX_PLY = 3
@@ -29,7 +29,7 @@ def _gnubg_play(gen, pos, d1, d2, ply):
     try:
         import gnubg_nn
     except ImportError:
-        raise UserError("--engine gnubg needs the gnubg_nn package (pip install gnubg-nn)") from None
+        raise MissingPackage("--engine gnubg needs the gnubg_nn package (pip install gnubg-nn)") from None
     anboard = [list(h) for h in board.to_gnubg(pos, 0)]
     moves, key = gnubg_nn.best_move(anboard, d1, d2, n=ply, b=1)
     if not moves:
@@ -58,7 +58,7 @@ def choose(pos, d1, d2, engine="pubeval", ply=0, gen=None):
 
 def hint_line(position_id, d1, d2, engine="pubeval", ply=0):
     """The line ``gammon hint`` prints."""
-    pos = ids.decode_position_id(position_id)
+    pos = parse_position_id(position_id)
     gen = movegen.MoveGen()
     steps = choose(pos, d1, d2, engine, ply, gen)
     if not steps:

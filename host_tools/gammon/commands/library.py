@@ -17,8 +17,9 @@ from pathlib import Path
 
 from gammon import model
 from gammon.analyze import analysis_lines  # ``gammon analyze``'s logic (its own module)
-from gammon.cli import UserError
+from gammon.errors import MissingPackage, UserError
 from gammon.library import CONFLICT, NEW, SAME, UPDATED, Library, LibraryError
+from gammon.library_show import load_game, pick_game
 from gammon.sync import offer_seed as _offer_seed
 from gammon.sync import sync  # ``gammon sync``'s logic (its own module)
 
@@ -34,43 +35,6 @@ def _open_library(create=True):
         return Library.open(create=create)
     except LibraryError as e:
         raise UserError(str(e)) from None
-
-
-def load_game(spec, lib=None):
-    """``(match, label)`` for GAME: a journal file path (label: the file name) or a library
-    game (label: the board it came from, else its id)."""
-    p = Path(spec)
-    if p.is_file():
-        try:
-            data = p.read_bytes()
-        except OSError as e:
-            raise UserError("cannot read %s: %s" % (spec, e.strerror or e)) from None
-        try:
-            parts = model.split_matches(data)
-        except ValueError as e:
-            raise UserError("%s: %s" % (spec, e)) from None
-        if len(parts) > 1:
-            raise UserError(
-                "%s holds %d matches; import it ('gammon import') and export each one" % (spec, len(parts))
-            )
-        try:
-            m = model.load_match(parts[0][0])
-        except ValueError as e:
-            raise UserError("%s: %s" % (spec, e)) from None
-        if parts[0][1]:
-            print("gammon: note: %s: %s" % (spec, parts[0][1]), file=sys.stderr)
-        return m, p.name
-    own = lib is None
-    lib = lib or _open_library(create=False)
-    try:
-        mid = lib.resolve(spec)
-        try:
-            return lib.load(mid), lib.get(mid).board or mid
-        except ValueError as e:
-            raise UserError("stored match %s: %s" % (mid, e)) from None
-    finally:
-        if own:
-            lib.close()
 
 
 def _write_atomic(path, text):
@@ -214,7 +178,7 @@ def cmd_export(args):
         if not args.output:
             raise UserError("svg needs -o DIR (a folder of images) or -o FILE.svg (one position)")
         if args.output.endswith(".svg"):
-            g = _pick_game(m, args.game_no)
+            g = pick_game(m, args.game_no)
             plays = [a for a in g.actions if a.kind == "play"]
             if args.move:
                 if not 1 <= args.move <= len(plays):
@@ -261,35 +225,7 @@ def cmd_export(args):
     return 0
 
 
-def _pick_game(m, number):
-    if not m.games:
-        raise UserError("the match has no game yet")
-    if number is None:
-        return m.games[-1]
-    for g in m.games:
-        if g.number == number:
-            return g
-    raise UserError("no game %d (the match has %d)" % (number, len(m.games)))
-
-
 # --- gammon import ---------------------------------------------------------------------------
-
-
-def import_bytes(lib, data, source, board=""):
-    """Store every match of a record byte stream. Returns ``[(status, entry_or_error)]``."""
-    out = []
-    for part, note in model.split_matches(data):
-        try:
-            status, e = lib.store(part, board=board, source=source)
-        except LibraryError:
-            raise
-        except ValueError as err:
-            out.append(("bad", str(err)))
-            continue
-        out.append((status, e))
-        if note:
-            out.append(("note", note))
-    return out
 
 
 def cmd_import(args):
@@ -380,11 +316,10 @@ def watch_loop(client, out=None, clear=True, max_events=None, lib=None, learn=Fa
     judge = None
     if learn:
         from gammon.analyze import play_judge
-        from gammon.cli import UserError
 
         try:
             judge = play_judge()
-        except UserError:
+        except MissingPackage:
             out.write("(the equity lost needs GNU Backgammon's Python module: pip install gnubg)\n")
 
     def fresh():

@@ -27,7 +27,7 @@ from bg.link import decide as D
 from bg.match import F_MATCH_OVER
 
 from gammon.brain import CUBE, MAX_PLIES, Brain, Follow
-from gammon.cli import UserError
+from gammon.errors import UserError
 from gammon.link import LinkError
 
 HEARTBEAT_S = 5.0  # a HELLO this often keeps the board waiting for us (its BRAIN_MS is 20 s)

@@ -18,20 +18,13 @@ import sys
 from bg import engine as movegen
 from bg import ids, notation
 
-from gammon.cli import UserError
+from gammon.errors import UserError
+from gammon.formats.ids import parse_dice, parse_position_id
 from gammon.render import render_board
 
 
-def parse_dice(text):
-    """``"31"``, ``"3-1"``, ``"3,1"`` or ``"3 1"`` -> (3, 1); ValueError otherwise."""
-    t = text.strip().replace("-", "").replace(",", "").replace(" ", "")
-    if len(t) != 2 or not t.isdigit() or not all("1" <= c <= "6" for c in t):
-        raise ValueError("dice must be two digits 1..6 such as 31 or 3-1, got %r" % text)
-    return int(t[0]), int(t[1])
-
-
 def cmd_plays(args):
-    pos = ids.decode_position_id(args.position_id)
+    pos = parse_position_id(args.position_id)
     d1, d2 = parse_dice(args.dice)
     rows = []
     for steps, res in movegen.MoveGen().plays(pos, 0, d1, d2):

@@ -17,9 +17,27 @@ Example::
 from bg import ids as bgids  # noqa: E402
 
 from gammon import _paths  # noqa: F401
+from gammon.errors import UserError
 from gammon.formats import crawford_game
 
 _ANSWER = {"take", "drop", "beaver"}
+
+
+def parse_dice(text):
+    """``"31"``, ``"3-1"``, ``"3,1"`` or ``"3 1"`` -> (3, 1); UserError otherwise."""
+    t = text.strip().replace("-", "").replace(",", "").replace(" ", "")
+    if len(t) != 2 or not t.isdigit() or not all("1" <= c <= "6" for c in t):
+        raise UserError("dice must be two digits 1..6 such as 31 or 3-1, got %r" % text)
+    return int(t[0]), int(t[1])
+
+
+def parse_position_id(text):
+    """The position a Position ID typed by the user names; UserError (the decoder's one-line
+    reason) when it is none."""
+    try:
+        return bgids.decode_position_id(text)
+    except ValueError as e:
+        raise UserError(str(e)) from None
 
 
 def action_ids(match, game, a):
