@@ -126,10 +126,11 @@ wiring: $(STAMP)
 # KiCad netlists, ERC reports, PCBs and fabrication files under hardware/ from board.json
 # (tools/hardware/, hardware/README.md).
 hardware: $(STAMP)
-	@if ! /usr/bin/python3 -c 'import pcbnew' 2>/dev/null || ! command -v openscad >/dev/null; then \
-	  echo "installing kicad (pcbnew) and openscad with apt-get"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends kicad openscad; fi
+	@if ! /usr/bin/python3 -c 'import pcbnew' 2>/dev/null || ! command -v openscad >/dev/null || ! command -v ngspice >/dev/null; then \
+	  echo "installing kicad (pcbnew), openscad and ngspice with apt-get"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends kicad openscad ngspice; fi
 	$(PY) tools/hardware/build.py
+	$(PY) tools/power_budget.py
 
 # --- a real ESP32 -------------------------------------------------------------------------
 deploy: $(STAMP)

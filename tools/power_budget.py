@@ -327,7 +327,8 @@ def _ohms(v):
     return "%gk" % (v / 1000.0) if v < 1000000 else "%gM" % (v / 1000000.0)
 
 
-def render(desc):
+def render(desc, droop=None):
+    """power.md; ``droop``: ``tools/hardware/droop.py``'s figures (ngspice) for its section."""
     b = hwdesc.Board(desc)
     pw = desc["power"]
     ld = desc["leds"]
@@ -400,24 +401,63 @@ def render(desc):
     verdict = "fits" if total <= supply else "DOES NOT FIT"
     w("Verdict: the board %s a %d mA USB port with the budget above." % (verdict, supply))
     w("")
-    w("With a 5 V / 2 A USB-C supply (5.1 k CC pull-downs fitted) the budget could rise to")
+    w("A bigger supply does not raise the budget by itself: the PTC fuse holds 750 mA, which leaves")
     w(
-        "%.0f mA of LED current; the cap (%.0f mA for all-white) then becomes the limit. Brightness"
-        % (2000 - others, capped_white)
+        "%.0f mA of LED current, and the strips' supply ring drops more at every step (below). Brightness"
+        % (750 - others)
     )
     w("is a comfort setting, the budget is the safety setting: change `leds.budget_ma` only")
-    w("together with the supply.")
+    w("together with the supply, the fuse and the droop figures below.")
     w("")
     w("The LED 5 V rail has a 1000 uF electrolytic at the first LED (inrush of the chain, per the")
     w("WS2812B application note) and a 100 nF ceramic per LED on the strip PCBs.")
+    if droop:
+        w("")
+        w("## LED supply droop (ngspice)")
+        w("")
+        w("`tools/hardware/droop.py`: the 5 V rail and its ground from the centre board through every")
+        w("strip's power lane, connector contacts and cable, back to the centre (a ring fed from both")
+        w("ends), solved by ngspice; the figure is 5 V minus VDD - VSS at the worst strip LED.")
+        w("")
+        w("| load | LED mA (strips) | worst LED | droop rev A (0.25 mm lanes) | droop rev B |")
+        w("|---|---|---|---|---|")
+        for name, what in (
+            ("budget", "the budget, all on the strip LEDs"),
+            ("full", "every strip LED full white"),
+        ):
+            a, r = droop["rev A"][name], droop["rev B"][name]
+            w(
+                "| %s | %d | %s | %.2f V | %.2f V |"
+                % (what, r["ma_total"], r["worst_led"], a["droop_v"], r["droop_v"])
+            )
+        w("")
+        w(
+            "Rev B's supply lanes are %.1f mm wide (5 V, GND): at the budget the worst LED gets"
+            % droop["track_mm"]
+        )
+        w("%.2f V (at most 0.25 V of droop is the rule)." % (5.0 - droop["rev B"]["budget"]["droop_v"]))
     if desc.get("battery"):
         w("")
         lines.extend(render_battery(desc, b))
     return "\n".join(lines) + "\n"
 
 
+def droop_figures(desc):
+    """``tools/hardware/droop.py``'s figures for both revisions (needs ngspice)."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    from hardware import droop, footprints
+
+    width = footprints.POWER_TRACK["5V"]
+    return {
+        "rev A": droop.figures(desc, droop.REV_A_TRACK),
+        "rev B": droop.figures(desc, width),
+        "track_mm": width,
+    }
+
+
 def main(argv):
-    text = render(json.loads(BOARD.read_text()))
+    desc = json.loads(BOARD.read_text())
+    text = render(desc, droop_figures(desc))
     if "--check" in argv:
         if not OUT.exists() or OUT.read_text() != text:
             print("hardware/power.md is stale: run tools/power_budget.py")

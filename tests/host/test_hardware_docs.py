@@ -5,6 +5,8 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 HW = ROOT / "hardware"
 
@@ -42,8 +44,20 @@ def test_wiring_svg_follows_a_changed_board():
     assert "slots 0-6 on A-G" in _tool("wiring_svg").render(b)
 
 
+def _ngspice():
+    import os
+    import shutil
+
+    if shutil.which("ngspice") is None:
+        if os.environ.get("GAMMON_REQUIRE_NGSPICE"):
+            pytest.fail("ngspice is required here and missing (apt-get install ngspice)")
+        pytest.skip("ngspice is missing (apt-get install ngspice)")
+
+
 def test_power_md_is_generated_and_fits_usb():
-    text = _tool("power_budget").render(_board())
+    _ngspice()
+    pb = _tool("power_budget")
+    text = pb.render(_board(), pb.droop_figures(_board()))
     assert (HW / "power.md").read_text() == text, "run tools/power_budget.py"
     assert "Verdict: the board fits a 500 mA USB port" in text
     total = int(re.search(r"\*\*total\*\* \| \*\*(\d+)\*\*", text).group(1))
@@ -75,8 +89,13 @@ def test_bom_quantities_match_board_json():
     assert rows["LED"][0] == len(b["leds"]["chain"])
     assert rows["BTN"][0] == len(b["buttons"])
     assert rows["MAG"][0] == 2 * b["power"]["checkers_per_side"]
-    # one per register, one per LED, one at the LED data level shifter, one at the battery's ADC pin
-    assert rows["C100N"][0] == len(s["registers"]) + len(b["leds"]["chain"]) + 1 + ("battery" in b)
+    # one per register, one per LED, one per strip's bus buffer, one at the LED data level
+    # shifter, one at the battery's ADC pin
+    strips = {(r["kind"], 0 if r["kind"] == "bar" else r["index"]) for r in s["registers"]}
+    assert rows["BUF"][0] == len(strips)
+    assert rows["C100N"][0] == len(s["registers"]) + len(b["leds"]["chain"]) + len(strips) + 1 + (
+        "battery" in b
+    )
 
 
 def test_bom_totals_add_up():

@@ -202,6 +202,7 @@ def test_bom_md_counts_what_the_design_fits():
     assert rows["SR"] == count["74HC165"] and rows["RN"] == count["10k x15 bussed"]
     assert rows["REED"] == count["reed"] and rows["LED"] == count["WS2812B"]
     assert rows["C100N"] == count["100n"] and rows["R330"] == count["330"] and rows["R10K"] == count["10k"]
+    assert rows["BUF"] == count[design.BUS_BUFFER] and rows["R100"] == count["100"]
     assert rows["CONN"] == sum(n for v, n in count.items() if v.startswith("chain "))
     assert rows["CABLE"] == len(cables)
     assert rows["BTN"] == sum(1 for b in boards for p in b.parts if p.role and p.role[0] == "button")

@@ -142,7 +142,9 @@ def test_rev_a_pinout_and_a_missing_series_resistor_are_caught(monkeypatch):
     bad = misplug.report(boards, cables)
     errors = bad["cable centre/J1 - point6/J1 reversed"]
     assert any(e.startswith("supply shorted: 3V3 and GND") for e in errors)
-    assert any(e.startswith("over voltage: centre/U1 GPIO18 sees 5.0 V, rated 3.6 V") for e in errors)
+    assert any(
+        e.startswith("contention: supply 5V and centre/U1.GPIO18 via centre/R1, 50 mA") for e in errors
+    )
     monkeypatch.undo()
     boards, cables = design.system(b)
     for strip in boards[2:4]:  # point 5's and point 4's QH straight onto their IN connectors
@@ -150,15 +152,17 @@ def test_rev_a_pinout_and_a_missing_series_resistor_are_caught(monkeypatch):
         u1 = strip.part("U1")
         u1.pins = [(n, name, t, "IN_Q" if net == "U1_QH" else net) for n, name, t, net in u1.pins]
     bad = misplug.report(boards, cables)
-    # a reversed cable into either puts the bus's CE on its QH; point 5 turned meets point 4's
-    # QH with its own (one resistor between them would do)
+    # a reversed cable into either puts the bus's CE (the upstream buffer through 100 ohm,
+    # beyond the QH's 25 mA) on its QH; point 5 turned meets point 4's QH with its own (one
+    # resistor between them would do)
     assert sorted(bad) == [
         "cable point5/J2 - point4/J1 reversed",
         "cable point6/J2 - point5/J1 reversed",
         "point5 turned end for end (IN into IN, OUT into OUT)",
     ]
     assert any(
-        e.startswith("contention: centre/U1.GPIO22 and point5/U1.QH tied") for e in bad[sorted(bad)[1]]
+        e.startswith("contention: point5/U1.QH and point6/U2.3Y via point6/R4, 33 mA")
+        for e in bad[sorted(bad)[1]]
     )
     assert any(e.startswith("contention: point5/U1.QH and point4/U1.QH tied") for e in bad[sorted(bad)[2]])
 

@@ -22,6 +22,15 @@ ESP32, OUT away from it, pin to pin or reversed (the pin-out is symmetric).
 CHAIN_PINS = ("GND", "SCK", "5V", "CE", "3V3", "LED", "NC", "3V3", "Q", "5V", "PL", "GND")
 # the series resistor of every signal that leaves a board through the chain cable from an output
 SERIES_OHM = 330
+# SCK, PL and CE: every strip takes them from its IN cable into a Schmitt-trigger buffer
+# (74LVC3G17) that drives its own registers and, through a source-termination resistor, the
+# cable to the next strip: each cable is one point-to-point line, and a ringing edge cannot
+# clock a register twice (hardware/README.md: the ngspice transient, tools/hardware/signal.py).
+BUS = ("SCK", "PL", "CE")
+BUS_BUFFER = "74LVC3G17"
+BUS_OHM = 100
+# 74LVC3G17 (TI SCES470, DCT/DCU): pin of each buffer's input and output, and its supply
+BUS_BUFFER_PINS = {"SCK": (1, 7), "PL": (3, 5), "CE": (6, 2)}
 POWER_NETS = ("3V3", "5V", "GND")
 
 LETTERS = "ABCDEFGH"
@@ -105,7 +114,8 @@ def _connector(b, ref_role, source):
             continue
         first = CHAIN_PINS.index(sig) == i  # the repeated supply pins are plain contacts
         type_ = "pwr_out" if source and first and sig in POWER_NETS else "passive"
-        net = ref_role + "_" + sig if sig in ("Q", "LED") else sig
+        own = sig in ("Q", "LED") or (ref_role == "IN" and sig in BUS)
+        net = ref_role + "_" + sig if own else sig
         j.pin(i + 1, sig, type_, net)
     return j
 
@@ -120,13 +130,13 @@ def _register(b, r, k, reg, board, ser_net, qh_net):
     for i in range(8):
         nets.append("U%d_%s" % (k + 1, LETTERS[i]))
     for num, name, type_, net in (
-        (1, "SH/LD", "in", "PL"),
-        (2, "CLK", "in", "SCK"),
+        (1, "SH/LD", "in", "PL_Y"),
+        (2, "CLK", "in", "SCK_Y"),
         (7, "~QH", "nc", None),
         (8, "GND", "pwr_in", "GND"),
         (9, "QH", "out", qh_net),
         (10, "SER", "in", ser_net),
-        (15, "CLK_INH", "in", "CE"),
+        (15, "CLK_INH", "in", "CE_Y"),
         (16, "VCC", "pwr_in", "3V3"),
     ):
         u.pin(num, name, type_, net)
@@ -154,6 +164,27 @@ def _register(b, r, k, reg, board, ser_net, qh_net):
     c = b.add("C", "100n", "C_0603", ("decoupling", r))
     c.pin(1, "1", "passive", "3V3").pin(2, "2", "passive", "GND")
     return u
+
+
+def _bus_buffer(b, last):
+    """The strip's Schmitt buffer: IN's SCK, PL, CE in; out straight to the registers and,
+    each through its termination resistor, to OUT (the last strip drives only its own).
+    Returns the nets the registers take."""
+    u = b.add("U", BUS_BUFFER, "SSOP-8", ("bus_buffer",))
+    pins = {8: ("VCC", "pwr_in", "3V3"), 4: ("GND", "pwr_in", "GND")}
+    for k, sig in enumerate(BUS):
+        a, y = BUS_BUFFER_PINS[sig]
+        pins[a] = ("%dA" % (k + 1), "in", "IN_" + sig)
+        pins[y] = ("%dY" % (k + 1), "out", sig + "_Y")
+    for n in sorted(pins):
+        u.pin(n, *pins[n])
+    c = b.add("C", "100n", "C_0603", ("decoupling_bus",))
+    c.pin(1, "1", "passive", "3V3").pin(2, "2", "passive", "GND")
+    if not last:
+        for sig in BUS:
+            r = b.add("R", ohms(BUS_OHM), "R_0603", ("bus_series", sig))
+            r.pin(1, "1", "passive", sig + "_Y").pin(2, "2", "passive", sig)
+    return {sig: sig + "_Y" for sig in BUS}
 
 
 def _series(b, role, a, c):
@@ -228,6 +259,7 @@ def system(board):
             ser = ("OUT_Q" if kind != "bar" else "3V3") if last else "U%d_SER" % (k + 1)
             _register(b, r, k, regs[r], board, ser, qh)
             qh = ser
+        _bus_buffer(b, kind == "bar")
         leds = _strip_leds(board, kind, reg0["index"])
         on_strips += [i for i, _ in leds]
         # OUT's LED pin: our last LED's DOUT through the series resistor, or IN's LED passed
@@ -239,6 +271,8 @@ def system(board):
         jout.wire("LED", dout)
         if kind == "bar":
             jout.wire("Q", None)  # nothing beyond the chain's end
+            for sig in BUS:  # the centre's RETURN connector takes none of them
+                jout.wire(sig, None)
         boards.append(b)
         cables.append((prev[0].name, prev[1], b.name, jin.ref))
         prev = (b, jout.ref)
@@ -253,7 +287,7 @@ def system(board):
     cables.append((prev[0].name, prev[1], centre.name, jr.ref))
     gpio = {}
     for key, type_ in (("sck", "out"), ("miso", "in"), ("pl", "out"), ("ce", "out"), ("led_data", "out")):
-        gpio[pins[key]] = (key.upper() if key != "led_data" else "LED_GPIO", type_)
+        gpio[pins[key]] = ({"led_data": "LED_GPIO", "miso": "MISO"}.get(key, key.upper() + "_Y"), type_)
     gpio[pins["mosi"]] = (None, "nc")  # claimed by the SPI peripheral, not connected
     for btn in board["buttons"]:
         gpio[btn["pin"]] = ("BTN_" + btn["name"], "in")
@@ -276,6 +310,10 @@ def system(board):
             mcu.pin(n + 1, name, type_, net)
     if gpio:
         raise ValueError("board.json: GPIO %r is not on the ESP32-DevKitC header" % sorted(gpio))
+    # the bus leaves through source-termination resistors, as from every strip's buffer
+    for sig in BUS:
+        r = centre.add("R", ohms(BUS_OHM), "R_0603", ("bus_series", sig))
+        r.pin(1, "1", "passive", sig + "_Y").pin(2, "2", "passive", sig)
     # MISO pull-up: an unplugged chain reads all-open (fails the closed canary)
     centre.add("R", "10k", "R_0603", ("miso_pullup",)).pin(1, "1", "passive", "MISO").pin(
         2, "2", "passive", "3V3"

@@ -8,6 +8,10 @@ numbers come from KiCad's footprint library (``KiCad/kicad-footprints``, CC-BY-S
 the library exception) say so; the pads are drawn here, not copied.
 """
 
+# lane widths of the supply nets on the strips (mm; signals 0.25 mm): the LED supply's droop
+# at the firmware's budget stays within 0.25 V with them (droop.py, hardware/README.md)
+POWER_TRACK = {"5V": 1.0, "GND": 1.0, "3V3": 0.5}
+
 # JST SH side-entry headers (SM..B-SRSS-TB): signal contacts 1.0 mm apart on one row, two
 # fitting nails (mechanical pads) 1.3 mm beyond the end contacts and 3.875 mm behind the
 # signal row (JST's SH drawing; KiCad's JST_SH_SM10B-SRSS-TB footprint: pads at y = -2 and
@@ -85,6 +89,9 @@ def footprint_pads(name):
         pads += [(9 + i, 1.45, 0.75 - 0.5 * i, 0.8, 0.25) for i in range(4)]
         pads += [(13 + i, 0.75 - 0.5 * i, -1.45, 0.25, 0.8) for i in range(4)]
         return True, pads + [(17, 0, 0, 1.6, 1.6)]
+    if name == "SSOP-8":  # TI DCT (SM8), 0.65 mm pitch: pins 1-4 bottom, 5-8 top, counter-clockwise
+        pads = [(i + 1, -0.975 + 0.65 * i, 1.75, 0.4, 1.1) for i in range(4)]
+        return True, pads + [(8 - i, -0.975 + 0.65 * i, -1.75, 0.4, 1.1) for i in range(4)]
     if name == "SOT-563":  # 1.6 x 1.6 mm, 0.5 mm pitch: pins 1-3 bottom, 4-6 top
         pads = [(1 + i, -0.5 + 0.5 * i, 0.75, 0.28, 0.6) for i in range(3)]
         return True, pads + [(4 + i, 0.5 - 0.5 * i, -0.75, 0.28, 0.6) for i in range(3)]

@@ -30,16 +30,19 @@ SUPPLY_V = {"GND": 0.0, "3V3": 3.3, "5V": 5.0, "VBUS": 5.0, "VIN": 5.0, "SYS": 4
 # ratings: Nexperia 74HC165 (VI, VO -0.5 .. VCC + 0.5 V; IO +-25 mA), Espressif ESP32
 # (VDD33 -0.3 .. 3.6 V on the pads; 40 mA the strongest drive), Worldsemi WS2812B (VI -0.5 ..
 # VDD + 0.5 V; no output current given: the 74HC's 25 mA is taken), TI SN74AHCT1G125 (VI -0.5
-# .. 7 V, VO -0.5 .. VCC + 0.5 V, IO +-25 mA).
+# .. 7 V, VO -0.5 .. VCC + 0.5 V, IO +-25 mA), TI SN74LVC3G17 (VI -0.5 .. 6.5 V, VO -0.5 ..
+# VCC + 0.5 V, IO +-50 mA).
 RATINGS = {
     "74HC165": ("VCC", 0.5, None, 0.025),
     "ESP32-DevKitC-32E": (None, None, 3.6, 0.040),
     "WS2812B": ("VDD", 0.5, None, 0.025),
     "74AHCT1G125": ("VCC", 0.5, None, 0.025),
+    "74LVC3G17": ("VCC", 0.5, None, 0.050),
 }
 # pins of a rated part that are checked against its supply: its logic pins (the supply pins
-# themselves are what the rating is relative to); 74AHCT1G125's inputs take 7 V at any VCC
-FIXED_INPUTS = {"74AHCT1G125": {"A": 7.0, "OE": 7.0}}
+# themselves are what the rating is relative to); the buffers' inputs take their fixed limits
+# at any VCC
+FIXED_INPUTS = {"74AHCT1G125": {"A": 7.0, "OE": 7.0}, "74LVC3G17": {"1A": 6.5, "2A": 6.5, "3A": 6.5}}
 
 
 def ohms(value):

@@ -17,6 +17,8 @@ ORDER = {
     "100n": ("generic 100nF X7R 0603", "C14663"),
     "WS2812B": ("Worldsemi WS2812B-B/T", ""),
     "74AHCT1G125": ("TI SN74AHCT1G125DBVR", ""),
+    "74LVC3G17": ("TI SN74LVC3G17DCTR", ""),
+    "100": ("generic 100R 0603", ""),
     "330": ("generic 330R 0603", "C23138"),
     "10k": ("generic 10k 0603", "C25804"),
     "PTC 750mA": ("Littelfuse 1206L075", ""),

@@ -28,7 +28,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from hardware import design, fab  # noqa: E402
-from hardware.footprints import drill, extent, footprint_pads  # noqa: E402
+from hardware.footprints import POWER_TRACK, drill, extent, footprint_pads  # noqa: E402
 
 MM = pcbnew.FromMM
 STAMP = re.compile(
@@ -36,6 +36,17 @@ STAMP = re.compile(
     r"|[A-Z][a-z]{2} [A-Z][a-z]{2} +\d+ \d\d:\d\d:\d\d \d{4}"
 )
 TRACK, VIA_D, VIA_DRILL, LANE_PITCH = 0.25, 0.6, 0.3, 0.8
+
+
+def track_width(net):
+    """The lane width of ``net``: the supplies' (``POWER_TRACK``) or a signal's."""
+    return POWER_TRACK.get(net, TRACK)
+
+
+def stub_width(net):
+    # a stub leaves its pad between the neighbouring pads' stubs (1.0 mm pitch at the
+    # connectors): at most 0.5 mm wide
+    return min(track_width(net), 0.5)
 
 
 def _pt(x, y):
@@ -147,9 +158,12 @@ class Layout:
         fixed.update({"boost": (296, 50), "boost_l": (304, 50), "fb_top": (312, 47), "fb_bottom": (312, 53)})
         fixed.update({"boost_out": (318, 50), "divider_top": (262, 10), "divider_bottom": (268, 10)})
         fixed.update({"divider_filter": (274, 10)})
+        # the bus's termination resistors in a row between the DevKitC and the CHAIN connector
+        for k, sig in enumerate(design.BUS):
+            fixed["bus_series_" + sig] = (172 + 3.5 * k, 8)
         for p in parts:
             r = p.role or ()
-            key = "divider_" + r[1] if r and r[0] == "divider" else (r[0] if r else None)
+            key = r[0] + "_" + r[1] if r and r[0] in ("divider", "bus_series") else (r[0] if r else None)
             if key in fixed and fixed[key]:
                 where[p.ref] = fixed[key]
         where_conn = {"CHAIN": (155, 6), "RETURN": (155, 54)}
@@ -245,11 +259,11 @@ class Pcb:
             s.SetWidth(MM(0.1))
             self.b.Add(s)
 
-    def track(self, x1, y1, x2, y2, layer, net):
+    def track(self, x1, y1, x2, y2, layer, net, width=None):
         t = pcbnew.PCB_TRACK(self.b)
         t.SetStart(_pt(x1, y1))
         t.SetEnd(_pt(x2, y2))
-        t.SetWidth(MM(TRACK))
+        t.SetWidth(MM(width or TRACK))
         t.SetLayer(layer)
         t.SetNet(self.net(net))
         self.b.Add(t)
@@ -325,8 +339,21 @@ def build_strip(board, board_json):
     end_x = max(p[0] + p[2] / 2 for p in pcb.pads.values()) + 1.5
     assign, counts, bridges = lanes(pads_by_net, end_x)
     band = max(abs(p[4]) + p[3] / 2 for p in pcb.pads.values() if p[5]) + 0.2 + VIA_D / 2 + 0.3
-    above = band + counts[-1] * LANE_PITCH
-    below = band + counts[1] * LANE_PITCH
+    # each row of lanes as wide as its widest track (the supply lanes are wider): a row's
+    # offset from the band is the sum of the pitches before it (half widths, at least a
+    # via's, and the clearance between them; 0.8 mm for two signal rows)
+    row_w = {-1: [TRACK] * counts[-1], 1: [TRACK] * counts[1]}
+    for (net, _g), (side, lane) in assign.items():
+        row_w[side][lane] = max(row_w[side][lane], track_width(net))
+    offset = {}
+    for side, ws in row_w.items():
+        at = band
+        for lane, w in enumerate(ws):
+            if lane:
+                at += max(ws[lane - 1], VIA_D) / 2 + max(w, VIA_D) / 2 + LANE_PITCH - VIA_D
+            offset[(side, lane)] = at
+    above = offset[(-1, counts[-1] - 1)] + max(row_w[-1][-1], VIA_D) / 2 + 0.5 if counts[-1] else band
+    below = offset[(1, counts[1] - 1)] + max(row_w[1][-1], VIA_D) / 2 + 0.5 if counts[1] else band
     width = round(above + below + 1.0, 1)
     # second pass: the same board with its axis where the lanes fit
     pcb = Pcb.__new__(Pcb)
@@ -337,17 +364,17 @@ def build_strip(board, board_json):
     pcb.outline(round(pcb.layout.length, 1), width)
     ys = {}
     for (net, group), (side, lane) in sorted(assign.items()):
-        y = ys[(net, group)] = pcb.axis + side * (band + lane * LANE_PITCH)
+        y = ys[(net, group)] = pcb.axis + side * offset[(side, lane)]
         mine = [p for p in pcb.pads.values() if p[5] == net and _group(net, _side(p[4]), bridges) == group]
         xs = sorted([p[0] for p in mine] + ([bridges[net]] if group else []))
-        pcb.track(xs[0], y, xs[-1], y, pcbnew.B_Cu, net)
+        pcb.track(xs[0], y, xs[-1], y, pcbnew.B_Cu, net, track_width(net))
         for pad in mine:
-            pcb.track(pad[0], pad[1], pad[0], y, pcbnew.F_Cu, net)
+            pcb.track(pad[0], pad[1], pad[0], y, pcbnew.F_Cu, net, stub_width(net))
             pcb.via(pad[0], y, net)
         if group:
             pcb.via(bridges[net], y, net)
     for net, bx in sorted(bridges.items()):
-        pcb.track(bx, ys[(net, -1)], bx, ys[(net, 1)], pcbnew.F_Cu, net)
+        pcb.track(bx, ys[(net, -1)], bx, ys[(net, 1)], pcbnew.F_Cu, net, track_width(net))
     return pcb, width, True
 
 

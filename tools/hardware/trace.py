@@ -73,6 +73,26 @@ def _through(w, net, role):
     return [w.find((b, q[3])) for q in r.pins if w.find((b, q[3])) != net][0]
 
 
+def _upstream(w, net):
+    """Where a bus line comes from: back through each strip's termination resistor and
+    Schmitt buffer (output ``kY`` from input ``kA``) to the net the ESP32 drives."""
+    for _ in range(1000):
+        rs = [x for x in w.on(net) if x[1].role and x[1].role[0] == "bus_series"]
+        ys = [x for x in w.on(net, value=design.BUS_BUFFER) if x[3].endswith("Y")]
+        if ys:
+            b, u, _, name, _ = ys[0]
+            net = w.net(b, u, name[:-1] + "A")
+        elif rs:
+            b, r = rs[0][0], rs[0][1]
+            nets = [w.find((b, q[3])) for q in r.pins]
+            if nets[1] != net:  # entered from its buffer side: not upstream of this line
+                return net
+            net = nets[0]
+        else:
+            return net
+    raise ValueError("the bus loops")
+
+
 def _gpio(w, n):
     for (b, _ref), p in w.parts.items():
         if p.role == ("mcu",):
@@ -96,7 +116,7 @@ def sensor_map(w, pins):
             raise ValueError("the chain loops at %s/%s" % (b, u.ref))
         seen.add((b, u.ref))
         for sig, pin in (("sck", "CLK"), ("pl", "SH/LD"), ("ce", "CLK_INH")):
-            if w.net(b, u, pin) != _gpio(w, pins[sig]):
+            if _upstream(w, w.net(b, u, pin)) != _gpio(w, pins[sig]):
                 raise ValueError("%s/%s %s is not on GPIO %d" % (b, u.ref, pin, pins[sig]))
         if w.net(b, u, "VCC") != v33 or w.net(b, u, "GND") != gnd:
             raise ValueError("%s/%s is not powered from 3V3" % (b, u.ref))
