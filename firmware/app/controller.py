@@ -33,6 +33,7 @@ from app import ctl_defs as D
 from app.ctl_turns import Turns
 from bg import record as R
 from bg.recognize import AMBIGUOUS as R_AMBIGUOUS
+from micropython import const
 
 
 def __getattr__(name):
@@ -40,6 +41,37 @@ def __getattr__(name):
     ``C.Settings``, ...) is part of its API: read through to ``app.ctl_defs``, not copied into
     this module's dict (a dict entry per name; docs/memory.md)."""
     return getattr(D, name)
+
+
+_ANY = const(3)  # in ``_BUTTONS``: either kind of press, or either side
+# The buttons: 5 bytes a row -- phase, button (ROLL 0, CUBE 1), kind (PRESS 0, LONG 1, any 3),
+# whose press (1: the side the phase names -- on roll, doubling, resigning, moving; 2: its
+# opponent; 3: either), intent (``ctl_defs.I_*``). The first row that fits is the press's
+# intent; none: the press is ignored. (One bytes constant: it stays in flash, not the heap.)
+_BUTTONS = (
+    b"\x00\x00\x03\x03\x00"  # idle, ROLL any, either: I_NEXT
+    b"\x01\x00\x03\x03\x01"  # opening, ROLL any, either: I_ROLL
+    b"\x02\x00\x03\x01\x02"  # choice, ROLL any, its side: I_KEEP
+    b"\x02\x01\x03\x01\x01"  # choice, CUBE any, its side: I_ROLL
+    b"\x03\x00\x00\x01\x01"  # await_roll, ROLL press, its side: I_ROLL
+    b"\x03\x01\x00\x01\x07"  # await_roll, CUBE press, its side: I_DOUBLE
+    b"\x03\x01\x01\x01\x0b"  # await_roll, CUBE long, its side: I_RESIGN
+    b"\x04\x00\x00\x01\x03"  # moving, ROLL press, its side: I_CONFIRM
+    b"\x04\x01\x00\x01\x05"  # moving, CUBE press, its side: I_CANDIDATE
+    b"\x04\x00\x01\x01\x06"  # moving, ROLL long, its side: I_COACH
+    b"\x04\x01\x01\x01\x0b"  # moving, CUBE long, its side: I_RESIGN
+    b"\x05\x00\x03\x02\x08"  # doubled, ROLL any, the other: I_TAKE
+    b"\x05\x01\x00\x02\x09"  # doubled, CUBE press, the other: I_DROP
+    b"\x05\x01\x01\x02\x0a"  # doubled, CUBE long, the other: I_BEAVER
+    b"\x06\x01\x00\x01\x0b"  # resigning, CUBE press, its side: I_RESIGN
+    b"\x06\x01\x01\x01\x0c"  # resigning, CUBE long, its side: I_WITHDRAW
+    b"\x06\x00\x03\x02\x0d"  # resigning, ROLL any, the other: I_ACCEPT
+    b"\x06\x01\x03\x02\x0e"  # resigning, CUBE any, the other: I_REJECT
+    b"\x07\x00\x03\x02\x0d"  # illegal, ROLL any, the other: I_ACCEPT
+    b"\x07\x01\x03\x02\x0e"  # illegal, CUBE any, the other: I_REJECT
+    b"\x08\x00\x03\x03\x00"  # game_over, ROLL any, either: I_NEXT
+    b"\x09\x00\x03\x03\x00"  # match_over, ROLL any, either: I_NEXT
+)
 
 
 class Controller(Turns):
@@ -64,118 +96,175 @@ class Controller(Turns):
         elif self.phase == D.ILLEGAL and self.sensed != self._illegal_counts:
             self.phase = D.MOVING  # the mover changed the board again: nothing was accepted
             self.message = ""
-        self._track(now)
-        if self.settings.computer >= 0 or self.learn or self.opp is not None:
-            self._opponent().act(self, now)  # the computer's decisions, the coach (app.opponent)
+        self.track(now)
+        self._computer(now)  # the computer's decisions, the coach (app.opponent)
         self._update_marks()
         self._run_clock(now)
 
     def button(self, side, role, kind=D.PRESS, now=0):
-        """A button event. Returns True when it did something; a press at the wrong time is
-        ignored (the cup stays closed, nothing is thrown or recorded)."""
+        """A button event: the intent ``_BUTTONS`` gives the press in this phase (docs/
+        controller.md has the table). Returns True when it did something; a press at the
+        wrong time is ignored (the cup stays closed, nothing is thrown or recorded)."""
         if side not in (0, 1):
             raise ValueError("side must be 0 or 1")
         self.mix(now)
-        self.clock.charge(now)
         ph = self.phase
-        done = False
-        mine = side == self.side
         if side == self.settings.computer and ph not in (D.IDLE, D.OPENING, D.GAME_OVER, D.MATCH_OVER):
             return False  # the computer's buttons: it decides itself (app.opponent)
-        if ph == D.IDLE:
-            if role == D.ROLL and self.board_matches():
+        t = _BUTTONS
+        who = 1 if side == self.side else 2
+        for i in range(0, len(t), 5):
+            if t[i] == ph and t[i + 1] == role and t[i + 2] in (kind, _ANY) and t[i + 3] in (who, _ANY):
+                what = t[i + 4]
+                arg = None
+                if what == D.I_RESIGN:  # offered as a single; each press raises it (to 3, then 1)
+                    arg = self.resign_value % 3 + 1 if ph == D.RESIGNING else 1
+                if self.intent(side, what, arg, now):
+                    return True
+                break
+        if self.settings.computer >= 0 and ph == D.OPENING and self.game_no:
+            # the house opening's first press started the match but was not the player's
+            # throw: the computer throws its half (app.opponent)
+            if self._computer(now):
+                self._update_marks()
+                self._run_clock(now)
+                return True
+        return False
+
+    def intent(self, side, what, arg=None, now=0):
+        """``side`` asks for ``what`` (``ctl_defs.I_*``; ``arg``: a play's steps for
+        ``I_PLAY``, 1-3 for ``I_RESIGN``): the one way into the match for a player's button,
+        the computer and a host deciding for it. The transition happens when the rules and
+        the phase give it to ``side`` now; returns True then, False otherwise (nothing
+        changes). The computer then takes its own decisions (``app.opponent``)."""
+        self.clock.charge(now)
+        if not self._intent(side, what, arg, now):
+            return False
+        if not self._acting:  # (the computer's own intents: its decisions go on in ``act``)
+            self.track(now)
+            self._computer(now)
+            self._update_marks()
+            self._run_clock(now)
+        return True
+
+    def _intent(self, side, what, arg, now):
+        ph = self.phase
+        mine = side == self.side
+        if what == D.I_NEXT:
+            if ph == D.IDLE and self.board_matches():
                 self._prepare_match()
-                done = True
-        elif ph == D.OPENING:
-            if role == D.ROLL and self.board_matches():
-                if not self.game_no:
-                    self._start_match()
-                done = self._opening_throw(side)
-        elif ph == D.CHOICE:
-            if mine and role == D.ROLL:
-                self._begin_moving(self.side, self.dice)  # kept: its PLAY records the choice
-                done = True
-            elif mine and role == D.CUBE:
-                done = self._reroll(side)
-        elif ph == D.AWAIT_ROLL:
-            if mine and kind == D.PRESS and role == D.ROLL and self.board_matches():
-                self._roll()
-                done = True
-            elif mine and kind == D.PRESS and role == D.CUBE and self.may_double and self.board_matches():
-                self._emit(R.DOUBLE, (side, 2 * self.cube))
-                done = True
-            elif mine and kind == D.LONG and role == D.CUBE:
-                self._offer_resign(side)
-                done = True
-        elif ph == D.MOVING:
-            if mine and kind == D.PRESS and role == D.ROLL:
-                done = self._confirm(now)
-            elif mine and kind == D.PRESS and role == D.CUBE and self.rec.state == R_AMBIGUOUS:
-                done = self.next_choice()
-            elif mine and kind == D.LONG and role == D.ROLL:
-                done = self._opponent().coach(self)  # the coach: show (or hide) the best play
-            elif mine and kind == D.LONG and role == D.CUBE:
-                self._offer_resign(side)
-                done = True
-        elif ph == D.DOUBLED:
-            if not mine and role == D.ROLL:
-                self._emit(R.TAKE, (side,))
-                done = True
-            elif not mine and role == D.CUBE and kind == D.LONG and self._may_beaver():
-                self._emit(R.BEAVER, (side, 4 * self.cube))
-                done = True
-            elif not mine and role == D.CUBE and kind == D.PRESS:
-                self._emit(R.DROP, (side,))
-                self._end_decided()
-                done = True
-        elif ph == D.RESIGNING:
-            if mine and role == D.CUBE and kind == D.PRESS and not self._resign_recorded():
-                self.resign_value = self.resign_value % 3 + 1  # single -> gammon -> backgammon
-                done = True
-            elif mine and role == D.CUBE and kind == D.LONG and not self._resign_recorded():
-                self.phase = self._prev_phase  # withdrawn before the opponent answered
-                done = True
-            elif not mine and role == D.ROLL:
-                self._record_resign()
-                self._emit(R.RESIGN_ACCEPT, (side,))
-                self._end_decided()
-                done = True
-            elif not mine and role == D.CUBE:
-                self._record_resign()
-                self._emit(R.RESIGN_REJECT, (side,))
-                done = True
-        elif ph == D.ILLEGAL:
-            if not mine and role == D.ROLL:
-                # seed 000: the opponent accepts the play as it stands
-                self._emit(R.PLAY, (self.side, self.pending_play, R.PLAY_CASUAL_ACCEPTED_ILLEGAL))
-                self._after_play(1 - side)
-                done = True
-            elif not mine and role == D.CUBE:
-                self.phase = D.MOVING  # the opponent insists on a legal play
-                self.message = "illegal play refused"
-                done = True
-        elif ph == D.GAME_OVER:
-            if role == D.ROLL:
+            elif ph == D.GAME_OVER:
                 self._start_game()
-                done = True
-        elif ph == D.MATCH_OVER:
-            if role == D.ROLL:
+            elif ph == D.MATCH_OVER:
                 self.fair = None
                 self.cup = None
                 self._new_match_state()
-                done = True
-        if not done and self.settings.computer >= 0 and ph == D.OPENING and self.game_no:
-            # the house opening's first press started the match but was not the player's
-            # throw: the computer throws its half (app.opponent)
-            done = self._opponent().act(self, now)
-        elif done:
-            self._track(now)
-            if self.settings.computer >= 0 or self.learn or self.opp is not None:
-                self._opponent().act(self, now)
-        if done:
-            self._update_marks()
-            self._run_clock(now)
-        return done
+            else:
+                return False
+            return True
+        if what == D.I_ROLL:
+            if ph == D.OPENING and self.board_matches():
+                if not self.game_no:
+                    self._start_match()
+                return self._opening_throw(side)
+            if ph == D.CHOICE and mine:
+                return self._reroll(side)
+            if ph == D.AWAIT_ROLL and mine and self.board_matches():
+                self._roll()
+                return True
+            return False
+        if what == D.I_KEEP:
+            if ph == D.CHOICE and mine:
+                self._begin_moving(side, self.dice)  # kept: its PLAY records the choice
+                return True
+            return False
+        if what == D.I_DOUBLE:
+            if mine and self.may_double and self.board_matches():
+                self._emit(R.DOUBLE, (side, 2 * self.cube))
+                return True
+            return False
+        if what == D.I_TAKE or what == D.I_DROP or what == D.I_BEAVER:
+            if ph != D.DOUBLED or mine:
+                return False
+            if what == D.I_TAKE:
+                self._emit(R.TAKE, (side,))
+            elif what == D.I_DROP:
+                self._emit(R.DROP, (side,))
+                self._end_decided()
+            elif self.mt.can_beaver():
+                self._emit(R.BEAVER, (side, 4 * self.cube))
+            else:
+                return False
+            return True
+        if what == D.I_RESIGN:
+            if arg not in (1, 2, 3):
+                raise ValueError("resign: 1 (single), 2 (gammon) or 3 (backgammon)")
+            if (ph == D.AWAIT_ROLL or ph == D.MOVING) and mine:
+                self._offer_resign(side, arg)
+            elif ph == D.RESIGNING and mine and not self._resign_recorded():
+                self.resign_value = arg
+            else:
+                return False
+            return True
+        if what == D.I_WITHDRAW:
+            if ph == D.RESIGNING and mine and not self._resign_recorded():
+                self.phase = self._prev_phase  # withdrawn before the opponent answered
+                return True
+            return False
+        if what == D.I_ACCEPT or what == D.I_REJECT:
+            yes = what == D.I_ACCEPT
+            if mine:
+                return False
+            if ph == D.RESIGNING:
+                self._record_resign()  # (already journaled when resumed after a power cut)
+                self._emit(R.RESIGN_ACCEPT if yes else R.RESIGN_REJECT, (side,))
+                if yes:
+                    self._end_decided()
+                return True
+            if ph == D.ILLEGAL:
+                mover = self.side
+                if yes:  # casual play: the opponent accepts the play as it stands
+                    self._emit(R.PLAY, (mover, self.pending_play, R.PLAY_CASUAL_ACCEPTED_ILLEGAL))
+                    self._after_play(mover)
+                else:
+                    self.phase = D.MOVING  # the opponent insists on a legal play
+                    self.message = "illegal play refused"
+                return True
+            return False
+        if ph == D.MOVING and mine:
+            if what == D.I_CONFIRM:
+                return self._confirm(now)
+            if what == D.I_PLAY:
+                return self._play_shown(arg)
+            if what == D.I_CANDIDATE:  # several legal plays read the same: show the next
+                if self.rec.state != R_AMBIGUOUS:
+                    return False
+                self.rec.next_candidate()
+                self.selecting = True
+                return True
+            if what == D.I_COACH:
+                return self._opponent().coach(self)  # the coach: show (or hide) the best play
+        if what == D.I_END:
+            return self._end_session()
+        if what < D.I_NEXT or what > D.I_END:
+            raise ValueError("unknown intent %r" % (what,))
+        return False
+
+    def _computer(self, now):
+        """Let the computer (and the coach, learning mode) take its decisions after an input:
+        its intents do not call it again."""
+        if self.settings.computer < 0 and not self.learn and self.opp is None:
+            return False
+        self._acting = True
+        try:
+            return self._opponent().act(self, now)
+        finally:
+            self._acting = False
+
+    def hello(self, side, name, now):
+        """A host will decide for the computer (link request DECIDE, ``Opponent.hello``): None,
+        or why not."""
+        return self._opponent().hello(self, side, name, now)
 
     def thought(self, now):
         """The app's engine task computed a best play (``Opponent.think``): the computer
@@ -183,7 +272,7 @@ class Controller(Turns):
         opponent."""
         if self.opp is None:
             return False
-        self.opp.act(self, now)
+        self._computer(now)
         self._update_marks()
         self._run_clock(now)
         return True
@@ -191,10 +280,9 @@ class Controller(Turns):
     def decide(self, turn, value, now):
         """A host's decision for the computer (link request DECIDE, ``Opponent.decided``):
         None when taken (and acted on at once), else why not."""
-        o = self._opponent()
-        err = o.decided(self, turn, value, now)
+        err = self._opponent().decided(self, turn, value, now)
         if err is None:
-            o.act(self, now)
+            self._computer(now)
             self._update_marks()
         return err
 
@@ -216,14 +304,14 @@ class Controller(Turns):
         stops waiting for a host gone quiet (``Opponent.waiting``)."""
         o = self.opp
         if o is not None and o.waiting:
-            o.act(self, now)
+            self._computer(now)
             if not o.waiting:  # it decided (or the moment passed)
                 self._update_marks()
                 return True
         out = self.clock.charge(now)
         if out >= 0 and self.phase not in (D.IDLE, D.GAME_OVER, D.MATCH_OVER):
             self.flagged = out
-            self._end_game(1 - out, 1, 1, R.END_TIME)
+            self._end_game(1 - out, 1, R.END_TIME)
             self._update_marks()
             return True
         return False

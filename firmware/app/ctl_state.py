@@ -35,6 +35,7 @@ class State:
         self.caps = bytearray(self.rec.caps)  # per-row caps of the latest reading
         self.irregular = 0  # rows with a closed slot above an open one (bg.sensing)
         self._rec_turn = False  # rec.begin() done for the turn in progress
+        self._acting = False  # the computer is deciding (app.opponent): its intents do not call it
         self.selecting = False  # the mover asked to pick among candidates (confirm/cube)
         self.illegal_since = None  # ticks when the reading became ILLEGAL (None: it is not)
         self.errors_now = False  # a refused confirm: show what is wrong at once
@@ -224,7 +225,7 @@ class State:
                 fair.fix()  # the first game starts on the fixed seed: cut before its throw
             self.fair = fair
             self.cup = Cup(fair)
-        self._track(0)
+        self.track(0)
         self._update_marks()
 
     def board_seed(self):
@@ -265,9 +266,10 @@ class State:
             self._rec_turn = True
         return rec
 
-    def _track(self, now):
-        """While the mover moves: let the recogniser follow the latest reading. Returns
-        the recogniser's state (-1 outside a turn or before any reading)."""
+    def track(self, now):
+        """While the mover moves: let the recogniser follow the latest reading (begun for the
+        turn if it was not). Returns the recogniser's state (-1 outside a turn or before any
+        reading)."""
         if self.phase not in (D.MOVING, D.ILLEGAL) or not self.sensed_valid:
             return -1
         st = self._rec_begun(False).update(self.sensed, self.caps, self.irregular)
@@ -280,6 +282,11 @@ class State:
             self.illegal_since = None
             self.errors_now = False
         return st
+
+    @property
+    def rec_state(self):
+        """The recogniser's state for the turn in progress (-1: not begun, no reading yet)."""
+        return self.rec.state if self._rec_turn else -1
 
     def show_errors(self, now):
         """True when the LEDs should show what is wrong: the reading has been illegal for

@@ -10,6 +10,7 @@ from app.ctl_state import State
 from bg import record as R
 from bg.match import F_AWAIT, F_ENDED, F_GAME_OVER, F_RESIGNING
 from bg.recognize import AMBIGUOUS as R_AMBIGUOUS
+from bg.recognize import COMPLETE as R_COMPLETE
 from bg.recognize import ILLEGAL as R_ILLEGAL
 from bg.recognize import LIFTED as R_LIFTED
 
@@ -137,7 +138,7 @@ class Turns(State):
         shows the next), a second press records the one shown -- the board never guesses.
         Anything else is refused and the LEDs say what is wrong; in casual mode the opponent
         may accept the play as it stands (seed 000)."""
-        st = self._track(now)
+        st = self.track(now)
         if st < 0:
             return False
         rec = self.rec
@@ -183,34 +184,49 @@ class Turns(State):
         self._after_play(1 - self.side)
         return True
 
-    def next_choice(self):
-        """CUBE while several legal plays read the same: show the next candidate."""
-        self.rec.next_candidate()
-        self.selecting = True
-        return True
+    def _play_shown(self, steps):
+        """Record ``steps`` when the sensors show that play: the recogniser's play, or one of
+        the legal plays reading alike (a pass only when no play is legal)."""
+        rec = self._rec_begun(False)
+        if not steps:
+            return rec.nomove and self._record_play(())
+        st = rec.state
+        if st != R_COMPLETE and st != R_AMBIGUOUS and rec.ncand:
+            rec.confirm()  # a play hidden in a stack: let the recogniser list the candidates
+        if rec.state != R_COMPLETE and rec.state != R_AMBIGUOUS:
+            return False
+        end = bytearray(self.turn_start)  # (once a turn: the play's end, to compare)
+        self.rules.apply_steps(end, self.side, steps)
+        for k in range(rec.ncand):
+            if rec.end(k) == end:
+                return self._record_play(rec.steps(k))
+        return False
 
     def _after_play(self, mover):
         """After a recorded play: the game is over when the mover bore off all 15."""
         r = self.rules.game_result(self.pos, mover)
         if r:
-            self._end_game(mover, self._points(r), r, R.END_BEAROFF)
-
-    def _points(self, kind):
-        """Points for a single (1), gammon (2), backgammon (3) now (``bg.match``: the cube,
-        Jacoby)."""
-        return self.mt.game_value(kind)
+            self._end_game(mover, r, R.END_BEAROFF)
 
     def _end_decided(self):
         """After a DROP or an accepted resignation: the game's end the fold decided."""
         p = self.mt.pending
         assert p is not None
-        self._end_game(p[0], p[1], p[2], p[3])
+        self._end_game(p[0], p[2], p[3])
 
-    def _end_game(self, winner, points, kind, reason):
+    def _end_game(self, winner, kind, reason):
+        """GAME_END for the points the fold gives: a drop's or an accepted resignation's
+        (decided when folded), a flag fall's (it loses the match; money play: the game at the
+        current stake), a bear-off's (``kind`` 1-3 at the cube, Jacoby)."""
         mt = self.mt
         if reason == R.END_TIME:
-            # a flag fall loses the match (money play: the game at the current stake)
             points = mt.time_points(winner)
+        elif reason == R.END_BEAROFF:
+            points = mt.game_value(kind)
+        else:
+            p = mt.pending
+            assert p is not None  # a drop or an accepted resignation was folded
+            points = p[1]
         self._emit(R.GAME_END, (winner, points, kind, reason))
         self._match_over()
 
@@ -258,16 +274,13 @@ class Turns(State):
         if not self._resign_recorded():
             self._emit(R.RESIGN, (self.side, self.resign_value))
 
-    def _offer_resign(self, side):
+    def _offer_resign(self, side, value):
         self._prev_phase = self.phase
         self.phase = D.RESIGNING
         self.side = side
-        self.resign_value = 1
+        self.resign_value = value
 
-    def _may_beaver(self):
-        return self.mt.can_beaver()
-
-    def end_money_session(self):
+    def _end_session(self):
         """Money play has no natural end: the players end the session (both CUBE buttons
         held, see app.main) between games."""
         if self.phase == D.GAME_OVER and not self.settings.length:

@@ -246,7 +246,7 @@ class App:
                 hub.open_pairing()
                 self.log("pairing window open")
             return True
-        if self.ctl.end_money_session():
+        if self.ctl.intent(0, C.I_END, None, now):
             self.drain()
             self.wake.set()
             return True
@@ -546,7 +546,7 @@ class App:
 
     # a host deciding for the computer (link request DECIDE: ``gammon play``; app.opponent)
     def brain_hello(self, side, name, now):
-        return self._decided(self.ctl._opponent().hello(self.ctl, side, name, now))
+        return self._decided(self.ctl.hello(side, name, now))
 
     def brain_play(self, turn, steps, now):
         return self._decided(self.ctl.decide(turn, steps, now))

@@ -4,7 +4,7 @@
 ``Opponent`` plays ``ctl.settings.computer`` (0/1; -1 = nobody) through the controller's own
 transitions, and shows plays on the LEDs (``app.view`` paints ``plan``):
 
-- its turn: it throws with the same fair dice (``Turns._roll``: the cup, the counter, the
+- its turn: it throws with the same fair dice (``I_ROLL``: the cup, the counter, the
   journal), picks a play with ``choose(pos, side, d1, d2) -> steps`` (pubeval on the device,
   ``bg.engine.pubeval``), and shows it step by step; the player moves those checkers, and
   when the recogniser (``bg.recognize``, the same one as for any play) reads exactly that
@@ -33,7 +33,6 @@ buffer is made once here; ``choose`` may allocate (it runs once per turn)."""
 from app import ctl_defs as D
 from app import rules
 from bg import recognize as _rec
-from bg import record as R
 from bg.board import apply_step, pip_count
 from micropython import const
 
@@ -59,25 +58,6 @@ def chooser(strength="pubeval"):
     from bg.engine.pubeval import PubEval
 
     return PubEval().best
-
-
-class _First:
-    def __init__(self):
-        self.steps = None
-
-    def visit(self, w, st, n):
-        if self.steps is None:
-            self.steps = tuple(st[: 2 * n])
-
-
-def first_play(pos, side, d1, d2):
-    """A chooser that takes the generator's first legal play (tests' stand-in; builds no
-    list of plays)."""
-    from bg import engine
-
-    f = _First()
-    engine.for_each_end(pos, side, d1, d2, f.visit)
-    return f.steps or ()
 
 
 def same_play(start, side, a, b, scratch):
@@ -369,6 +349,8 @@ class Opponent:
         return v
 
     def _step(self, ctl, comp, now):
+        """The computer's next decision, if one is its own now: an intent for the controller
+        (``Controller.intent``, the same transitions as a player's press)."""
         ph = ctl.phase
         side = ctl.side
         if ph == D.AWAIT_ROLL and side == comp:
@@ -380,44 +362,28 @@ class Opponent:
                     return False  # the host is deciding whether to double
                 if c == 1:  # (-1: the board's own policy never doubles)
                     self.clear()
-                    ctl._emit(R.DOUBLE, (side, 2 * ctl.cube))
-                    return True
+                    return ctl.intent(comp, D.I_DOUBLE, None, now)
             self.clear()
-            ctl._roll()  # the same throw a ROLL press makes (the cup, the counter, the journal)
-            return True
+            return ctl.intent(comp, D.I_ROLL, None, now)  # the cup, the counter, the journal
         if ph == D.MOVING and side == comp:
             return self._move(ctl, now)
         if ph == D.CHOICE and side == comp:
-            # house opening: the computer keeps its throw, as the ROLL press does (its PLAY
-            # records the choice)
-            ctl._begin_moving(ctl.side, ctl.dice)
-            return True
+            return ctl.intent(comp, D.I_KEEP, None, now)  # house opening: it keeps its throw
         if ph == D.OPENING and ctl.game_no and ctl.settings.house:
             want = 0 if ctl.house_first is None else 1
             if want == comp and ctl.opening.state == 0:
-                return ctl._opening_throw(comp)
+                return ctl.intent(comp, D.I_ROLL, None, now)
             return False
         if ph == D.DOUBLED and side != comp:
-            me = comp
             c = self._host_says(ctl, now)
             if c is None:
                 return False  # the host is deciding whether to take
-            if c == 1 or (c == -1 and self.takes(ctl.pos, me)):
-                ctl._emit(R.TAKE, (me,))
-            else:
-                ctl._emit(R.DROP, (me,))
-                ctl._end_decided()
-            return True
+            take = c == 1 or (c == -1 and self.takes(ctl.pos, comp))
+            return ctl.intent(comp, D.I_TAKE if take else D.I_DROP, None, now)
         if ph == D.RESIGNING and side != comp:
-            # an offer resumed after a power cut is journaled already: only its answer is new
-            ctl._record_resign()
-            ctl._emit(R.RESIGN_ACCEPT, (comp,))
-            ctl._end_decided()
-            return True
+            return ctl.intent(comp, D.I_ACCEPT, None, now)
         if ph == D.ILLEGAL and side != comp:
-            ctl.phase = D.MOVING  # the computer insists on a legal play
-            ctl.message = "illegal play refused"
-            return True
+            return ctl.intent(comp, D.I_REJECT, None, now)  # it insists on a legal play
         return False
 
     # -- a host deciding for the computer (``gammon play``, docs/controller.md) ---------------
@@ -518,36 +484,21 @@ class Opponent:
             self._set_plan(ctl, tuple(steps), False)
             if not steps:
                 self.clear()
-                ctl._emit(R.PLAY, (ctl.side, (), 0))  # no legal move: the computer passes
-                return True
+                return ctl.intent(ctl.side, D.I_PLAY, (), now)  # no legal move: it passes
         if not ctl.sensed_valid:
             return False
         self._follow(ctl)
-        st = ctl._track(now)
+        st = ctl.track(now)
         self.wrong = False
         self.missing = self.extra = 0
         if ctl.sensed == self.final():
-            steps = self._recognised(ctl)
-            if steps is not None:
+            plan = self.plan
+            if ctl.intent(ctl.side, D.I_PLAY, plan, now):  # the board reads the computer's play
                 self.clear()
-                return ctl._record_play(steps)
+                return True
         if st == _rec.COMPLETE or st == _rec.AMBIGUOUS:
             self._refuse(ctl)  # a whole play, not the computer's: show what to correct
         return False
-
-    def _recognised(self, ctl):
-        """The recogniser's play when it is the computer's (the board reads its end), else
-        None. Several legal plays reading alike: the one that is the computer's."""
-        r = ctl.rec
-        st = r.state
-        if st != _rec.COMPLETE and st != _rec.AMBIGUOUS and r.ncand:
-            r.confirm()  # a play hidden in a stack: let the recogniser list the candidates
-        for k in range(r.ncand if r.state in (_rec.COMPLETE, _rec.AMBIGUOUS) else 0):
-            s = r.steps(k)
-            if same_play(ctl.turn_start, ctl.side, s, self.plan, self._scratch):
-                ctl.selecting = False
-                return s
-        return None
 
     def _refuse(self, ctl):
         f = self.final()

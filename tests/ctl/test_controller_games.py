@@ -43,13 +43,13 @@ def test_crawford_game_has_no_cube_then_post_crawford_does():
 
 def test_jacoby_counts_gammons_only_with_the_cube_turned():
     c, r = H.started(length=0, jacoby=True)
-    assert c._points(2) == 1 and c._points(3) == 1
+    assert c.mt.game_value(2) == 1 and c.mt.game_value(3) == 1
     r.play_turn()
     d = c.side
     assert r.press(d, C.CUBE) and r.press(1 - d, C.ROLL)  # doubled and taken
-    assert c.owner == 1 - d and c._points(2) == 4
+    assert c.owner == 1 - d and c.mt.game_value(2) == 4
     m, _ = H.started(length=5, jacoby=True)  # Jacoby is a money-play rule
-    assert m._points(2) == 2
+    assert m.mt.game_value(2) == 2
 
 
 class _Tape:

@@ -20,7 +20,7 @@ class _Spy:
     def __init__(self, choose=None):
         self.asked = 0
         self.last = None
-        self.choose = choose or O.first_play
+        self.choose = choose or H.first_play
 
     def __call__(self, pos, side, d1, d2):
         self.asked += 1
@@ -265,7 +265,7 @@ def test_learning_mode_says_when_a_play_was_not_the_best():
             r.play_turn(play)
             if opening or not play:
                 continue
-            best = O.first_play(start, 0, d1, d2)  # what the injected chooser answers
+            best = H.first_play(start, 0, d1, d2)  # what the injected chooser answers
             same = O.same_play(start, 0, play, best, (bytearray(52), bytearray(52)))
             assert c.opp.verdict[:2] == (0, same)
             seen |= 1 if same else 2
@@ -305,7 +305,7 @@ def test_a_double_is_answered_and_a_resume_keeps_the_computers_side():
     d = H.make()  # a power cut: the journal replays into a board with default settings
     d.resume(iter(tape), c.board_seed())
     assert d.settings.computer == 1 and d.settings.names[1] == "pubeval"
-    d.opp = O.Opponent(O.first_play)
+    d.opp = O.Opponent(H.first_play)
     d.board(rules.counts_of(r.pos, bytearray(rules.NLOC), d.cap), r.now)
     assert d.phase == C.AWAIT_ROLL and d.side == 0  # the human's roll: nothing happened
     r.press(0, C.ROLL)
@@ -392,7 +392,7 @@ def test_a_power_cut_during_the_computers_turn_brings_back_the_same_throw_and_pl
     assert stored[-1][0] == C.K_ROLL and stored[-1][1][0] == 1
     stored.pop()
     d = H.make()
-    d.opp = O.Opponent(O.first_play)
+    d.opp = O.Opponent(H.first_play)
     d.resume(iter(stored), c.board_seed())
     assert d.phase == C.AWAIT_ROLL and d.side == 1
     d.board(rules.counts_of(r.pos, bytearray(rules.NLOC), d.cap), r.now)  # the first reading

@@ -24,7 +24,7 @@ class _Spy:
 
     def __call__(self, pos, side, d1, d2):
         self.asked += 1
-        self.last = O.first_play(pos, side, d1, d2)
+        self.last = H.first_play(pos, side, d1, d2)
         return self.last
 
 
@@ -76,7 +76,7 @@ def _follow(c, r):
 
 def _other_play(c, r):
     """A legal play of the side on roll that is not the generator's first one (the spy's)."""
-    first = O.first_play(c.turn_start, c.side, c.dice[0], c.dice[1])
+    first = H.first_play(c.turn_start, c.side, c.dice[0], c.dice[1])
     scratch = (bytearray(52), bytearray(52))
     for seed in range(1, 40):
         r.rng = H.Lcg(seed)
@@ -95,7 +95,7 @@ def _to_computer_decision(c, r, comp, want, answer_cube=True):
             return
         if c.phase == C.MOVING and c.side == comp:
             if o.waiting:
-                first = O.first_play(c.turn_start, comp, c.dice[0], c.dice[1])
+                first = H.first_play(c.turn_start, comp, c.dice[0], c.dice[1])
                 assert c.decide(c.throws, first, r.now) is None
             _follow(c, r)
         elif c.phase == C.MOVING:
@@ -135,7 +135,7 @@ def test_a_wrong_decision_is_refused_and_changes_nothing():
     _to_computer_decision(c, r, 1, C.MOVING)
     t = c.throws
     d1, d2 = c.dice[0], c.dice[1]
-    assert "turn" in c.decide(t - 1, O.first_play(c.turn_start, 1, d1, d2), r.now)
+    assert "turn" in c.decide(t - 1, H.first_play(c.turn_start, 1, d1, d2), r.now)
     assert "not a legal play" in c.decide(t, (24, 23), r.now) or d1 == 1 or d2 == 1
     assert "not a legal play" in c.decide(t, (), r.now)  # passing is not legal here
     assert "cube" in c.decide(t, True, r.now)
@@ -202,7 +202,7 @@ def test_the_host_doubles_and_answers_the_players_double():
     # its play only
     assert c.phase == C.MOVING and c.side == 1 and c.opp.waiting
     _to_computer_decision(c, r, 1, C.MOVING)
-    assert c.decide(c.throws, O.first_play(c.turn_start, 1, c.dice[0], c.dice[1]), r.now) is None
+    assert c.decide(c.throws, H.first_play(c.turn_start, 1, c.dice[0], c.dice[1]), r.now) is None
     _follow(c, r)
     # the player redoubles: the computer waits for the host's take or drop
     assert c.phase == C.AWAIT_ROLL and c.side == 0 and c.may_double
@@ -222,7 +222,7 @@ def test_the_host_takes():
     assert c.decide(c.throws, False, r.now) is None  # no double: it rolls
     assert c.phase == C.MOVING and c.side == 1
     _to_computer_decision(c, r, 1, C.MOVING)
-    assert c.decide(c.throws, O.first_play(c.turn_start, 1, c.dice[0], c.dice[1]), r.now) is None
+    assert c.decide(c.throws, H.first_play(c.turn_start, 1, c.dice[0], c.dice[1]), r.now) is None
     _follow(c, r)
     assert c.phase == C.AWAIT_ROLL and c.side == 0
     assert r.press(0, C.CUBE)
@@ -235,7 +235,7 @@ def test_hello_between_matches_sets_the_side_and_the_name_the_records_give():
     c = H.make(length=3, names=("ann", "bob"))
     r = H.Robot(c, 3, drain=tape)
     assert c.settings.computer == -1
-    assert c._opponent().hello(c, 1, "gnubg 1-ply", 10) is None
+    assert c.hello(1, "gnubg 1-ply", 10) is None
     assert c.settings.computer == 1 and c.settings.names == ("ann", "gnubg 1-ply")
     assert c.settings.length == 3
     r.set_start()

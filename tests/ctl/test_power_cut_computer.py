@@ -20,7 +20,6 @@ import sys
 
 import ctl_helpers as H
 from app import controller as C
-from app import opponent as O
 from app import rules
 from bg import record as R
 from bg.board import pip_count
@@ -183,7 +182,7 @@ def _play_match(seed, host, length=3):
             assert r.press(0, C.ROLL)
         elif host and o.waiting and ph == C.MOVING:
             # the host's play: the generator's first one (the board's own chooser is pubeval)
-            r.host_decides(O.first_play(c.turn_start, 1, c.dice[0], c.dice[1]))
+            r.host_decides(H.first_play(c.turn_start, 1, c.dice[0], c.dice[1]))
         elif host and o.waiting:
             # a cube question: the host doubles now and then, takes or drops at random
             r.host_decides(rng.below(5) == 0 if ph == C.AWAIT_ROLL else rng.below(2) == 0)

@@ -26,6 +26,8 @@ HEAP = "192k"
 # (tests/ctl module, at least this many tests must pass on MicroPython)
 MODULES = [
     ("test_controller_turns", 15),
+    # the one way in (Controller.intent): refusals change nothing, a game through intents alone
+    ("test_controller_intents", 6),
     ("test_controller_games", 6),
     ("test_controller_reading", 5),
     # the clock-on-the-LEDs view: there it also measures with gc.mem_alloc that painting a

@@ -189,7 +189,7 @@ def _play_match(i):
     while c.phase != C.MATCH_OVER:
         if c.phase == C.GAME_OVER:
             if not s.length and games >= 1 + rng.below(3):
-                assert c.end_money_session()
+                assert c.intent(0, C.I_END)
                 p.r._drained(None)
                 p.check()
                 break
@@ -242,7 +242,7 @@ def _jacoby_gammon_resigned():
     side = c.side
     assert p.press(side, C.CUBE, C.LONG) and p.press(side, C.CUBE)  # a gammon
     assert c.owner == -1 and p.press(1 - side, C.ROLL)
-    assert c.end_money_session()
+    assert c.intent(0, C.I_END)
     p.r._drained(None)
     return c, j
 

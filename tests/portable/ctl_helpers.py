@@ -54,6 +54,24 @@ class _Pick:
         self.k -= 1
 
 
+class _First:
+    def __init__(self):
+        self.steps = None
+
+    def visit(self, w, st, n):
+        if self.steps is None:
+            self.steps = tuple(st[: 2 * n])
+
+
+def first_play(pos, side, d1, d2):
+    """A chooser for the computer (``app.opponent.Opponent(first_play)``) that takes the
+    generator's first legal play: each test knows the computer's play (builds no list of
+    plays)."""
+    f = _First()
+    movegen.for_each_end(pos, side, d1, d2, f.visit)
+    return f.steps or ()
+
+
 class Robot:
     """Two players at the physical board: ``pos`` is where the checkers really are."""
 

@@ -96,7 +96,7 @@ def test_the_computers_play_is_sent_while_the_leds_show_it():
 
     st, sent = _status()
     c = H.make(computer=1, length=3)
-    c.opp = O.Opponent(O.first_play)
+    c.opp = O.Opponent(H.first_play)
     r = H.Robot(c, 7)
     r.set_start()
     r.press(0, C.ROLL)

@@ -1,0 +1,67 @@
+"""One public way into the controller: no module of the firmware, the tools or the host reaches
+the controller's private names (``Controller``'s, ``State``'s and ``Turns``' ``_x`` methods and
+attributes) -- the computer, the app's wiring and the view use ``intent`` and the public state.
+CPython only (it reads the sources)."""
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+OWN = ("controller.py", "ctl_state.py", "ctl_turns.py", "ctl_defs.py")
+
+
+def _private_names():
+    """The ``_x`` names the controller's classes define or assign on ``self``."""
+    names = set()
+    for f in OWN:
+        tree = ast.parse((ROOT / "firmware" / "app" / f).read_text())
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.FunctionDef)
+                and node.name.startswith("_")
+                and not node.name.startswith("__")
+            ):
+                names.add(node.name)
+            elif (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id == "self"
+                and node.attr.startswith("_")
+                and not node.attr.startswith("__")
+            ):
+                names.add(node.attr)
+    return names
+
+
+def _reaches(path, private):
+    """``(line, name)`` of each ``x._name`` in ``path`` whose object is not ``self``, for the
+    controller's private names."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Attribute) and node.attr in private:
+            v = node.value
+            if not (isinstance(v, ast.Name) and v.id in ("self", "cls")):
+                out.append((node.lineno, ast.unparse(node)))
+    return out
+
+
+def test_the_controllers_private_names_are_its_own():
+    private = _private_names()
+    assert {"_emit", "_roll", "_end_game", "_record_play", "_rec_turn"} <= private  # the check sees them
+    bad = []
+    files = [
+        p
+        for d in ("firmware", "tools", "host_tools")
+        for p in (ROOT / d).rglob("*.py")
+        if not (p.parent.name == "app" and p.name in OWN) and "node_modules" not in p.parts
+    ]
+    assert any(p.name == "opponent.py" for p in files) and any(p.name == "main.py" for p in files)
+    for p in files:
+        bad += ["%s:%d %s" % (p.relative_to(ROOT), line, text) for line, text in _reaches(p, private)]
+    assert not bad, bad
+
+
+def test_the_check_finds_a_private_reach(tmp_path):
+    p = tmp_path / "x.py"
+    p.write_text("def f(ctl):\n    ctl._emit(1, ())\n    return self._emit\n")
+    assert _reaches(p, {"_emit"}) == [(2, "ctl._emit")]
