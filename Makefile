@@ -17,7 +17,7 @@ BENCH_OUT ?= build/bench
 FIRMWARE_PY := $(shell find firmware -name '*.py' -not -path '*/__pycache__/*' | sort)
 
 .PHONY: help venv test test-py lint typecheck mpy-cross-check sim demo bench deploy repl clean distclean \
-        wiring deploy-test board-model pg-server sim-board hardware release bench-device bench-device-test
+        wiring deploy-test test-device test-device-test board-model pg-server sim-board hardware release bench-device bench-device-test
 
 help:
 	@echo "make sim      run the product: real firmware on the MicroPython unix port + browser board"
@@ -30,6 +30,7 @@ help:
 	@echo "make repl PORT=/dev/ttyUSB0     open the board's REPL"
 	@echo "make release RELEASE_KEY=FILE [VERSION=v] [ARCH=xtensawin]  a signed firmware bundle (docs/update.md)"
 	@echo "make bench-device PORT=/dev/ttyUSB0   the device benchmarks on a board (after make deploy)"
+	@echo "make test-device PORT=/dev/ttyUSB0    the portable tests on a board (after make deploy) [MODULES=a,b]"
 
 # --- set-up -------------------------------------------------------------------------------
 $(STAMP): requirements.txt constraints.txt host_tools/pyproject.toml
@@ -72,6 +73,7 @@ test: $(STAMP) $(STUBS)
 	$(MAKE) --no-print-directory typecheck
 	$(MAKE) --no-print-directory deploy-test
 	$(MAKE) --no-print-directory bench-device-test
+	$(MAKE) --no-print-directory test-device-test
 	$(MAKE) --no-print-directory board-model
 	$(MAKE) --no-print-directory test-py
 
@@ -104,6 +106,10 @@ deploy-test: $(STAMP)
 # make bench-device exercised for real: the unix port behind a pseudo-terminal plays the board.
 bench-device-test: $(STAMP)
 	$(PY) tools/device_bench_test.py
+
+# make test-device exercised for real: the unix port behind a pseudo-terminal plays the board.
+test-device-test: $(STAMP)
+	$(PY) tools/test_device_test.py
 
 # --- the product --------------------------------------------------------------------------
 sim: $(STAMP)
@@ -144,6 +150,11 @@ release: $(STAMP)
 # firmware (make deploy): -> build/bench-device/report.json, make bench's report shape
 bench-device: $(STAMP)
 	$(PY) tools/bench_device.py --port $(PORT)
+
+# the portable test suite on a board that has the firmware (make deploy), module by module
+# through the raw REPL, with each module's heap: -> build/test-device/report.json
+test-device: $(STAMP)
+	$(PY) tools/test_device.py --port $(PORT) $(if $(MODULES),--modules $(MODULES))
 
 repl: $(STAMP)
 	$(VENV)/bin/mpremote connect $(PORT) repl
