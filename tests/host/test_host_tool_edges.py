@@ -206,3 +206,19 @@ def test_board_update_progress_keeps_no_state_between_updates(capsys):
         for done in (0, 50, 100, 100):
             p(done, 100)
         assert capsys.readouterr().out.count("bytes (") == 3
+
+
+@pytest.mark.parametrize(
+    "argv, why",
+    [
+        (("board", "info", "--board", "nosuch", "--direct"), "no paired board 'nosuch'"),
+        (("boards", "--forget", "nosuch"), "no paired board 'nosuch'"),
+        (("boards", "--default", "nosuch"), "no paired board 'nosuch'"),
+        (("pair", "carrier-pigeon:7"), "unknown board address"),
+    ],
+)
+def test_the_links_bad_input_is_one_line_not_a_bug(capsys, argv, why):
+    """The link signals a board never paired or an address that is none with ValueError; the
+    commands say so in one line (exit 2), not as an internal error."""
+    code, out, err = _run(capsys, *argv)
+    assert code == 2 and err.startswith("gammon: error:") and err.count("\n") == 1 and why in err, err

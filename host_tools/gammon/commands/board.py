@@ -75,7 +75,7 @@ def open_board(args):
         if hub.enabled() and not getattr(args, "direct", False):
             return hub.connect(getattr(args, "board", None))
         return L.connect(getattr(args, "board", None))
-    except L.LinkError as e:
+    except (L.LinkError, ValueError) as e:  # ValueError: a board never paired, a bad address
         raise UserError(str(e)) from None
 
 
@@ -117,19 +117,24 @@ def cmd_pair(args):
         bid = L.pair(args.address, _show_value, host_name=args.name)
     except L.LinkError as e:
         raise UserError("pairing failed: %s" % e) from None
+    except ValueError as e:  # an address that is none (tcp:, serial: or ble:)
+        raise UserError(str(e)) from None
     entry = L.Boards().find(bid)[1]
     print("paired with %s (%s) at %s" % (entry["name"], bid, args.address))
     return 0
 
 
 def cmd_boards(args):
-    b = L.Boards()
-    if args.forget:
-        print("forgot", b.forget(args.forget))
-        return 0
-    if args.default:
-        print("default board:", b.set_default(args.default))
-        return 0
+    try:  # ValueError: a damaged board list, a name that matches no board or several
+        b = L.Boards()
+        if args.forget:
+            print("forgot", b.forget(args.forget))
+            return 0
+        if args.default:
+            print("default board:", b.set_default(args.default))
+            return 0
+    except ValueError as e:
+        raise UserError(str(e)) from None
     items = b.items()
     if not items:
         print("no paired board: run 'gammon pair ADDRESS'")
@@ -209,7 +214,7 @@ def cmd_board(args):
                 c.rename(args.value)
                 print("renamed to", args.value)
             elif args.action == "clock":
-                t = c.set_clock(int(args.value) if args.value else None)
+                t = c.set_clock(_clock_value(args.value))
                 print("board clock set to", time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(t)))
             elif args.action == "hosts":
                 for hid, name in c.hosts():
@@ -222,6 +227,16 @@ def cmd_board(args):
         except L.LinkError as e:
             raise UserError(str(e)) from None
     return 0
+
+
+def _clock_value(text):
+    """``board clock [UNIX_TIME]``: the time to set (None: this computer's)."""
+    if not text:
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        raise UserError("clock wants a Unix time in seconds, got %r" % text) from None
 
 
 def crash_log(client):

@@ -4,20 +4,23 @@ eXtreme Gammon and GNU Backgammon), ``sgf`` (GNU Backgammon), ``json`` (docs/exp
 
 Each module has ``export(match, **options) -> str`` (``svg`` also writes folders)."""
 
+from gammon.errors import UserError
+
 FORMATS = ("mat", "sgf", "json", "svg", "ids")
 
 
 def check_exportable(match, what, auto_doubles=True):
-    """ValueError when ``match`` holds something the format cannot carry faithfully."""
+    """UserError (a ValueError) when ``match`` holds something the format cannot carry
+    faithfully."""
     for g in match.games:
         if g.auto_doubles and not auto_doubles:
-            raise ValueError(
+            raise UserError(
                 "game %d began with automatic doubles, which %s cannot represent; "
                 "export it as sgf or json" % (g.number, what)
             )
         for a in g.actions:
             if a.kind == "play" and a.illegal:
-                raise ValueError(
+                raise UserError(
                     "game %d has an illegal play accepted in casual mode (%s %s); %s cannot "
                     "represent it" % (g.number, "%d%d" % a.dice, a.text or "no move", what)
                 )
