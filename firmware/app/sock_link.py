@@ -17,6 +17,13 @@ DEFAULT_PORT = 7607
 _STREAM_MTU = 515  # a stream has no ATT packets: one frame (<= 529 bytes) goes in 1-2 writes
 _READ = 256  # what a BLE write carries at most (MTU 247 + ATT): the socket costs the heap no more
 _SLOT_WAIT_MS = 1000  # a newcomer waits this long for an authenticated host to leave
+_GRACE_MS = 1000  # a connection keeps the slot this long before a plain newcomer may take it
+_LOBBY_MS = 1500  # a newcomer that claims nothing waits this long for the slot
+_LOBBY_MIN_MS = 100  # ... and at least this long before a newer one may push it out
+_LOBBY_MAX = 4  # newcomers waiting at once (each a socket and a _FIRST-byte buffer)
+_FIRST = 128  # a newcomer's first frames: INFO (9 bytes) and an AUTH_START (33) or PAIR_START (<= 105)
+_AUTH = 1  # _claim: an AUTH_START naming a paired host
+_PAIR = 2  # _claim: a PAIR_START
 MAX_CONNS = 1  # connections served at once: one, as BLE has one slot (a session costs ~2k)
 
 
@@ -96,19 +103,6 @@ class StreamTransport(TaskWaker):
         self._close()
 
 
-def _victim(conns):
-    """The connection to close for a newcomer: the oldest one already closing or without an
-    authenticated (or pairing) session; ``None``: every slot holds a host that proved itself."""
-    for c in conns:
-        s = c[0].session
-        if c[2] or s is None:
-            return c
-        p = c[0].board.pairing
-        if not s.authenticated and (p is None or p[0] is not s):  # (a pairing host stays)
-            return c
-    return None
-
-
 async def _close_writer(writer):
     try:
         writer.close()
@@ -117,62 +111,159 @@ async def _close_writer(writer):
         pass
 
 
-async def _refuse(writer):
+async def _refuse(writer, msg="too many connections", retry_ms=1000):
     """Tell a host the board has no free slot (one ERROR frame, E_BUSY), then hang up."""
     from bg.link import E_BUSY, ERROR, encode_frame, error_payload
 
     try:
-        writer.write(encode_frame(ERROR, 1, error_payload(E_BUSY, 0, 0, 1000, "too many connections")))
+        writer.write(encode_frame(ERROR, 1, error_payload(E_BUSY, 0, 0, retry_ms, msg)))
         await writer.drain()
     except (OSError, MemoryError):
         pass
     await _close_writer(writer)
 
 
-async def _slot(conns):
-    """Wait for a free slot, closing the oldest unauthenticated connection if need be; True
-    when one is free. At most ``_SLOT_WAIT_MS`` for a slot an authenticated host is leaving."""
-    t0 = time.ticks_ms()
-    while len(conns) >= MAX_CONNS:
-        v = _victim(conns)
-        if v is not None and not v[2]:
-            v[2] = True
-            v[1].cancel()  # its own ``finally`` closes its session and socket, then leaves
-        elif v is None and time.ticks_diff(time.ticks_ms(), t0) > _SLOT_WAIT_MS:
-            return False
-        await asyncio.sleep_ms(10)
+def _claim(board, buf):
+    """What a waiting newcomer's first frames claim: ``_AUTH`` (an AUTH_START naming a paired
+    host), ``_PAIR`` (a PAIR_START) or 0. Only whole frames with a valid CRC count, from the
+    first byte on (a host sends its INFO and AUTH_START at once: ``gammon.link.connect``)."""
+    from bg.link import HEADER, REQ_AUTH_START, REQ_PAIR_START, crc16
+
+    i = 0
+    for _ in range(3):
+        if len(buf) < i + HEADER + 2 or buf[i] != 0xA7 or buf[i + 2]:
+            return 0
+        n = buf[i + 5] | buf[i + 6] << 8
+        e = i + HEADER + n
+        if n > 160 or len(buf) < e + 2 or crc16(buf, i, e) != buf[e] | buf[e + 1] << 8:
+            return 0
+        t = buf[i + 1]
+        if t == REQ_AUTH_START and n >= 8:
+            return _AUTH if board.find_host(bytes(buf[i + HEADER : i + HEADER + 8])) is not None else 0
+        if t == REQ_PAIR_START:
+            return _PAIR
+        i = e + 2
+    return 0
+
+
+def _drop(items, x):
+    """Remove ``x`` itself from ``items`` (``list.remove`` would take an equal list)."""
+    for i in range(len(items)):
+        if items[i] is x:
+            del items[i]
+            return
+
+
+def _holds(c):
+    """Whether the slot's connection ``c`` keeps it against a newcomer (``Session.claimed``)."""
+    s = c[0].session
+    return not c[2] and s is not None and s.claimed()
+
+
+def _take(reader, w):
+    """Move what arrived for waiting newcomer ``w`` into its buffer without blocking (and
+    without a reader task or transport: a crowd of waiters costs the heap ~200 bytes each);
+    False at EOF or when the buffer is full (more than a host's first frames)."""
+    buf = w[4]
+    n = w[5]
+    if n >= len(buf):
+        return False
+    try:
+        k = reader.s.readinto(memoryview(buf)[n:])
+    except OSError:
+        return False
+    if k is None:
+        return True  # nothing yet
+    if not k:
+        return False
+    w[5] = n + k
     return True
 
 
-async def _serve_one(hub, reader, writer, conns, gate):
+async def _wait_slot(hub, reader, conns, lobby, me):
+    """Keep newcomer ``me`` waiting until the slot is its: "" when it is, else why not (the
+    E_BUSY text; "closed" when it hung up). The slot's holder goes at once for a newcomer that
+    names a paired host (or starts a pairing in an open window) when it holds no claim of
+    its own; any other newcomer takes it only from a holder that had the slot ``_GRACE_MS``
+    (a stranger's reconnects churn the slot at most that often)."""
+    board = hub.board
+    claim = 0
+    while True:
+        if me[2]:
+            return "too many connections"
+        n = me[5]
+        if not _take(reader, me):
+            return "closed" if me[5] < len(me[4]) else "too many connections"
+        if me[5] != n:  # only new bytes can change the claim
+            claim = _claim(board, memoryview(me[4])[: me[5]])
+        me[3] = claim
+        if claim == _PAIR and board.pairing is not None:
+            board.contest_pairing()  # the number shown is not this host's: it goes away
+            return "another host is pairing"
+        if claim == _PAIR and not board.pairing_open():
+            claim = 0
+        waited = time.ticks_diff(time.ticks_ms(), me[0])
+        if not conns:
+            if claim or not [w for w in lobby if w[3] and w is not me]:  # a claimer goes first
+                return ""
+        else:
+            c = conns[0]
+            if not _holds(c):
+                if claim or time.ticks_diff(time.ticks_ms(), c[3]) >= _GRACE_MS:
+                    if not c[2]:
+                        c[2] = True
+                        c[1].cancel()  # its own ``finally`` closes its session and socket
+            elif waited > _SLOT_WAIT_MS:
+                p = board.pairing
+                if p is not None and p[0] is c[0].session:
+                    return "another host is pairing"
+                return "too many connections"
+        if not claim and waited > _LOBBY_MS:
+            return "too many connections"
+        await asyncio.sleep_ms(10)
+
+
+async def _serve_one(hub, reader, writer, conns, lobby):
     if getattr(hub, "add", None) is None:  # not a Hub: the function that builds it
         hub = hub()  # the board's link stack, built by the first connection (see ``serve``)
         if hub is None:  # it could not be built (logged by the board): refuse the host
             await _close_writer(writer)
             return
-    if gate[0]:  # another newcomer is being let in: a crowd is refused at once, so it
-        await _refuse(writer)  # never holds more of the heap than the slots
-        return
-    gate[0] = True
-    link = me = task = reading = None
-    refused = False
-    try:
-        try:
-            if await _slot(conns):
-                t = StreamTransport(reader, writer)
-                link = hub.add(t)
-                me = [link, asyncio.current_task(), False]  # link, task, being closed
-                conns.append(me)
-            else:
-                refused = True
-        finally:
-            gate[0] = False
-        if refused or link is None or me is None:  # (link and me are set unless refused)
-            if refused:
-                await _refuse(writer)
+    if len(lobby) >= _LOBBY_MAX:
+        # a full waiting room: the oldest newcomer that claimed nothing in _LOBBY_MIN_MS
+        # makes room (a host's first frames arrive within milliseconds)
+        now = time.ticks_ms()
+        old = [w for w in lobby if not w[2] and not w[3] and time.ticks_diff(now, w[0]) > _LOBBY_MIN_MS]
+        if not old:
+            await _refuse(writer, "too many connections", 200)
             return
+        old[0][2] = True
+    link = me = task = reading = None
+    why = ""
+    try:
+        # since, -, pushed out, claim, first bytes, how many
+        w = [time.ticks_ms(), None, False, 0, bytearray(_FIRST), 0]
+        lobby.append(w)
+        try:
+            why = await _wait_slot(hub, reader, conns, lobby, w)
+        finally:
+            _drop(lobby, w)
+        if why:
+            if why == "closed":
+                await _close_writer(writer)
+            else:
+                await _refuse(writer, why, 1000 if why[0] == "a" else 200)
+            return
+        t = StreamTransport(reader, writer)
+        if w[5]:
+            t.rx.append(bytes(w[4][: w[5]]))  # what it sent while it waited
+        link = hub.add(t)
+        me = [link, asyncio.current_task(), False, time.ticks_ms()]  # link, task, being closed, since
+        conns.append(me)
+        w = None
         task = asyncio.create_task(link.run())
         reading = asyncio.create_task(t.pump_reader())
+        t.wake()
         while not t.closed:  # EOF, or the board dropped the connection (``drop``)
             await asyncio.sleep_ms(100)
         me[2] = True  # the host hung up: a newcomer may have the slot now
@@ -193,9 +284,9 @@ async def _serve_one(hub, reader, writer, conns, gate):
             if link.session is not None:  # the link task may not run again to close it
                 link.session.close()
                 link.session = None
-        if me is not None and me in conns:
-            conns.remove(me)  # before any await: a cancel there must not leak the slot
-        if not refused:
+        if me is not None:
+            _drop(conns, me)  # before any await: a cancel there must not leak the slot
+        if not why:
             await _close_writer(writer)
 
 
@@ -205,14 +296,14 @@ async def serve(hub, port=DEFAULT_PORT, host="127.0.0.1"):
     the listener alone costs a socket until a host really connects (docs/memory.md).
 
     At most ``MAX_CONNS`` connections are served at once (each holds a session and its
-    buffers in the board's heap): a newcomer beyond that closes the oldest connection that
-    has not authenticated (nor is pairing); when every slot holds an authenticated host it
-    waits up to ``_SLOT_WAIT_MS`` for one to hang up, else gets one ERROR frame (E_BUSY) and
-    is closed. One newcomer is let in at a time; others meanwhile are refused at once."""
+    buffers in the board's heap); newcomers wait in a bounded waiting room (``_LOBBY_MAX``,
+    no session) until the slot is theirs (``_wait_slot``: a paired host's AUTH_START takes
+    it at once from a holder that proved nothing, anyone else only from a holder that had it
+    ``_GRACE_MS``) or they are refused with one ERROR frame (E_BUSY) and closed."""
     conns = []
-    gate = [False]  # a newcomer is being admitted
+    lobby = []  # newcomers waiting for the slot (``_serve_one``)
 
     def cb(reader, writer):
-        return _serve_one(hub, reader, writer, conns, gate)
+        return _serve_one(hub, reader, writer, conns, lobby)
 
     return await asyncio.start_server(cb, host, port)

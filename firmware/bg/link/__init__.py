@@ -124,6 +124,7 @@ PAIR_CODE_MS = const(120000)  # a pairing (PAIR_START .. the button press) must 
 PAIR_TRIES = const(3)  # PAIR_STARTs answered per opened window (a relay's tries: 3 x 10^-6)
 PAIR_GAP_MS = const(2000)  # at most one PAIR_START (a key generation) per this, board-wide
 UNAUTH_MS = const(10000)  # a connection not authenticated (nor pairing) this long is dropped
+PROVE_MS = const(3000)  # after naming a paired host (AUTH_START), its slot is kept this long
 EVENT_QUEUE = const(16)
 OUT_QUEUE = const(8)
 SEQ_MAX = 0xFFFFFFFF  # the last sequence number of an authenticated session (32-bit counter)

@@ -79,6 +79,7 @@ def pair_start(s, fr):
         return s._error(E_FULL, fr.type, fr.seq)
     pr = b.current_pairing()
     if pr is not None and pr[0] is not s:
+        b.contest_pairing()  # the number shown is not this host's: it goes away (Board)
         return s._error(E_BUSY, fr.type, fr.seq, 0, "another host is pairing")
     wait = b.start_gap_ms()
     if wait:
@@ -134,6 +135,8 @@ def auth_start(s, fr):
         s.opened = s.board.clock.ticks_ms()
     s._logout()
     s.auth = (bytes(fr.payload[:ID_LEN]), bytes(fr.payload[ID_LEN:]), board_nonce)
+    # a paired host's id: this connection keeps its slot while it proves (Session.claimed)
+    s.proving_at = s.board.clock.ticks_ms() if s.board.find_host(s.auth[0]) is not None else None
     s._reply(RSP | REQ_AUTH_START, board_nonce)
 
 
@@ -156,6 +159,7 @@ def auth_proof(s, fr):
         return s._error(E_DENIED, fr.type, fr.seq, s.backoff_ms())
     s.fails = 0
     s.fail_at = None
+    s.proving_at = None
     s.host_id = a[0]
     s.key = key
     s.last_seq = 0

@@ -5,6 +5,7 @@ Frames and crypto live in ``bg.link``; ``docs/protocol.md`` is the specification
 """
 
 from bg.link import (
+    E_BUSY,
     E_DENIED,
     E_FULL,
     E_PAIRING,
@@ -234,6 +235,15 @@ class Board:
             return False
         self._end_pairing(pr, E_DENIED, "rejected on the board")
         return True
+
+    def contest_pairing(self):
+        """A second host tries to pair while a pairing is in progress: end that pairing, so
+        the number the board shows (maybe a stranger's, under any name it chose) goes away
+        before the owner could take it for theirs; its host gets E_BUSY. Both hosts start
+        again (the newcomer is told not to press: ``gammon.link.client.BUSY_TEXT``)."""
+        pr = self.current_pairing()
+        if pr is not None:
+            self._end_pairing(pr, E_BUSY, "another host tried to pair at the same time: start again")
 
     def _end_pairing(self, pr, code, msg):
         """End ``pr`` without a key; a host waiting for the answer (stage 2) gets ``code``, and

@@ -35,6 +35,7 @@ from bg.link import (
     MAC_LEN,
     MAX_PAYLOAD,
     OUT_QUEUE,
+    PROVE_MS,
     REQ_ACK,
     REQ_AUTH_PROOF,
     REQ_AUTH_START,
@@ -88,6 +89,7 @@ class Session:
         self.expired = False
         self.fails = 0  # failed proofs on this connection (its own back-off)
         self.fail_at = None  # ticks of the last one, cleared once its wait is served
+        self.proving_at = None  # ticks of an AUTH_START naming a paired host (``claimed``)
         self._logout()
         board.sessions.append(self)
 
@@ -108,6 +110,24 @@ class Session:
     def failed(self):
         self.fails += 1
         self.fail_at = self.board.clock.ticks_ms()
+        self.proving_at = None
+
+    def claimed(self):
+        """Whether this connection keeps its slot against a newcomer (``app.sock_link``):
+        logged in, pairing, or proving a paired host's key -- for ``PROVE_MS`` after an
+        AUTH_START that names a paired host, until its proof fails. A stranger that names a
+        paired host (host ids are not secret) holds the slot that long per proof, and its
+        failed proofs back off (``backoff_ms``)."""
+        if self.mac_in is not None:
+            return True
+        b = self.board
+        p = b.pairing
+        if p is not None and p[0] is self:
+            return True
+        t = self.proving_at
+        if t is not None and not b.within(t, PROVE_MS):
+            self.proving_at = t = None  # cleared once passed: never back after a ticks wrap
+        return t is not None
 
     def _logout(self):
         self.host_id = None

@@ -25,12 +25,14 @@ Example::
             ...
 """
 
+import random
 import socket
+import time
 
 from bg import link as P
 
 from gammon.link.base import TIMEOUT, LinkError
-from gammon.link.client import CONFIRM_TIMEOUT, PAIR_TIMEOUT, WINDOW, Client, joined_decodes
+from gammon.link.client import BUSY_TEXT, CONFIRM_TIMEOUT, PAIR_TIMEOUT, WINDOW, Client, joined_decodes
 from gammon.link.keys import LEGACY_BOARD_ID, Boards, config_dir
 from gammon.link.transports import (
     BLE_RX_UUID,
@@ -45,7 +47,12 @@ from gammon.link.transports import (
     open_transport,
 )
 
+BUSY_WAIT = 30.0  # seconds ``connect`` keeps trying a busy board before it gives up
+BUSY_STEP_MAX = 1.0  # the longest pause between two tries
+
 __all__ = [
+    "BUSY_TEXT",
+    "BUSY_WAIT",
     "BLE_RX_UUID",
     "BLE_SERVICE_UUID",
     "BLE_TX_UUID",
@@ -72,7 +79,7 @@ __all__ = [
 ]
 
 
-def connect(board_spec=None, boards=None):
+def connect(board_spec=None, boards=None, busy_wait=None):
     """An authenticated ``Client`` for a saved board (id, name, address, or None for the
     default) or for an address of a board paired earlier.
 
@@ -81,7 +88,12 @@ def connect(board_spec=None, boards=None):
     entry saved under ``LEGACY_BOARD_ID`` (firmware before unique board ids: every board
     said ``GAMMON00``) is tried on a board whose id is not saved; when its key authenticates,
     the board proved it holds that key, and the entry moves to the board's real id
-    (``Boards.rekey``). A key that fails leaves the store as it was."""
+    (``Boards.rekey``). A key that fails leaves the store as it was.
+
+    A busy board (E_BUSY, or a connection closed before the login: strangers or another host
+    hold its link) is tried again with a jittered back-off for up to ``busy_wait`` seconds
+    (``BUSY_WAIT``); then the error says how long and why."""
+    busy_wait = BUSY_WAIT if busy_wait is None else busy_wait
     boards = boards or Boards()
     if board_spec and ":" in board_spec and board_spec.split(":")[0] in ("tcp", "serial", "ble"):
         hits = [(b, e) for b, e in boards.data["boards"].items() if e["address"] == board_spec]
@@ -91,9 +103,48 @@ def connect(board_spec=None, boards=None):
     else:
         hits = [boards.find(board_spec)]
         address = hits[0][1]["address"]
+    end = time.monotonic() + busy_wait
+    delay, tries = 0.05, 0
+    while True:
+        tries += 1
+        try:
+            return _login(address, hits, boards)
+        except LinkError as e:
+            if not busy(e):
+                raise
+            left = end - time.monotonic()
+            if left <= 0:
+                raise LinkError(
+                    "the board at %s stayed busy for %.0f s (%d tries; last: %s): other hosts or "
+                    "strangers are holding its link; try again later" % (address, busy_wait, tries, e),
+                    e.code,
+                    e.retry_ms,
+                ) from None
+            # back off, jittered so that hosts retrying together spread out
+            time.sleep(min(left, delay * random.uniform(0.5, 1.0)))
+            delay = min(delay * 2, BUSY_STEP_MAX)
+
+
+def busy(e):
+    """Whether ``LinkError`` ``e`` means the board's link was taken (E_BUSY, or the board hung
+    up before this host logged in: a stranger pushed it out of the slot) and a retry may be
+    served. A pairing in progress is not: the user has to act (``BUSY_TEXT``)."""
+    if e.code == P.E_BUSY:
+        return "pairing" not in str(e)
+    return e.code == 0 and ("closed the connection" in str(e) or "link lost" in str(e))
+
+
+def _login(address, hits, boards):
+    """One connection, authenticated with the entry saved for the board's id. INFO and the
+    first AUTH_START go out together, so the board sees at once that a paired host is
+    connecting (``app.sock_link`` lets it take the slot from a stranger)."""
     c = Client(open_transport(address), address)
     try:
-        got = c.info()["board_id"]
+        guess = hits[0]
+        hid, key = bytes.fromhex(guess[1]["host_id"]), bytes.fromhex(guess[1]["key"])
+        c._send(c.host.request(P.REQ_INFO))  # one frame per send: the serial line frames each
+        c._send(c.host.auth_start(hid, key))
+        got = c.info(sent=True)["board_id"]
         same = [h for h in hits if h[0] == got]
         old = [h for h in hits if h[0] == LEGACY_BOARD_ID]
         if same:
@@ -102,7 +153,11 @@ def connect(board_spec=None, boards=None):
             bid, entry = old[0]
         else:
             raise LinkError("the board at %s is %s, not the paired %s" % (address, got, hits[0][0]))
-        c.authenticate(bytes.fromhex(entry["host_id"]), bytes.fromhex(entry["key"]))
+        if entry is guess[1]:
+            c.authenticate(None, None, started=True)
+        else:
+            c._check(c._next(TIMEOUT), P.RSP | P.REQ_AUTH_START)  # the guess's challenge: unused
+            c.authenticate(bytes.fromhex(entry["host_id"]), bytes.fromhex(entry["key"]))
         if bid != got:
             boards.rekey(bid, got)
     except BaseException:
@@ -117,7 +172,14 @@ def pair(address, show_value, host_name=None, boards=None):
     boards = boards or Boards()
     host_name = (host_name or socket.gethostname() or "host")[: P.MAX_NAME]
     with Client(open_transport(address), address) as c:
-        info = c.info()
+        try:
+            info = c.info()
+        except LinkError as e:
+            # the board refused the connection because another host is pairing (a stranger
+            # first: the number the board showed was not this host's, whatever name it had)
+            if e.code == P.E_BUSY and "pairing" in str(e):
+                raise LinkError(BUSY_TEXT, e.code) from None
+            raise
         host_id, key = c.pair(host_name, show_value)
         c.authenticate(host_id, key)
     return boards.add(bytes.fromhex(info["board_id"]), info["name"], address, host_id, key)

@@ -101,8 +101,16 @@ class Client:
         return self._check(fr, P.RSP | ftype)
 
     # -- requests
-    def info(self):
-        p = self.call(P.REQ_INFO)
+    def info(self, sent=False):
+        """The board's INFO. ``sent``: the request went out already (with other frames:
+        ``gammon.link.connect``); only its answer is read."""
+        if sent:
+            fr = self._next(TIMEOUT)
+            while fr[0] == P.DATA:
+                fr = self._next(TIMEOUT)
+            p = self._check(fr, P.RSP | P.REQ_INFO)
+        else:
+            p = self.call(P.REQ_INFO)
         ver, flags, maxp, nhosts = struct.unpack("<BBHB", p[:5])
         bid = p[5:13]
         n = p[13]
@@ -156,8 +164,11 @@ class Client:
             raise LinkError(str(e)) from None
         return host_id, key
 
-    def authenticate(self, host_id, key):
-        self._send(self.host.auth_start(host_id, key))
+    def authenticate(self, host_id, key, started=False):
+        """Log in with a saved key. ``started``: its AUTH_START went out already (with INFO:
+        ``gammon.link.connect``); ``host_id``/``key`` are then those it was made with."""
+        if not started:
+            self._send(self.host.auth_start(host_id, key))
         ch = self._check(self._next(TIMEOUT), P.RSP | P.REQ_AUTH_START)
         self._send(self.host.auth_proof(ch))
         self.host.auth_expect()
