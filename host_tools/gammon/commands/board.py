@@ -194,6 +194,8 @@ def cmd_update(args, tries=3):
             if attempt + 1 == tries:
                 raise
             time.sleep(1.0)
+        except ValueError as e:  # fwupdate: the board's answers do not add up (another bundle)
+            raise UserError("update stopped: %s" % e) from None
     return 1
 
 
