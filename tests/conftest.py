@@ -14,6 +14,10 @@ for sub in ("firmware", "host_tools/shim", "host_tools", "tests/portable", "test
 # tests/host/test_wheel_install.py runs the engine's tests against it)
 if os.environ.get("GAMMON_ENGINE_PATH"):
     sys.path.insert(0, os.environ["GAMMON_ENGINE_PATH"])
+# The commands talk to the board directly here: these tests check the board's own side, and a
+# hub (gammon.hub) kept its only connection after a command, so the next direct connection of
+# the same test would find it busy. tests/host/test_hub_*.py run the commands through the hub.
+os.environ.setdefault("GAMMON_NO_DAEMON", "1")
 
 
 def pytest_report_header(config):

@@ -32,6 +32,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from bg import link as P
+
 from gammon.hub import wire as W
 from gammon.link.base import LinkError
 from gammon.link.client import Client
@@ -39,6 +41,7 @@ from gammon.link.client import Client
 IDLE_S = 45.0  # the hub ends this long after its last command left (GAMMON_HUB_IDLE)
 START_S = 10.0  # a started hub has this long to open its socket
 READY_S = 90.0  # ... and this long to log in (a busy board: gammon.link.BUSY_WAIT; a BLE bond)
+QUEUE_S = 60.0  # a request may wait this long for its turn (other commands' transfers first)
 PATH_MAX = 100  # sun_path holds 104-108 bytes depending on the system
 
 
@@ -115,6 +118,7 @@ class _HubEnd:
         self.reader = W.Reader()
         self.failed = None
         self.board_id = None
+        self.sent = False  # a SENT came: the board has the request now
 
     def request(self, ftype, payload=b""):
         return W.pack(W.REQ, ftype, 0, payload)
@@ -128,6 +132,8 @@ class _HubEnd:
         for kind, a, b, body in msgs:
             if kind == W.FRAME:
                 out.append((a, body, b))
+            elif kind == W.SENT:
+                self.sent = True
             elif kind == W.READY:
                 self.board_id = body
             elif kind == W.FAIL and self.failed is None:
@@ -184,6 +190,29 @@ class HubClient(Client):
         Client.__init__(self, _Socket(sock, end), address)
         self.host = end
 
+    def _next(self, timeout):
+        """As ``Client._next``, the time counted from when the hub sent the request to the
+        board: while other commands' requests go first it waits its turn in the hub (up to
+        ``QUEUE_S`` more)."""
+        end = time.monotonic() + timeout + QUEUE_S
+        self.host.sent = False  # (one that came with the last answer was that request's)
+        while True:
+            while self.pending:
+                fr = self.pending.pop(0)
+                if fr[0] == P.EVENT:
+                    self.events.append(fr[1])
+                    continue
+                return fr
+            if self.host.sent:
+                self.host.sent = False
+                end = time.monotonic() + timeout
+            left = end - time.monotonic()
+            if left <= 0:
+                raise LinkError("the board did not answer within %.0f s" % timeout)
+            data = self.t.recv(min(left, 0.5))
+            if data:
+                self.pending.extend(self.host.feed(data))
+
     def ready(self, timeout):
         """Wait for the hub's READY: the board's id, once the hub holds an authenticated session."""
         end = time.monotonic() + timeout
@@ -213,8 +242,8 @@ def connect(board_spec=None, boards=None):
             got = c.ready(READY_S)
         except LinkError as e:
             c.close()
-            # a hub that was just ending (idle) hung up without a word: start another one
-            if c.host.failed is None and "closed the connection" in str(e) and attempt < 2:
+            # a hub that was just ending hung up without a word: start another one
+            if c.host.failed is None and str(e).startswith("link lost: the gammon hub") and attempt < 2:
                 continue
             raise
         if want and got != want and want != LEGACY_BOARD_ID:
@@ -248,7 +277,7 @@ def release(address):
 def _dial(path, address):
     """A connected socket to the hub at ``path``; starts the hub when nothing answers there."""
     end = time.monotonic() + START_S
-    started = False
+    started = 0.0
     while True:
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
@@ -259,9 +288,10 @@ def _dial(path, address):
         except OSError as e:
             s.close()
             raise LinkError("cannot reach the gammon hub at %s: %s" % (path, e)) from None
-        if not started:
+        # again after a while: one started while the last hub was still ending leaves at once
+        if time.monotonic() - started > 1.0:
             _start(address, path)
-            started = True
+            started = time.monotonic()
         if time.monotonic() > end:
             raise LinkError("the gammon hub did not start (see %s)" % log_path(path))
         time.sleep(0.05)

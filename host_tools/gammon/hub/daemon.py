@@ -290,7 +290,8 @@ class Hub:
             self.owner = peer
             self.want = P.RSP | ftype
             self.since = time.monotonic()
-            self._send_board(ftype, payload)
+            if self._send_board(ftype, payload) and peer is not _SELF:
+                self._put(peer, W.pack(W.SENT))
 
     def _watch(self, peer, payload):
         """A command's WATCH: True when answered here (the board's watch already as needed)."""

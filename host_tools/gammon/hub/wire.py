@@ -12,6 +12,7 @@ QUIT        C->H   let go of the board now (``gammon pair`` needs its only slot)
 READY       H->C   body: the board's id (8 bytes): the session is authenticated
 FRAME       H->C   a = frame type, b = flags, body = payload: a board frame for this client
 FAIL        H->C   a = protocol code, body = retry ms u32 + UTF-8 text; the hub hangs up
+SENT        H->C   this client's request went to the board now (it may have waited its turn)
 ==========  =====  ====================================================================
 
 Board frames travel checked: the hub verifies their MACs and sequence numbers (the session's
@@ -30,6 +31,7 @@ QUIT = 3
 READY = 0x81
 FRAME = 0x82
 FAIL = 0x83
+SENT = 0x84
 
 
 def pack(kind, a=0, b=0, body=b""):
