@@ -11,7 +11,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 
-from hardware import design, footprints, misplug, parts  # noqa: E402
+from hardware import design, erc, footprints, misplug, parts  # noqa: E402
 
 
 def _board():
@@ -182,3 +182,33 @@ def test_misplug_rules_catch_a_back_powered_register_and_a_divider_at_its_middle
     boards, cables = design.system(b)
     assert misplug.check(boards, cables) == []
     assert misplug.ohms("732k") == 732000 and misplug.ohms("2.2M") == 2.2e6 and misplug.ohms("reed") is None
+
+
+def test_the_devkits_own_usb_stays_off_the_boards_5v_rail():
+    b = _board()
+    boards, cables = design.system(b)
+    centre = boards[0]
+    mcu = [p for p in centre.parts if p.role == ("mcu",)][0]
+    diode = [p for p in centre.parts if p.role == ("devkit_feed",)][0]
+    assert mcu.net_of("5V") == diode.net_of("K") == "DEVKIT_5V" and diode.net_of("A") == "5V"
+    assert misplug.check(boards, cables) == [] and erc.check(centre) == []
+    # rev A: the DevKitC's 5 V pin on the rail, no diode: its USB and the board's supply meet
+    centre.parts.remove(diode)
+    mcu.pins = [(n, name, t, "5V" if net == "DEVKIT_5V" else net) for n, name, t, net in mcu.pins]
+    source = "boost" if b.get("battery") else "flag"
+    other = [p.ref for p in centre.parts if p.role == (source,)][0]
+    assert any(
+        e.startswith("supply shorted: 5V on one net") and "centre/U1" in e and "centre/" + other in e
+        for e in misplug.check(boards, cables)
+    )
+    assert any(e.startswith("outputs tied: net 5V") for e in erc.check(centre))
+
+
+def test_every_line_the_esp32_drives_rests_on_a_pull_through_reset():
+    centre = design.system(_board())[0][0]
+    assert erc.check_reset(centre) == []
+    pulled = {p.net_of("1") for p in centre.parts if p.role and p.role[0].endswith("_pull")}
+    assert pulled == {"SCK_Y", "PL_Y", "CE_Y", "LED_GPIO"}
+    # rev A: the level shifter's input on GPIO 25 alone
+    centre.parts = [p for p in centre.parts if p.role != ("led_pull",)]
+    assert erc.check_reset(centre) == ["floats at reset: net LED_GPIO (GPIO25) has no pull resistor"]

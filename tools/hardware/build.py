@@ -65,7 +65,9 @@ def load(path=None):
 
 
 def erc_report(board, count, battery=None):
-    errors = erc.check(board) + (erc.check_battery(board, battery) if board.kind == "centre" else [])
+    errors = erc.check(board)
+    if board.kind == "centre":
+        errors += erc.check_reset(board) + erc.check_battery(board, battery)
     lines = [
         "ERC %s (%s), %d board(s) of this kind: %d error(s)" % (board.kind, board.title, count, len(errors))
     ]

@@ -301,7 +301,9 @@ def system(board):
         if name == "3V3":
             mcu.pin(n + 1, name, "pwr_out", "3V3")
         elif name == "5V":
-            mcu.pin(n + 1, name, "pwr_in", "5V")
+            # the DevKitC's own USB drives this pin when plugged: a source of its own, kept
+            # off the board's rail by the diode below (the board's supply feeds the DevKitC)
+            mcu.pin(n + 1, name, "pwr_out", "DEVKIT_5V")
         elif name == "GND":
             mcu.pin(n + 1, name, "passive", "GND")
         else:
@@ -314,6 +316,18 @@ def system(board):
     for sig in BUS:
         r = centre.add("R", ohms(BUS_OHM), "R_0603", ("bus_series", sig))
         r.pin(1, "1", "passive", sig + "_Y").pin(2, "2", "passive", sig)
+    d = centre.add("D", "B5819W", "D_SOD-123", ("devkit_feed",))
+    d.pin(1, "K", "passive", "DEVKIT_5V").pin(2, "A", "passive", "5V")
+    # the ESP32's pins float through reset and boot: each line it drives is held at its idle
+    # level meanwhile (SCK low, PL and CE high: no load, clock inhibited; LED data low, so
+    # the LEDs do not take noise for a frame)
+    for net, rail, role in (
+        ("SCK_Y", "GND", "sck_pull"),
+        ("PL_Y", "3V3", "pl_pull"),
+        ("CE_Y", "3V3", "ce_pull"),
+        ("LED_GPIO", "GND", "led_pull"),
+    ):
+        centre.add("R", "10k", "R_0603", (role,)).pin(1, "1", "passive", net).pin(2, "2", "passive", rail)
     # MISO pull-up: an unplugged chain reads all-open (fails the closed canary)
     centre.add("R", "10k", "R_0603", ("miso_pullup",)).pin(1, "1", "passive", "MISO").pin(
         2, "2", "passive", "3V3"

@@ -10,6 +10,9 @@ Rules (each violation is one line of the report, ``[]`` means clean):
   gets its power through its IN connector, whose power pins are the sources);
 - **undriven input**: a net with inputs (``in``) has no output, power pin or passive part
   (a resistor, switch or connector) that can set its level: a floating input.
+
+``check_reset`` (the centre board): a line the ESP32 drives must rest on a pull resistor while
+the ESP32's pins float through reset and boot.
 """
 
 DRIVERS = ("out", "pwr_out")
@@ -63,6 +66,28 @@ def check_system(boards, cables):
             errors.append("unpowered: net %s has power inputs and no source" % name)
         if "in" in types and not any(t in ("out", "pwr_out", "pwr_in", "passive") for t in types):
             errors.append("undriven input: net %s has only inputs" % name)
+    return errors
+
+
+def check_reset(board):
+    """**floats at reset**: a net the ESP32 drives (an ``out`` pin of the module) with no
+    resistor to GND or 3V3 on it. The module's pins are inputs until the firmware sets them
+    up (reset, the boot ROM, MicroPython's start): whatever they feed must rest meanwhile."""
+    errors = []
+    nets = board.nets()
+    for net, pins in sorted(nets.items()):
+        mcu = [p for p in pins if p[3] == "out" and board.part(p[0]).role == ("mcu",)]
+        if not mcu:
+            continue
+        pulls = []
+        for ref, _num, _name, _t in pins:
+            part = board.part(ref)
+            if ref.startswith("R") and not ref.startswith("RN") and len(part.pins) == 2:
+                other = [q[3] for q in part.pins if q[3] != net]
+                if other and other[0] in ("GND", "3V3"):
+                    pulls.append(ref)
+        if not pulls:
+            errors.append("floats at reset: net %s (%s) has no pull resistor" % (net, mcu[0][2]))
     return errors
 
 

@@ -46,6 +46,8 @@ def footprint_pads(name):
         return True, pads
     if name in ("C_0603", "R_0603"):
         return True, [(1, -0.775, 0, 0.8, 0.9), (2, 0.775, 0, 0.8, 0.9)]
+    if name == "D_SOD-123":  # pad 1 the cathode (KiCad's D_SOD-123 land)
+        return True, [(1, -1.625, 0, 0.9, 1.2), (2, 1.625, 0, 0.9, 1.2)]
     if name == "F_1206":
         return True, [(1, -1.5, 0, 1.2, 1.8), (2, 1.5, 0, 1.2, 1.8)]
     if name == "LED_5050":  # WS2812B: 1 VDD, 2 DOUT, 3 VSS, 4 DIN

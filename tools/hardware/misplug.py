@@ -5,8 +5,8 @@ as commonly as straight ones) and every strip turned end for end (the cable mean
 in its OUT and the other way round: IN meets IN, OUT meets OUT). Each is judged on the joined
 nets (``trace.Wired``) by three rules, with the parts' absolute maximum ratings (``RATINGS``):
 
-- **supply shorted**: one net joins two power sources (the ESP32's 3V3, the fused 5 V, the
-  battery's rails, ground);
+- **supply shorted**: one net joins two power sources (the ESP32's 3V3, the fused 5 V or the
+  boost, the DevKitC's own USB, the battery's rails, ground);
 - **over voltage**: a net can be driven higher (by a supply or an output on it; without one,
   by the sources one resistor away, as they divide) than a pin on it is rated for; a part's
   rating follows its own supply pin, so an unpowered register driven from a live line counts
@@ -23,7 +23,16 @@ import re
 from . import trace
 
 # power source net -> volts (a source: a ``pwr_out`` pin of a part that is not a connector)
-SUPPLY_V = {"GND": 0.0, "3V3": 3.3, "5V": 5.0, "VBUS": 5.0, "VIN": 5.0, "SYS": 4.4, "BAT": 4.2}
+SUPPLY_V = {
+    "GND": 0.0,
+    "3V3": 3.3,
+    "5V": 5.0,
+    "VBUS": 5.0,
+    "VIN": 5.0,
+    "SYS": 4.4,
+    "BAT": 4.2,
+    "DEVKIT_5V": 5.0,
+}
 
 # part value -> (supply pin, pin voltage limit above that supply or None, a fixed limit for
 # every rated pin or None, output current limit in A). From the datasheets' absolute maximum
@@ -66,14 +75,18 @@ def check(boards, cables):
     """The rules above over the joined system; ``[]`` when nothing is at risk."""
     w = trace.Wired(boards, cables)
     errors = []
-    roots = {}  # net -> {supply names}
+    roots = {}  # net -> {supply name: {the parts that source it}}
     for net, pins in w.pins.items():
-        for _b, p, _num, name, type_ in pins:
+        for b, p, _num, name, type_ in pins:
             if type_ == "pwr_out" and not p.value.startswith("chain "):
-                roots.setdefault(net, set()).add(p.net_of(name))
+                roots.setdefault(net, {}).setdefault(p.net_of(name), set()).add("%s/%s" % (b, p.ref))
     for net, names in sorted(roots.items(), key=lambda kv: str(kv[0])):
-        if len(names) > 1:
-            errors.append("supply shorted: %s on one net (%s:%s)" % (" and ".join(sorted(names)), *net))
+        parts = sorted(set().union(*names.values()))
+        if len(parts) > 1:
+            errors.append(
+                "supply shorted: %s on one net (%s:%s): %s"
+                % (" and ".join(sorted(names)), net[0], net[1], ", ".join(parts))
+            )
 
     def volts(net):
         names = roots.get(net, ())

@@ -22,6 +22,7 @@ ORDER = {
     "330": ("generic 330R 0603", "C23138"),
     "10k": ("generic 10k 0603", "C25804"),
     "PTC 750mA": ("Littelfuse 1206L075", ""),
+    "B5819W": ("Schottky 40 V 1 A SOD-123, B5819W", ""),
     "chain IN": ("JST SM12B-SRSS-TB", ""),
     "chain OUT": ("JST SM12B-SRSS-TB", ""),
     "chain CHAIN": ("JST SM12B-SRSS-TB", ""),

@@ -151,6 +151,8 @@ class Layout:
             "led_series": (229, 12),
         }
         fixed.update({"miso_pullup": (229, 18), "usb": (222, 45), "fuse": (229, 40), "bulk": (237, 45)})
+        fixed.update({"devkit_feed": (212, 52), "led_pull": (215, 12)})
+        fixed.update({"sck_pull": (172, 13), "pl_pull": (175.5, 13), "ce_pull": (179, 13)})
         # the battery option (board.json "battery"): the power parts in a row under the cube
         # column, the divider at the other edge
         fixed.update({"battery": (258, 50), "charger": (268, 50), "iset": (276, 47), "ilim": (276, 53)})
