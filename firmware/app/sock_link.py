@@ -22,6 +22,7 @@ _LOBBY_MS = 1500  # a newcomer that claims nothing waits this long for the slot
 _LOBBY_MIN_MS = 100  # ... and at least this long before a newer one may push it out
 _LOBBY_MAX = 4  # newcomers waiting at once (each a socket and a _FIRST-byte buffer)
 _FIRST = 128  # a newcomer's first frames: INFO (9 bytes) and an AUTH_START (33) or PAIR_START (<= 105)
+_HELD = "held"  # _wait_slot: a host that proved itself holds the slot
 _AUTH = 1  # _claim: an AUTH_START naming a paired host
 _PAIR = 2  # _claim: a PAIR_START
 MAX_CONNS = 1  # connections served at once: one, as BLE has one slot (a session costs ~2k)
@@ -217,7 +218,7 @@ async def _wait_slot(hub, reader, conns, lobby, me):
                 p = board.pairing
                 if p is not None and p[0] is c[0].session:
                     return "another host is pairing"
-                return "too many connections"
+                return _HELD
         if not claim and waited > _LOBBY_MS:
             return "too many connections"
         await asyncio.sleep_ms(10)
@@ -252,7 +253,10 @@ async def _serve_one(hub, reader, writer, conns, lobby):
             if why == "closed":
                 await _close_writer(writer)
             else:
-                await _refuse(writer, why, 1000 if why[0] == "a" else 200)
+                # a host that holds the slot may be a while: try again in a second; a crowd
+                # of waiters: sooner
+                retry = 200 if why == "too many connections" else 1000
+                await _refuse(writer, "too many connections" if why is _HELD else why, retry)
             return
         t = StreamTransport(reader, writer)
         if w[5]:

@@ -91,8 +91,9 @@ def test_fifty_strangers_while_a_paired_host_syncs(board, capsys):
         assert cli.main(["sync"]) == 0
         assert "2 new or updated matches, 2 deleted on the board" in capsys.readouterr().out
         time.sleep(0.3)
-        # one slot: each stranger was refused, or pushed out when the owner came
-        assert len(crowd.closed) == 50 and crowd.sent > 0
+        # one slot: each stranger was refused or pushed out when the owner came, but the one
+        # that may have taken the slot the owner left (it is dropped after UNAUTH_MS)
+        assert len(crowd.closed) >= 49 and crowd.sent > 0
     finally:
         crowd.stop()
     assert s.proc.poll() is None, "\n".join(s.lines[-20:])
