@@ -17,13 +17,14 @@ BENCH_OUT ?= build/bench
 FIRMWARE_PY := $(shell find firmware -name '*.py' -not -path '*/__pycache__/*' | sort)
 
 .PHONY: help venv test test-py lint typecheck mpy-cross-check sim demo bench deploy repl clean distclean \
-        wiring deploy-test test-device test-device-test board-model pg-server sim-board hardware release bench-device bench-device-test
+        wiring deploy-test test-device test-device-test board-model pg-server sim-board hardware release bench-device bench-device-test wheel
 
 help:
 	@echo "make sim      run the product: real firmware on the MicroPython unix port + browser board"
 	@echo "make test     the whole suite (CPython, MicroPython -X heapsize=64k, mpy-cross, pyright, ruff)"
 	@echo "make demo     play a whole match automatically through the simulated sensors"
 	@echo "make bench    benchmarks -> $(BENCH_OUT)/report.json"
+	@echo "make wheel    gammon's wheel -> build/wheel (the engine from firmware/bg inside, compiled)"
 	@echo "make board-model  MicroPython built 32-bit with the firmware frozen in (the ESP32's heap)"
 	@echo "make sim-board    the simulator on the board model (-X heapsize=84k: the whole product, docs/memory.md)"
 	@echo "make deploy PORT=/dev/ttyUSB0   compile (xtensawin) and copy the firmware to an ESP32"
@@ -125,6 +126,11 @@ demo: $(STAMP)
 
 bench: $(STAMP) board-model pg-server
 	$(PY) tools/bench.py $(BENCH_OUT)
+
+# gammon's wheel: firmware/bg and the micropython shim inside, the move generator compiled with
+# Cython (host_tools/setup.py); tests/host/test_wheel_install.py builds and installs its own
+wheel: $(STAMP)
+	$(PIP) wheel -q --disable-pip-version-check --no-deps -w build/wheel host_tools
 
 wiring: $(STAMP)
 	$(PY) tools/wiring_svg.py
