@@ -258,3 +258,22 @@ def test_a_board_out_of_reach_gives_the_direct_error(env, capsys):
     with pytest.raises(ValueError, match="not paired"):
         hub.connect("tcp:127.0.0.1:1")
     assert not hub.socket_path(address).exists()  # the hub that could not reach it ended
+
+
+def test_pair_takes_the_board_from_the_hub(board, monkeypatch, capsys):
+    """``gammon pair`` needs the board's only connection: it asks the hub to let go; the
+    commands still on the hub hear why, and the next one starts a new hub."""
+    from gammon import cli
+
+    c = hub.connect(board.address)
+    assert c.list_games()
+    pid = hub_pid(board.address)
+    monkeypatch.setattr("builtins.input", lambda prompt="": "y")
+    assert cli.main(["pair", board.address, "--name", "second"]) == 0, capsys.readouterr()
+    assert "paired with" in capsys.readouterr().out
+    with pytest.raises(L.LinkError, match="gammon pair"):
+        c.list_games()
+    c.close()
+    wait_for(lambda: not alive(pid), 5, "the hub did not end")
+    with hub.connect(board.address) as c2:
+        assert [n for _, n in c2.hosts()] == ["hub-test", "second"]

@@ -158,7 +158,22 @@ class _Socket:
         try:
             self.sock.sendall(data)
         except OSError as e:
+            self._last_words()
+            if self.end.failed is not None:
+                raise self.end.failed from None
             raise LinkError("link lost: the gammon hub went away (%s)" % e) from None
+
+    def _last_words(self):
+        """What a hub that hung up said before (its FAIL: why), read after a failed send."""
+        try:
+            self.sock.settimeout(0.2)
+            while True:
+                data = self.sock.recv(65536)
+                if not data:
+                    return
+                self.end.feed(data)
+        except (OSError, LinkError):
+            return
 
     def recv(self, timeout):
         if self.end.failed is not None:

@@ -230,6 +230,7 @@ class Hub:
                 self._event(fr)
             elif t == P.DATA:
                 if self.xfer:
+                    self.since = time.monotonic()
                     self._frame_to(self.owner, fr)
                     if fr[2] & P.FLAG_LAST:
                         self._end_turn()
@@ -380,7 +381,12 @@ class Hub:
                 self._drop(peer)
 
     def _quit(self, e):
+        """Let go of the board first (the one who asked connects as soon as it hears), then
+        tell every command why."""
         self.down = self.down or e
+        self.stopping = True
+        if self.link is not None:
+            self.link.close()
         for peer in list(self.peers.values()):
             self._fail(peer, e)
         self.stopping = True
@@ -401,8 +407,11 @@ class Hub:
                     break
                 continue
             if self.owner is not None and time.monotonic() - self.since > ANSWER_S:
-                self._link_down(LinkError("the board did not answer within %.0f s" % ANSWER_S))
-                break
+                if self.xfer:  # its command stopped asking for more: the others' turn
+                    self._cancel()
+                else:
+                    self._link_down(LinkError("the board did not answer within %.0f s" % ANSWER_S))
+                    break
             for key, mask in self.sel.select(0.5):
                 what = key.data
                 if what == "accept":
