@@ -43,6 +43,23 @@ def __getattr__(name):
     return getattr(D, name)
 
 
+# the intents (``ctl_defs._INTENTS``' order: a public ``I_<name>`` is its index there)
+_I_NEXT = const(0)
+_I_ROLL = const(1)
+_I_KEEP = const(2)
+_I_CONFIRM = const(3)
+_I_PLAY = const(4)
+_I_CANDIDATE = const(5)
+_I_COACH = const(6)
+_I_DOUBLE = const(7)
+_I_TAKE = const(8)
+_I_DROP = const(9)
+_I_BEAVER = const(10)
+_I_RESIGN = const(11)
+_I_WITHDRAW = const(12)
+_I_ACCEPT = const(13)
+_I_REJECT = const(14)
+_I_END = const(15)
 _ANY = const(3)  # in ``_BUTTONS``: either kind of press, or either side
 # The buttons: 5 bytes a row -- phase, button (ROLL 0, CUBE 1), kind (PRESS 0, LONG 1, any 3),
 # whose press (1: the side the phase names -- on roll, doubling, resigning, moving; 2: its
@@ -117,7 +134,7 @@ class Controller(Turns):
             if t[i] == ph and t[i + 1] == role and t[i + 2] in (kind, _ANY) and t[i + 3] in (who, _ANY):
                 what = t[i + 4]
                 arg = None
-                if what == D.I_RESIGN:  # offered as a single; each press raises it (to 3, then 1)
+                if what == _I_RESIGN:  # offered as a single; each press raises it (to 3, then 1)
                     arg = self.resign_value % 3 + 1 if ph == D.RESIGNING else 1
                 if self.intent(side, what, arg, now):
                     return True
@@ -150,7 +167,7 @@ class Controller(Turns):
     def _intent(self, side, what, arg, now):
         ph = self.phase
         mine = side == self.side
-        if what == D.I_NEXT:
+        if what == _I_NEXT:
             if ph == D.IDLE and self.board_matches():
                 self._prepare_match()
             elif ph == D.GAME_OVER:
@@ -162,7 +179,7 @@ class Controller(Turns):
             else:
                 return False
             return True
-        if what == D.I_ROLL:
+        if what == _I_ROLL:
             if ph == D.OPENING and self.board_matches():
                 if not self.game_no:
                     self._start_match()
@@ -173,22 +190,22 @@ class Controller(Turns):
                 self._roll()
                 return True
             return False
-        if what == D.I_KEEP:
+        if what == _I_KEEP:
             if ph == D.CHOICE and mine:
                 self._begin_moving(side, self.dice)  # kept: its PLAY records the choice
                 return True
             return False
-        if what == D.I_DOUBLE:
+        if what == _I_DOUBLE:
             if mine and self.may_double and self.board_matches():
                 self._emit(R.DOUBLE, (side, 2 * self.cube))
                 return True
             return False
-        if what == D.I_TAKE or what == D.I_DROP or what == D.I_BEAVER:
+        if what == _I_TAKE or what == _I_DROP or what == _I_BEAVER:
             if ph != D.DOUBLED or mine:
                 return False
-            if what == D.I_TAKE:
+            if what == _I_TAKE:
                 self._emit(R.TAKE, (side,))
-            elif what == D.I_DROP:
+            elif what == _I_DROP:
                 self._emit(R.DROP, (side,))
                 self._end_decided()
             elif self.mt.can_beaver():
@@ -196,7 +213,7 @@ class Controller(Turns):
             else:
                 return False
             return True
-        if what == D.I_RESIGN:
+        if what == _I_RESIGN:
             if arg not in (1, 2, 3):
                 raise ValueError("resign: 1 (single), 2 (gammon) or 3 (backgammon)")
             if (ph == D.AWAIT_ROLL or ph == D.MOVING) and mine:
@@ -206,13 +223,13 @@ class Controller(Turns):
             else:
                 return False
             return True
-        if what == D.I_WITHDRAW:
+        if what == _I_WITHDRAW:
             if ph == D.RESIGNING and mine and not self._resign_recorded():
                 self.phase = self._prev_phase  # withdrawn before the opponent answered
                 return True
             return False
-        if what == D.I_ACCEPT or what == D.I_REJECT:
-            yes = what == D.I_ACCEPT
+        if what == _I_ACCEPT or what == _I_REJECT:
+            yes = what == _I_ACCEPT
             if mine:
                 return False
             if ph == D.RESIGNING:
@@ -232,21 +249,21 @@ class Controller(Turns):
                 return True
             return False
         if ph == D.MOVING and mine:
-            if what == D.I_CONFIRM:
+            if what == _I_CONFIRM:
                 return self._confirm(now)
-            if what == D.I_PLAY:
+            if what == _I_PLAY:
                 return self._play_shown(arg)
-            if what == D.I_CANDIDATE:  # several legal plays read the same: show the next
+            if what == _I_CANDIDATE:  # several legal plays read the same: show the next
                 if self.rec.state != R_AMBIGUOUS:
                     return False
                 self.rec.next_candidate()
                 self.selecting = True
                 return True
-            if what == D.I_COACH:
+            if what == _I_COACH:
                 return self._opponent().coach(self)  # the coach: show (or hide) the best play
-        if what == D.I_END:
+        if what == _I_END:
             return self._end_session()
-        if what < D.I_NEXT or what > D.I_END:
+        if what < _I_NEXT or what > _I_END:
             raise ValueError("unknown intent %r" % (what,))
         return False
 

@@ -17,11 +17,13 @@ OPT_COMPUTER = (_R.OPT_COMPUTER0, _R.OPT_COMPUTER1)
 
 
 def __getattr__(name):
-    """``K_<kind>`` is ``bg.record.<kind>``; the flags (``OPT_*``, ``GAME_CRAWFORD``,
-    ``OPEN_*``, ``END_*``) are bg.record's own names; ``PLAY_ILLEGAL_ACCEPTED`` is
-    ``bg.record.PLAY_CASUAL_ACCEPTED_ILLEGAL``."""
+    """``K_<kind>`` is ``bg.record.<kind>``; ``I_<intent>`` its index in ``_INTENTS``; the
+    flags (``OPT_*``, ``GAME_CRAWFORD``, ``OPEN_*``, ``END_*``) are bg.record's own names;
+    ``PLAY_ILLEGAL_ACCEPTED`` is ``bg.record.PLAY_CASUAL_ACCEPTED_ILLEGAL``."""
     if name.startswith("K_"):
         return getattr(_R, name[2:])
+    if name.startswith("I_") and name[2:] in _INTENTS:
+        return _INTENTS.index(name[2:])
     if name == "PLAY_ILLEGAL_ACCEPTED":
         return _R.PLAY_CASUAL_ACCEPTED_ILLEGAL
     if name.startswith(("OPT_", "END_", "OPEN_")) or name == "GAME_CRAWFORD":
@@ -38,23 +40,27 @@ LONG = const(1)
 # Intents: what a side asks of the match (``Controller.intent(side, what, arg, now)``). A
 # player's press is one (``Controller.button``'s table), so is each decision of the computer
 # (``app.opponent``) and of a host deciding for it (DECIDE): each transition is made once, in
-# ``Controller.intent``, whoever asks.
-I_NEXT = const(0)  # idle: a new match (its dice seed); game over: the next game; match over: idle
-I_ROLL = const(1)  # the opening throw, the turn's throw, the house variant's second throw
-I_KEEP = const(2)  # house variant: the starter keeps the opening throw
-I_CONFIRM = const(3)  # record the play the sensors show (the recogniser decides which)
-I_PLAY = const(4)  # arg = steps: record this play, when the sensors show it
-I_CANDIDATE = const(5)  # several legal plays read alike: show the next one
-I_COACH = const(6)  # show (or hide) the coach's best play
-I_DOUBLE = const(7)
-I_TAKE = const(8)
-I_DROP = const(9)
-I_BEAVER = const(10)
-I_RESIGN = const(11)  # arg = 1..3 (single, gammon, backgammon): offer, or change the offer
-I_WITHDRAW = const(12)  # take back an offer to resign the opponent has not answered
-I_ACCEPT = const(13)  # accept the resignation, or (casual) the illegal play
-I_REJECT = const(14)  # reject the resignation, or (casual) refuse the illegal play
-I_END = const(15)  # money play, between games: end the session (the match)
+# ``Controller.intent``, whoever asks. ``I_<name>`` is the name's index here, read through
+# ``__getattr__`` (no dict entry each: docs/memory.md); the controller compares them as its own
+# constants, in this order.
+_INTENTS = (
+    "NEXT",  # idle: a new match (its dice seed); game over: the next game; match over: idle
+    "ROLL",  # the opening throw, the turn's throw, the house variant's second throw
+    "KEEP",  # house variant: the starter keeps the opening throw
+    "CONFIRM",  # record the play the sensors show (the recogniser decides which)
+    "PLAY",  # arg = steps: record this play, when the sensors show it
+    "CANDIDATE",  # several legal plays read alike: show the next one
+    "COACH",  # show (or hide) the coach's best play
+    "DOUBLE",
+    "TAKE",
+    "DROP",
+    "BEAVER",
+    "RESIGN",  # arg = 1..3 (single, gammon, backgammon): offer, or change the offer
+    "WITHDRAW",  # take back an offer to resign the opponent has not answered
+    "ACCEPT",  # accept the resignation, or (casual) the illegal play
+    "REJECT",  # reject the resignation, or (casual) refuse the illegal play
+    "END",  # money play, between games: end the session (the match)
+)
 
 # Phases
 IDLE = const(0)  # no match: set up the start position, press ROLL to begin

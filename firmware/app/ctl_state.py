@@ -34,7 +34,7 @@ class State:
         self.rec = recognizer if recognizer is not None else rules.recognizer(cap)
         self.caps = bytearray(self.rec.caps)  # per-row caps of the latest reading
         self.irregular = 0  # rows with a closed slot above an open one (bg.sensing)
-        self._rec_turn = False  # rec.begin() done for the turn in progress
+        self.rec_turn = False  # rec.begin() done for the turn in progress (else its state is stale)
         self._acting = False  # the computer is deciding (app.opponent): its intents do not call it
         self.selecting = False  # the mover asked to pick among candidates (confirm/cube)
         self.illegal_since = None  # ticks when the reading became ILLEGAL (None: it is not)
@@ -75,39 +75,23 @@ class State:
         self._prev_phase = D.IDLE
         self.clock = D.Clock(self.settings.clock_s * 1000, self.settings.delay_s * 1000)
 
-    # the match state is the fold's (bg.match.Fold); these name it for the view and tests
+    # the match state is the fold's (bg.match.Fold); these read it for the view and tests
+    # (read-only: only the fold changes it)
     @property
     def pos(self):
         return self.mt.pos
-
-    @pos.setter
-    def pos(self, p):
-        self.mt.pos[:] = p
 
     @property
     def cube(self):
         return self.mt.cube
 
-    @cube.setter
-    def cube(self, v):
-        self.mt.cube = v
-
     @property
     def owner(self):
         return self.mt.owner
 
-    @owner.setter
-    def owner(self, v):
-        self.mt.owner = v
-
     @property
     def score(self):
         return self.mt.score
-
-    @score.setter
-    def score(self, v):
-        self.mt.score[0] = v[0]
-        self.mt.score[1] = v[1]
 
     @property
     def game_no(self):
@@ -116,10 +100,6 @@ class State:
     @property
     def crawford_game(self):
         return self.mt.crawford
-
-    @property
-    def crawford_done(self):
-        return self.mt.crawford_done
 
     @property
     def result(self):
@@ -243,7 +223,7 @@ class State:
         self.dice[1] = dice[1]
         self.turn_start[:] = self.pos
         self.pending_play = None
-        self._rec_turn = False  # begun lazily (_track): a journal replay folds many turns
+        self.rec_turn = False  # begun lazily (_track): a journal replay folds many turns
         self.selecting = False
         self.illegal_since = None
         self.errors_now = False
@@ -261,9 +241,9 @@ class State:
         """The recogniser, begun for the turn in progress (lazily: a journal replay folds many
         turns); ``defer``: its first search left to the engine task."""
         rec = self.rec
-        if not self._rec_turn:
+        if not self.rec_turn:
             rec.begin(self.turn_start, self.side, self.dice[0], self.dice[1], defer)
-            self._rec_turn = True
+            self.rec_turn = True
         return rec
 
     def track(self, now):
@@ -282,11 +262,6 @@ class State:
             self.illegal_since = None
             self.errors_now = False
         return st
-
-    @property
-    def rec_state(self):
-        """The recogniser's state for the turn in progress (-1: not begun, no reading yet)."""
-        return self.rec.state if self._rec_turn else -1
 
     def show_errors(self, now):
         """True when the LEDs should show what is wrong: the reading has been illegal for
@@ -336,7 +311,7 @@ class State:
         ph = self.phase
         if ph == D.MOVING:
             r = self.rec
-            if self._rec_turn and r.state == _rec.ILLEGAL:
+            if self.rec_turn and r.state == _rec.ILLEGAL:
                 self.missing = r.missing
                 self.extra = r.extra | r.irregular
             return

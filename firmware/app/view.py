@@ -245,7 +245,7 @@ class View:
         ``busy`` when the message uses the point LEDs (the clock bar yields to it)."""
         p = self.p
         r = ctl.rec
-        st = ctl.rec_state
+        st = r.state if ctl.rec_turn else -1
         c = L.SIDE_COLOURS[side]
         self.busy = True
         o = ctl.opp

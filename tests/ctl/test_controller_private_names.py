@@ -47,7 +47,14 @@ def _reaches(path, private):
 
 def test_the_controllers_private_names_are_its_own():
     private = _private_names()
-    assert {"_emit", "_roll", "_end_game", "_record_play", "_rec_turn"} <= private  # the check sees them
+    assert {
+        "_emit",
+        "_roll",
+        "_end_game",
+        "_record_play",
+        "_begin_moving",
+        "_acting",
+    } <= private  # the check sees them
     bad = []
     files = [
         p
@@ -65,3 +72,14 @@ def test_the_check_finds_a_private_reach(tmp_path):
     p = tmp_path / "x.py"
     p.write_text("def f(ctl):\n    ctl._emit(1, ())\n    return self._emit\n")
     assert _reaches(p, {"_emit"}) == [(2, "ctl._emit")]
+
+
+def test_the_intents_numbers_are_one_list():
+    # ctl_defs names them (``I_<name>`` is the index); the controller compares its own
+    # constants and its button table holds the numbers: all three must agree
+    from app import controller as M
+    from app import ctl_defs as D
+
+    assert len(D._INTENTS) == 16
+    for i, name in enumerate(D._INTENTS):
+        assert getattr(D, "I_" + name) == i == getattr(M, "_I_" + name) == getattr(M, "I_" + name)
