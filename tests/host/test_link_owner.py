@@ -115,3 +115,57 @@ def test_the_owner_gets_through_strangers_reconnecting_every_2ms(tmp_path, monke
         assert not [x for x in sim.log if "Traceback" in x], sim.log[-30:]
     finally:
         sim.stop()
+
+
+def test_a_stranger_pairing_first_is_ended_and_the_owner_told_not_to_press(tmp_path, monkeypatch):
+    """The pairing race on the real simulator: the owner opens the window, a stranger named
+    like the owner's host starts a pairing first and the board shows its number; the
+    owner's ``gammon pair`` then prints "do NOT press" (not "busy: too many connections")
+    and shows no number, the stranger's number goes away, its host is told, nothing is
+    stored; afterwards the owner pairs."""
+    monkeypatch.setenv("GAMMON_CONFIG_DIR", str(tmp_path / "cfg"))
+    monkeypatch.setattr("builtins.input", lambda prompt="": "y")
+    port = S.free_port()
+    sim = server.Sim(image=str(tmp_path / "flash.lfs"), settings={"length": 3}, seed="race", link_port=port)
+    sim.start()
+    try:
+        end = time.monotonic() + 10
+        while not any("link: listening" in x for x in sim.log) and time.monotonic() < end:
+            time.sleep(0.05)
+        address = "tcp:127.0.0.1:%d" % port
+        names = [b["name"] for b in sim.board["buttons"]]
+        a, b = names.index("roll0"), names.index("roll1")
+        sim.button(a, 1)
+        sim.button(b, 1)
+        time.sleep(1.2)  # the owner opens the pairing window
+        sim.button(a, 0)
+        sim.button(b, 0)
+        from gammon import link as L
+
+        stranger = L.Client(L.open_transport(address))
+        stranger._send(stranger.host.pair_start(b"STRANGER", "owner"))
+        ch = stranger._check(stranger._next(10), P.RSP | P.REQ_PAIR_START)
+        stranger._send(stranger.host.pair_confirm(ch))
+        end = time.monotonic() + 10
+        while not any(x.startswith("pairing code: ") for x in sim.log) and time.monotonic() < end:
+            time.sleep(0.05)
+        assert [x for x in sim.log if x.startswith("pairing code: ")][-1].endswith(stranger.host.value)
+        out, err = io.StringIO(), io.StringIO()
+        with redirect_stdout(out), redirect_stderr(err):
+            rc = cli.main(["pair", address, "--name", "owner"])
+        assert rc != 0 and "Pairing number" not in out.getvalue()  # no number shown
+        assert "do NOT press" in err.getvalue() and "too many connections" not in err.getvalue()
+        # the stranger's pairing ended: its host was told, the board's number went away
+        with pytest.raises(L.LinkError) as e:
+            stranger._check(stranger._next(5), P.RSP | P.REQ_PAIR_CONFIRM)
+        assert e.value.code == P.E_BUSY
+        stranger.close()
+        shown = [i for i, x in enumerate(sim.log) if x.startswith("pairing code: ")][-1]
+        assert "pairing closed" in sim.log[shown:]
+        assert not L.Boards().data["boards"]
+        time.sleep(2.1)  # the board's rate limit: one PAIR_START per 2 s
+        S.pair_with_buttons(sim, address, "owner")
+        with L.connect(address) as c:
+            assert c.info()["authenticated"]
+    finally:
+        sim.stop()

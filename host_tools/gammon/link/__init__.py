@@ -172,15 +172,10 @@ def pair(address, show_value, host_name=None, boards=None):
     boards = boards or Boards()
     host_name = (host_name or socket.gethostname() or "host")[: P.MAX_NAME]
     with Client(open_transport(address), address) as c:
-        try:
-            info = c.info()
-        except LinkError as e:
-            # the board refused the connection because another host is pairing (a stranger
-            # first: the number the board showed was not this host's, whatever name it had)
-            if e.code == P.E_BUSY and "pairing" in str(e):
-                raise LinkError(BUSY_TEXT, e.code) from None
-            raise
-        host_id, key = c.pair(host_name, show_value)
+        # E_BUSY (the board refused the connection: another host is pairing, maybe a stranger
+        # named like this one) says "do NOT press": the number the board shows is not ours
+        host_id, key = c.pair(host_name, show_value, with_info=True)
+        info = c.last_info
         c.authenticate(host_id, key)
     return boards.add(bytes.fromhex(info["board_id"]), info["name"], address, host_id, key)
 

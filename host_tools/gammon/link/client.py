@@ -48,6 +48,7 @@ class Client:
         self.pending = []
         self.board_id = None
         self.sent = []  # every frame sent (tests use it to replay a captured session)
+        self.last_info = None  # INFO asked with a pairing (``pair(with_info=True)``)
 
     # context manager
     def __enter__(self):
@@ -129,22 +130,29 @@ class Client:
             "firmware": fw,
         }
 
-    def pair(self, host_name, show_value, host_id=None, confirm_timeout=None):
+    def pair(self, host_name, show_value, host_id=None, confirm_timeout=None, with_info=False):
         """Pair with the board (numeric comparison, docs/protocol.md): ``show_value(v)`` gets
         the 6 digits to show the user, who presses the board's ROLL button if the board shows
         the same; the board answers only then. ``show_value`` returning ``False`` (the user
         says the numbers differ) abandons the pairing on this side too: a relay that answers
         in the board's place gets nothing stored. Returns ``(host_id, key)``; the caller stores
-        them (``Boards.add``)."""
+        them (``Boards.add``). ``with_info``: ask INFO first, in the same breath (its answer is
+        kept in ``last_info``)."""
         host_id = host_id or os.urandom(P.ID_LEN)
         ch = b""
         for attempt in range(2):  # one retry after the board's rate limit (a PAIR_START per 2 s)
+            if with_info and not attempt:
+                # INFO and PAIR_START at once: a board whose slot a stranger holds sees the
+                # PAIR_START while this host waits (app.sock_link) and ends a pairing in the way
+                self._send(self.host.request(P.REQ_INFO))
             self._send(self.host.pair_start(host_id, host_name))
             try:
+                if with_info and not attempt:
+                    self.last_info = self.info(sent=True)
                 ch = self._check(self._next(PAIR_TIMEOUT), P.RSP | P.REQ_PAIR_START)
                 break
             except LinkError as e:
-                if e.code == P.E_BUSY:
+                if e.code == P.E_BUSY and "pairing" in str(e):  # (not "out of memory")
                     raise LinkError(BUSY_TEXT, e.code) from None
                 if e.code != P.E_BACKOFF or attempt or not 0 < e.retry_ms <= P.PAIR_GAP_MS:
                     raise
