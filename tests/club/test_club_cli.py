@@ -81,5 +81,7 @@ def test_token_join_watch_and_sync_to_the_club(pg, servers, db, home, tmp_path, 
     assert _run(capsys, "club", "token", "revoke", "Table 3 laptop", "--db", pg.conninfo)[0] == 0
     code, out, err = _run(capsys, "club", "join", servers[1].url, token)
     assert code == 2 and "unknown or revoked token" in err, err
+    code, out, err = _run(capsys, "club", "token", "add", "   ", "--event", ev, "--db", pg.conninfo)
+    assert code == 2 and "needs a host name" in err, err
     code, out, err = _run(capsys, "club", "token", "list")
     assert code == 2 and "GAMMON_CLUB_DB" in err

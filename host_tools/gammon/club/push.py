@@ -17,17 +17,18 @@ import re
 import urllib.error
 import urllib.request
 
+from gammon.errors import UserError
 from gammon.library import home
 
 BATCH = 32  # live events per request (the club takes at most 64)
 
 
-class ClubError(ValueError):
+class ClubError(UserError):
     """The club refused something or cannot be reached; ``status`` is the HTTP status (0: no
     answer)."""
 
     def __init__(self, msg, status=0, body=None):
-        ValueError.__init__(self, msg)
+        UserError.__init__(self, msg)
         self.status = status
         self.body = body or {}
 

@@ -52,7 +52,10 @@ def cmd_token(args):
         if args.action == "add":
             if not args.host or not args.event:
                 raise UserError("token add needs HOST and --event NAME")
-            tid, token = schema.add_token(conn, args.host, args.event, args.rate)
+            try:
+                tid, token = schema.add_token(conn, args.host, args.event, args.rate)
+            except ValueError as e:
+                raise UserError(str(e)) from None
             print("token %d for host %s in event %s (shown once, keep it):" % (tid, args.host, args.event))
             print(token)
         elif args.action == "revoke":
