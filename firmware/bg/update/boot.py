@@ -30,8 +30,13 @@ BUILTIN = "0.1.0"  # the version of the firmware built into the interpreter (fro
 # The security counter of this firmware: a release that fixes a flaw raises it, and from then
 # on a board refuses every bundle below it (tools/release.py signs it into the manifest).
 COUNTER = 1
-_BUILTIN_ROOT = [None]  # the sys.path entry the built-in ``bg`` came from (start)
-_HOOK = [None]  # bg.update.overlay while its import hook may be installed
+_BUILTIN_ROOT: list = [None]  # the sys.path entry the built-in ``bg`` came from (start)
+_HOOK: list = [None]  # bg.update.overlay while its import hook may be installed
+# A whole firmware's slot holds one ROMFS image (tools/release.py --romfs) instead of modules:
+# mounted here and put ahead of the built-in firmware, its bytecode runs in place.
+ROM_IMAGE = "fw.romfs"
+ROM_MOUNT = "/fwrom"
+_BOOTED = [False]  # start() ran as main.py's boot (its slot laid over the built-in modules)
 
 
 def root():
@@ -154,12 +159,43 @@ def _purge(modules):
         del modules[k]
 
 
+def _mount_rom(img, size):
+    # The board model (the unix port) cannot map a file: the image is read into one buffer,
+    # allocated at boot before the app (as tools/rom_boot.py does for the built-in image).
+    # The ESP32 would map its second ROM partition instead (vfs.rom_ioctl; docs/update.md).
+    import vfs
+
+    buf = bytearray(size)
+    with open(img, "rb") as f:
+        f.readinto(buf)
+    vfs.mount(vfs.VfsRom(buf), ROM_MOUNT)  # pyright: ignore[reportAttributeAccessIssue] - 1.25
+
+
+def _unmount_rom(path):
+    if ROM_MOUNT in path:
+        path.remove(ROM_MOUNT)
+        import vfs
+
+        try:
+            vfs.umount(ROM_MOUNT)
+        except OSError:
+            pass
+
+
 def _use(path, modules, root, s, hook):
     # The slot's directory goes last on ``path`` (it names the running slot, and a top-level
     # module only the slot has is found there); with ``hook`` its modules are laid over the
-    # built-in ones, module by module (bg.update.overlay: the overlay rule).
+    # built-in ones, module by module (bg.update.overlay: the overlay rule). A whole
+    # firmware's ROM image replaces the built-in one instead: first on ``path``, no hook.
     d = slot_dir(root, s)
-    if hook:
+    try:
+        rom = os.stat(d + "/" + ROM_IMAGE)[6]
+    except OSError:
+        rom = 0
+    if rom and hook:  # main.py's boot (tests of the choice alone mount nothing)
+        _mount_rom(d + "/" + ROM_IMAGE, rom)
+        path.insert(0, ROM_MOUNT)
+    elif hook:
         pkg = modules.get("bg")
         p = getattr(pkg, "__path__", None)
         if _BUILTIN_ROOT[0] is None and isinstance(p, str) and p.endswith("/bg"):
@@ -180,6 +216,7 @@ def start(path, modules, root, hook=False):
     are laid over the built-in ones). Returns the slot."""
     if root is None:
         return NONE
+    _BOOTED[0] = hook
     s = choose(root)
     if s != NONE:
         _use(path, modules, root, s, hook)
@@ -194,8 +231,9 @@ def fallback(path, modules, root):
     if s == NONE:
         return False
     path.remove(slot_dir(root, s))
-    hook = _HOOK[0] is not None
-    if hook:
+    _unmount_rom(path)
+    hook = _BOOTED[0]
+    if _HOOK[0] is not None:
         _HOOK[0].remove()
     _purge(modules)
     active, pending, _ = read_state(root)

@@ -22,7 +22,7 @@ import sys
 _KINDS = (".mpy", ".py", "/__init__.mpy", "/__init__.py")
 # The hook installed, if any: MicroPython reads ``builtins.__import__`` from its own table
 # whatever was assigned over it, so the hook cannot be found there again.
-_ON = [None]
+_ON: list = [None]
 
 
 def _exists(p):
@@ -43,7 +43,8 @@ class Overlay:
         self.builtin = builtin
         self.exists = exists
         self.modules = sys.modules if modules is None else modules
-        self.orig = None
+        self.orig = builtins.__import__  # the import it hands each lookup to
+        self.loading = []  # the modules being loaded through the hook, innermost last
 
     def held(self, name):
         """True when the slot holds module ``name`` (a module file or a package's __init__)."""
@@ -62,6 +63,13 @@ class Overlay:
         rel = "/" + parent.replace(".", "/")
         return (self.slot if self.held(name) else self.builtin) + rel
 
+    def _run(self, name):
+        self.loading.append(name)
+        try:
+            self.orig(name, None, None, (), 0)
+        finally:
+            self.loading.pop()
+
     def _load(self, name):
         mods = self.modules
         if name in mods:
@@ -71,27 +79,60 @@ class Overlay:
             if self.held(name):  # the slot's own package __init__: the slot first, once
                 sys.path.insert(0, self.slot)
                 try:
-                    self.orig(name, None, None, (), 0)
+                    self._run(name)
                 finally:
                     sys.path.remove(self.slot)
             else:
-                self.orig(name, None, None, (), 0)
+                self._run(name)
             return
         self._load(parent)
         pkg = mods.get(parent)
         old = getattr(pkg, "__path__", None)
         if old is None:
             return  # not a package: the built-in import says what is wrong
-        pkg.__path__ = self.where(name)
+        if not self.held(name) and not old.startswith(self.slot):
+            self._run(name)  # a built-in package's own module: its path already says where
+            return
+        pkg.__path__ = self.where(name)  # pyright: ignore - a module's attribute, set
         try:
-            self.orig(name, None, None, (), 0)
+            self._run(name)
         finally:
-            pkg.__path__ = old
+            pkg.__path__ = old  # pyright: ignore
+
+    def _absolute(self, name, level):
+        # A relative import's absolute name. MicroPython resolves one against the module
+        # whose code calls the import -- here the hook's own -- and passes no globals, so the
+        # caller is taken to be the module being loaded (asyncio's "from .core import *");
+        # after import time (asyncio's lazy attributes) the package outside the firmware
+        # that holds ``name``.
+        mods = self.modules
+        if self.loading:
+            base = self.loading[-1]
+            if getattr(mods.get(base), "__path__", None) is None:
+                base = base.rpartition(".")[0]
+            for _ in range(level - 1):
+                base = base.rpartition(".")[0]
+            return base + "." + name if name else base
+        for k in list(mods):
+            if "." in k or k in ("bg", "app", "hal") or getattr(mods[k], "__path__", None) is None:
+                continue
+            full = k + "." + name if name else k
+            if full in mods:
+                return full
+            try:
+                self._run(full)
+                return full
+            except ImportError:
+                pass
+        raise ImportError("relative import of %s with no package" % name)
 
     def __call__(self, name, globs=None, locs=None, fromlist=(), level=0):
         # ``from p import m`` where m is no attribute of p yet comes back here as "p.m"
         # (mp_import_from), so the fromlist needs nothing of its own.
-        if level == 0 and name not in self.modules:
+        if level > 0:
+            name = self._absolute(name, level)
+            level = 0
+        if name not in self.modules:
             self._load(name)
         return self.orig(name, globs, locs, fromlist, level)
 
@@ -100,7 +141,6 @@ def install(slot, builtin):
     """Lay ``slot`` over the built-in modules under ``builtin``; returns the hook."""
     remove()
     o = Overlay(slot, builtin)
-    o.orig = builtins.__import__
     builtins.__import__ = o
     _ON[0] = o
     return o

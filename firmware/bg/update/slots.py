@@ -156,9 +156,8 @@ class Updater:
         n = counter(man)
         floor = confirmed(self.root)
         if n < floor:
-            self._fail(
-                "downgrade refused: the bundle's security counter %d is below the board's %d" % (n, floor)
-            )
+            # short: an ERROR frame's text is cut at 60 bytes
+            self._fail("downgrade refused: counter %d < board's %d" % (n, floor))
 
     def _resume(self, d, bid, size):
         # The offset reached by an earlier transfer of the same bundle into ``d``, or None.
