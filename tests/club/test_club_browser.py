@@ -25,7 +25,7 @@ def _expected_circles(pos):
 
 def test_the_broadcast_page_on_desktop_and_phone(servers, event, tmp_path):
     tok = event("hall", rate=10_000)
-    games = {"Board 1": played(61, ("Cleo", "Dan")), "Board 2": played(62, ("Eve", "Finn"))}
+    games = {"Board 1": played(61, ("Cleo", "Dan")), "Board 2": played(62, ("Eve", "Finn"), clock_s=600)}
     games["Board 3"] = played(63, ("Gus", "Hal"))
     upto = {"Board 1": None, "Board 2": 40, "Board 3": 12}
     p = push.Pusher(servers[0].url, tok)
@@ -57,6 +57,11 @@ def test_the_broadcast_page_on_desktop_and_phone(servers, event, tmp_path):
         assert "(won)" in cards["Board 1"].text
         b2 = next(s for s in state.values() if s["board"] == "Board 2")
         assert b2["turn"] in (0, 1) and "to play" in cards["Board 2"].text
+        # the match clock: each side's time left, as the board's CLOCK records say
+        assert b2["clock"] and all(0 < t <= 600_000 for t in b2["clock"]), b2["clock"]
+        left = b2["clock"][0] // 1000
+        assert "\u00b7 %d:%02d" % (left // 60, left % 60) in cards["Board 2"].text
+        assert ":" not in cards["Board 3"].find_element("css selector", ".info").text
         # the finished match with its dice verdict
         _wait(lambda: "PASS" in d.find_element("id", "matches").text, 10, "the dice verdict")
         assert "Cleo" in d.find_element("id", "standings").text

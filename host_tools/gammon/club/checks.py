@@ -68,9 +68,12 @@ def check_live(data):
     data = bytes(data)
     dec = record.decode_stream(data)
     r = model._Replay()
+    r.clocks = [None, None]  # each side's time left (ms), from the board's CLOCK records
     try:
         for k, f in dec:
             r.feed(k, f)
+            if k == record.CLOCK:
+                r.clocks[f[0]] = f[2]
     except ValueError as e:
         raise Refused("the live match does not replay: %s" % e) from None
     if dec.status != record.OK:
@@ -105,6 +108,7 @@ def live_state(r, board, seq):
         "owner": mt.owner,
         "game": len(m.games),
         "winner": m.winner,
+        "clock": list(r.clocks) if m.clock[0] else None,
     }
 
 
