@@ -161,7 +161,7 @@ def test_rev_a_pinout_and_a_missing_series_resistor_are_caught(monkeypatch):
         "point5 turned end for end (IN into IN, OUT into OUT)",
     ]
     assert any(
-        e.startswith("contention: point5/U1.QH and point6/U2.3Y via point6/R4, 33 mA")
+        e.startswith("contention: point5/U1.QH and point6/U2.3Y via point6/R7, 33 mA")
         for e in bad[sorted(bad)[1]]
     )
     assert any(e.startswith("contention: point5/U1.QH and point4/U1.QH tied") for e in bad[sorted(bad)[2]])

@@ -147,3 +147,27 @@ def test_centre_board_shows_the_dice_as_seen_from_side_0_and_the_cube_in_order(f
     assert [(k, i) for _, k, i in cube] == [("cube_owner", 0)] + [
         ("cube_value", 2**n) for n in range(1, 7)
     ] + [("cube_owner", 1)]
+
+
+def test_every_decoupling_capacitor_sits_beside_its_part():
+    sys.path.insert(0, str(ROOT / "tools"))
+    from hardware import design
+
+    boards, _ = design.system(_board())
+    pairs = {"decoupling": "register", "decoupling_led": "led", "decoupling_bus": "bus_buffer"}
+    pairs["decoupling_ls"] = "level_shifter"
+    seen = 0
+    for b in design.kinds(boards):
+        pos = _cpl(b.kind)
+        for c in b.parts:
+            kind = c.role[0] if c.role else None
+            if kind not in pairs:
+                continue
+            key = c.role[1:2] if kind in ("decoupling", "decoupling_led") else ()
+            part = [p for p in b.parts if p.role and p.role[0] == pairs[kind] and p.role[1:2] == key]
+            assert len(part) == 1, (b.kind, c.ref)
+            (x0, y0), (x1, y1) = pos[c.ref], pos[part[0].ref]
+            # centre to centre: the part's half length, a 1.2 mm gap and the capacitor's half
+            assert ((x1 - x0) ** 2 + (y1 - y0) ** 2) ** 0.5 <= 8.0, (b.kind, c.ref, part[0].ref)
+            seen += 1
+    assert seen >= 4 + 26

@@ -130,13 +130,13 @@ def _register(b, r, k, reg, board, ser_net, qh_net):
     for i in range(8):
         nets.append("U%d_%s" % (k + 1, LETTERS[i]))
     for num, name, type_, net in (
-        (1, "SH/LD", "in", "PL_Y"),
-        (2, "CLK", "in", "SCK_Y"),
+        (1, "SH/LD", "in", "PL_R%d" % (k + 1)),
+        (2, "CLK", "in", "SCK_R%d" % (k + 1)),
         (7, "~QH", "nc", None),
         (8, "GND", "pwr_in", "GND"),
         (9, "QH", "out", qh_net),
         (10, "SER", "in", ser_net),
-        (15, "CLK_INH", "in", "CE_Y"),
+        (15, "CLK_INH", "in", "CE_R%d" % (k + 1)),
         (16, "VCC", "pwr_in", "3V3"),
     ):
         u.pin(num, name, type_, net)
@@ -166,10 +166,10 @@ def _register(b, r, k, reg, board, ser_net, qh_net):
     return u
 
 
-def _bus_buffer(b, last):
-    """The strip's Schmitt buffer: IN's SCK, PL, CE in; out straight to the registers and,
-    each through its termination resistor, to OUT (the last strip drives only its own).
-    Returns the nets the registers take."""
+def _bus_buffer(b, last, nregs):
+    """The strip's Schmitt buffer: IN's SCK, PL, CE in; out, each through a termination
+    resistor, to each of the strip's ``nregs`` registers (nets ``*_R1``, ``*_R2``) and to
+    OUT (the last strip drives only its own registers)."""
     u = b.add("U", BUS_BUFFER, "SSOP-8", ("bus_buffer",))
     pins = {8: ("VCC", "pwr_in", "3V3"), 4: ("GND", "pwr_in", "GND")}
     for k, sig in enumerate(BUS):
@@ -180,11 +180,14 @@ def _bus_buffer(b, last):
         u.pin(n, *pins[n])
     c = b.add("C", "100n", "C_0603", ("decoupling_bus",))
     c.pin(1, "1", "passive", "3V3").pin(2, "2", "passive", "GND")
+    for k in range(nregs):  # each register on its own source-terminated stub as well
+        for sig in BUS:
+            r = b.add("R", ohms(BUS_OHM), "R_0603", ("bus_stub", sig, k))
+            r.pin(1, "1", "passive", sig + "_Y").pin(2, "2", "passive", "%s_R%d" % (sig, k + 1))
     if not last:
         for sig in BUS:
             r = b.add("R", ohms(BUS_OHM), "R_0603", ("bus_series", sig))
             r.pin(1, "1", "passive", sig + "_Y").pin(2, "2", "passive", sig)
-    return {sig: sig + "_Y" for sig in BUS}
 
 
 def _series(b, role, a, c):
@@ -259,7 +262,7 @@ def system(board):
             ser = ("OUT_Q" if kind != "bar" else "3V3") if last else "U%d_SER" % (k + 1)
             _register(b, r, k, regs[r], board, ser, qh)
             qh = ser
-        _bus_buffer(b, kind == "bar")
+        _bus_buffer(b, kind == "bar", len(rs))
         leds = _strip_leds(board, kind, reg0["index"])
         on_strips += [i for i, _ in leds]
         # OUT's LED pin: our last LED's DOUT through the series resistor, or IN's LED passed

@@ -43,10 +43,11 @@ def track_width(net):
     return POWER_TRACK.get(net, TRACK)
 
 
-def stub_width(net):
-    # a stub leaves its pad between the neighbouring pads' stubs (1.0 mm pitch at the
-    # connectors): at most 0.5 mm wide
-    return min(track_width(net), 0.5)
+def stub_width(net, pad_w):
+    # a stub leaves its pad between the neighbouring pads' stubs and vias: at most 0.5 mm
+    # wide (1.0 mm pitch at the connectors), a signal's width from a fine-pitch pad (the
+    # buffer's 0.65 mm)
+    return min(track_width(net), 0.5) if pad_w >= 0.6 else TRACK
 
 
 def _pt(x, y):
@@ -182,10 +183,25 @@ class Layout:
 
 
 def _place_order(p):
-    # the LED in the rim first, then each register with its network and capacitor, then cables
-    rank = {"D": 0, "U": 2, "RN": 3, "C": 4, "J": 5}
-    prefix = p.ref.rstrip("0123456789")
-    return (rank.get(prefix, 6), int(p.ref[len(prefix) :]))
+    """The order parts fill a strip from the rim: the LED with its capacitor; each register
+    with its capacitor right beside it and then its network (the supply loop a few
+    millimetres long); the bus buffer with its capacitor and its termination resistors
+    (every line it drives, the stub to its registers included, is terminated at the buffer:
+    their lengths matter little); the series resistors; the connectors."""
+    r = p.role or ("",)
+    kind = r[0]
+    if kind in ("led", "decoupling_led"):
+        return (0, r[1], kind != "led", "")
+    if kind in ("register", "decoupling", "pullups"):
+        return (1, r[1], ("register", "decoupling", "pullups").index(kind), "")
+    group = ("bus_buffer", "decoupling_bus", "bus_stub", "bus_series")
+    if kind in group:
+        return (2, 0, group.index(kind), "".join(str(x) for x in r[1:]))
+    if kind in ("q_series", "led_out_series"):
+        return (3, 0, kind == "led_out_series", "")
+    if kind == "conn":
+        return (4, 0, r[1] == "OUT", "")
+    return (5, 0, 0, p.ref)
 
 
 class Pcb:
@@ -371,7 +387,7 @@ def build_strip(board, board_json):
         xs = sorted([p[0] for p in mine] + ([bridges[net]] if group else []))
         pcb.track(xs[0], y, xs[-1], y, pcbnew.B_Cu, net, track_width(net))
         for pad in mine:
-            pcb.track(pad[0], pad[1], pad[0], y, pcbnew.F_Cu, net, stub_width(net))
+            pcb.track(pad[0], pad[1], pad[0], y, pcbnew.F_Cu, net, stub_width(net, pad[2]))
             pcb.via(pad[0], y, net)
         if group:
             pcb.via(bridges[net], y, net)

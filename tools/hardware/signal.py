@@ -19,8 +19,8 @@ Drivers are a 0 -> 3.3 V step with a 2 ns edge behind 40 ohm (ESP32 pad) or 1 ns
 - **rev A**: the ESP32 drives every register straight: one line through 28 cables with a stub
   to the registers of each strip, open at the far end.
 - **rev B** (the design, ``design.BUS_BUFFER``): the ESP32 and every strip's Schmitt buffer
-  drive one cable each through ``design.BUS_OHM``, to the next strip's buffer, with the
-  strip's own registers on a stub near the source. Each segment is simulated on its own
+  drive one cable each through ``design.BUS_OHM``, to the next strip's buffer; the buffer
+  drives each of its own registers through another ``BUS_OHM``. Each segment is simulated on its own
   (the buffer regenerates the edge), all in one ngspice run.
 
 ``crossings``: at every register input, for each level in the 74HC165's threshold band at
@@ -174,10 +174,12 @@ def netlist_rev_b(centre_mm, strips, period):
     for i, s in enumerate(strips):
         end = n.line(src, "cable", s["cable"])
         n.load(n.line(end, "trace", abs(s["buf"] - s["in"])), C_BUF, "buf", "%s/buffer" % s["name"])
-        # the buffer's output: its own registers, and through the termination the next cable
+        # the buffer's output: each register through its own termination, the next cable
+        # through another
         drv = n.source(LVC, period)
         for k, x in enumerate(s["regs"]):
-            n.load(n.line(drv, "trace", abs(x - s["buf"])), C_REG, "reg", "%s/reg%d" % (s["name"], k))
+            reg = n.line(n.resistor(drv, design.BUS_OHM), "trace", abs(x - s["buf"]))
+            n.load(reg, C_REG, "reg", "%s/reg%d" % (s["name"], k))
         if i < len(strips) - 1:
             src = n.line(n.resistor(drv, design.BUS_OHM), "trace", abs(s["out"] - s["buf"]))
     return n

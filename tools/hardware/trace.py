@@ -77,7 +77,7 @@ def _upstream(w, net):
     """Where a bus line comes from: back through each strip's termination resistor and
     Schmitt buffer (output ``kY`` from input ``kA``) to the net the ESP32 drives."""
     for _ in range(1000):
-        rs = [x for x in w.on(net) if x[1].role and x[1].role[0] == "bus_series"]
+        rs = [x for x in w.on(net) if x[1].role and x[1].role[0] in ("bus_series", "bus_stub")]
         ys = [x for x in w.on(net, value=design.BUS_BUFFER) if x[3].endswith("Y")]
         if ys:
             b, u, _, name, _ = ys[0]
