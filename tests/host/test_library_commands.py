@@ -348,10 +348,10 @@ class _Ctx:
 
 
 def test_gammon_sync_command_against_a_fake_board(capsys, monkeypatch):
-    from gammon.commands import board as board_cmds
+    from gammon import board_args
 
     fb = FakeBoard([random_match(s, length=5)[0] for s in (1, 2)])
-    monkeypatch.setattr(board_cmds, "open_board", lambda args: _Ctx(fb))
+    monkeypatch.setattr(board_args, "open_board", lambda args: _Ctx(fb))
     code, out, _ = _run(capsys, "sync")
     assert code == 0 and out.count("new      ") == 2 and "2 new or updated matches, 2 deleted" in out
     code, out, _ = _run(capsys, "sync")

@@ -1,18 +1,7 @@
 """Board link commands: ``gammon scan`` (BLE, needs bleak), ``gammon pair ADDRESS``,
 ``gammon boards`` (saved pairings, default board) and ``gammon board info|rename|clock|hosts|
-unpair|update|log``. Other commands that talk to a board use the helpers here::
-
-    from gammon.commands.board import add_board_argument, open_board
-
-    def register(sub):
-        p = sub.add_parser("sync")
-        add_board_argument(p)                 # --board NAME|ID|ADDRESS (default: the default)
-        p.set_defaults(func=run)
-
-    def run(args):
-        with open_board(args) as client:       # an authenticated gammon.link.Client
-            for g in client.list_games(): ...
-"""
+unpair|update|log``. Every command that talks to a board names and opens it with
+``gammon.board_args`` (``add_board_argument``, ``open_board``)."""
 
 import asyncio
 import time
@@ -22,6 +11,7 @@ from bg import link as P
 from bg.link import info as I
 
 from gammon import link as L
+from gammon.board_args import add_board_argument, open_board
 from gammon.errors import UserError
 
 _STATES = {0: "live", 1: "finished", 2: "abandoned"}
@@ -52,31 +42,6 @@ def _battery(c):
         return battery_text(I.decode(c.call(P.REQ_INFO))["battery"])
     except ValueError as e:
         raise UserError("bad INFO reply from the board: %s" % e) from None
-
-
-def add_board_argument(parser):
-    parser.add_argument(
-        "--board", metavar="BOARD", help="saved board name, id or address (default: the default board)"
-    )
-    parser.add_argument(
-        "--direct",
-        action="store_true",
-        help="open the board's link in this command, not through the hub (as GAMMON_NO_DAEMON=1)",
-    )
-
-
-def open_board(args):
-    """An authenticated ``Client`` for ``args.board``, through the hub that lets every command
-    share the board's one connection (``gammon.hub``), or directly with ``--direct`` /
-    ``GAMMON_NO_DAEMON=1``; one-line errors as ``UserError``."""
-    from gammon import hub
-
-    try:
-        if hub.enabled() and not getattr(args, "direct", False):
-            return hub.connect(getattr(args, "board", None))
-        return L.connect(getattr(args, "board", None))
-    except (L.LinkError, ValueError) as e:  # ValueError: a board never paired, a bad address
-        raise UserError(str(e)) from None
 
 
 def _show_value(value):

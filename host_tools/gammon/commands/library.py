@@ -267,7 +267,7 @@ def cmd_import(args):
 
 
 def cmd_sync(args):
-    from gammon.commands.board import open_board
+    from gammon.board_args import open_board
 
     with _open_library() as lib, open_board(args) as client:
         try:
@@ -379,7 +379,7 @@ def watch_loop(client, out=None, clear=True, max_events=None, lib=None, learn=Fa
 
 
 def cmd_watch(args):
-    from gammon.commands.board import open_board
+    from gammon.board_args import open_board
 
     with _open_library() as lib, open_board(args) as client:
         club = None
@@ -412,7 +412,7 @@ def cmd_analyze(args):
 
 
 def register(sub):
-    from gammon.commands.board import add_board_argument
+    from gammon.board_args import add_board_argument
 
     p = sub.add_parser("sync", help="copy new games from the board into the local library")
     add_board_argument(p)

@@ -211,7 +211,7 @@ class Player:
 def cmd_play(args):
     import sys
 
-    from gammon.commands.board import open_board
+    from gammon.board_args import open_board
 
     side = args.side
     if side is None:
@@ -236,7 +236,7 @@ def cmd_play(args):
 
 
 def register(sub):
-    from gammon.commands.board import add_board_argument
+    from gammon.board_args import add_board_argument
 
     p = sub.add_parser(
         "play",
