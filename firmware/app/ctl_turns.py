@@ -228,17 +228,17 @@ class Turns(State):
             assert p is not None  # a drop or an accepted resignation was folded
             points = p[1]
         self._emit(R.GAME_END, (winner, points, kind, reason))
-        self._match_over()
-
-    def _match_over(self):
-        """After a GAME_END: the match's end when that game decided it (a flag fall, or the
-        score reached the length)."""
-        mt = self.mt
-        res = mt.result
-        if res is not None and (res[3] == R.END_TIME or mt.is_over()):
-            self._end_match(res[0] if res[3] == R.END_TIME else mt.match_winner())
+        self._end_match(-1)
 
     def _end_match(self, winner):
+        """MATCH_END and the seed's reveal, won by ``winner``; -1: after a GAME_END, when that
+        game decided the match (a flag fall, or the score reached the length), else nothing."""
+        if winner < 0:
+            mt = self.mt
+            res = mt.result
+            if res is None or not (res[3] == R.END_TIME or mt.is_over()):
+                return
+            winner = res[0] if res[3] == R.END_TIME else mt.match_winner()
         self._emit(R.MATCH_END, (winner, self.score[0], self.score[1]))
         if self.fair is not None:
             self.fair.end_match()
@@ -258,7 +258,7 @@ class Turns(State):
         elif mt.phase == F_AWAIT and lp is not None and self.rules.game_result(self.pos, lp[0]):
             self._after_play(lp[0])
         elif mt.phase == F_GAME_OVER:
-            self._match_over()
+            self._end_match(-1)
         elif mt.phase == F_RESIGNING:
             self._prev_phase = self.phase
             self.phase = D.RESIGNING

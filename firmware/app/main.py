@@ -25,10 +25,9 @@ The controller (``app.controller``) is pure; ``app.journal_policy.Recorder`` sto
 confirmed actions through ``bg.journal`` and replays the journal at boot so a power cut loses
 nothing confirmed. This module only wires these parts together and decides nothing itself.
 
-Configuration: ``run(backend, config)``. On the unix port ``firmware/main.py`` reads
-environment variables (``SG_HAL``, ``SG_SIM_PORT``, ``SG_SIM_IMAGE``, ``SG_SIM_SEED``,
-``SG_SETTINGS`` as JSON, ``SG_SCAN_HZ``, ``SG_LINK_PORT``, ``SG_SERIAL_LINK``);
-docs/simulator.md lists them. Link transports (``config`` keys, docs/controller.md):
+Configuration: ``run(backend, config)``; the backend is ``hal.backend()``'s, and the simulator's
+HAL reads its own settings from the environment its runner sets (``hal.sim.from_env``,
+docs/simulator.md). Link transports (``config`` keys, docs/controller.md):
 ``ble`` (default: when the ``bluetooth`` module exists) and ``serial_link`` (default "auto":
 the protocol on the USB REPL port when there is no BLE); the simulator uses its socket.
 """
@@ -606,53 +605,25 @@ def settings_from(obj):
     )
 
 
-def _env(name):
-    import os
-
-    f = getattr(os, "getenv", None)
-    return f(name) if f else None
-
-
 def run(backend=None, config=None, settings=None):
-    """Build the hardware and run the board until the backend stops it."""
+    """Build the hardware and run the board until the backend stops it. A backend with its
+    own settings (the simulator's ``from_env``) gives them first; ``config`` overrides them."""
     import hal
 
-    backend = backend or _env("SG_HAL") or "esp32"
+    mod = hal.load(backend or hal.backend())
     board = hwdesc.load()
     cfg = {"sensor_bytes": board.nbytes, "leds": board.nleds, "buttons": len(board.buttons)}
-    if backend == "sim":
-        import json
-
-        port = _env("SG_SIM_PORT")
-        if port:
-            cfg["port"] = int(port)
-        img = _env("SG_SIM_IMAGE")
-        if img:
-            cfg["image"] = img
-        seed = _env("SG_SIM_SEED")
-        if seed:
-            cfg["seed"] = seed.encode()
-        if settings is None:
-            raw = _env("SG_SETTINGS")
-            settings = settings_from(json.loads(raw) if raw else None)
-        lp = _env("SG_LINK_PORT")
-        if lp:
-            cfg["link_port"] = int(lp)
-        hz = _env("SG_SCAN_HZ")
-        if hz:
-            board.scan_hz = int(hz)
-        cfg["ble"] = False  # the simulator's link is the socket (app.sock_link)
-        # the page's status panel (app.sim_status) is the simulator's, not the board's: the
-        # server turns it off on the board model, whose 64k heap is the board's, not the page's
-        cfg["status"] = _env("SG_SIM_STATUS") != "0"
-        sl = _env("SG_SERIAL_LINK")
-        cfg["serial_link"] = sl == "1"
+    from_env = getattr(mod, "from_env", None)
+    if from_env is not None:
+        cfg.update(from_env())
     if config:
         cfg.update(config)
-    hw = hal.load(backend).make(cfg)
+    if cfg.get("scan_hz"):
+        board.scan_hz = int(cfg["scan_hz"])
+    hw = mod.make(cfg)
     bus = getattr(hw, "bus", None)
     log = bus.log if bus is not None else print
-    app = App(hw, board, settings or settings_from(None), log)
+    app = App(hw, board, settings or settings_from(cfg.get("settings")), log)
     app.link_port = int(cfg.get("link_port", 0))
     if bus is not None and cfg.get("status", True):
         app.status_to(bus.send_line)

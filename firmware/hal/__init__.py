@@ -151,6 +151,15 @@ class Hardware:
         s[2]()
 
 
+def backend():
+    """The backend to run: ``"esp32"``, unless the simulator's runner asks for ``"sim"`` on the
+    unix port (``SG_HAL``; the ESP32's ``os`` has no ``getenv``)."""
+    import os
+
+    f = getattr(os, "getenv", None)
+    return (f("SG_HAL") if f else None) or "esp32"
+
+
 def load(name):
     """Import a backend by name (``"esp32"`` or ``"sim"``)."""
     if name == "esp32":

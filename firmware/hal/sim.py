@@ -435,6 +435,33 @@ class Faults:
         return False
 
 
+def from_env():
+    """The simulator's settings, from the environment its runner (tools/sim/server.py) sets:
+    ``config`` keys for ``make`` and the app (docs/simulator.md). ``settings``: the match
+    settings as a dict (``SG_SETTINGS``, JSON), or None."""
+    import json
+
+    env = getattr(os, "getenv", lambda n: None)
+    cfg: dict = {"ble": False}  # the simulator's link is the socket (app.sock_link)
+    for key, name, conv in (
+        ("port", "SG_SIM_PORT", int),
+        ("image", "SG_SIM_IMAGE", str),
+        ("seed", "SG_SIM_SEED", str.encode),
+        ("link_port", "SG_LINK_PORT", int),
+        ("scan_hz", "SG_SCAN_HZ", int),
+    ):
+        v = env(name)
+        if v:
+            cfg[key] = conv(v)
+    raw = env("SG_SETTINGS")
+    cfg["settings"] = json.loads(raw) if raw else None
+    # the page's status panel (app.sim_status) is the simulator's, not the board's: the
+    # server turns it off on the board model, whose 64k heap is the board's, not the page's
+    cfg["status"] = env("SG_SIM_STATUS") != "0"
+    cfg["serial_link"] = env("SG_SERIAL_LINK") == "1"
+    return cfg
+
+
 def make(config=None):
     """Build the simulated hardware. ``config`` keys (all optional):
     ``sensor_bytes``, ``leds``, ``buttons`` (sizes, from hardware/board.json via bg.hwdesc),

@@ -83,3 +83,27 @@ def test_the_intents_numbers_are_one_list():
     assert len(D._INTENTS) == 16
     for i, name in enumerate(D._INTENTS):
         assert getattr(D, "I_" + name) == i == getattr(M, "_I_" + name) == getattr(M, "I_" + name)
+
+
+def test_the_device_app_reads_no_simulator_setting(monkeypatch):
+    # the simulator's settings are its HAL's (hal.sim.from_env), the backend's name hal's
+    # (app/update.py still reads the update's test key SG_FW_KEY: the update work's to move)
+    for p in (ROOT / "firmware" / "app").glob("*.py"):
+        if p.name != "update.py":
+            assert "SG_" not in p.read_text() and "getenv" not in p.read_text(), p.name
+    import hal
+    from hal import sim
+
+    monkeypatch.setenv("SG_HAL", "sim")
+    monkeypatch.setenv("SG_SIM_PORT", "4711")
+    monkeypatch.setenv("SG_SIM_SEED", "s5")
+    monkeypatch.setenv("SG_SETTINGS", '{"length": 5, "computer": 1}')
+    monkeypatch.setenv("SG_SCAN_HZ", "50")
+    monkeypatch.setenv("SG_SIM_STATUS", "0")
+    cfg = sim.from_env()
+    assert hal.backend() == "sim"
+    assert cfg["port"] == 4711 and cfg["seed"] == b"s5" and cfg["scan_hz"] == 50
+    assert cfg["settings"] == {"length": 5, "computer": 1} and cfg["status"] is False
+    assert cfg["ble"] is False and cfg["serial_link"] is False and "image" not in cfg
+    monkeypatch.delenv("SG_HAL")
+    assert hal.backend() == "esp32"
