@@ -23,7 +23,7 @@ def _expected_circles(pos):
     return n + (pos[24] > 0) + (pos[49] > 0)
 
 
-def test_the_broadcast_page_on_desktop_and_phone(servers, event, tmp_path):
+def test_the_broadcast_page_on_desktop_and_phone(servers, db, event, tmp_path):
     tok = event("hall", rate=10_000)
     games = {"Board 1": played(61, ("Cleo", "Dan")), "Board 2": played(62, ("Eve", "Finn"), clock_s=600)}
     games["Board 3"] = played(63, ("Gus", "Hal"))
@@ -38,6 +38,10 @@ def test_the_broadcast_page_on_desktop_and_phone(servers, event, tmp_path):
     recs1, data1 = games["Board 1"]
     assert p.push_match(data1, data1[2:10].hex(), "Board 1")["status"] == "new"
 
+    from gammon.club import schema
+
+    schema.add_pairing(db, event.event, 1, "Cleo", "Dan", "Board 1")
+    schema.add_pairing(db, event.event, 1, "Eve", "Finn", "Board 2")
     d, prof = _browser("1280,900")
     try:
         d.get(servers[1].url + "/events/" + event.event)
@@ -65,6 +69,8 @@ def test_the_broadcast_page_on_desktop_and_phone(servers, event, tmp_path):
         # the finished match with its dice verdict
         _wait(lambda: "PASS" in d.find_element("id", "matches").text, 10, "the dice verdict")
         assert "Cleo" in d.find_element("id", "standings").text
+        rounds = d.find_element("id", "rounds").text
+        assert "Cleo - Dan 0-1, Dan won" in rounds and "Eve - Finn playing" in rounds, rounds
 
         # live: Board 3 goes on; the page follows without a reload
         recs3 = games["Board 3"][0]

@@ -4,6 +4,8 @@ each record) and ``gammon sync --club``'s push sends the finished match from the
 club's copy equals the library's bytes; a revoked token is refused."""
 
 import io
+import json
+import urllib.request
 
 import pytest
 from club_helpers import played
@@ -75,6 +77,21 @@ def test_token_join_watch_and_sync_to_the_club(pg, servers, db, home, tmp_path, 
         held = lib.data(model.load_match(data).id_hex)
     (club,) = db.execute("SELECT data FROM matches WHERE event = %s", (ev,)).fetchone()
     assert bytes(club) == held == data
+
+    # the organiser's round: the pairing gets the finished match's result
+    db_ = ("--db", pg.conninfo)
+    assert _run(capsys, "club", "pairing", "add", ev, 1, "Bob", "Ann", "--board", "Table 3", *db_)[0] == 0
+    assert _run(capsys, "club", "pairing", "add", ev, 2, "Ann", "Cy", *db_)[0] == 0
+    code, out, err = _run(capsys, "club", "pairing", "add", ev, 1, "ann", "Cy", *db_)
+    assert code == 2 and "round 1 already pairs Bob - Ann" in err, err
+    code, out, err = _run(capsys, "club", "pairing", "list", ev, *db_)
+    assert out.splitlines() == ["round 1   Table 3      Bob - Ann", "round 2                Ann - Cy"], out
+    with urllib.request.urlopen(servers[1].url + "/events/%s/matches" % ev) as r:
+        j = json.loads(r.read())
+    m = model.load_match(data)
+    r1, r2 = j["rounds"]
+    assert r1["result"]["score"] == [m.final_score[1], m.final_score[0]]  # Bob's first, as paired
+    assert r1["result"]["winner"] == m.names[m.winner] and r2["result"] is None
 
     code, out, err = _run(capsys, "club", "token", "list", "--db", pg.conninfo)
     assert "Table 3 laptop" in out and "live" in out

@@ -366,7 +366,12 @@ class Club:
                 (event,),
             )
             rows = await cur.fetchall()
-        return JSONResponse({"matches": rows, "standings": standings(rows)})
+            cur = await conn.execute(
+                "SELECT round, board, player0, player1 FROM pairings WHERE event = %s ORDER BY round, id",
+                (event,),
+            )
+            pairs = await cur.fetchall()
+        return JSONResponse({"matches": rows, "standings": standings(rows), "rounds": rounds(pairs, rows)})
 
     async def page(self, request):
         return HTMLResponse(page.html(request.path_params["event"]))
@@ -389,6 +394,28 @@ def standings(rows):
             s["won"] += int(r["winner"] == side)
             s["points"] += r["score%d" % side]
     return sorted(t.values(), key=lambda s: (-s["won"], -s["points"], s["player"]))
+
+
+def rounds(pairs, rows):
+    """The organiser's pairings, each with the result of the finished match between its two
+    players (either side; each match counts for one pairing, the earliest rounds first)."""
+    left = list(rows)
+    out = []
+    for rnd, board, p0, p1 in pairs:
+        want = {p0.lower(), p1.lower()}
+        m = next((r for r in left if {r["player0"].lower(), r["player1"].lower()} == want), None)
+        item = {"round": rnd, "board": board, "player0": p0, "player1": p1, "result": None}
+        if m is not None:
+            left.remove(m)
+            score = {m["player0"].lower(): m["score0"], m["player1"].lower(): m["score1"]}
+            winner = m["player%d" % m["winner"]] if m["winner"] is not None else None
+            item["result"] = {
+                "match": m["id"],
+                "score": [score[p0.lower()], score[p1.lower()]],
+                "winner": winner,
+            }
+        out.append(item)
+    return out
 
 
 def _refused(msg, status, seq):

@@ -70,6 +70,16 @@ CREATE TABLE IF NOT EXISTS jobs (            -- analysis by GNU Backgammon, one 
     result    JSONB,
     finished  TIMESTAMPTZ
 );
+CREATE TABLE IF NOT EXISTS pairings (        -- the organiser's rounds: who plays whom, where
+    id        SERIAL PRIMARY KEY,
+    event     TEXT NOT NULL,
+    round     INTEGER NOT NULL,
+    board     TEXT NOT NULL DEFAULT '',
+    player0   TEXT NOT NULL,
+    player1   TEXT NOT NULL,
+    UNIQUE (event, round, player0),
+    UNIQUE (event, round, player1)
+);
 CREATE TABLE IF NOT EXISTS job_attempts (    -- each time a worker took a job (autocommitted)
     job       INTEGER NOT NULL,
     worker    TEXT NOT NULL,
@@ -120,6 +130,32 @@ def revoke_token(conn, ident):
                 "UPDATE tokens SET revoked = now() WHERE host = %s AND revoked IS NULL", (str(ident),)
             )
         return cur.rowcount
+
+
+def add_pairing(conn, event, rnd, player0, player1, board=""):
+    """Pair two players in a round of an event (a player plays once per round)."""
+    p0, p1 = (player0 or "").strip(), (player1 or "").strip()
+    if not p0 or not p1 or p0.lower() == p1.lower() or rnd < 1:
+        raise ValueError("a pairing needs a round (1, 2, ...) and two different players")
+    with conn.transaction():
+        clash = conn.execute(
+            "SELECT player0, player1 FROM pairings WHERE event = %s AND round = %s AND"
+            " (lower(player0) IN (lower(%s), lower(%s)) OR lower(player1) IN (lower(%s), lower(%s)))",
+            (event, rnd, p0, p1, p0, p1),
+        ).fetchone()
+        if clash:
+            raise ValueError("round %d already pairs %s - %s" % (rnd, clash[0], clash[1]))
+        return conn.execute(
+            "INSERT INTO pairings (event, round, board, player0, player1)"
+            " VALUES (%s, %s, %s, %s, %s) RETURNING id",
+            (event, rnd, board or "", p0, p1),
+        ).fetchone()[0]
+
+
+def pairings(conn, event):
+    return conn.execute(
+        "SELECT round, board, player0, player1 FROM pairings WHERE event = %s ORDER BY round, id", (event,)
+    ).fetchall()
 
 
 def list_tokens(conn):

@@ -3,6 +3,8 @@
 - ``gammon club serve --db CONNINFO``: the web service (``gammon.club.app``);
 - ``gammon club token add HOST --event NAME`` / ``token revoke ID|HOST`` / ``token list``:
   the organiser's tokens, straight in the database;
+- ``gammon club pairing add EVENT ROUND PLAYER PLAYER [--board B]`` / ``pairing list EVENT``:
+  the organiser's rounds (the standings come from the finished matches);
 - ``gammon club worker``: an analysis worker (``gammon.club.worker``);
 - ``gammon club join URL TOKEN``: this host's membership (then ``gammon sync --club``,
   ``gammon watch --club``).
@@ -74,6 +76,25 @@ def cmd_token(args):
     return 0
 
 
+def cmd_pairing(args):
+    from gammon.club import schema
+
+    with _connect(args) as conn:
+        if args.action == "add":
+            if args.round is None or len(args.players) != 2:
+                raise UserError("pairing add needs EVENT ROUND PLAYER PLAYER")
+            p0, p1 = args.players
+            try:
+                schema.add_pairing(conn, args.event, args.round, p0, p1, args.board)
+            except ValueError as e:
+                raise UserError(str(e)) from None
+            print("round %d: %s - %s%s" % (args.round, p0, p1, " on " + args.board if args.board else ""))
+        else:
+            for rnd, board, q0, q1 in schema.pairings(conn, args.event):
+                print("round %-3d %-12s %s - %s" % (rnd, board, q0, q1))
+    return 0
+
+
 def cmd_worker(args):
     from gammon.club import worker
 
@@ -118,6 +139,15 @@ def register(sub):
     q.add_argument("--event", help="add: the event its boards play in")
     q.add_argument("--rate", type=int, help="add: its requests per window (default: the server's --rate)")
     q.set_defaults(func=cmd_token)
+
+    q = csub.add_parser("pairing", help="the organiser's rounds: pair two players (on a board), list them")
+    db(q)
+    q.add_argument("action", choices=("add", "list"))
+    q.add_argument("event")
+    q.add_argument("round", nargs="?", type=int)
+    q.add_argument("players", nargs="*", metavar="PLAYER")
+    q.add_argument("--board", default="", help="add: the board they play on")
+    q.set_defaults(func=cmd_pairing)
 
     q = csub.add_parser(
         "worker", help="analyse finished matches with GNU Backgammon (jobs from the database)"
