@@ -9,7 +9,8 @@ the ESP32, ``tools/release.py``, signed with the development key); the host's se
 directory (CPython), which gives every frame both ends exchange; and, on the board model
 (MicroPython 32-bit, firmware frozen), the board's side alone -- the signature check, the
 chunk writes, the commit's re-hash -- timed, and its heap need found by bisecting
-``-X heapsize``.
+``-X heapsize``; the same heap need for the whole firmware as one ROM image
+(``tools/release.py --romfs``).
 
 Models (stated, not measured; the BLE radio model is ``tools/bench_link.py``'s): BLE MTU 185,
 15 ms connection interval, up to 4 packets per event; one CHUNK request (529 bytes: 3 ATT
@@ -158,6 +159,12 @@ def main():
     up_bytes = sum(len(f) for f in ups)
     down_bytes = sum(len(f) for f in downs)
     (t_sig, t_recv, t_commit), heap_need = board_side(path, pub)
+    # the whole firmware as one ROM image for the board model (tools/release.py --romfs)
+    with tempfile.TemporaryDirectory() as d:
+        rom = R.build_bundle("9.9.9-rom", REL.romfs_files("x86", d), seed, REL.default_counter())
+    rom_path = out / "update-bench-rom.gbun"
+    rom_path.write_bytes(rom)
+    _, rom_heap_need = board_side(rom_path, pub)
     slow = BL.ESP32_SLOWDOWN
     cpu_s = (t_recv + t_commit) * slow / 1000.0
     # BLE: each request in one event (<= 4 ATT writes of MTU-3), the answer in the next
@@ -186,13 +193,19 @@ def main():
         "serial_update_s": round(serial_s, 1),
         "serial_model": "115200 baud 8N1, stuffed frames",
         "board_model_heap_need_bytes": heap_need,
+        "rom_image_bundle_bytes": len(rom),
+        "board_model_heap_need_rom_image_bytes": rom_heap_need,
         "bundle_id": bundle_id(blob[: header_len(blob)]).hex()[:16],
     }
     (out / "update.json").write_text(json.dumps(res, indent=2) + "\n")
     print(
         "update: %d B bundle (%d files, %d chunks): BLE %.1f s, serial %.1f s (board CPU %.1f s est.); "
-        "board model: signature %d ms, receive %d ms, commit %d ms, heap need %d B (of 64k)"
-        % (len(blob), len(files), chunks, ble_s, serial_s, cpu_s, t_sig, t_recv, t_commit, heap_need)
+        "board model: signature %d ms, receive %d ms, commit %d ms, heap need %d B (of 64k); "
+        "as one ROM image: %d B bundle, heap need %d B"
+        % (
+            (len(blob), len(files), chunks, ble_s, serial_s, cpu_s, t_sig, t_recv, t_commit, heap_need)
+            + (len(rom), rom_heap_need)
+        )
     )
     return 0
 

@@ -48,3 +48,10 @@ def test_host_refuses_a_truncated_or_altered_bundle_before_sending():
     ):
         with pytest.raises(ValueError):
             R.read_bundle(bad)
+
+
+def test_release_refuses_a_rom_image_for_the_esp32(tmp_path, capsys):
+    # the ESP32 cannot map a ROM image kept in a littlefs slot: no bundle it would only roll back
+    assert T.main(["build", "--romfs", "--arch", "xtensawin", "--out", str(tmp_path)]) == 1
+    assert "cannot boot a ROM image" in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())
