@@ -152,6 +152,11 @@ def test_hostile_pushes_are_refused_and_stored_nowhere(servers, db, event):
     assert st == 200 and j["seq"] == 11, j  # the same event again: acknowledged, not doubled
     st, j = _req(url + "/api/v1/live", "POST", b"{not json", tok)
     assert st == 400, j
+    st, j = _req(url + "/api/v1/live", "POST", _live_body("B", [(12, bytes(60_000))]), tok)
+    assert st == 413, j
+    st, j = _req(url + "/api/v1/live", "POST", _live_body("B", [(12 + i, recs[11]) for i in range(65)]), tok)
+    assert st == 413 and "at most 64" in j["error"], j
+    assert _req(url + "/events/%s/state" % event.event, "PUT", b"[]", tok)[0] == 405
 
     assert _counts(db, event.event) == (0, 11, 11)  # the eleven good events, once each
     assert db.execute("SELECT count(*) FROM matches WHERE id = %s", (mid,)).fetchone()[0] == 0
