@@ -171,3 +171,26 @@ def test_every_decoupling_capacitor_sits_beside_its_part():
             assert ((x1 - x0) ** 2 + (y1 - y0) ** 2) ** 0.5 <= 8.0, (b.kind, c.ref, part[0].ref)
             seen += 1
     assert seen >= 4 + 26
+
+
+def test_every_routed_board_has_filled_ground_pours_on_both_layers_and_wide_supply_lanes():
+    import re
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    from hardware import footprints
+
+    summary = json.loads((KICAD / "pcb-summary.json").read_text())
+    for kind, s in summary.items():
+        if not s["routed"]:
+            continue
+        text = (KICAD / kind / ("%s.kicad_pcb" % kind)).read_text()
+        zones = re.findall(r'\(zone \(net \d+\) \(net_name "([^"]*)"\) \(layer "([^"]*)"\)', text)
+        assert sorted(zones) == [("GND", "B.Cu"), ("GND", "F.Cu")], (kind, zones)
+        assert text.count("(filled_polygon") >= 2, kind  # filled, not just outlined
+        # the supply lanes are drawn at their width (the droop model's figure)
+        for net, w in footprints.POWER_TRACK.items():
+            code = re.search(r'\(net (\d+) "%s"\)' % net, text).group(1)
+            widths = {
+                float(x) for x in re.findall(r"\(width ([\d.]+)\) \(layer \"B.Cu\"\) \(net %s\)" % code, text)
+            }
+            assert widths == {w}, (kind, net, widths)

@@ -286,6 +286,28 @@ class Pcb:
         t.SetNet(self.net(net))
         self.b.Add(t)
 
+    def pour(self, net, w, h):
+        """Ground pours on both layers over the whole board (0.5 mm in from the edge), filled
+        around everything else: every signal has its return right beside or under it, and
+        the decoupling capacitors' ground pads sit on the plane (thermal spokes)."""
+        zones = []
+        for layer in (pcbnew.F_Cu, pcbnew.B_Cu):
+            z = pcbnew.ZONE(self.b)
+            z.SetLayer(layer)
+            z.SetNetCode(self.net(net).GetNetCode())
+            o = z.Outline()
+            o.NewOutline()
+            for x, y in ((0.5, 0.5), (w - 0.5, 0.5), (w - 0.5, h - 0.5), (0.5, h - 0.5)):
+                o.Append(MM(x), MM(y))
+            z.SetLocalClearance(MM(0.3))
+            z.SetMinThickness(MM(0.25))
+            z.SetPadConnection(pcbnew.ZONE_CONNECTION_THERMAL)
+            z.SetThermalReliefGap(MM(0.3))
+            z.SetThermalReliefSpokeWidth(MM(0.4))
+            z.SetIslandRemovalMode(pcbnew.ISLAND_REMOVAL_MODE_ALWAYS)
+            self.b.Add(z)
+            zones.append(z)
+
     def via(self, x, y, net):
         v = pcbnew.PCB_VIA(self.b)
         v.SetPosition(_pt(x, y))
@@ -393,6 +415,7 @@ def build_strip(board, board_json):
             pcb.via(bridges[net], y, net)
     for net, bx in sorted(bridges.items()):
         pcb.track(bx, ys[(net, -1)], bx, ys[(net, 1)], pcbnew.F_Cu, net, track_width(net))
+    pcb.pour("GND", round(pcb.layout.length, 1), width)
     return pcb, width, True
 
 
@@ -435,6 +458,11 @@ def main(argv):
             pcb, width, routed = build_strip(b, board_json)
         path = d / (b.kind + ".kicad_pcb")
         pcbnew.SaveBoard(str(path), pcb.b)
+        if pcb.b.Zones():  # filled on the saved board (its design settings loaded)
+            filled = pcbnew.LoadBoard(str(path))
+            filled.BuildConnectivity()
+            pcbnew.ZONE_FILLER(filled).Fill(filled.Zones())
+            pcbnew.SaveBoard(str(path), filled)
         errors, unconnected, loaded = drc(path, d / (b.kind + "-drc.txt"))
         for extra in (".kicad_prl",):  # per-user view settings, not a source
             (d / (b.kind + extra)).unlink(missing_ok=True)
