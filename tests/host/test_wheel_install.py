@@ -2,11 +2,13 @@
 copied from firmware/bg and its move generator compiled with Cython, host_tools/setup.py), is
 installed into a fresh virtual environment outside the checkout and run from another folder.
 What it prints there must equal what the repository's own engine (pure Python, from
-firmware/bg) prints; the compiled engine must also pass the engine's own tests."""
+firmware/bg) prints; the compiled engine must also pass the engine's own tests, and the
+wheel's pure-Python files must run on their own where the extensions are missing."""
 
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import venv
@@ -151,10 +153,7 @@ print(_paths.engine_compiled(), h.hexdigest())
 """
 
 
-def test_compiled_engine_lists_the_same_plays_in_the_same_order(tool):
-    """Every play of the 2,000 benchmark positions, steps and end, in generation order."""
-    assert BENCH.exists(), "benchmark set missing: %s (../shared from the project root)" % BENCH
-    py, _gammon, env, work = tool
+def _digest(py, env, work):
     p = subprocess.run(
         [str(py), "-c", PLAYS_DIGEST, str(BENCH)],
         cwd=str(work),
@@ -164,8 +163,13 @@ def test_compiled_engine_lists_the_same_plays_in_the_same_order(tool):
         timeout=120,
     )
     assert p.returncode == 0, p.stderr
+    return p.stdout.split()
+
+
+def _repository_digest():
     from bg import engine, ids
 
+    assert engine._core.__file__.endswith(".py")  # this process: firmware/bg as it is
     h = hashlib.sha256()
     gen = engine.MoveGen()
     for d in json.loads(BENCH.read_text())["positions"]:
@@ -173,8 +177,33 @@ def test_compiled_engine_lists_the_same_plays_in_the_same_order(tool):
         for steps, end in gen.plays(pos, 0, d["dice"][0], d["dice"][1]):
             h.update(bytes(steps) + end)
         h.update(b"|")
-    assert engine._core.__file__.endswith(".py")  # this process: firmware/bg as it is
-    assert p.stdout.split() == ["True", h.hexdigest()]
+    return h.hexdigest()
+
+
+def test_compiled_engine_lists_the_same_plays_in_the_same_order(tool):
+    """Every play of the 2,000 benchmark positions, steps and end, in generation order."""
+    assert BENCH.exists(), "benchmark set missing: %s (../shared from the project root)" % BENCH
+    py, _gammon, env, work = tool
+    assert _digest(py, env, work) == ["True", _repository_digest()]
+
+
+def test_the_wheels_pure_python_fallback_runs_without_the_extensions(tool, tmp_path):
+    """Where the extensions could not be built (no C compiler) the wheel's .py files run."""
+    py, gammon, env, work = tool
+    (pkg,) = py.parent.parent.glob("lib/python3*/site-packages/gammon")
+    shutil.copytree(pkg, tmp_path / "gammon", ignore=shutil.ignore_patterns("*.so", "*.pyd"))
+    assert not list((tmp_path / "gammon").rglob("*.so"))
+    env = dict(env, PYTHONPATH=str(tmp_path))  # this copy of gammon before the installed one
+    assert _digest(py, env, work) == ["False", _repository_digest()]
+    p = subprocess.run(
+        [str(gammon), "plays", START, "31"],
+        cwd=str(work),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert p.returncode == 0 and len(p.stdout.split()) == 16, p.stderr
 
 
 def test_engine_tests_pass_on_the_compiled_engine(tool):
