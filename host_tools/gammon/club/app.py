@@ -8,6 +8,7 @@ read-only (GET only: any other method is 405):
 | ``GET /api/v1/whoami`` | the token's host and event (``gammon club join`` checks a token) |
 | ``PUT /api/v1/matches/{id}`` | a finished match's journal bytes (``gammon sync --club``) |
 | ``POST /api/v1/live`` | live events of one board, in sequence (``gammon watch --club``) |
+| ``/api/v1/remote...`` | the relay of a match between two boards (``gammon.club.remote``) |
 | ``GET /events/{event}`` | the broadcast page: every board of the event |
 | ``GET /events/{event}/state`` | every board's state (JSON) |
 | ``GET /events/{event}/feed`` | server-sent events: every board's state, then each change |
@@ -34,7 +35,7 @@ from starlette.applications import Starlette
 from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from gammon.club import checks, page, schema
+from gammon.club import checks, page, remote, schema
 
 MAX_MATCH = 256 * 1024  # a finished match: 64 games of a long match fit ten times over
 MAX_LIVE = 64 * 1024  # one batch of live events (the push client sends at most 32 of them)
@@ -121,6 +122,7 @@ class Club:
     async def startup(self):
         with psycopg.connect(self.conninfo) as c:
             schema.migrate(c)
+            remote.migrate(c)
         self.pool = AsyncConnectionPool(self.conninfo, min_size=2, max_size=10, open=False)
         await self.pool.open()
         self.hub.task = asyncio.create_task(self.hub.run())
@@ -448,6 +450,7 @@ def make_app(conninfo, rate=120, window=10):
         Route("/events/{event:str}/state", club.state),
         Route("/events/{event:str}/feed", club.feed),
         Route("/events/{event:str}/matches", club.matches),
+        *remote.routes(club),  # the relay between two boards' hosts (docs/remote.md)
     ]
 
     @contextlib.asynccontextmanager

@@ -1,0 +1,196 @@
+"""``gammon remote``: one match between two boards in two places, relayed by the club.
+
+Each board plays the remote player's side as it plays a host-driven computer (DECIDE,
+docs/protocol.md): its host says HELLO for that side and sends that side's decisions. Here
+those decisions come from the other board's host through the club's relay
+(``gammon.club.remote``), and the host is the referee of what reaches its board: every
+message is checked against the rules' one fold of the local board's own match
+(``gammon.brain.Follow`` over ``bg.match.Fold``, every play with ``bg.engine``) before it is
+sent; an illegal play, a message for another turn or out of its side's turn, a replayed or
+reordered number is refused, shown, and never sent to the board (so never journaled).
+
+Messages (JSON ``body`` of a relay message; ``turn`` is the board's throw counter, as in
+DECIDE):
+
+| body | the remote side... | DECIDE |
+|---|---|---|
+| ``{"kind": "play", "turn": t, "steps": [from, to, ...]}`` | played these checkers | PLAY |
+| ``{"kind": "cube", "turn": t, "yes": true/false}`` | doubled / rolled; took / dropped | CUBE |
+
+docs/remote.md has the design (why a relay, the joint dice, what each side can do).
+"""
+
+import json
+import struct
+import urllib.parse
+
+from bg import match as bgmatch
+from bg import record
+from bg.link import decide as D
+
+from gammon.brain import Follow
+from gammon.club.push import ClubError, Pusher
+from gammon.errors import UserError
+
+PLAY = "play"
+CUBE = "cube"
+
+
+class Refused(UserError):
+    """A message from the remote side that the local board must not see (why in the text)."""
+
+
+class Relay:
+    """This host's seat in a relay room (HTTP to the club, ``gammon.club.push.Pusher``)."""
+
+    def __init__(self, url, token, timeout=30.0):
+        self.http = Pusher(url, token, timeout)
+        self.room = None
+        self.seat = -1
+
+    def create(self, seat):
+        r = self.http.request("POST", "/api/v1/remote", json.dumps({"seat": seat}).encode())
+        self.room, self.seat = r["room"], r["seat"]
+        return self.room
+
+    def join(self, room):
+        r = self.http.request("POST", "/api/v1/remote/%s/join" % urllib.parse.quote(room, safe=""))
+        self.room, self.seat = r["room"], r["seat"]
+        return self.seat
+
+    def send(self, seq, body):
+        path = "/api/v1/remote/%s/send" % urllib.parse.quote(self.room, safe="")
+        return self.http.request("POST", path, json.dumps({"seq": seq, "body": body}).encode())["seq"]
+
+    def recv(self, after, wait=0.0):
+        """The other seat's messages numbered above ``after``: ``[(seq, body)...]``."""
+        room = urllib.parse.quote(self.room, safe="")
+        path = "/api/v1/remote/%s/recv?after=%d&wait=%g" % (room, after, wait)
+        return [(m["seq"], m["body"]) for m in self.http.request("GET", path)["messages"]]
+
+
+def _turn(body):
+    t = body.get("turn")
+    if not isinstance(t, int) or isinstance(t, bool) or not 0 <= t <= 0xFFFF:
+        raise Refused("a message needs its turn (the throw counter, 0..65535)")
+    return t
+
+
+class Referee:
+    """The local board's match and the remote side's messages.
+
+    ``feed(kind, fields)`` each record the local board publishes (its own match, as
+    ``gammon play`` follows it); ``take(seq, body)`` a message of the remote side: checked,
+    then ``forward(code, payload)`` (the DECIDE request to the board) -- or ``Refused`` and
+    nothing is forwarded. ``outgoing(kind, fields)`` (called before ``feed``) turns a record
+    of the local side's decision into the message for the other board."""
+
+    def __init__(self, remote_side, forward):
+        if remote_side not in (0, 1):
+            raise ValueError("the remote side is 0 or 1")
+        self.side = remote_side
+        self.forward = forward
+        self.follow = Follow()
+        self.records = []  # (kind, fields) of the local board's match: the copy a check folds
+        self.last_seq = 0  # the last remote message taken
+        self.refused = []  # (seq, why) of every refused message, for the panel and the log
+
+    def feed(self, kind, fields):
+        if kind == record.MATCH_START:
+            self.records = []
+        self.records.append((kind, fields))
+        self.follow.feed(kind, fields)
+
+    def _fold_with(self, kind, fields):
+        """The match with one more record, folded by the rules on a copy (ValueError: refused)."""
+        f = bgmatch.Fold(check=True)
+        for k, fl in self.records:
+            f.apply(k, fl)
+        f.apply(kind, fields)
+        return f
+
+    def check(self, body):
+        """``(code, payload)`` of the DECIDE that carries ``body`` to the board, or Refused."""
+        if not isinstance(body, dict) or body.get("kind") not in (PLAY, CUBE):
+            raise Refused("unknown message %r" % (body,))
+        turn = _turn(body)
+        mt = self.follow.r.mt
+        me = self.side
+        if self.follow.r.m is None or self.follow.r.g is None:
+            raise Refused("no game is being played on this board")
+        if turn != self.follow.throws:
+            raise Refused("a message for turn %d, this board is at turn %d" % (turn, self.follow.throws))
+        ph = mt.phase
+        if body["kind"] == PLAY:
+            steps = body.get("steps")
+            if (
+                not isinstance(steps, list)
+                or len(steps) % 2
+                or len(steps) > 8
+                or not all(isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= 25 for x in steps)
+            ):
+                raise Refused("a play is up to four steps (from, to), each 0..25")
+            if ph != bgmatch.F_MOVING or mt.side != me:
+                raise Refused("a play when it is not the remote side's to move")
+            try:
+                self._fold_with(record.PLAY, (me, tuple(steps), 0))
+            except ValueError as e:
+                raise Refused(str(e)) from None
+            return D.DEC_PLAY, struct.pack("<H", turn) + bytes(steps)
+        yes = body.get("yes")
+        if not isinstance(yes, bool):
+            raise Refused("a cube message says yes or no")
+        if ph == bgmatch.F_AWAIT and mt.side == me:
+            if yes and not mt.can_double(me):
+                raise Refused("the remote side may not double now")
+        elif not (ph == bgmatch.F_DOUBLED and mt.offer == 1 - me):
+            raise Refused("a cube action when the cube is not the remote side's")
+        return D.DEC_CUBE, struct.pack("<HB", turn, 1 if yes else 0)
+
+    def take(self, seq, body):
+        """Check and forward one remote message; Refused (recorded in ``refused``) when it is
+        replayed, reordered or not the remote side's to make now."""
+        try:
+            if not isinstance(seq, int) or seq != self.last_seq + 1:
+                raise Refused("message %r out of order: %d comes next" % (seq, self.last_seq + 1))
+            code, payload = self.check(body)
+        except Refused as e:
+            self.refused.append((seq, str(e)))
+            raise
+        self.last_seq = seq
+        self.forward(code, payload)
+        return code, payload
+
+    def outgoing(self, kind, fields):
+        """The message for the other board when record ``(kind, fields)`` (not yet fed) is a
+        decision of the local side, else None."""
+        mt = self.follow.r.mt
+        mine = 1 - self.side
+        t = self.follow.throws
+        if kind == record.PLAY and fields[0] == mine:
+            return {"kind": PLAY, "turn": t, "steps": list(fields[1])}
+        if kind == record.DOUBLE and fields[0] == mine:
+            return {"kind": CUBE, "turn": t, "yes": True}
+        if kind == record.ROLL and fields[0] == mine and mt.can_double(mine):
+            return {"kind": CUBE, "turn": t, "yes": False}  # could double and rolled
+        if kind in (record.TAKE, record.DROP) and fields[0] == mine:
+            return {"kind": CUBE, "turn": t, "yes": kind == record.TAKE}
+        return None
+
+
+def pump(relay, referee, wait=0.0, say=print):
+    """Take every remote message the relay holds after the last one taken; a refused one is
+    shown and stops the pump (the next message cannot be taken before it). Returns how many
+    were forwarded."""
+    n = 0
+    for seq, body in relay.recv(referee.last_seq, wait):
+        try:
+            referee.take(seq, body)
+        except Refused as e:
+            say("refused remote message %s: %s" % (seq, e))
+            break
+        n += 1
+    return n
+
+
+__all__ = ["ClubError", "Refused", "Relay", "Referee", "pump"]
