@@ -125,14 +125,17 @@ def test_watch_sync_info_and_play_at_once(tmp_path, monkeypatch, rom, heap):
         S.pair_with_buttons(sim, address, "player")
         play = g.start("play", "--side", "1")
         procs.append(play)
-        end = time.monotonic() + 30
-        while "plays side 1" not in play.out.read_text() and time.monotonic() < end:
-            time.sleep(0.1)
+        log = hub.log_path(hub.socket_path(address))
+        end = time.monotonic() + 60
+        while not (log.exists() and "logged in" in log.read_text()) and time.monotonic() < end:
+            time.sleep(0.1)  # the hub it started logged in; its HELLO is its first request
         time.sleep(1.0)  # its HELLO made black the computer for the match that starts now
         watch = g.start("watch", "--no-clear")
         procs.append(watch)
         robot = demo.Player(sim, random.Random(5))
         robot.start_game(True)
+        starts = [x for x in sim.log if x.startswith("MATCH_START")]
+        assert starts and "gnubg 0-ply" in starts[-1], (starts, play.out.read_text())  # the HELLO came
         rng = random.Random(7)
         side_runs = []
         computer_turns = 0
@@ -179,12 +182,11 @@ def test_watch_sync_info_and_play_at_once(tmp_path, monkeypatch, rom, heap):
         assert "busy" not in played + watched
         # one hub, one login, for every command; it ends once they are gone
         path = hub.socket_path(address)
-        log = hub.log_path(path).read_text()
-        assert log.count("logged in") == 1, log
+        assert log.read_text().count("logged in") == 1, log.read_text()
         end = time.monotonic() + 15
         while path.exists() and time.monotonic() < end:
             time.sleep(0.1)
-        assert not path.exists() and not hub.log_path(path).exists()  # ended well: nothing left
+        assert not path.exists() and not log.exists()  # ended well: nothing left
     finally:
         for p in procs:
             if p.poll() is None:
