@@ -194,3 +194,28 @@ def test_every_routed_board_has_filled_ground_pours_on_both_layers_and_wide_supp
                 float(x) for x in re.findall(r"\(width ([\d.]+)\) \(layer \"B.Cu\"\) \(net %s\)" % code, text)
             }
             assert widths == {w}, (kind, net, widths)
+
+
+def test_every_footprint_has_courtyard_fab_silkscreen_reference_and_pin_1():
+    import re
+
+    for kind in ("point", "tray", "bar", "centre"):
+        text = (KICAD / kind / ("%s.kicad_pcb" % kind)).read_text()
+        blocks = text.split('  (footprint "smartgammon:')[1:]
+        assert blocks, kind
+        for blk in blocks:
+            name = blk.split('"', 1)[0]
+            ref = re.search(r'\(fp_text reference "([^"]+)" \(at [^)]*\) \(layer "([^"]+)"\)', blk)
+            assert ref and ref.group(2) == "F.SilkS", (kind, name)
+            assert blk.count('(layer "F.CrtYd")') == 4 and blk.count('(layer "F.Fab")') >= 4, (
+                kind,
+                ref.group(1),
+            )
+            pads = set(re.findall(r'\(pad "([^"]*)"', blk))
+            if len(pads - {""}) > 1:  # a pin-1 / polarity dot beside pad 1
+                assert re.search(r'\(fp_circle [^\n]*\(layer "F.SilkS"\)', blk), (kind, ref.group(1))
+            if name.startswith("JST_SH_"):
+                assert re.search(r'\(fp_text user "(IN|OUT|CHAIN|RETURN)"', blk), (kind, ref.group(1))
+        # KiCad's DRC saw them: no courtyard overlap, no silkscreen over a pad
+        drc = (KICAD / kind / ("%s-drc.txt" % kind)).read_text()
+        assert "** Found 0 DRC violations **" in drc, kind

@@ -169,7 +169,7 @@ class Layout:
             key = r[0] + "_" + r[1] if r and r[0] in ("divider", "bus_series") else (r[0] if r else None)
             if key in fixed and fixed[key]:
                 where[p.ref] = fixed[key]
-        where_conn = {"CHAIN": (155, 6), "RETURN": (155, 54)}
+        where_conn = {"CHAIN": (155, 8), "RETURN": (155, 54)}
         for p in parts:
             if p.role and p.role[0] == "conn":
                 where[p.ref] = where_conn[p.role[1]]
@@ -234,9 +234,6 @@ class Pcb:
         fp.SetValue(part.value)
         fp.SetFPID(pcbnew.LIB_ID("smartgammon", part.footprint))
         fp.Value().SetLayer(pcbnew.F_Fab)
-        fp.Reference().SetTextSize(pcbnew.wxSize(MM(0.8), MM(0.8)))
-        fp.Reference().SetPos0(_pt(0, 0))
-        fp.Reference().SetLayer(pcbnew.F_Fab)
         fp.SetAttributes(pcbnew.FP_SMD if smd else pcbnew.FP_THROUGH_HOLE)
         netof = {str(q[0]): q[3] for q in part.pins}
         for num, dx, dy, w, h in pads:
@@ -259,8 +256,71 @@ class Pcb:
                 pad.SetNet(self.net(net))
             fp.Add(pad)
             self.pads[(part.ref, str(num))] = (x0 + dx, y0 + dy, w, h, dy, net, smd)
+        self._graphics(fp, part, pads, x0, y0)
         fp.SetPosition(_pt(x0, y0))
         self.b.Add(fp)
+
+    def _graphics(self, fp, part, pads, x0, y0):
+        """What KiCad's library footprints carry besides pads: the courtyard (pads + 0.25 mm),
+        the fab outline, the reference on the silkscreen above the part, a pin-1 / polarity
+        dot beside pad 1 (the cathode, the capacitor's +), and IN / OUT on the connectors."""
+        lx = min(p[1] - p[3] / 2 for p in pads)
+        hx = max(p[1] + p[3] / 2 for p in pads)
+        ly = min(p[2] - p[4] / 2 for p in pads)
+        hy = max(p[2] + p[4] / 2 for p in pads)
+        box = (round(lx - 0.25, 2), round(ly - 0.25, 2), round(hx + 0.25, 2), round(hy + 0.25, 2))
+        for layer, width, (a, b, c, d) in (
+            (pcbnew.F_CrtYd, 0.05, box),
+            (pcbnew.F_Fab, 0.1, (lx, ly, hx, hy)),
+        ):
+            for (x1, y1), (x2, y2) in (
+                ((a, b), (c, b)),
+                ((c, b), (c, d)),
+                ((c, d), (a, d)),
+                ((a, d), (a, b)),
+            ):
+                sh = pcbnew.FP_SHAPE(fp)
+                sh.SetShape(pcbnew.SHAPE_T_SEGMENT)
+                sh.SetLayer(layer)
+                sh.SetWidth(MM(width))
+                sh.SetStart0(_pt(x1, y1))
+                sh.SetEnd0(_pt(x2, y2))
+                sh.SetStart(_pt(x0 + x1, y0 + y1))
+                sh.SetEnd(_pt(x0 + x2, y0 + y2))
+                fp.Add(sh)
+        ref = fp.Reference()
+        ref.SetLayer(pcbnew.F_SilkS)
+        ref.SetTextSize(pcbnew.wxSize(MM(0.8), MM(0.8)))
+        ref.SetTextThickness(MM(0.12))
+        ref.SetPos0(_pt(0, box[1] - 0.6))
+        ref.SetTextPos(_pt(x0, y0 + box[1] - 0.6))
+        one = [p for p in pads if str(p[0]) == "1"]
+        if one and len({str(p[0]) for p in pads}) > 1:
+            _n, dx, dy, _w, _h = one[0]
+            if dy > 0.01:
+                at = (dx, box[3] + 0.4)
+            elif dy < -0.01:
+                at = (dx, box[1] - 1.3) if abs(dx) > 1.6 else (box[0] - 0.4, dy)
+            else:
+                at = (box[0] - 0.4, dy)
+            dot = pcbnew.FP_SHAPE(fp)
+            dot.SetShape(pcbnew.SHAPE_T_CIRCLE)
+            dot.SetLayer(pcbnew.F_SilkS)
+            dot.SetWidth(MM(0.2))
+            dot.SetStart0(_pt(*at))
+            dot.SetEnd0(_pt(at[0] + 0.15, at[1]))
+            dot.SetStart(_pt(x0 + at[0], y0 + at[1]))
+            dot.SetEnd(_pt(x0 + at[0] + 0.15, y0 + at[1]))
+            fp.Add(dot)
+        if part.role and part.role[0] == "conn":
+            t = pcbnew.FP_TEXT(fp, pcbnew.FP_TEXT.TEXT_is_DIVERS)
+            t.SetText(part.role[1])
+            t.SetLayer(pcbnew.F_SilkS)
+            t.SetTextSize(pcbnew.wxSize(MM(0.8), MM(0.8)))
+            t.SetTextThickness(MM(0.12))
+            t.SetPos0(_pt(0, box[3] + 0.7))
+            t.SetTextPos(_pt(x0, y0 + box[3] + 0.7))
+            fp.Add(t)
 
     @property
     def axis(self):
