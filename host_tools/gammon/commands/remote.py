@@ -1,0 +1,137 @@
+"""``gammon remote``: a match between two boards in two places (docs/remote.md).
+
+    gammon remote open --side 0            # a relay room at the club (gammon club join first)
+    gammon remote join ROOM                # the other host takes the other seat
+    gammon remote verify MINE.json THEIRS.json   # the joint dice, from both boards' transcripts
+
+A joint transcript (one per board, written by its host after the match) is JSON::
+
+    {"format": "smartgammon-joint-v1", "side": 0, "match_id": HEX, "commitment": HEX,
+     "seed": HEX, "other_commitment": HEX, "parts": [HEX, HEX], "shares": [HEX...],
+     "throws": [[d1, d2]...]}
+
+``other_commitment`` is the other board's commitment as this host received it before any
+player seed part was sent; ``parts`` the two hosts' player seed parts, side 0's first.
+``verify`` exits 0 (PASS), 1 (FAIL: named), 2 (bad input).
+"""
+
+import json
+
+from bg.dice import SRC_HOST, SeedMixer
+from bg.dice import joint as J
+
+from gammon.errors import UserError
+
+FORMAT = "smartgammon-joint-v1"
+
+
+def transcript(side, match_id, commit, seed, other_commit, parts, shares, throws):
+    """A joint transcript (dict) of one board: what its host writes after the match."""
+    return {
+        "format": FORMAT,
+        "side": side,
+        "match_id": match_id.hex(),
+        "commitment": commit.hex(),
+        "seed": seed.hex(),
+        "other_commitment": other_commit.hex(),
+        "parts": [p.hex() for p in parts],
+        "shares": [s.hex() for s in shares],
+        "throws": [list(t) for t in throws],
+    }
+
+
+def _hex(obj, key, name):
+    try:
+        return bytes.fromhex(obj[key])
+    except (KeyError, TypeError, ValueError):
+        raise UserError("%s: %s is missing or not hex" % (name, key)) from None
+
+
+def load(path):
+    """``(side, Board, other_commitment, parts)`` of a joint transcript file."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            obj = json.load(fh)
+    except (OSError, ValueError) as e:
+        raise UserError("%s: not a readable joint transcript (%s)" % (path, e)) from None
+    if not isinstance(obj, dict) or obj.get("format") != FORMAT:
+        raise UserError("%s: not a joint transcript (format %s)" % (path, FORMAT))
+    side = obj.get("side")
+    if side not in (0, 1) or isinstance(side, bool):
+        raise UserError("%s: side must be 0 or 1" % path)
+    try:
+        throws = [tuple(int(x) for x in t) for t in obj["throws"]]
+        shares = [bytes.fromhex(s) for s in obj["shares"]] if "shares" in obj else None
+        parts = [bytes.fromhex(p) for p in obj["parts"]]
+    except (KeyError, TypeError, ValueError):
+        raise UserError("%s: throws, shares or parts are malformed" % path) from None
+    b = J.Board(
+        _hex(obj, "match_id", path), _hex(obj, "commitment", path), _hex(obj, "seed", path), throws, shares
+    )
+    return side, b, _hex(obj, "other_commitment", path), parts
+
+
+def verify(a, b):
+    """``(ok, message)`` over two loaded transcripts (``load``), in either order."""
+    (sa, ba, oa, pa), (sb, bb, ob, pb) = a, b
+    if sa == sb:
+        return False, "FAIL: both transcripts are of side %d's board" % sa
+    if sa == 1:
+        (sa, ba, oa, pa), (sb, bb, ob, pb) = (sb, bb, ob, pb), (sa, ba, oa, pa)
+    # each host remembered the other board's commitment from before the parts: a board that
+    # published one commitment and revealed for another is caught here
+    if oa != bb.commit:
+        return False, "FAIL: side 1's board committed to another seed than the one side 0's host saw"
+    if ob != ba.commit:
+        return False, "FAIL: side 0's board committed to another seed than the one side 1's host saw"
+    if pa != pb:
+        return False, "FAIL: the two boards hold different player seed parts"
+    if len(pa) > 8 or any(len(p) != 16 for p in pa):
+        return False, "FAIL: player seed parts are 16 bytes each, at most 8"
+    m = SeedMixer()
+    for p in pa:
+        m.add(SRC_HOST, p)
+    ok, _, msg = J.verify_joint(ba, bb, m.digest())
+    return ok, msg
+
+
+def cmd_verify(args):
+    ok, msg = verify(load(args.mine), load(args.theirs))
+    print(msg)
+    return 0 if ok else 1
+
+
+def _relay():
+    from gammon.club.push import load_config
+    from gammon.remote import Relay
+
+    c = load_config()
+    return Relay(c["url"], c["token"])
+
+
+def cmd_open(args):
+    r = _relay()
+    print(
+        "room %s, this host plays side %d; the other host runs: gammon remote join %s"
+        % (r.create(args.side), r.seat, r.room)
+    )
+
+
+def cmd_join(args):
+    r = _relay()
+    print("room %s: this host plays side %d" % (args.room, r.join(args.room)))
+
+
+def register(sub):
+    p = sub.add_parser("remote", help="a match between two boards in two places (the club relays)")
+    rsub = p.add_subparsers(dest="remote_command", metavar="ACTION", required=True)
+    q = rsub.add_parser("open", help="open a relay room at the club, taking one seat")
+    q.add_argument("--side", type=int, choices=(0, 1), default=0, help="the side this host's board plays")
+    q.set_defaults(func=cmd_open)
+    q = rsub.add_parser("join", help="take the other seat of a relay room")
+    q.add_argument("room")
+    q.set_defaults(func=cmd_join)
+    q = rsub.add_parser("verify", help="check the joint dice from both boards' transcripts")
+    q.add_argument("mine")
+    q.add_argument("theirs")
+    q.set_defaults(func=cmd_verify)
