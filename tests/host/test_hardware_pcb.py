@@ -181,12 +181,12 @@ def test_every_routed_board_has_filled_ground_pours_on_both_layers_and_wide_supp
 
     summary = json.loads((KICAD / "pcb-summary.json").read_text())
     for kind, s in summary.items():
-        if not s["routed"]:
-            continue
         text = (KICAD / kind / ("%s.kicad_pcb" % kind)).read_text()
         zones = re.findall(r'\(zone \(net \d+\) \(net_name "([^"]*)"\) \(layer "([^"]*)"\)', text)
         assert sorted(zones) == [("GND", "B.Cu"), ("GND", "F.Cu")], (kind, zones)
         assert text.count("(filled_polygon") >= 2, kind  # filled, not just outlined
+        if not s["routed"]:  # the centre board: its ground pads joined by the pours alone
+            continue
         # the supply lanes are drawn at their width (the droop model's figure)
         for net, w in footprints.POWER_TRACK.items():
             code = re.search(r'\(net (\d+) "%s"\)' % net, text).group(1)

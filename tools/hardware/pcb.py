@@ -482,6 +482,7 @@ def build_strip(board, board_json):
 def build_centre(board, board_json):
     pcb = Pcb(board, board_json)
     pcb.outline(pcb.layout.length, pcb.layout.height)
+    pcb.pour("GND", pcb.layout.length, pcb.layout.height)  # its ground pads joined by the pours
     return pcb, pcb.layout.height
 
 
