@@ -20,7 +20,7 @@ def main(argv):
     address = argv[0]
     path = hub.socket_path(address)
     if detach:
-        with open(hub.log_path(path), "w") as log:
+        with open(hub.log_path(path), "a") as log:  # (the hub that takes the lock empties it)
             subprocess.Popen(  # noqa: S603 - this interpreter, this module
                 [sys.executable, "-m", "gammon.hub", address],
                 stdin=subprocess.DEVNULL,

@@ -87,6 +87,10 @@ class Hub:
             fcntl.flock(self.lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             return False
+        try:  # the log is this hub's now (its output is appended: it starts at 0 again)
+            os.truncate(self.path[: -len(".sock")] + ".log", 0)
+        except OSError:
+            pass
         try:
             os.unlink(self.path)  # a hub that died without cleaning up
         except FileNotFoundError:
