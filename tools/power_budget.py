@@ -239,7 +239,7 @@ def render_battery(desc, b):
         % (desc["leds"].get("idle_ma_per_led", 1.0))
     )
     w("  largest part of idle mode. A load switch on the LED rail (off in idle mode) would remove")
-    w("  it: not fitted in rev A.")
+    w("  it: not fitted (rev B).")
     w(
         "- The reed pull-ups draw while checkers sit on their switches (%d closed: all checkers"
         % (2 * desc["power"]["checkers_per_side"] + 1)
