@@ -149,15 +149,20 @@ class Referee:
 
     def take(self, seq, body):
         """Check and forward one remote message; Refused (recorded in ``refused``) when it is
-        replayed, reordered or not the remote side's to make now."""
+        replayed or reordered (the number is not taken) or not the remote side's to make now
+        (the number is used up, nothing forwarded)."""
+        if not isinstance(seq, int) or seq != self.last_seq + 1:
+            e = Refused("message %r out of order: %d comes next" % (seq, self.last_seq + 1))
+            self.refused.append((seq, str(e)))
+            raise e
+        # from here on the number is used up: a refused message is shown, never forwarded,
+        # and the remote side must send a valid one under the next number
+        self.last_seq = seq
         try:
-            if not isinstance(seq, int) or seq != self.last_seq + 1:
-                raise Refused("message %r out of order: %d comes next" % (seq, self.last_seq + 1))
             code, payload = self.check(body)
         except Refused as e:
             self.refused.append((seq, str(e)))
             raise
-        self.last_seq = seq
         self.forward(code, payload)
         return code, payload
 
@@ -180,17 +185,142 @@ class Referee:
 
 def pump(relay, referee, wait=0.0, say=print):
     """Take every remote message the relay holds after the last one taken; a refused one is
-    shown and stops the pump (the next message cannot be taken before it). Returns how many
-    were forwarded."""
+    shown and not forwarded. Returns how many were forwarded."""
     n = 0
     for seq, body in relay.recv(referee.last_seq, wait):
         try:
             referee.take(seq, body)
         except Refused as e:
             say("refused remote message %s: %s" % (seq, e))
-            break
+            if referee.last_seq != seq:
+                break  # out of order: nothing after it can be taken
+            continue
         n += 1
     return n
 
 
 __all__ = ["ClubError", "Refused", "Relay", "Referee", "pump"]
+
+
+class RemoteBrain:
+    """The remote player as ``gammon play``'s brain: ``decide(follow)`` is the next message of
+    the other seat, checked by the referee against ``follow`` (this board's match), as
+    ``(kind, turn, value)``; None while none has come. A refused message is shown and
+    skipped (``referee.refused``); a number out of order stops the stream."""
+
+    def __init__(self, relay, side, name="remote", say=print):
+        self.relay = relay
+        self.side = side
+        self.name = name
+        self.say = say
+        self.referee = Referee(side, lambda code, payload: None)
+        self.pending = []
+
+    def decide(self, follow):
+        ref = self.referee
+        if not self.pending:
+            self.pending = self.relay.recv(ref.last_seq, 0)
+        if not self.pending:
+            return None
+        seq, body = self.pending[0]
+        ref.follow = follow  # the Player's fold of the board's match: one copy
+        ref.records = follow.records
+        try:
+            ref.take(seq, body)
+        except Refused as e:
+            self.say("refused remote message %s: %s" % (seq, e))
+            self.pending = self.pending[1:] if ref.last_seq == seq else []
+            return None
+        del self.pending[0]
+        if body["kind"] == PLAY:
+            return PLAY, body["turn"], tuple(body["steps"])
+        return CUBE, body["turn"], body["yes"]
+
+
+class RecordingFollow(Follow):
+    """A Follow that keeps the match's records (the referee folds a copy with one more)."""
+
+    def __init__(self):
+        Follow.__init__(self)
+        self.records = []
+
+    def feed(self, kind, fields):
+        if kind == record.MATCH_START:
+            self.records = []
+        if self.r.m is not None or kind == record.MATCH_START:
+            self.records.append((kind, fields))
+        Follow.feed(self, kind, fields)
+
+
+def remote_player(connect, relay, remote_side, out, say=None):
+    """A ``gammon play`` Player whose brain is the other board's host (``RemoteBrain``) and
+    which sends this board's own side's decisions to the relay as they are journaled."""
+    from gammon.commands import play
+
+    class RemotePlayer(play.Player):
+        def __init__(self):
+            brain = RemoteBrain(relay, remote_side, say=say or self.say)
+            play.Player.__init__(self, connect, brain, out)
+            self.follow = RecordingFollow()
+            self.sent_seq = 0
+
+        def _resync(self):
+            c = self.client
+            c.watch_on(False)
+            f = RecordingFollow()
+            live = [g for g in c.list_games() if not g["finished"]]
+            if live:
+                for k, fl in record.decode_stream(c.fetch_game(live[-1]["id"], resume=False)):
+                    f.feed(k, fl)
+            self.follow = f
+            c.watch_on()
+            self.sent = None
+
+        def _feed(self, recs):
+            ref = self.brain.referee
+            for rec in recs:
+                try:
+                    if rec is None:
+                        raise ValueError("events were lost")
+                    for k, fl in record.decode_stream(rec):
+                        ref.follow = self.follow
+                        msg = ref.outgoing(k, fl)
+                        self.follow.feed(k, fl)
+                        if msg is not None:
+                            self.sent_seq += 1
+                            relay.send(self.sent_seq, msg)
+                except ValueError:
+                    self._resync()
+                    return
+
+        def run(self, matches=None, idle=None):
+            """``Player.run``, asking the relay for the remote side's decision every tick."""
+            ended = 0
+            quiet = 0.0
+            while True:
+                try:
+                    if self.client is None:
+                        self._open()
+                    recs = self.client.wait_events(0.2)
+                    if recs:
+                        quiet = 0.0
+                        was_over = self.over()
+                        self._feed(recs)
+                        if self.over() and not was_over:
+                            ended += 1
+                            self.say("match over: %d-%d" % tuple(self.follow.r.mt.score))
+                            if matches is not None and ended >= matches:
+                                return ended
+                    else:
+                        quiet += 0.2
+                        if idle is not None and quiet >= idle:
+                            return ended
+                    self.sent = None  # a decision may come from the relay in any state
+                    self._act()
+                    if self.clock() - self.last_hello >= play.HEARTBEAT_S:
+                        play._hello(self.client, self.brain)
+                        self.last_hello = self.clock()
+                except play.LinkError as e:
+                    self._dropped(e)
+
+    return RemotePlayer()

@@ -84,22 +84,24 @@ def test_a_cheating_remote_is_refused_and_nothing_reaches_the_board(servers, eve
     bad = list(fields[1])
     bad[1] = max(0, bad[1] - 1)
     _refused(lambda: home.take(1, dict(honest, steps=bad)), "illegal play")
-    _refused(lambda: home.take(1, dict(honest, steps=[24, 30])), "0..25")
-    _refused(lambda: home.take(1, dict(honest, turn=turn + 1)), "turn %d" % (turn + 1))
-    _refused(lambda: home.take(1, {"kind": "cube", "turn": turn, "yes": True}), "cube")
-    _refused(lambda: home.take(2, honest), "out of order")  # a gap
-    _refused(lambda: home.take(1, {"kind": "resign"}), "unknown message")
-    assert sent == [] and len(home.refused) == 6
+    _refused(lambda: home.take(2, dict(honest, steps=[24, 30])), "0..25")
+    _refused(lambda: home.take(3, dict(honest, turn=turn + 1)), "turn %d" % (turn + 1))
+    _refused(lambda: home.take(4, {"kind": "cube", "turn": turn, "yes": True}), "cube")
+    _refused(lambda: home.take(6, honest), "out of order")  # a gap: number 5 not taken
+    _refused(lambda: home.take(5, {"kind": "resign"}), "unknown message")
+    assert sent == [] and len(home.refused) == 6 and home.last_seq == 5
     # the honest play is taken; the same number again (a replaying relay) is refused
-    home.take(1, honest)
+    home.take(6, honest)
     assert sent == [_decide(kind, fields, turn)]
-    _refused(lambda: home.take(1, honest), "out of order")
+    _refused(lambda: home.take(6, honest), "out of order")
+    _refused(lambda: home.take(3, honest), "out of order")  # an old number
     # once the board has it, a second play is out of the remote side's turn
     home.feed(kind, fields)
-    _refused(lambda: home.take(2, dict(honest, turn=home.follow.throws)), "not the remote side's")
+    _refused(lambda: home.take(7, dict(honest, turn=home.follow.throws)), "not the remote side's")
     assert len(sent) == 1
 
-    # the same cheats through the relay: the pump shows the refusal and forwards nothing
+    # through the relay: the pump shows the refusal, forwards nothing for it, and takes the
+    # honest play sent under the next number
     a, b = _room(servers, event)
     home2 = remote.Referee(1, lambda code, payload: sent.append((code, payload)))
     for k, f in before:
@@ -107,7 +109,10 @@ def test_a_cheating_remote_is_refused_and_nothing_reaches_the_board(servers, eve
     b.send(1, dict(honest, steps=bad))
     said = []
     assert remote.pump(a, home2, say=said.append) == 0
-    assert len(sent) == 1 and "illegal play" in said[0] and home2.last_seq == 0
+    assert len(sent) == 1 and "illegal play" in said[0] and home2.last_seq == 1
+    b.send(2, honest)
+    assert remote.pump(a, home2, say=said.append) == 1
+    assert sent[1:] == [_decide(kind, fields, turn)] and len(said) == 1
 
 
 def test_the_relay_keeps_each_seat_in_order_and_refuses_replays(servers, event):
