@@ -277,3 +277,19 @@ def test_pair_takes_the_board_from_the_hub(board, monkeypatch, capsys):
     wait_for(lambda: not alive(pid), 5, "the hub did not end")
     with hub.connect(board.address) as c2:
         assert [n for _, n in c2.hosts()] == ["hub-test", "second"]
+
+
+def test_a_peer_sending_garbage_is_dropped_alone(board):
+    """Bytes that are no hub message (a length far beyond any board payload, a request before
+    HELLO) end that peer's connection; the hub and its other commands go on."""
+    c = hub.connect(board.address)
+    path = str(hub.socket_path(board.address))
+    for junk in (W.HEAD.pack(W.REQ, 1, 0, 1 << 30), W.pack(W.REQ, 0x10, 0, b"\0\0"), b"\xff" * 64):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.connect(path)
+        s.sendall(junk)
+        s.settimeout(5)
+        assert s.recv(4096) == b""  # hung up on, nothing answered
+        s.close()
+    assert S.list_reference_matches(c)
+    c.close()
