@@ -212,3 +212,15 @@ def test_every_line_the_esp32_drives_rests_on_a_pull_through_reset():
     # rev A: the level shifter's input on GPIO 25 alone
     centre.parts = [p for p in centre.parts if p.role != ("led_pull",)]
     assert erc.check_reset(centre) == ["floats at reset: net LED_GPIO (GPIO25) has no pull resistor"]
+
+
+def test_usb_vbus_and_every_button_line_have_a_clamp_to_ground():
+    b = _board()
+    centre = design.system(b)[0][0]
+    clamps = {p.pins[0][3]: p for p in centre.parts if p.value in ("SMF5.0A", "PESD5V0S1BA")}
+    assert all(p.pins[1][3] == "GND" for p in clamps.values())
+    want = {"VBUS"} | {"BTN_" + x["name"] for x in b["buttons"]}
+    assert set(clamps) == want
+    # the TVS's cathode (pad 1 of its footprint) on VBUS: it conducts only above 5 V
+    assert clamps["VBUS"].footprint == "D_SOD-123F" and clamps["VBUS"].pins[0][:2] == (1, "K")
+    assert misplug.check(*design.system(b)) == [] and erc.check(centre) == []

@@ -345,6 +345,9 @@ def system(board):
     )
     usb = centre.add("J", "USB-C power", "USBC_BREAKOUT", ("usb",))
     usb.pin(1, "VBUS", "pwr_out", "VBUS").pin(2, "GND", "pwr_out", "GND")
+    # surges and discharges on the cable clamp at VBUS, before the fuse (5 V stand-off)
+    tvs = centre.add("D", "SMF5.0A", "D_SOD-123F", ("vbus_tvs",))
+    tvs.pin(1, "K", "passive", "VBUS").pin(2, "A", "passive", "GND")
     # without the battery the fused USB is the 5 V rail; with it, the charger's input
     fused = "VIN" if bat is not None else "5V"
     centre.add("F", "PTC 750mA", "F_1206", ("fuse",)).pin(1, "1", "passive", "VBUS").pin(
@@ -358,6 +361,9 @@ def system(board):
     for btn in board["buttons"]:
         sw = centre.add("SW", btn["name"], "BTN_12MM", ("button", btn["name"]))
         sw.pin(1, "1", "passive", "BTN_" + btn["name"]).pin(2, "2", "passive", "GND")
+        # a finger's discharge reaches the button's line before the ESP32's pin
+        esd = centre.add("D", "PESD5V0S1BA", "D_SOD-323", ("button_esd", btn["name"]))
+        esd.pin(1, "1", "passive", "BTN_" + btn["name"]).pin(2, "2", "passive", "GND")
     rest = [(i, e) for i, e in enumerate(chain) if i not in on_strips]
     _led_chain(centre, rest, "RETURN_LED", last_nc=True)
     return boards, cables

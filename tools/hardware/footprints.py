@@ -47,7 +47,11 @@ def footprint_pads(name):
     if name in ("C_0603", "R_0603"):
         return True, [(1, -0.775, 0, 0.8, 0.9), (2, 0.775, 0, 0.8, 0.9)]
     if name == "D_SOD-123":  # pad 1 the cathode (KiCad's D_SOD-123 land)
-        return True, [(1, -1.625, 0, 0.9, 1.2), (2, 1.625, 0, 0.9, 1.2)]
+        return True, [(1, -1.65, 0, 0.9, 1.2), (2, 1.65, 0, 0.9, 1.2)]
+    if name == "D_SOD-123F":  # pad 1 the cathode (KiCad's D_SOD-123F land: SMF TVS)
+        return True, [(1, -1.4, 0, 1.1, 1.1), (2, 1.4, 0, 1.1, 1.1)]
+    if name == "D_SOD-323":  # KiCad's D_SOD-323 land
+        return True, [(1, -1.05, 0, 0.6, 0.45), (2, 1.05, 0, 0.6, 0.45)]
     if name == "F_1206":
         return True, [(1, -1.5, 0, 1.2, 1.8), (2, 1.5, 0, 1.2, 1.8)]
     if name == "LED_5050":  # WS2812B: 1 VDD, 2 DOUT, 3 VSS, 4 DIN

@@ -23,6 +23,8 @@ ORDER = {
     "10k": ("generic 10k 0603", "C25804"),
     "PTC 750mA": ("Littelfuse 1206L075", ""),
     "B5819W": ("Schottky 40 V 1 A SOD-123, B5819W", ""),
+    "SMF5.0A": ("Littelfuse SMF5.0A", ""),
+    "PESD5V0S1BA": ("Nexperia PESD5V0S1BA", ""),
     "chain IN": ("JST SM12B-SRSS-TB", ""),
     "chain OUT": ("JST SM12B-SRSS-TB", ""),
     "chain CHAIN": ("JST SM12B-SRSS-TB", ""),

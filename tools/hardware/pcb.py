@@ -138,6 +138,9 @@ class Layout:
             elif r[0] == "button":
                 side, roll = int(r[1][-1]), r[1].startswith("roll")
                 where[p.ref] = (10 if side == 0 else 360, 15 if roll else 45)
+            elif r[0] == "button_esd":  # beside its button, towards the board's middle
+                side, roll = int(r[1][-1]), r[1].startswith("roll")
+                where[p.ref] = (22 if side == 0 else 348, 15 if roll else 45)
         # each LED's capacitor: the part added right after it in the design
         parts = self.board.parts
         for i, p in enumerate(parts):
@@ -152,7 +155,7 @@ class Layout:
             "led_series": (229, 12),
         }
         fixed.update({"miso_pullup": (229, 18), "usb": (222, 45), "fuse": (229, 40), "bulk": (237, 45)})
-        fixed.update({"devkit_feed": (212, 52), "led_pull": (215, 12)})
+        fixed.update({"devkit_feed": (212, 52), "led_pull": (215, 12), "vbus_tvs": (217, 49)})
         fixed.update({"sck_pull": (172, 13), "pl_pull": (175.5, 13), "ce_pull": (179, 13)})
         # the battery option (board.json "battery"): the power parts in a row under the cube
         # column, the divider at the other edge
