@@ -167,3 +167,20 @@ def test_a_recv_waits_for_the_next_message(servers, event):
     t.join()
     assert got == [(1, {"kind": "cube", "turn": 0, "yes": True})]
     assert time.monotonic() - t0 < 5  # answered when the message came, not at the time-out
+
+
+def test_gammon_remote_open_and_join_take_the_two_seats(servers, event, tmp_path, monkeypatch, capsys):
+    from gammon.cli import main
+
+    seats = []
+    for name, argv in (("home", ["remote", "open", "--side", "1"]), ("away", None)):
+        monkeypatch.setenv("GAMMON_HOME", str(tmp_path / name))
+        assert main(["club", "join", servers[0].url, event(name, rate=10_000)]) == 0
+        capsys.readouterr()
+        assert main(argv or ["remote", "join", seats[0][0]]) == 0
+        line = capsys.readouterr().out
+        room = line.split()[1].rstrip(",:")
+        seats.append((room, int(line.split("side ")[1][0])))
+    assert seats[0][0] == seats[1][0] and [s for _r, s in seats] == [1, 0]
+    assert main(["remote", "join", "no-such-room"]) == 2
+    assert "no such room" in capsys.readouterr().err

@@ -2,6 +2,8 @@
 
     gammon remote open --side 0            # a relay room at the club (gammon club join first)
     gammon remote join ROOM                # the other host takes the other seat
+    gammon remote play ROOM [--board B]    # this board plays its seat's side; the other
+                                           # side's decisions come from the other host
     gammon remote verify MINE.json THEIRS.json   # the joint dice, from both boards' transcripts
 
 A joint transcript (one per board, written by its host after the match) is JSON::
@@ -122,7 +124,32 @@ def cmd_join(args):
     print("room %s: this host plays side %d" % (args.room, r.join(args.room)))
 
 
+def cmd_play(args):
+    import sys
+
+    from gammon.board_args import open_board
+    from gammon.remote import remote_player
+
+    r = _relay()
+    seat = r.join(args.room)
+    print(
+        "room %s: this board plays side %d, the other host side %d; Ctrl-C to stop"
+        % (args.room, seat, 1 - seat)
+    )
+    p = remote_player(lambda: open_board(args), r, 1 - seat, sys.stdout)
+    try:
+        p.run(matches=args.matches)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if p.client is not None:
+            p.client.close()
+    return 0
+
+
 def register(sub):
+    from gammon.board_args import add_board_argument
+
     p = sub.add_parser("remote", help="a match between two boards in two places (the club relays)")
     rsub = p.add_subparsers(dest="remote_command", metavar="ACTION", required=True)
     q = rsub.add_parser("open", help="open a relay room at the club, taking one seat")
@@ -131,6 +158,13 @@ def register(sub):
     q = rsub.add_parser("join", help="take the other seat of a relay room")
     q.add_argument("room")
     q.set_defaults(func=cmd_join)
+    q = rsub.add_parser(
+        "play", help="play the room's match on this board (the other side is the other host's)"
+    )
+    add_board_argument(q)
+    q.add_argument("room")
+    q.add_argument("--matches", type=int, metavar="N", help="stop after N matches ended (default: Ctrl-C)")
+    q.set_defaults(func=cmd_play)
     q = rsub.add_parser("verify", help="check the joint dice from both boards' transcripts")
     q.add_argument("mine")
     q.add_argument("theirs")
