@@ -16,7 +16,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 
-from hardware import design, droop, footprints, signal  # noqa: E402
+from hardware import bus, design, droop, footprints  # noqa: E402
 
 
 def _board():
@@ -24,13 +24,13 @@ def _board():
 
 
 @pytest.fixture(scope="module")
-def bus():
-    if shutil.which(signal.NGSPICE) is None:
+def sim():
+    if shutil.which(bus.NGSPICE) is None:
         if os.environ.get("GAMMON_REQUIRE_NGSPICE"):
             pytest.fail("ngspice is required here and missing (apt-get install ngspice)")
         pytest.skip("ngspice is missing (apt-get install ngspice)")
     b = _board()
-    return b, signal.run(b, b["spi"]["baudrate"])
+    return b, bus.run(b, b["spi"]["baudrate"])
 
 
 def test_the_crossing_counter_sees_a_ring_and_a_missed_edge():
@@ -38,15 +38,15 @@ def test_the_crossing_counter_sees_a_ring_and_a_missed_edge():
     t = np.linspace(0, period + 10e-9, 20001)
     up, down = np.clip((t - 5e-9) / 2e-9, 0, 1), np.clip((t - 5e-9 - period / 2) / 2e-9, 0, 1)
     clean = (up - down) * 3.3  # the drivers' edges: up at 5 ns, down half a period later
-    assert signal.crossings(t, clean, signal.HC_BAND, period) == (1, 1, 1)
+    assert bus.crossings(t, clean, bus.HC_BAND, period) == (1, 1, 1)
     ring = clean + np.where((t > 10e-9) & (t < 40e-9), -1.6 * np.sin((t - 10e-9) * 2e8) ** 2, 0)
-    assert signal.crossings(t, ring, signal.HC_BAND, period)[0] >= 3
+    assert bus.crossings(t, ring, bus.HC_BAND, period)[0] >= 3
     weak = clean * 0.6  # tops out at 2.0 V: never a sure high
-    assert signal.crossings(t, weak, signal.HC_BAND, period)[2] == 0
+    assert bus.crossings(t, weak, bus.HC_BAND, period)[2] == 0
 
 
-def test_rev_b_crosses_once_per_edge_at_every_register_and_rev_a_does_not(bus):
-    b, result = bus
+def test_rev_b_crosses_once_per_edge_at_every_register_and_rev_a_does_not(sim):
+    b, result = sim
     boards, _ = design.system(b)
     registers = sum(1 for x in boards for p in x.parts if p.value == "74HC165")
     buffers = sum(1 for x in boards for p in x.parts if p.value == design.BUS_BUFFER)
@@ -57,7 +57,7 @@ def test_rev_b_crosses_once_per_edge_at_every_register_and_rev_a_does_not(bus):
     assert len(rev_a) == registers
     assert max(max(v[0], v[1]) for v in rev_a.values()) > 1  # double clocking without the buffers
     # the bus delay to the farthest register stays inside half a clock period
-    total_ns = sum(v[3] for k, v in rev_b.items() if k.endswith("/buffer")) + buffers * signal.LVC_TPD_NS
+    total_ns = sum(v[3] for k, v in rev_b.items() if k.endswith("/buffer")) + buffers * bus.LVC_TPD_NS
     assert total_ns < 0.5e9 / b["spi"]["baudrate"]
 
 
@@ -68,9 +68,9 @@ def _readme_bus_table():
     return rows
 
 
-def test_readme_tells_the_simulated_bus_figures(bus):
-    b, result = bus
-    s = signal.summary(result)
+def test_readme_tells_the_simulated_bus_figures(sim):
+    b, result = sim
+    s = bus.summary(result)
     rows = _readme_bus_table()
     assert rows[0][0] == "at %d Hz" % b["spi"]["baudrate"]
     want = {
@@ -88,8 +88,8 @@ def test_readme_tells_the_simulated_bus_figures(bus):
     assert seen == len(want)
 
 
-def test_led_supply_droops_at_most_a_quarter_volt_at_the_budget(bus):
-    b, _ = bus
+def test_led_supply_droops_at_most_a_quarter_volt_at_the_budget(sim):
+    b, _ = sim
     rev_b = droop.figures(b, footprints.POWER_TRACK["5V"])
     rev_a = droop.figures(b, droop.REV_A_TRACK)
     assert rev_b["budget"]["ma_total"] == b["leds"]["budget_ma"]
@@ -100,8 +100,8 @@ def test_led_supply_droops_at_most_a_quarter_volt_at_the_budget(bus):
     assert "| %.2f V | %.2f V |" % (rev_a["budget"]["droop_v"], rev_b["budget"]["droop_v"]) in row
 
 
-def test_the_droop_model_sees_a_cut_return_feed(bus, monkeypatch):
-    b, _ = bus
+def test_the_droop_model_sees_a_cut_return_feed(sim, monkeypatch):
+    b, _ = sim
     ring = droop.solve(b, 1.0, 10.0)
     lines, leds = droop.netlist(b, 1.0, 10.0)
     # the same ring with the RETURN connector's feed cut: the far strips droop more

@@ -2,7 +2,7 @@
 
 Usage::
 
-    .venv/bin/python tools/hardware/signal.py          # both revisions, the figures as JSON
+    .venv/bin/python tools/hardware/bus.py          # both revisions, the figures as JSON
 
 Every strip's geometry comes from the generated placement (``hardware/kicad/<kind>/fab/
 <kind>-cpl-jlcpcb.csv``): where its IN and OUT connectors, its registers and its buffer sit

@@ -25,7 +25,7 @@ SERIES_OHM = 330
 # SCK, PL and CE: every strip takes them from its IN cable into a Schmitt-trigger buffer
 # (74LVC3G17) that drives its own registers and, through a source-termination resistor, the
 # cable to the next strip: each cable is one point-to-point line, and a ringing edge cannot
-# clock a register twice (hardware/README.md: the ngspice transient, tools/hardware/signal.py).
+# clock a register twice (hardware/README.md: the ngspice transient, tools/hardware/bus.py).
 BUS = ("SCK", "PL", "CE")
 BUS_BUFFER = "74LVC3G17"
 BUS_OHM = 100

@@ -12,7 +12,7 @@ contact matings (``CONTACT_OHM``, JST SH's initial maximum) and the wire (``WIRE
 AWG); the pin-out carries 5 V and ground on ``CHAIN_PINS.count`` pins each, in parallel. Track
 resistance is copper 35 um thick at the width ``pcb.POWER_TRACK`` gives the supply nets (rev B)
 or 0.25 mm (rev A). Positions along each strip and the cable lengths are those of
-``signal.geometry`` (the generated placement).
+``bus.geometry`` (the generated placement).
 
 Loads (``loads``): ``budget``, the firmware's LED budget (board.json ``leds.budget_ma``) drawn
 by the strip LEDs alone, evenly (the centre's LEDs take none of it: the farthest place the
@@ -32,7 +32,7 @@ ROOT = HERE.parent.parent
 if str(HERE.parent) not in sys.path:
     sys.path.insert(0, str(HERE.parent))
 
-from hardware import design, signal  # noqa: E402
+from hardware import bus, design  # noqa: E402
 
 NGSPICE = os.environ.get("GAMMON_NGSPICE", "ngspice")
 CONTACT_OHM = 0.020  # JST SH: 20 mohm max initial contact resistance (AWG 28)
@@ -66,7 +66,7 @@ def _led_x(board_json):
 
 def netlist(board_json, width, ma_per_led):
     """The ring as an ngspice netlist; the LEDs' nodes as [(strip, 5 V node, ground node)]."""
-    _centre_mm, strips = signal.geometry(board_json)
+    _centre_mm, strips = bus.geometry(board_json)
     count, boards = _leds_per_strip(board_json)
     kinds = {b.name: b.kind for b in boards}
     led_x = _led_x(board_json)
