@@ -5,9 +5,7 @@ from the built-in firmware (frozen on the board model, the ROM image on the 64-b
 the slot simply ahead on ``sys.path`` (the rule before) ``bg`` would be the slot's directory
 alone and ``bg.engine`` unfindable. A failed start takes the hook off again."""
 
-# mpy-heap: 80k
-# The 64-bit port (ROM image) runs out at 64k in the signer (its big ints are twice the
-# board's), as test_update_slots does; the board model runs it at the board's 64k.
+# Runs at the default 64k on both interpreters (the 64-bit port passes from 56k).
 
 import gc
 import os
