@@ -99,11 +99,11 @@ def test_power_cut_mid_game_resumes_from_the_journal(tmp_path):
     assert msg.startswith("PASS"), msg
 
 
-def _http(port, path, obj=None):
+def _http(port, path, obj=None, headers=None, data=None):
     req = urllib.request.Request(
         "http://127.0.0.1:%d%s" % (port, path),
-        data=None if obj is None else json.dumps(obj).encode(),
-        headers={"Content-Type": "application/json"},
+        data=data if data is not None else None if obj is None else json.dumps(obj).encode(),
+        headers=headers or {"Content-Type": "application/json"},
     )
     try:
         with urllib.request.urlopen(req, timeout=5) as r:
@@ -146,3 +146,42 @@ def test_http_api_serves_the_page_and_refuses_bad_input(tmp_path):
         httpd.shutdown()
         httpd.server_close()
         sim.stop()
+
+
+def test_http_api_refuses_requests_from_other_sites(tmp_path):
+    """A page of another site open in the user's browser (a "simple" POST: text/plain, no
+    preflight; or a name of its own that resolves to 127.0.0.1) presses no button, sets no
+    battery and reads no pairing number; the page's own requests are served."""
+    import threading
+
+    sim = server.Sim(image=str(tmp_path / "f.lfs"), settings={"length": 1})
+    sent = []
+    sim._send = sent.append  # what would reach the firmware (nothing runs: no sim.start())
+    httpd = server.serve(sim, port=0)
+    port = httpd.server_address[1]
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    here = "127.0.0.1:%d" % port
+    try:
+        for path, body in (("/api/button", {"i": 0, "down": 1}), ("/api/battery", {"mv": 3000})):
+            data = json.dumps(body).encode()
+            foreign = {"Content-Type": "text/plain", "Origin": "http://evil.example"}
+            assert _http(port, path, headers=foreign, data=data)[0] == 403
+            foreign_json = {"Content-Type": "application/json", "Origin": "https://evil.example"}
+            assert _http(port, path, headers=foreign_json, data=data)[0] == 403
+            own_plain = {"Content-Type": "text/plain", "Origin": "http://" + here}
+            assert _http(port, path, headers=own_plain, data=data)[0] == 415
+            rebound = {"Content-Type": "application/json", "Host": "evil.example:%d" % port}
+            assert _http(port, path, headers=rebound, data=data)[0] == 403
+        assert sent == []  # nothing reached the board
+        code, body = _http(port, "/api/state", headers={"Host": "evil.example:%d" % port})
+        assert code == 403 and b"pairing" not in body
+        assert _http(port, "/api/state", headers={"Origin": "http://evil.example"})[0] == 403
+        # the page's own requests (its Origin, JSON) and tools without an Origin are served
+        own = {"Content-Type": "application/json", "Origin": "http://" + here}
+        assert _http(port, "/api/button", headers=own, data=b'{"i": 0, "down": 1}')[0] == 200
+        assert _http(port, "/api/battery", {"mv": 3000})[0] == 200
+        assert [m["t"] for m in sent] == ["btn", "battery"]
+        assert _http(port, "/api/state")[0] == 200
+    finally:
+        httpd.shutdown()
+        httpd.server_close()

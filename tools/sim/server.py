@@ -28,6 +28,11 @@ HTTP API (JSON)::
                            is played against it (a match in progress resumes with its own)
     POST /api/battery      {"mv": 0..6000}    the modelled cell's voltage (hal.sim.Battery)
 
+Only the page this server served may use it: a request whose ``Host`` is not this server on
+the loopback, or whose ``Origin`` is another site, gets 403; a POST that is not
+``application/json`` gets 415 (``Handler._refused``: no web site open in the browser can press
+the board's buttons or read its pairing number).
+
 Stdlib only (http.server + threads).
 """
 
@@ -559,7 +564,38 @@ def make_handler(sim, static=STATIC):
             self.end_headers()
             self.wfile.write(body)
 
+        def _refused(self, post=False):
+            """Refuse a request a web page elsewhere made (answered 403/415, True), so that
+            no site open in the user's browser can press the board's buttons or read its
+            pairing number:
+
+            - ``Host`` must name this server on the loopback (``127.0.0.1``, ``localhost``,
+              ``[::1]``, or the address it was started on): a name of another site that
+              resolves here (DNS rebinding) is refused;
+            - an ``Origin`` (browsers send it with every cross-site request and every POST)
+              must be this server's own;
+            - a POST must be ``application/json``: the one kind a foreign page cannot send
+              without a CORS preflight, which this server never grants."""
+            host = self.headers.get("Host", "")
+            bind, port = self.server.server_address[:2]
+            names = {"127.0.0.1", "localhost", "[::1]", str(bind)}
+            ok = names | {"%s:%d" % (n, port) for n in names}
+            if str(bind) not in ("0.0.0.0", "::", "") and host not in ok:
+                self._json({"error": "foreign host %r" % host}, 403)
+                return True
+            origin = self.headers.get("Origin")
+            if origin is not None and origin != "http://" + host:
+                self._json({"error": "cross-site request from %r refused" % origin}, 403)
+                return True
+            ctype = (self.headers.get("Content-Type") or "").split(";", 1)[0].strip().lower()
+            if post and ctype != "application/json":
+                self._json({"error": "Content-Type must be application/json"}, 415)
+                return True
+            return False
+
         def do_GET(self):
+            if self._refused():
+                return
             p = self.path.split("?", 1)[0]
             if p in ("/", "/index.html"):
                 return self._file(STATIC / "index.html")
@@ -576,6 +612,9 @@ def make_handler(sim, static=STATIC):
 
         def do_POST(self):
             n = int(self.headers.get("Content-Length") or 0)
+            if self._refused(post=True):
+                self.rfile.read(n)  # the body is not ours to act on; the connection stays sane
+                return
             try:
                 obj = json.loads(self.rfile.read(n) or b"{}")
                 if self.path == "/api/physical":
