@@ -144,7 +144,8 @@ def test_one_module_update_on_the_board_model_only_goes_forward(tmp_path, monkey
         capsys.readouterr()
         assert cli.main(["board", "update", str(older)]) == 2
         err = capsys.readouterr().err
-        assert "downgrade refused" in err and "counter %d < board's %d" % (c0, c0 + 1) in err, err
+        assert "the board refused version 1.9.0" in err and "downgrade refused" in err, err
+        assert "counter %d < board's %d" % (c0, c0 + 1) in err and "only go forward" in err, err
         # the bundle running, sent again: nothing changes
         assert cli.main(["board", "update", str(one)]) == 0
         assert "already runs version 2.0.0" in capsys.readouterr().out

@@ -150,8 +150,11 @@ def cmd_update(args, tries=3):
                 print("board has version %s pending: it switches at its next start" % got)
             return 0
         except L.LinkError as e:
-            if e.code:  # the board refused (bad signature, damaged, on trial...): final
-                raise UserError(str(e)) from None
+            if e.code:  # the board refused (bad signature, damaged, older, on trial...): final
+                why = str(e)
+                if "downgrade refused" in why:
+                    why += " (the board confirmed a newer release: updates only go forward)"
+                raise UserError("the board refused version %s: %s" % (version, why)) from None
             if attempt + 1 == tries:
                 raise UserError("%s (run the same command again: it resumes)" % e) from None
             print("connection lost (%s): resuming" % e, flush=True)
