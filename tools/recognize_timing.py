@@ -26,7 +26,7 @@ except AttributeError:  # CPython
 
 
 def worst():
-    """The worst position known (issue 3): 1-1, 2,140 distinct plays."""
+    """The worst position known: 1-1, 2,140 distinct plays."""
     pos = board.new_position()
     for p in (3, 4, 6, 7, 9, 10, 12, 13, 15, 16, 17, 19, 20, 22, 23):
         pos[p - 1] = 1

@@ -93,8 +93,8 @@ _MAX_CUBE = const(1 << 30)
 class Settings:
     """Match settings. ``length`` 0 = money play. ``auto_doubles`` is the automatic-double
     limit (money play; 0 = off). ``clock_s``/``delay_s``: reserve per player and delay per
-    move, seconds (0 = no clock). ``casual``: the opponent may accept an illegal play (seed
-    000). ``house``: the seed-004 opening (highest total starts, one re-roll).
+    move, seconds (0 = no clock). ``casual``: the opponent may accept an illegal play (the
+    casual rule). ``house``: the house opening (highest total starts, one re-roll).
     ``computer``: the side the board's computer plays (-1: none; ``app.opponent``), at
     ``strength`` (its name in the records: MATCH_START's flag ``OPT_COMPUTER0/1`` and the
     side's name). ``learn``: learning mode (the coach judges each play; a device setting,

@@ -137,7 +137,7 @@ class Turns(State):
         beyond the slots, colour-blind hits): the first press only shows candidate 0 (CUBE
         shows the next), a second press records the one shown -- the board never guesses.
         Anything else is refused and the LEDs say what is wrong; in casual mode the opponent
-        may accept the play as it stands (seed 000)."""
+        may accept the play as it stands (the casual rule)."""
         st = self.track(now)
         if st < 0:
             return False

@@ -14,7 +14,7 @@ transitions, and shows plays on the LEDs (``app.view`` paints ``plan``):
   never resigns; it takes when the race allows (its pip count at most 12 % above the
   doubler's), accepts every resignation and refuses a casual illegal play;
 - the coach (any turn, on request: a long ROLL press of the mover): the best play for the
-  roll, the opening book's play (``bg.aids.opening_move``, seed 002) on the game's first
+  roll, the opening book's play (``bg.aids.opening_move``) on the game's first
   roll; in learning mode (``Settings.learn``) after each confirmed play of a player the
   mover's tray LED says whether it was the best (``verdict``).
 

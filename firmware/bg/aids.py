@@ -1,5 +1,5 @@
-"""Learning aids from seed 002 (Carlit's rules booklet) as pure functions: pip counts, the
-number of rolls that hit a blot (the seed's empty-board table and the real count with the
+"""Learning aids from Carlit's rules booklet as pure functions: pip counts, the
+number of rolls that hit a blot (the booklet's empty-board table and the real count with the
 board's blocking), and the opening book.
 
 Example::
@@ -35,7 +35,7 @@ def _roll_hits(a, b, dist, blocked):
 def hit_rolls(distance, blocked=0):
     """How many of the 36 rolls let one checker hit a blot ``distance`` pips away with
     intermediate points closed as in the bitmask ``blocked`` (bit k = k pips away). With
-    ``blocked=0`` this is the seed's table: 11 12 14 15 15 17 6 6 5 3 2 3 for 1..12."""
+    ``blocked=0`` this is the booklet's table: 11 12 14 15 15 17 6 6 5 3 2 3 for 1..12."""
     if not 1 <= distance <= 24:
         raise ValueError("distance 1..24")
     n = 0
@@ -47,7 +47,7 @@ def hit_rolls(distance, blocked=0):
 
 
 def hit_percent(distance, blocked=0):
-    """``hit_rolls`` as a rounded percentage of 36 (the seed's "Häufigkeit in %" line)."""
+    """``hit_rolls`` as a rounded percentage of 36 (the booklet's "Häufigkeit in %" line)."""
     return (hit_rolls(distance, blocked) * 100 + 18) // 36
 
 
@@ -65,7 +65,7 @@ class _Shots:
 def shots(pos, side, point, gen=None):
     """How many of the 36 rolls let ``side`` hit the opponent's checker on ``side``'s point
     ``point`` (1..24) with a legal play, on this board: the real count, with its blocking
-    points, the bar rule and everything else. Example: the seed's table is this count for a
+    points, the bar rule and everything else. Example: the booklet's table is this count for a
     lone checker against a lone blot."""
     from bg.engine import MoveGen
 
@@ -87,7 +87,7 @@ def shots(pos, side, point, gen=None):
     return total
 
 
-# Carlit's recommended opening moves (seed 002), points nA written as 25 - n; steps in the
+# Carlit's recommended opening moves, points nA written as 25 - n; steps in the
 # mover's own numbering, in an order the dice allow.
 _BOOK = {
     (6, 6): (24, 18, 24, 18, 13, 7, 13, 7),

@@ -1,6 +1,6 @@
 """Match and cube logic: match play to N points with the Crawford rule, money play with the
-options of seed 001 (Jacoby rule, beavers, automatic doubles with a limit), scoring, the
-cube, resignations, and the opening roll (standard rule and the seed-004 house variant).
+options of money play (Jacoby rule, beavers, automatic doubles with a limit), scoring, the
+cube, resignations, and the opening roll (standard rule and the house variant, each side throwing two dice).
 
 Example::
 
@@ -89,7 +89,7 @@ class Match:
     """One match (``length`` points) or a money session (``length=0``).
 
     Options: ``crawford`` (match play: no cube in the game after a side reached match point;
-    on by default); money play only (seed 001): ``jacoby`` (gammons and backgammons count
+    on by default); money play only: ``jacoby`` (gammons and backgammons count
     single if no double was offered in the game; automatic doubles are no offer),
     ``beavers`` (the doubled side may redouble at once and keep the cube), ``auto_doubles``
     (how many automatic doubles per game on equal opening dice; 0 = off).
@@ -285,7 +285,7 @@ class Match:
         return kind
 
     def jacoby_applies(self):
-        """The Jacoby rule (money play with the option, seed 001): gammons and backgammons
+        """The Jacoby rule (money play with the option): gammons and backgammons
         count as a single if neither player offered a double during the game (automatic
         doubles are no offer). The one copy of the rule: the controller, the host's model and
         the exports all score through ``game_value``. (The controller used to test "cube
@@ -360,7 +360,7 @@ class Match:
 
 
 def apply_free(pos, side, steps):
-    """Casual mode (seed 000): make a play the opponent accepted although illegal (any
+    """Casual mode (friendly games): make a play the opponent accepted although illegal (any
     direction, any distance) on ``pos`` in place: each step moves one checker of ``side``
     (``from``/``to`` in its own numbering, 25 = bar, 0 = off); a lone opponent checker where
     it lands goes to the bar. ValueError (nothing half-made is left to trust) when a step

@@ -1,4 +1,4 @@
-"""``make demo`` never flakes (issue 13, item 7): a seeded demo replays the same match, record
+"""``make demo`` never flakes: a seeded demo replays the same match, record
 for record (the simulator's dice come from the seed alone, not from button timing), and 20
 seeded 1-point demos -- half of them with the house opening (seed 004) -- all complete while
 two CPU hogs compete for the cores (the demo waits on the firmware's console, never on a fixed

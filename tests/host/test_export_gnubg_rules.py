@@ -1,4 +1,4 @@
-"""The match rules the exports carry into GNU Backgammon (issue 13, item 9): gnubg's ``.mat``
+"""The match rules the exports carry into GNU Backgammon: gnubg's ``.mat``
 import ignores ``[Jacoby]`` and ``[Crawford]`` (its own ``set jacoby`` decides, the Crawford
 rule is assumed), so the export tells the user what to set or which game gnubg gets wrong --
 checked by importing the file into gnubg the way a user would; and a 1-point match has no

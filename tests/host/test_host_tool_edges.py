@@ -1,4 +1,4 @@
-"""The host tool's rough edges (issue 13, item 8), through the real CLI: ``gammon show GAME
+"""The host tool's rough edges, through the real CLI: ``gammon show GAME
 --game N``, output piped into ``head``, arguments that are neither a Position ID nor a game, and
 what ``gammon watch`` prints (the throw, then the play, then the board after it)."""
 

@@ -1,7 +1,7 @@
 """A journal damaged in the middle (a bad record with well-formed records after it: bit rot,
 not a power cut) is an error naming the byte offset, and nothing is stored; ``gammon import
 --salvage`` stores the readable part before the damage, on request only. A torn tail (what a
-power cut leaves) still imports with a note (issue 13, item 9)."""
+power cut leaves) still imports with a note."""
 
 import pytest
 from bg import record

@@ -1,4 +1,4 @@
-"""A heap too fragmented for one of ``begin_match``'s writes (issue 14's finding on the board
+"""A heap too fragmented for one of ``begin_match``'s writes (seen on the board
 model at 64k): the journal leaves no half-started match behind, so the recorder's retry with
 its reserve given back starts the match cleanly. Before, the retry found the match's own file
 ("match id already in use"): a ValueError out of the button press that started the match (on

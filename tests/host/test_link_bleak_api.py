@@ -2,7 +2,7 @@
 installed by ``make venv``): every class the fake offers exists in bleak, and every call the
 host makes (``gammon.link.BleTransport``, ``gammon.link.scan``) with the arguments the host
 passes is accepted by the real signature and by the fake's -- so the BLE tests, which only
-ever run the fake, test the API users run (issue 13, item 11)."""
+ever run the fake, test the API users run."""
 
 import importlib
 import inspect

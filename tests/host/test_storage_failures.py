@@ -1,4 +1,4 @@
-"""Storage failures at the app level (issue 6): the real firmware on MicroPython (``tools/sim``)
+"""Storage failures at the app level: the real firmware on MicroPython (``tools/sim``)
 with its journal on a littlefs image, driven by the robot players of ``tools/sim/demo.py``.
 
 For a flash that fills up mid-match, a match file damaged in the middle, and a filesystem that

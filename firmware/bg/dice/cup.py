@@ -27,7 +27,7 @@ class Opening:
     Standard rules: one throw gives side 0's die (``d1``) and side 1's die (``d2``); equal
     dice are thrown again; the higher die starts and plays both numbers.
 
-    House variant (seed 004): side 0 throws two dice, then side 1; the higher total starts;
+    House variant: side 0 throws two dice, then side 1; the higher total starts;
     equal totals are all thrown again; the starter may choose ONE re-roll and must then
     play the new throw.
 

@@ -12,7 +12,7 @@ Everything works by make/unmake on one preallocated buffer, depth first:
   second step that was already legal at the start is skipped, because the first order
   reaches the same position.
 
-The rules enforced (seed 000/002/003/004): both dice when possible; with only one, the larger
+The rules enforced (the common rules of the game): both dice when possible; with only one, the larger
 if it can be played; doubles as many as possible; bar first; bearing off with all checkers
 home, exact die or from the highest point with a larger die; a point with two or more
 opposing checkers is closed (also as an intermediate landing of one checker).

@@ -120,10 +120,10 @@ OPT_COMPUTER1 = const(0x80)  # ... side 1
 # GAME_START flags
 GAME_CRAWFORD = const(0x01)
 # OPENING flags
-OPEN_HOUSE = const(0x01)  # each side threw two dice (seed 004 variant)
+OPEN_HOUSE = const(0x01)  # each side threw two dice (the house opening)
 OPEN_REROLL = const(0x02)  # the starter chose to throw again (house variant)
 # PLAY flags
-PLAY_CASUAL_ACCEPTED_ILLEGAL = const(0x01)  # opponent accepted an illegal play (seed 000)
+PLAY_CASUAL_ACCEPTED_ILLEGAL = const(0x01)  # opponent accepted an illegal play (casual rule)
 _PLAY_FLAGS_MASK = const(0x07)
 # GAME_END reasons
 END_BEAROFF = const(0)
