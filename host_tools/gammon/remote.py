@@ -169,18 +169,24 @@ class Referee:
     def outgoing(self, kind, fields):
         """The message for the other board when record ``(kind, fields)`` (not yet fed) is a
         decision of the local side, else None."""
-        mt = self.follow.r.mt
-        mine = 1 - self.side
-        t = self.follow.throws
-        if kind == record.PLAY and fields[0] == mine:
-            return {"kind": PLAY, "turn": t, "steps": list(fields[1])}
-        if kind == record.DOUBLE and fields[0] == mine:
-            return {"kind": CUBE, "turn": t, "yes": True}
-        if kind == record.ROLL and fields[0] == mine and mt.can_double(mine):
-            return {"kind": CUBE, "turn": t, "yes": False}  # could double and rolled
-        if kind in (record.TAKE, record.DROP) and fields[0] == mine:
-            return {"kind": CUBE, "turn": t, "yes": kind == record.TAKE}
-        return None
+        return outgoing(self.follow, self.side, kind, fields)
+
+
+def outgoing(follow, remote_side, kind, fields):
+    """The message for the other board when record ``(kind, fields)``, about to be fed to
+    ``follow``, is a decision of the local side (``1 - remote_side``), else None."""
+    mt = follow.r.mt
+    mine = 1 - remote_side
+    t = follow.throws
+    if kind == record.PLAY and fields[0] == mine:
+        return {"kind": PLAY, "turn": t, "steps": list(fields[1])}
+    if kind == record.DOUBLE and fields[0] == mine:
+        return {"kind": CUBE, "turn": t, "yes": True}
+    if kind == record.ROLL and fields[0] == mine and mt.can_double(mine):
+        return {"kind": CUBE, "turn": t, "yes": False}  # could double and rolled
+    if kind in (record.TAKE, record.DROP) and fields[0] == mine:
+        return {"kind": CUBE, "turn": t, "yes": kind == record.TAKE}
+    return None
 
 
 def pump(relay, referee, wait=0.0, say=print):
@@ -238,17 +244,27 @@ class RemoteBrain:
 
 
 class RecordingFollow(Follow):
-    """A Follow that keeps the match's records (the referee folds a copy with one more)."""
+    """A Follow that keeps the match's records (the referee folds a copy with one more), the
+    local side's decisions as messages for the other board (``outgoing``, in order) and the
+    match's key (its MATCH_START fields)."""
 
-    def __init__(self):
+    def __init__(self, remote_side):
         Follow.__init__(self)
+        self.remote_side = remote_side
         self.records = []
+        self.outgoing = []
+        self.key = None
 
     def feed(self, kind, fields):
         if kind == record.MATCH_START:
             self.records = []
+            self.outgoing = []
+            self.key = repr(fields)
         if self.r.m is not None or kind == record.MATCH_START:
             self.records.append((kind, fields))
+            msg = outgoing(self, self.remote_side, kind, fields)
+            if msg is not None:
+                self.outgoing.append(msg)
         Follow.feed(self, kind, fields)
 
 
@@ -261,37 +277,45 @@ def remote_player(connect, relay, remote_side, out, say=None):
         def __init__(self):
             brain = RemoteBrain(relay, remote_side, say=say or self.say)
             play.Player.__init__(self, connect, brain, out)
-            self.follow = RecordingFollow()
-            self.sent_seq = 0
+            self.follow = RecordingFollow(remote_side)
+            self.sent_seq = 0  # the last number this seat sent
+            self.sent_of = {}  # match key -> how many of its messages were sent
+
+        def _flush(self):
+            """Send this board's decisions the relay has not got yet: the board's own copy is
+            the list, so a decision journaled while the link or the relay was down goes
+            later, in order, and none twice."""
+            f = self.follow
+            if f.key is None:
+                return
+            n = self.sent_of.get(f.key, 0)
+            for msg in f.outgoing[n:]:
+                try:
+                    relay.send(self.sent_seq + 1, msg)
+                except ClubError as e:
+                    if e.status != 409:
+                        self.say("the relay did not take it (%s): sending again later" % e)
+                        return
+                    raise  # our own numbers refused: another program sends for this seat
+                self.sent_seq += 1
+                n += 1
+                self.sent_of[f.key] = n
 
         def _resync(self):
             c = self.client
             c.watch_on(False)
-            f = RecordingFollow()
+            f = RecordingFollow(remote_side)
             live = [g for g in c.list_games() if not g["finished"]]
             if live:
-                for k, fl in record.decode_stream(c.fetch_game(live[-1]["id"], resume=False)):
-                    f.feed(k, fl)
+                f.feed_bytes(c.fetch_game(live[-1]["id"], resume=False))
             self.follow = f
             c.watch_on()
             self.sent = None
+            self._flush()
 
         def _feed(self, recs):
-            ref = self.brain.referee
-            for rec in recs:
-                try:
-                    if rec is None:
-                        raise ValueError("events were lost")
-                    for k, fl in record.decode_stream(rec):
-                        ref.follow = self.follow
-                        msg = ref.outgoing(k, fl)
-                        self.follow.feed(k, fl)
-                        if msg is not None:
-                            self.sent_seq += 1
-                            relay.send(self.sent_seq, msg)
-                except ValueError:
-                    self._resync()
-                    return
+            play.Player._feed(self, recs)
+            self._flush()
 
         def run(self, matches=None, idle=None):
             """``Player.run``, asking the relay for the remote side's decision every tick."""
@@ -316,6 +340,7 @@ def remote_player(connect, relay, remote_side, out, say=None):
                         if idle is not None and quiet >= idle:
                             return ended
                     self.sent = None  # a decision may come from the relay in any state
+                    self._flush()
                     self._act()
                     if self.clock() - self.last_hello >= play.HEARTBEAT_S:
                         play._hello(self.client, self.brain)

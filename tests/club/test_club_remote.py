@@ -184,3 +184,82 @@ def test_gammon_remote_open_and_join_take_the_two_seats(servers, event, tmp_path
     assert seats[0][0] == seats[1][0] and [s for _r, s in seats] == [1, 0]
     assert main(["remote", "join", "no-such-room"]) == 2
     assert "no such room" in capsys.readouterr().err
+
+
+class _Board:
+    """A link Client as the Player sees it: the live match's first records stored, the rest
+    published one per wait; ``lose`` publishes a lost-events marker at that event."""
+
+    def __init__(self, recs, n_stored, lose=None):
+        self.recs = recs
+        self.n = n_stored
+        self.lose = lose
+        self.decisions = []
+        self.fetches = 0
+
+    def watch_on(self, on=True):
+        pass
+
+    def list_games(self):
+        return [{"id": "0011223344556677", "size": 0, "state": 0, "finished": False}]
+
+    def fetch_game(self, gid, progress=None, resume=True):
+        self.fetches += 1
+        return b"".join(self.recs[: self.n])
+
+    def wait_events(self, timeout):
+        if self.n >= len(self.recs):
+            return []
+        self.n += 1
+        if self.n == self.lose:
+            return [None]  # the link lost events: the Player fetches the match again
+        return [self.recs[self.n - 1]]
+
+    def decide(self, code, body):
+        self.decisions.append((code, body))
+
+    def close(self):
+        pass
+
+
+class _FlakyRelay:
+    """The relay's seat as the Player uses it; down (no answer) while ``down`` says so."""
+
+    def __init__(self, down):
+        self.down = down
+        self.got = []
+        self.tries = 0
+
+    def send(self, seq, body):
+        self.tries += 1
+        if self.down(self.tries):
+            raise ClubError("cannot reach the club")
+        assert seq == len(self.got) + 1, (seq, len(self.got))
+        self.got.append(body)
+        return seq
+
+    def recv(self, after, wait=0):
+        return []
+
+
+def test_decisions_journaled_while_the_relay_or_the_link_was_down_go_later_in_order_once():
+    import io
+
+    recs, _data = played(9)
+    # white (side 0) is this board's player; its decisions, as the other board must get them
+    f = remote.RecordingFollow(1)
+    for k, fl in record.decode_stream(b"".join(recs)):
+        f.feed(k, fl)
+    want = list(f.outgoing)
+    assert len(want) >= 3
+    n0 = next(i for i, r in enumerate(recs) if r[:1] == bytes([record.GAME_START])) + 1
+    relay = _FlakyRelay(lambda t: 2 <= t <= 6)  # the second to the sixth try get no answer
+    board = _Board(recs, n0, lose=n0 + 6)
+    out = io.StringIO()
+    p = remote.remote_player(lambda: board, relay, 1, out)
+    p.sleep = lambda s: None
+    assert p.run(matches=1, idle=5) == 1
+    assert relay.got == want, out.getvalue()  # every one, in order, none twice
+    assert "sending again later" in out.getvalue()
+    assert board.fetches == 2  # at the start, and after the lost events
+    assert board.decisions == [(D.DEC_HELLO, b"\x01remote")]  # the HELLO: nothing came from away
