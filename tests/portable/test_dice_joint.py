@@ -180,3 +180,40 @@ def test_bad_lengths_are_a_failure_not_a_crash():
         except ValueError:
             continue
         raise AssertionError("accepted")
+
+
+def _pair_of_boards(counter=0):
+    ps = _ps()
+    c0, c1 = commitment(MID0, SEED0), commitment(MID1, SEED1)
+    return J.JointDice(0, c0, SEED0, c1, ps, counter), J.JointDice(1, c1, SEED1, c0, ps, counter)
+
+
+def test_two_boards_throw_the_same_dice_that_verify_derives():
+    a, b = _pair_of_boards()
+    want = _match()[0].throws
+    for k in range(N):
+        sa, sb = a.share(), b.share()
+        assert a.share() == sa  # asked again: the same bytes (no re-roll by asking)
+        da = a.throw(sb)
+        db = b.throw(sa)
+        assert (da[0], da[1]) == (db[0], db[1]) == want[k], k
+    assert a.counter == b.counter == N
+
+
+def test_a_board_resumed_at_its_counter_throws_the_same_and_a_bad_share_changes_nothing():
+    a, b = _pair_of_boards()
+    for _ in range(5):
+        sa, sb = a.share(), b.share()
+        a.throw(sb)
+        b.throw(sa)
+    a2, _b2 = _pair_of_boards(counter=5)  # after a power cut: the counter from the journal
+    assert a2.share() == a.share()
+    try:
+        a2.throw(bytes(31))
+    except ValueError:
+        pass
+    else:
+        raise AssertionError("a short share was taken")
+    assert a2.counter == 5
+    d = a2.throw(b.share())
+    assert (d[0], d[1]) == _match()[0].throws[5]

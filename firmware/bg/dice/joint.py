@@ -107,6 +107,54 @@ def combine(share0, share1, out=None):
     return out
 
 
+class JointDice:
+    """One board's side of a joint match: its own seed (committed), the other board's
+    commitment, the joint player seed and the throw counter (restored from the journal after
+    a power cut, as ``Fairness``'s). ``share()`` is this board's share of the next throw --
+    the same bytes however often it is asked, so asking again (or cutting the power) changes
+    nothing; ``throw(other_share)`` the faces, once the other board's share came, and the
+    counter moves on. The other board's share cannot be checked before its seed is revealed:
+    ``verify_joint`` does that after the match.
+
+    >>> import hashlib
+    >>> s0, s1 = hashlib.sha256(b"0").digest(), hashlib.sha256(b"1").digest()
+    >>> c0, c1 = commitment(bytes(8), s0), commitment(bytes(8), s1)
+    >>> a, b = JointDice(0, c0, s0, c1), JointDice(1, c1, s1, c0)
+    >>> bytes(a.throw(b.share())) == bytes(b.throw(a.share()))
+    True
+    """
+
+    def __init__(self, side, own_commit, seed, other_commit, player_seed=None, counter=0):
+        if side == 0:
+            jid = joint_id(own_commit, other_commit)
+        else:
+            jid = joint_id(other_commit, own_commit)
+        self.side = side
+        self._gen = Share(jid, side, seed, player_seed)
+        self.counter = counter
+        self.dice = bytearray(2)
+        self._k = -1
+        self._mine = None
+
+    def share(self):
+        """This board's share of throw ``counter`` (computed once per throw)."""
+        if self._k != self.counter:
+            self._mine = self._gen.share(self.counter)
+            self._k = self.counter
+        return self._mine
+
+    def throw(self, other_share):
+        """The faces of throw ``counter`` (``self.dice``, overwritten) from the other board's
+        share; ValueError (nothing changes) for a share that is not 32 bytes."""
+        mine = self.share()
+        if self.side == 0:
+            combine(mine, other_share, self.dice)
+        else:
+            combine(other_share, mine, self.dice)
+        self.counter += 1
+        return self.dice
+
+
 class Board:
     """What one board publishes of a joint match: its match id and commitment (before the
     match), the seed it reveals (after), the shares it sent (in throw order, optional) and
