@@ -101,3 +101,12 @@ def test_bad_input_is_one_line(tmp_path, capsys):
     p = tmp_path / "missing.json"
     rc = main(["remote", "verify", str(p), str(p)])
     assert rc == 2 and "not a readable joint transcript" in capsys.readouterr().err
+
+
+def test_the_joint_dice_docstring_examples_hold():
+    import doctest
+
+    from bg.dice import joint
+
+    res = doctest.testmod(joint, extraglobs=vars(joint))
+    assert res.attempted >= 5 and res.failed == 0

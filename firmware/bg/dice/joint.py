@@ -120,8 +120,9 @@ class JointDice:
     >>> s0, s1 = hashlib.sha256(b"0").digest(), hashlib.sha256(b"1").digest()
     >>> c0, c1 = commitment(bytes(8), s0), commitment(bytes(8), s1)
     >>> a, b = JointDice(0, c0, s0, c1), JointDice(1, c1, s1, c0)
-    >>> bytes(a.throw(b.share())) == bytes(b.throw(a.share()))
-    True
+    >>> sa, sb = a.share(), b.share()    # each board's share of throw 0, exchanged
+    >>> bytes(a.throw(sb)) == bytes(b.throw(sa)), a.counter
+    (True, 1)
     """
 
     def __init__(self, side, own_commit, seed, other_commit, player_seed=None, counter=0):
