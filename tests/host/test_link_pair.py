@@ -140,3 +140,53 @@ def test_a_relay_gets_nothing_stored_on_either_side():
     v_host, v_board = seen[0]
     assert v_host != v_board and v_board == relay.h.value  # the relay could not match them
     assert board.hosts == []  # the user never pressed ROLL on the real board
+
+
+class Tap(Loop):
+    """A passive relay on the current pairing (an open TCP proxy, a sniffed serial line): it
+    passes every byte both ways unchanged and keeps a copy of each direction."""
+
+    def __init__(self, board):
+        super().__init__(board)
+        self.up = bytearray()
+        self.down = bytearray()
+
+    def send(self, data):
+        self.up += data
+        super().send(data)
+
+    def recv(self, timeout):
+        data = super().recv(timeout)
+        self.down += data
+        return data
+
+
+def test_a_relay_that_records_the_pairing_and_login_can_replay_neither():
+    board = _board()
+    tap = Tap(board)
+    c = L.Client(tap)
+    host_id, key = c.pair("laptop", lambda v: v == board.codes[-1] and board.confirm_pairing())
+    c.authenticate(host_id, key)
+    assert board.hosts == [(host_id, key, "laptop")] and tap.s.authenticated
+    assert key not in bytes(tap.up) + bytes(tap.down)  # never on the wire: X25519
+    pairing, login = bytes(tap.up), None
+    login_at = pairing.rfind(bytes([P.SYNC, P.REQ_AUTH_START]))
+    pairing, login = pairing[:login_at], pairing[login_at:]
+    # the recorded login, replayed on a new connection: the board's new nonce makes the
+    # recorded proof wrong, and the connection stays a stranger's
+    again = Loop(board)
+    again.send(login)
+    frames = L.Client(again).host.feed(again.recv(0))
+    assert [f[0] for f in frames] == [P.RSP | P.REQ_AUTH_START, P.ERROR]
+    assert P.parse_error(frames[1][1])[0] == P.E_DENIED and not again.s.authenticated
+    # the recorded pairing, replayed in a window the owner opens later: the board's fresh key
+    # pair makes the host's recorded proof wrong; no number is shown, nothing stored
+    board.open_pairing(60000)
+    shown = len(board.codes)
+    time.sleep(P.PAIR_GAP_MS / 1000.0)
+    later = Loop(board)
+    later.send(pairing)
+    frames = L.Client(later).host.feed(later.recv(0))
+    errors = [P.parse_error(f[1])[0] for f in frames if f[0] == P.ERROR]
+    assert P.E_DENIED in errors and len(board.codes) == shown
+    assert board.hosts == [(host_id, key, "laptop")] and not board.confirm_pairing()

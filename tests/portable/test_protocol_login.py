@@ -144,5 +144,34 @@ def test_failed_proof_blocks_only_briefly_across_the_ticks_wrap():
     assert s.authenticated
 
 
+def test_naming_a_paired_host_keeps_the_slot_only_briefly_across_the_ticks_wrap():
+    """``Session.claimed`` (what keeps a connection's slot against newcomers, app.sock_link):
+    an AUTH_START naming a paired host claims it for PROVE_MS, across the wrap, and never
+    again after (a stranger who knows a host id holds nothing for good); a failed proof or an
+    unknown host id claims nothing."""
+    board = _near_wrap_board(b"wrapclaim")
+    key = pair(board, Session(board, 185), HostEnd(Rand(b"h")))
+    board.clock.advance(29000)  # 1 s before ticks_ms wraps
+    s, h = Session(board, 185), HostEnd(Rand(b"x"))
+    assert not s.claimed()
+    one(s, h, h.auth_start(b"UNKNOWN0", b"w" * 32), P.RSP | P.REQ_AUTH_START)
+    assert not s.claimed()
+    one(s, h, h.auth_start(HOST_ID, b"w" * 32), P.RSP | P.REQ_AUTH_START)
+    assert s.claimed()
+    board.clock.advance(P.PROVE_MS - 1)  # past the wrap
+    assert s.claimed()
+    board.clock.advance(1)
+    assert not s.claimed() and s.proving_at is None
+    board.clock.advance(TICKS_PERIOD // 2 + 1000)  # ticks_diff against it would change sign
+    assert not s.claimed()
+    _, ch = one(s, h, h.auth_start(HOST_ID, b"w" * 32), P.RSP | P.REQ_AUTH_START)
+    assert s.claimed()
+    assert error_code(one(s, h, h.auth_proof(ch))) == P.E_DENIED
+    assert not s.claimed()  # a wrong proof ends the claim at once
+    board.clock.advance(P.BACKOFF_BASE_MS)
+    auth(s, HostEnd(Rand(b"h2")), key)
+    assert s.claimed()  # logged in
+
+
 if not roomy(120000, 90000):
     skip_all(globals())
