@@ -20,17 +20,20 @@ board's host and board (``gammon.remote``): the relay only keeps each seat's mes
 """
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import secrets
 
+import psycopg
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 MAX_BODY = 4096  # one message: a play or a cube action is some tens of bytes
 MAX_RECV = 64  # messages in one answer
 MAX_WAIT = 25.0  # seconds a recv may wait for a message (below common proxy time-outs)
-POLL = 0.1  # seconds between looks while waiting
+POLL = 1.0  # seconds between looks while waiting, should a notification be lost
+CHANNEL = "gammon_club_remote"  # NOTIFY room:seat when a seat's message is stored
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS remote_rooms (
@@ -74,8 +77,43 @@ async def _json(club, request):
 
 
 class Relay:
+    """The relay's routes. A waiting ``recv`` is woken by PostgreSQL's ``NOTIFY`` from the
+    ``send`` that stored the message (any server process: one ``LISTEN`` connection per
+    process, opened by the first ``recv``), and looks again every ``POLL`` seconds anyway."""
+
     def __init__(self, club):
         self.club = club  # the app's Club: its pool, its token check and rate limit
+        self.waiters = {}  # (room, seat) -> set of asyncio.Event
+        self.listener = None
+
+    async def _listen(self):
+        while True:
+            try:
+                conn = await psycopg.AsyncConnection.connect(self.club.conninfo, autocommit=True)
+                async with conn:
+                    await conn.execute("LISTEN " + CHANNEL)
+                    async for n in conn.notifies():
+                        room, _, seat = n.payload.rpartition(":")
+                        for ev in self.waiters.get((room, seat), ()):
+                            ev.set()
+            except (psycopg.Error, OSError):
+                pass
+            await asyncio.sleep(0.5)  # the waiters look every POLL seconds meanwhile
+
+    def _waiter(self, room, seat):
+        """An event set when ``seat`` of ``room`` stores a message (registered before the look
+        at the table, so a message stored in between is not missed)."""
+        if self.listener is None:
+            self.listener = asyncio.create_task(self._listen())
+        ev = asyncio.Event()
+        self.waiters.setdefault((room, str(seat)), set()).add(ev)
+        return ev
+
+    def _unwait(self, room, seat, ev):
+        key = (room, str(seat))
+        self.waiters[key].discard(ev)
+        if not self.waiters[key]:
+            del self.waiters[key]
 
     async def _seat(self, conn, room, tok):
         """This token's seat in ``room``, or an error response."""
@@ -163,6 +201,7 @@ class Relay:
                 "INSERT INTO remote_msgs (room, seat, seq, digest, body) VALUES (%s, %s, %s, %s, %s)",
                 (room, seat, seq, digest, body),
             )
+            await conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, "%s:%d" % (room, seat)))
         return JSONResponse({"seq": seq})
 
     async def recv(self, request):
@@ -177,20 +216,30 @@ class Relay:
             return _error("after is a number, wait seconds", 400)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + wait
-        while True:
-            async with self.club.pool.connection() as conn:
-                seat, err = await self._seat(conn, room, tok)
-                if err:
-                    return err
-                cur = await conn.execute(
-                    "SELECT seq, body FROM remote_msgs WHERE room = %s AND seat = %s AND seq > %s"
-                    " ORDER BY seq LIMIT %s",
-                    (room, 1 - seat, after, MAX_RECV),
-                )
-                rows = await cur.fetchall()
-            if rows or loop.time() >= deadline:
-                break
-            await asyncio.sleep(POLL)
+        seat = ev = None
+        try:
+            while True:
+                async with self.club.pool.connection() as conn:
+                    if seat is None:
+                        seat, err = await self._seat(conn, room, tok)
+                        if err:
+                            return err
+                        ev = self._waiter(room, 1 - seat)
+                    ev.clear()
+                    cur = await conn.execute(
+                        "SELECT seq, body FROM remote_msgs WHERE room = %s AND seat = %s AND seq > %s"
+                        " ORDER BY seq LIMIT %s",
+                        (room, 1 - seat, after, MAX_RECV),
+                    )
+                    rows = await cur.fetchall()
+                left = deadline - loop.time()
+                if rows or left <= 0:
+                    break
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(ev.wait(), min(left, POLL))
+        finally:
+            if ev is not None:
+                self._unwait(room, 1 - seat, ev)
         return JSONResponse({"messages": [{"seq": s, "body": json.loads(b)} for s, b in rows]})
 
 
