@@ -189,6 +189,130 @@ def outgoing(follow, remote_side, kind, fields):
     return None
 
 
+COMMIT = "commit"
+PART = "part"
+SHARE = "share"
+REVEAL = "reveal"
+DICE_KINDS = (COMMIT, PART, SHARE, REVEAL)
+
+
+def _hexfield(body, key, n):
+    v = body.get(key)
+    try:
+        b = bytes.fromhex(v) if isinstance(v, str) else None
+    except ValueError:
+        b = None
+    if b is None or len(b) != n:
+        raise Refused("%s must be %d bytes (hex)" % (key, n))
+    return b
+
+
+class DiceExchange:
+    """The joint dice between two hosts (docs/dice.md §9), checked in the order that makes
+    them fair: both commitments first, then the hosts' parts, then each throw's shares in
+    counter order, the seeds at the end. This host's ``own_*`` come from its board; ``take``
+    checks what the other host sends (Refused, and nothing changes, when it is out of that
+    order, another commitment, a share for another throw, a seed its commitment does not
+    bind); ``transcript()`` is this board's joint transcript for ``gammon remote verify``."""
+
+    def __init__(self, side, match_id, own_commit):
+        from bg.dice import COMMIT_LEN, MATCH_ID_LEN
+
+        if len(match_id) != MATCH_ID_LEN or len(own_commit) != COMMIT_LEN:
+            raise ValueError("a match id of 8 bytes and a commitment of 32")
+        self.side = side
+        self.match_id = bytes(match_id)
+        self.own_commit = bytes(own_commit)
+        self.other_commit = None
+        self.other_match_id = None
+        self.parts = [None, None]  # by side
+        self.own_part_sent = False
+        self.other_shares = []
+        self.own_shares = []
+        self.throws = []
+        self.other_seed = None
+
+    # what this host sends (each returns the message body)
+    def commit_message(self):
+        return {"kind": COMMIT, "match_id": self.match_id.hex(), "commitment": self.own_commit.hex()}
+
+    def part_message(self, part):
+        if self.other_commit is None:
+            raise ValueError("a part goes only after both commitments are known")
+        if self.own_part_sent:
+            raise ValueError("this host's part was sent already")
+        self.parts[self.side] = bytes(part)
+        self.own_part_sent = True
+        return {"kind": PART, "part": bytes(part).hex()}
+
+    def player_seed(self):
+        from bg.dice import SRC_HOST, SeedMixer
+
+        if None in self.parts:
+            raise ValueError("both hosts' parts are not in yet")
+        m = SeedMixer()
+        for p in self.parts:
+            m.add(SRC_HOST, p)
+        return m.digest()
+
+    def share_message(self, k, share):
+        if k != len(self.own_shares):
+            raise ValueError("shares go in throw order")
+        self.own_shares.append(bytes(share))
+        return {"kind": SHARE, "k": k, "share": bytes(share).hex()}
+
+    def thrown(self, dice):
+        """The throw the board made from both shares (recorded for the transcript)."""
+        self.throws.append((dice[0], dice[1]))
+
+    def take(self, body):
+        from bg.dice import commitment
+
+        kind = body.get("kind")
+        if kind == COMMIT:
+            if self.other_commit is not None:
+                raise Refused("a second commitment: the other board committed already")
+            c = _hexfield(body, "commitment", 32)
+            mid = _hexfield(body, "match_id", 8)
+            if c == self.own_commit:
+                raise Refused("the other board sent this board's own commitment")
+            self.other_commit, self.other_match_id = c, mid
+        elif kind == PART:
+            if self.other_commit is None or self.parts[1 - self.side] is not None:
+                raise Refused("a part before both commitments are known, or a second one")
+            self.parts[1 - self.side] = _hexfield(body, "part", 16)
+        elif kind == SHARE:
+            k = body.get("k")
+            if None in self.parts or k != len(self.other_shares):
+                raise Refused(
+                    "a share for throw %r, throw %d is due (after both parts)" % (k, len(self.other_shares))
+                )
+            self.other_shares.append(_hexfield(body, "share", 32))
+        elif kind == REVEAL:
+            seed = _hexfield(body, "seed", 32)
+            if self.other_commit is None or commitment(self.other_match_id, seed) != self.other_commit:
+                raise Refused("the other board's revealed seed does not match its commitment")
+            self.other_seed = seed
+        else:
+            raise Refused("unknown dice message %r" % (kind,))
+        return self.other_shares[-1] if kind == SHARE else None
+
+    def transcript(self, own_seed):
+        from gammon.commands.remote import transcript
+
+        return transcript(
+            self.side,
+            self.match_id,
+            self.own_commit,
+            own_seed,
+            self.other_commit,
+            list(self.parts),
+            self.own_shares,
+            self.throws,
+            self.other_shares,
+        )
+
+
 def pump(relay, referee, wait=0.0, say=print):
     """Take every remote message the relay holds after the last one taken; a refused one is
     shown and not forwarded. Returns how many were forwarded."""

@@ -10,10 +10,12 @@ A joint transcript (one per board, written by its host after the match) is JSON:
 
     {"format": "smartgammon-joint-v1", "side": 0, "match_id": HEX, "commitment": HEX,
      "seed": HEX, "other_commitment": HEX, "parts": [HEX, HEX], "shares": [HEX...],
-     "throws": [[d1, d2]...]}
+     "throws": [[d1, d2]...], "other_shares": [HEX...]}
 
 ``other_commitment`` is the other board's commitment as this host received it before any
-player seed part was sent; ``parts`` the two hosts' player seed parts, side 0's first.
+player seed part was sent; ``parts`` the two hosts' player seed parts, side 0's first;
+``other_shares`` (optional) the other board's shares as this host received them: ``verify``
+checks those, so a board whose transcript claims other shares than it sent is still named.
 ``verify`` exits 0 (PASS), 1 (FAIL: named), 2 (bad input).
 """
 
@@ -27,9 +29,10 @@ from gammon.errors import UserError
 FORMAT = "smartgammon-joint-v1"
 
 
-def transcript(side, match_id, commit, seed, other_commit, parts, shares, throws):
-    """A joint transcript (dict) of one board: what its host writes after the match."""
-    return {
+def transcript(side, match_id, commit, seed, other_commit, parts, shares, throws, other_shares=None):
+    """A joint transcript (dict) of one board: what its host writes after the match
+    (``other_shares``: the other board's shares as this host received them)."""
+    t = {
         "format": FORMAT,
         "side": side,
         "match_id": match_id.hex(),
@@ -40,6 +43,9 @@ def transcript(side, match_id, commit, seed, other_commit, parts, shares, throws
         "shares": [s.hex() for s in shares],
         "throws": [list(t) for t in throws],
     }
+    if other_shares is not None:
+        t["other_shares"] = [s.hex() for s in other_shares]
+    return t
 
 
 def _hex(obj, key, name):
@@ -65,21 +71,27 @@ def load(path):
         throws = [tuple(int(x) for x in t) for t in obj["throws"]]
         shares = [bytes.fromhex(s) for s in obj["shares"]] if "shares" in obj else None
         parts = [bytes.fromhex(p) for p in obj["parts"]]
+        received = [bytes.fromhex(s) for s in obj["other_shares"]] if "other_shares" in obj else None
     except (KeyError, TypeError, ValueError):
         raise UserError("%s: throws, shares or parts are malformed" % path) from None
     b = J.Board(
         _hex(obj, "match_id", path), _hex(obj, "commitment", path), _hex(obj, "seed", path), throws, shares
     )
-    return side, b, _hex(obj, "other_commitment", path), parts
+    return side, b, _hex(obj, "other_commitment", path), parts, received
 
 
 def verify(a, b):
     """``(ok, message)`` over two loaded transcripts (``load``), in either order."""
-    (sa, ba, oa, pa), (sb, bb, ob, pb) = a, b
-    if sa == sb:
-        return False, "FAIL: both transcripts are of side %d's board" % sa
-    if sa == 1:
-        (sa, ba, oa, pa), (sb, bb, ob, pb) = (sb, bb, ob, pb), (sa, ba, oa, pa)
+    if a[0] == b[0]:
+        return False, "FAIL: both transcripts are of side %d's board" % a[0]
+    if a[0] == 1:
+        a, b = b, a
+    (_sa, ba, oa, pa, ra), (_sb, bb, ob, pb, rb) = a, b
+    # the shares each board really sent are those the other host received
+    if ra is not None:
+        bb.shares = ra
+    if rb is not None:
+        ba.shares = rb
     # each host remembered the other board's commitment from before the parts: a board that
     # published one commitment and revealed for another is caught here
     if oa != bb.commit:
