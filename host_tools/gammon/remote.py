@@ -85,11 +85,12 @@ class Referee:
     nothing is forwarded. ``outgoing(kind, fields)`` (called before ``feed``) turns a record
     of the local side's decision into the message for the other board."""
 
-    def __init__(self, remote_side, forward):
+    def __init__(self, remote_side, forward, dice=None):
         if remote_side not in (0, 1):
             raise ValueError("the remote side is 0 or 1")
         self.side = remote_side
         self.forward = forward
+        self.dice = dice  # a DiceExchange: the joint dice's messages go there, not to the board
         self.follow = Follow()
         self.records = []  # (kind, fields) of the local board's match: the copy a check folds
         self.last_seq = 0  # the last remote message taken
@@ -159,6 +160,11 @@ class Referee:
         # and the remote side must send a valid one under the next number
         self.last_seq = seq
         try:
+            if isinstance(body, dict) and body.get("kind") in DICE_KINDS:
+                if self.dice is None:
+                    raise Refused("a dice message, but this match has no joint dice")
+                self.dice.take(body)
+                return None
             code, payload = self.check(body)
         except Refused as e:
             self.refused.append((seq, str(e)))

@@ -130,3 +130,20 @@ def test_a_cheating_other_host_is_refused_out_of_order():
     _refused(home, {"kind": "reveal", "seed": bytes(32).hex()}, "does not match its commitment")
     home.take({"kind": "reveal", "seed": bytes([1] * 32).hex()})
     _refused(home, {"kind": "roll"}, "unknown dice message")
+
+
+def test_dice_messages_in_the_remote_stream_go_to_the_exchange_never_to_the_board():
+    sent = []
+    ex = remote.DiceExchange(0, bytes(8), commitment(bytes(8), bytes(32)))
+    ref = remote.Referee(1, lambda code, payload: sent.append(code), dice=ex)
+    theirs = commitment(bytes([1] * 8), bytes([1] * 32))
+    msg = {"kind": "commit", "match_id": bytes([1] * 8).hex(), "commitment": theirs.hex()}
+    assert ref.take(1, msg) is None
+    assert ex.other_commit == theirs
+    with pytest.raises(remote.Refused):
+        ref.take(2, {"kind": "share", "k": 5, "share": bytes(32).hex()})
+    assert sent == [] and ref.last_seq == 2 and ref.refused[-1][0] == 2
+    bare = remote.Referee(1, lambda code, payload: sent.append(code))
+    with pytest.raises(remote.Refused) as e:
+        bare.take(1, {"kind": "commit"})
+    assert "no joint dice" in str(e.value) and sent == []
