@@ -173,6 +173,7 @@ class Controller(Turns):
             elif ph == D.GAME_OVER:
                 self._start_game()
             elif ph == D.MATCH_OVER:
+                self.settings = self.config  # the next match is played as the device is set
                 self.fair = None
                 self.cup = None
                 self._new_match_state()

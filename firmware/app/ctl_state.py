@@ -20,7 +20,10 @@ class State:
     """Match state (see ``app.controller.Controller`` for the constructor's arguments)."""
 
     def __init__(self, settings, rules, dice_factory, new_match_id, unix_time=None, cap=6, recognizer=None):
-        self.settings = settings
+        self.settings = settings  # the match's (a resumed match's from its MATCH_START)
+        # the device's settings: every new match starts with them, whatever the last match
+        # (resumed from the journal) was played with
+        self.config = settings
         self.rules = rules
         self._dice_factory = dice_factory
         self._new_match_id = new_match_id

@@ -422,7 +422,7 @@ class Opponent:
             names = list(o.names)
             if comp >= 0:
                 names[comp] = ("white", "black")[comp]  # the computer's old side: a player again
-            ctl.settings = type(o)(
+            ctl.settings = ctl.config = type(o)(
                 o.length, o.crawford, o.jacoby, o.beaver, o.auto_doubles, o.casual, o.clock_s,
                 o.delay_s, o.house, names, side, name, o.learn,
             )  # fmt: skip

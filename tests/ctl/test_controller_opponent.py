@@ -398,3 +398,29 @@ def test_a_power_cut_during_the_computers_turn_brings_back_the_same_throw_and_pl
     d.board(rules.counts_of(r.pos, bytearray(rules.NLOC), d.cap), r.now)  # the first reading
     assert d.phase == C.MOVING and (d.dice[0], d.dice[1]) == dice and d.opp.plan == plan
     assert d.outbox[-1] == c.outbox[-1]  # the same ROLL record
+
+
+def test_the_devices_computer_setting_plays_the_next_match_after_a_resumed_one():
+    """The board was set to play black while a two-player match was on the journal: that
+    match resumes two-player (its records say so), and the next match is against the
+    computer."""
+    c = H.make(length=1)
+    r = H.Robot(c, 5)
+    r.set_start()
+    assert r.press(0, C.ROLL) and r.press(0, C.ROLL) and c.phase == C.MOVING
+    tape = list(c.outbox)
+    d = H.make(computer=1, length=1)  # the restart with the new setting
+    d.resume(iter(tape), c.board_seed())
+    assert d.settings.computer == -1 and d.phase == C.MOVING  # the match keeps its own
+    r.c = d
+    r.sense()
+    side = d.side
+    assert d.intent(side, C.I_RESIGN, 1, r.now) and d.intent(1 - side, C.I_ACCEPT, None, r.now)
+    assert d.phase == C.MATCH_OVER
+    del d.outbox[:]
+    r.set_start()
+    assert r.press(0, C.ROLL) and d.phase == C.IDLE  # match over: back to idle
+    assert r.press(0, C.ROLL) and d.phase == C.OPENING
+    k, f = d.outbox[0]
+    assert k == C.K_MATCH_START and f[3] & C.OPT_COMPUTER[1] and f[8] == "pubeval", f
+    assert d.settings.computer == 1
