@@ -6,7 +6,8 @@ Usage::
     .venv/bin/python tools/hardware/build.py --check    # exit 1 if a committed output is stale
 
 Per board kind (one KiCad project each, ``hardware/kicad/<kind>/``): ``<kind>.net`` (netlist),
-``<kind>-erc.txt`` (the electrical rule check, ``erc.py``). The PCB and the fabrication files
+``<kind>-erc.txt`` (the electrical rule check, ``erc.py``), ``<kind>.kicad_sch`` (KiCad 6
+schematic, ``kicad_sch.py``). The PCB and the fabrication files
 come from ``pcb.py`` and ``fab.py``, which need KiCad's pcbnew (Debian's /usr/bin/python3).
 """
 
@@ -24,7 +25,7 @@ ROOT = HERE.parent.parent
 if str(HERE.parent) not in sys.path:
     sys.path.insert(0, str(HERE.parent))
 
-from hardware import design, erc, netlist, scad, schematic  # noqa: E402
+from hardware import design, erc, kicad_sch, netlist, scad, schematic  # noqa: E402
 
 OUT = ROOT / "hardware" / "kicad"
 # KiCad's Python module is built for Debian's interpreter, not for the project's venv
@@ -54,7 +55,11 @@ def stale_pcb_outputs():
         pcb_outputs(tmp)
         fresh = {p.relative_to(tmp) for p in Path(tmp).rglob("*") if p.is_file()}
         have = {p.relative_to(OUT) for p in OUT.rglob("*") if p.is_file()}
-        have = {p for p in have if p.suffix != ".net" and not str(p).endswith(("erc.txt", "-schematic.svg"))}
+        have = {
+            p
+            for p in have
+            if p.suffix not in (".net", ".kicad_sch") and not str(p).endswith(("erc.txt", "-schematic.svg"))
+        }
         bad = sorted(str(p) for p in fresh ^ have)
         bad += sorted(str(p) for p in fresh & have if not filecmp.cmp(Path(tmp) / p, OUT / p, shallow=False))
         return bad
@@ -90,6 +95,7 @@ def text_outputs(board_json):
         out["%s/%s.net" % (b.kind, b.kind)] = netlist.render(b)
         out["%s/%s-erc.txt" % (b.kind, b.kind)] = erc_report(b, count, board_json.get("battery"))[0]
         out["%s/%s-schematic.svg" % (b.kind, b.kind)] = schematic.render(b)
+        out["%s/%s.kicad_sch" % (b.kind, b.kind)] = kicad_sch.render(b)
     return out
 
 
