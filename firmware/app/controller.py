@@ -198,8 +198,11 @@ class Controller(Turns):
             return False
         if what == _I_DOUBLE:
             if mine and self.may_double and self.board_matches():
+                self.message = ""
                 self._emit(R.DOUBLE, (side, 2 * self.cube))
                 return True
+            if mine and ph == D.AWAIT_ROLL:  # the roller's refused press says why
+                self.message = self._no_double()
             return False
         if what == _I_TAKE or what == _I_DROP or what == _I_BEAVER:
             if ph != D.DOUBLED or mine:
@@ -267,6 +270,17 @@ class Controller(Turns):
         if what < _I_NEXT or what > _I_END:
             raise ValueError("unknown intent %r" % (what,))
         return False
+
+    def _no_double(self):
+        """Why the roller may not double now (``bg.match``'s rules, in the order they bind)."""
+        mt = self.mt
+        if mt.crawford:
+            return "no doubling in the Crawford game"
+        if mt.owner >= 0 and mt.owner != self.side:
+            return "no double: the opponent owns the cube"
+        if mt.can_double(self.side):
+            return "no double: put the checkers back as they were"
+        return "no double: the cube is at its highest"
 
     def _computer(self, now):
         """Let the computer (and the coach, learning mode) take its decisions after an input:

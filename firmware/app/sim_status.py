@@ -14,6 +14,8 @@ actions). The keys (docs/simulator.md, "Status panel")::
     lp  [side, steps] of the last play (null)    m    the controller's message ("illegal play")
     err [missing, extra] row masks while an illegal reading is shown (null)
     res [winner, points, kind] of the last game (null)
+    md  1 when the roller may double now (``bg.match``'s rules: the page offers CUBE only then)
+    cp  the side the computer plays (-1)          pl   [steps, 1 if the coach's] on the LEDs
 """
 
 try:
@@ -100,6 +102,7 @@ class Status:
             "m": ctl.message,
             "err": [ctl.missing, ctl.extra] if ctl.show_errors(now) else None,
             "res": [res[0], res[1], res[2]] if res else None,
+            "md": 1 if ctl.may_double else 0,
             "cp": ctl.settings.computer,
             "pl": self._plan(ctl),
         }

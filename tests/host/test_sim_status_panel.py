@@ -111,6 +111,13 @@ def test_status_during_a_double_names_the_taker_and_the_buttons(tmp_path):
         p.press_until("roll%d" % side, ("TAKE",))
         st = _next(sim, "%s to roll" % words.SIDES[doubler])
         assert st["cube"] == "2, owned by %s" % words.SIDES[side], st
+        # the doubler may not double again (the taker owns the cube): CUBE is not offered,
+        # and a press is refused with the reason
+        assert "CUBE" not in st["next"], st
+        p.press("cube%d" % doubler)
+        st = _next(sim, "no double: the opponent owns the cube")
+        assert st["next"].startswith("%s to roll: press ROLL" % words.SIDES[doubler]), st
+        assert st["cube"] == "2, owned by %s" % words.SIDES[side], st
     finally:
         sim.stop()
 
@@ -182,3 +189,15 @@ def test_the_next_line_names_the_computers_play_and_the_coachs():
     assert "the coach shows 13/7 8/7 on the LEDs" in expect(st, "moving", "white", [6, 1])
     st = {"s": 0, "cp": -1, "pl": None, "m": ""}
     assert expect(st, "moving", "white", [6, 1]).startswith("white to play 6-1: move the checkers")
+
+
+def test_the_roll_line_offers_cube_only_when_the_roller_may_double():
+    expect = words.expect
+    st = {"s": 0, "md": 1, "m": ""}
+    text = expect(st, "await_roll", "white", [0, 0])
+    assert text == "white to roll: press ROLL (bottom), or CUBE to double"
+    st = {"s": 1, "md": 0, "m": ""}
+    assert expect(st, "await_roll", "black", [0, 0]) == "black to roll: press ROLL (top)"
+    st = {"s": 1, "md": 0, "cr": 1, "m": "no doubling in the Crawford game"}
+    text = expect(st, "await_roll", "black", [0, 0])
+    assert "CUBE" not in text and text.endswith("-- no doubling in the Crawford game"), text

@@ -108,9 +108,12 @@ def expect(st, phase, who, d):
     if phase == "choice":
         return "%s: ROLL keeps the opening throw, CUBE throws again" % who
     if phase == "await_roll":
+        text = "%s to roll: press ROLL (%s)" % (who, where)
         if st.get("cr"):
-            return "%s to roll: press ROLL (%s) (Crawford game: no doubling)" % (who, where)
-        return "%s to roll: press ROLL (%s), or CUBE to double" % (who, where)
+            text += " (Crawford game: no doubling)"
+        elif st.get("md"):  # the firmware's word (bg.match's rules): CUBE only when it doubles
+            text += ", or CUBE to double"
+        return "%s -- %s" % (text, msg) if msg else text
     if phase == "moving":
         if err:
             parts = []
