@@ -115,6 +115,9 @@ class Recorder:
                 # show it now, not only when the next action cannot be stored
                 self.on_error(j.error)
                 self.log("journal: error %d at boot" % j.error)
+            if j.dropped:
+                # a torn or damaged last record: no action in it could be read
+                self.log("journal: dropped %d damaged bytes at the end" % j.dropped)
         except Exception as e:  # noqa: BLE001 - a damaged journal must not stop the board
             self.log("journal: %s" % (e,))
             self.on_error(j.error or 4)

@@ -120,6 +120,7 @@ class Journal:
         self.active = None  # match id (bytes) of the match in progress, or None
         self.finished = False  # True when the active match has a MATCH_END
         self._wpos = 0  # end of the valid records of the active match
+        self.dropped = 0  # bytes of a torn or damaged last record dropped by ``open()``
         # scratch for encoding one record (``record.encode``), free between calls: the app's link
         # publishes each stored record from it too (one 518-byte block instead of two)
         self.buf = bytearray(2 * record.MAX_RECORD)

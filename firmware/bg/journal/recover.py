@@ -25,6 +25,7 @@ def open_journal(j):
     j.active = None
     j.finished = False
     j._wpos = 0
+    j.dropped = 0
     try:
         os.stat(j.root)
     except OSError:
@@ -116,7 +117,9 @@ def _recover(j, mid):
                 return
             # A torn tail (only possible without littlefs's atomic sync): rewrite the
             # good prefix to a temp file and swap it in atomically. Without room for the
-            # copy, appends simply overwrite the torn bytes from ``_wpos``.
+            # copy, appends simply overwrite the torn bytes from ``_wpos``. Either way the
+            # bytes are gone: ``dropped`` says how many (the app reports it).
+            j.dropped = size - valid
             try:
                 _copy_prefix(j, path, valid)
             except OSError:
