@@ -13,6 +13,8 @@ that is not on a strip). Strips are joined by one 12-way cable (``CHAIN_PINS``):
 ESP32, OUT away from it, pin to pin or reversed (the pin-out is symmetric).
 """
 
+import math
+
 # The 12-way chain cable (JST SH, 1.0 mm): pin number -> signal. ``Q`` carries the serial data towards
 # the ESP32 (the farther register's QH to the nearer register's SER; MISO at the centre board).
 # Symmetric, so that a reversed cable (pin 1 to pin 12, commonly sold) costs nothing: pin k and
@@ -377,6 +379,21 @@ def ohms(v):
     return "%d" % v
 
 
+E96 = (100, 102, 105, 107, 110, 113, 115, 118, 121, 124, 127, 130, 133, 137, 140, 143, 147, 150)
+E96 += (154, 158, 162, 165, 169, 174, 178, 182, 187, 191, 196, 200, 205, 210, 215, 221, 226, 232)
+E96 += (237, 243, 249, 255, 261, 267, 274, 280, 287, 294, 301, 309, 316, 324, 332, 340, 348, 357)
+E96 += (365, 374, 383, 392, 402, 412, 422, 432, 442, 453, 464, 475, 487, 499, 511, 523, 536, 549)
+E96 += (562, 576, 590, 604, 619, 634, 649, 665, 681, 698, 715, 732, 750, 768, 787, 806, 825, 845)
+E96 += (866, 887, 909, 931, 953, 976)
+
+
+def e96(ohm):
+    """The E96 value nearest ``ohm`` (by ratio): 890 -> 887, 3100 -> 3090."""
+    decade = 10 ** (len(str(int(ohm))) - 3)
+    best = min((abs(math.log(v * d / ohm)), v * d) for d in (decade / 10, decade, decade * 10) for v in E96)
+    return int(round(best[1]))
+
+
 def _cap(b, value, net, role):
     c = b.add("C", value, "C_0603", (role,))
     c.pin(1, "1", "passive", net).pin(2, "2", "passive", "GND")
@@ -413,8 +430,9 @@ def _battery(b, bat):
     ):
         u.pin(num, name, type_, net)
     # ICHG = 890 A*ohm / RISET; input limit = 1550 A*ohm / RILIM (datasheet K_ISET, K_ILIM)
-    riset = int(round(890000.0 / bat["charge_ma"]))
-    rilim = int(round(1550000.0 / 500))  # the USB port's 500 mA
+    # each the nearest E96 value (1 %, what a pick-and-place library stocks)
+    riset = e96(890000.0 / bat["charge_ma"])
+    rilim = e96(1550000.0 / 500)  # the USB port's 500 mA
     b.add("R", ohms(riset), "R_0603", ("iset",)).pin(1, "1", "passive", "ISET").pin(2, "2", "passive", "GND")
     b.add("R", ohms(rilim), "R_0603", ("ilim",)).pin(1, "1", "passive", "ILIM").pin(2, "2", "passive", "GND")
     for net, role in (("VIN", "charger_in"), ("SYS", "charger_out"), ("BAT", "charger_bat")):

@@ -3,15 +3,20 @@ file (what a PCB fab takes), JLCPCB's assembly BOM and placement (CPL) files as 
 plots of both copper layers with the outline.
 
 JLCPCB columns: BOM ``Comment,Designator,Footprint,LCSC Part #``; CPL
-``Designator,Mid X,Mid Y,Layer,Rotation`` (mm, top side). Parts without an LCSC number (the
-reeds, the DevKitC, the USB breakout) are hand-soldered: hardware/README.md.
+``Designator,Mid X,Mid Y,Layer,Rotation`` (mm, top side): the centre and rotation of JLCPCB's
+footprint of each machine-placed package (``jlc.py``: checked against the footprint's pin 1).
+Parts without an LCSC number (the reeds, the DevKitC, the USB breakout, and the machine parts
+whose number could not be confirmed, hardware/bom.md) are hand-soldered or looked up before
+ordering: hardware/README.md.
 """
 
 import csv
 import io
+import math
 
 import pcbnew
 
+from . import jlc
 from .parts import ORDER as PARTS
 
 GERBER_LAYERS = (
@@ -68,9 +73,11 @@ def _csv(rows):
 def bom_cpl(design_board, pcb):
     """(bom_csv, cpl_csv) in JLCPCB's format; one BOM line per value and footprint."""
     groups = {}
+    footprint = {}
     for p in design_board.parts:
         if p.footprint:
-            mpn, lcsc = PARTS.get(p.value, (p.value + " (hand-soldered)", ""))
+            footprint[p.ref] = p.footprint
+            mpn, lcsc = PARTS.get(p.value, (p.value + " (hand-soldered)", ""))[:2]
             groups.setdefault((mpn, p.footprint, lcsc), []).append(p.ref)
     bom = [("Comment", "Designator", "Footprint", "LCSC Part #")]
     for (mpn, fp, lcsc), refs in sorted(groups.items()):
@@ -78,13 +85,13 @@ def bom_cpl(design_board, pcb):
     cpl = [("Designator", "Mid X", "Mid Y", "Layer", "Rotation")]
     for fp in sorted(pcb.GetFootprints(), key=lambda f: f.GetReference()):
         pos = fp.GetPosition()
-        cpl.append(
-            (
-                fp.GetReference(),
-                "%.3fmm" % pcbnew.ToMM(pos.x),
-                "%.3fmm" % -pcbnew.ToMM(pos.y),
-                "Top",
-                "%d" % int(fp.GetOrientationDegrees()),
-            )
-        )
+        x, y = pcbnew.ToMM(pos.x), pcbnew.ToMM(pos.y)
+        orient = int(round(fp.GetOrientationDegrees())) % 360
+        name = footprint[fp.GetReference()]
+        rotation = orient
+        if name in jlc.KICAD_LIB:  # machine-placed: JLCPCB's centre and rotation
+            rotation, (dx, dy) = jlc.placement(name, orient)
+            c, s = round(math.cos(math.radians(orient))), round(math.sin(math.radians(orient)))
+            x, y = x + dx * c + dy * s, y - dx * s + dy * c
+        cpl.append((fp.GetReference(), "%.3fmm" % x, "%.3fmm" % -y, "Top", "%d" % rotation))
     return _csv(bom), _csv(cpl)

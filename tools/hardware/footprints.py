@@ -29,9 +29,12 @@ BTN_LEGS_X, BTN_LEGS_Y = 12.5, 5.0
 
 
 def _sh(n):
-    x0 = -(n - 1) / 2.0
-    pads = [(i + 1, x0 + 1.0 * i, 0, 0.6, 1.55) for i in range(n)]
-    nail = -x0 + SH_NAIL_BEYOND
+    # seen from the top with the nails behind (-y), pin 1 is at the right: KiCad's library
+    # footprint (nails at +y, pin 1 at the left) turned half a turn; drawn the other way it is
+    # its mirror image and the part's pin 1 would land on pad n (jlc.py refuses that)
+    x0 = (n - 1) / 2.0
+    pads = [(i + 1, x0 - 1.0 * i, 0, 0.6, 1.55) for i in range(n)]
+    nail = x0 + SH_NAIL_BEYOND
     return True, pads + [("", -nail, -SH_NAIL_BEHIND, 1.2, 1.8), ("", nail, -SH_NAIL_BEHIND, 1.2, 1.8)]
 
 

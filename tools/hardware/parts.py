@@ -1,7 +1,11 @@
 """What is ordered for each part value, and what the part is inside, from its datasheet.
 
-``ORDER[value] = (manufacturer part, LCSC part number)``: the BOM (``fab.py``) and the checks
-below read the same line, so the part the checks model is the part a maker buys.
+``ORDER[value] = (manufacturer part, LCSC part number, source)``: the BOM (``fab.py``) and the
+checks below read the same line, so the part the checks model is the part a maker buys. The
+manufacturer part is the one the part's datasheet orders; the LCSC number is the one LCSC lists
+for exactly that manufacturer part, as public JLCPCB assembly BOMs pair them (``source`` says
+which). Where that pairing could not be confirmed the number is left empty and ``source`` says
+why: a maker looks the part up by its manufacturer number before ordering (hardware/bom.md).
 
 ``network(mpn)``: the resistors inside a Bourns 4800P thick-film network, from its order code
 (``48 16 P - c - 103``: ``c`` = 1 isolated, 2 bussed; datasheet "How to Order" and its
@@ -11,33 +15,47 @@ resistors, pins 1..15 each to the common pin 16.
 
 import re
 
+_BOMS = "LCSC's number for this MPN as public JLCPCB assembly BOMs list it"
+_ONE = "LCSC's number for this MPN as one public JLCPCB assembly BOM lists it"
+_UNSURE = "unconfirmed: "
+_SH = ("JST SM12B-SRSS-TB", "", _UNSURE + "no public BOM pairs this MPN with an LCSC number")
 ORDER = {
-    "74HC165": ("Nexperia 74HC165D,653", ""),
-    "10k x15 bussed": ("Bourns 4816P-2-103LF", ""),
-    "100n": ("generic 100nF X7R 0603", "C14663"),
-    "WS2812B": ("Worldsemi WS2812B-B/T", ""),
-    "74AHCT1G125": ("TI SN74AHCT1G125DBVR", ""),
-    "74LVC3G17": ("TI SN74LVC3G17DCTR", ""),
-    "100": ("generic 100R 0603", ""),
-    "330": ("generic 330R 0603", "C23138"),
-    "10k": ("generic 10k 0603", "C25804"),
-    "PTC 750mA": ("Littelfuse 1206L075", ""),
-    "B5819W": ("Schottky 40 V 1 A SOD-123, B5819W", ""),
-    "SMF5.0A": ("Littelfuse SMF5.0A", ""),
-    "PESD5V0S1BA": ("Nexperia PESD5V0S1BA", ""),
-    "chain IN": ("JST SM12B-SRSS-TB", ""),
-    "chain OUT": ("JST SM12B-SRSS-TB", ""),
-    "chain CHAIN": ("JST SM12B-SRSS-TB", ""),
-    "chain RETURN": ("JST SM12B-SRSS-TB", ""),
+    "74HC165": ("Nexperia 74HC165D,653", "C5613", _BOMS),
+    "10k x15 bussed": (
+        "Bourns 4816P-2-103LF",
+        "",
+        _UNSURE + "no public BOM pairs the bussed 4816P-2 with an LCSC number",
+    ),
+    "100n": ("Yageo CC0603KRX7R9BB104", "C14663", _BOMS),
+    "WS2812B": ("Worldsemi WS2812B-B/W", "C114586", _BOMS + " (LCSC's own datasheet link names it)"),
+    "74AHCT1G125": ("TI SN74AHCT1G125DBVR", "C7484", _BOMS),
+    "74LVC3G17": ("TI SN74LVC3G17DCTR", "C18213", _BOMS),
+    "100": ("UNI-ROYAL 0603WAF1000T5E", "C22775", _BOMS),
+    "330": ("UNI-ROYAL 0603WAF3300T5E", "C23138", _BOMS),
+    "10k": ("UNI-ROYAL 0603WAF1002T5E", "C25804", _BOMS),
+    "100k": ("UNI-ROYAL 0603WAF1003T5E", "C25803", _BOMS),
+    "3.09k": ("UNI-ROYAL 0603WAF3091T5E", "C22992", _ONE),
+    "887": ("UNI-ROYAL 0603WAF8870T5E", "", _UNSURE + "no public BOM pairs this MPN with an LCSC number"),
+    "732k": ("UNI-ROYAL 0603WAF7323T5E", "", _UNSURE + "no public BOM pairs this MPN with an LCSC number"),
+    "4u7": ("Samsung CL10A475KO8NNNC (4.7 uF X5R 0603 16 V)", "C19666", _BOMS),
+    "22u": ("Samsung CL10A226MQ8NRNC (22 uF X5R 0603 6.3 V)", "C59461", _BOMS),
+    "PTC 750mA": ("Littelfuse 1206L075/16WR", "", _UNSURE + "public BOMs give two different numbers"),
+    "B5819W": ("CJ B5819W SL (40 V 1 A Schottky, SOD-123)", "C8598", _BOMS),
+    "SMF5.0A": ("MDD SMF5.0A (the Littelfuse SMF5.0A's ratings, SOD-123FL)", "C193402", _BOMS),
+    "PESD5V0S1BA": (
+        "Nexperia PESD5V0S1BA,115",
+        "",
+        _UNSURE + "the number found (C5261083) is another maker's part",
+    ),
+    "chain IN": _SH,
+    "chain OUT": _SH,
+    "chain CHAIN": _SH,
+    "chain RETURN": _SH,
     # the battery option (board.json "battery"; hardware/bom.md)
-    "battery 1S Li-ion": ("JST S3B-PH-K-S", ""),
-    "BQ24074": ("TI BQ24074RGTR", ""),
-    "TPS61023": ("TI TPS61023DRLR", ""),
-    "1u": ("1 uH 4 x 4 mm shielded inductor, Isat >= 4 A", ""),
-    "4u7": ("generic 4.7uF X5R 0603 10 V", ""),
-    "22u": ("generic 22uF X5R 0603 10 V", ""),
-    "100k": ("generic 100k 1% 0603", ""),
-    "732k": ("generic 732k 1% 0603", ""),
+    "battery 1S Li-ion": ("JST S3B-PH-K-S", "", "through-hole, hand-soldered"),
+    "BQ24074": ("TI BQ24074RGTR", "C54313", _ONE),
+    "TPS61023": ("TI TPS61023DRLR", "C919459", _BOMS),
+    "1u": ("1 uH 4 x 4 mm shielded inductor, Isat >= 4 A", "", _UNSURE + "no part chosen by MPN yet"),
 }
 
 
