@@ -90,6 +90,7 @@ def test_watch_serves_the_page_while_the_robots_play(tmp_path, capsys):
     rc = []
     img = tmp_path / "w.lfs"
     args = ["--length", "1", "--seed", "watch", "--image", str(img), "--quiet", "--watch", "--port", "0"]
+    args += ["--linger", "3"]
     t = threading.Thread(target=lambda: rc.append(demo.main(args + ["--step-ms", "3"])), daemon=True)
     t.start()
     url = None
@@ -109,5 +110,18 @@ def test_watch_serves_the_page_while_the_robots_play(tmp_path, capsys):
         plays = [x for x in state["log"] if x.startswith("PLAY")]
         time.sleep(0.2)
     assert plays
+    # the match's end: the page still runs and says so (never frozen mid-game)
+    final = ""
+    while "match over" not in final and time.monotonic() < end:
+        state = json.loads(urllib.request.urlopen(url + "api/state", timeout=30).read())
+        final = state["status"].get("next", "")
+        time.sleep(0.1)
+    assert re.match(r"(white|black) wins \d+ points? \(\w+\)\. match over", final), final
     t.join(300)
     assert rc == [0]
+    # the terminal's summary in words
+    out = seen + capsys.readouterr().out
+    assert re.search(
+        r"played 1 game, \d+ turns in [\d.]+ s; (white|black) wins the match, white \d+ - black \d+", out
+    ), out
+    assert "result:" not in out

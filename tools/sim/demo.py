@@ -29,6 +29,7 @@ for p in (str(HERE), str(ROOT / "firmware"), str(ROOT / "host_tools" / "shim")):
         sys.path.insert(0, p)
 
 import server  # noqa: E402
+import status as words  # noqa: E402
 from bg import board as B  # noqa: E402
 from bg import engine as movegen  # noqa: E402
 
@@ -256,7 +257,8 @@ class Player:
                 end = self.turn()
                 if end:
                     break
-            self.say("game %d: %s (%d turns so far)" % (self.games, end, self.turns))
+            said = words.decode_log("GAME_END " + end) or end
+            self.say("game %d: %s (%d turns so far)" % (self.games, said, self.turns))
             w, pts = [int(x) for x in end.split()[:2]]
             self.score[w] += pts
             if self.length and self.score[w] >= self.length:  # the firmware ends the match
@@ -265,10 +267,19 @@ class Player:
                 r = self.con.next(("MATCH_END",), 0.0 if self.length else 2.0)
             if r:
                 self.result = r[1]
-                self.say("match over:", r[1])
+                self.say("match over:", match_words(r[1]))
                 return r[1]
             self.press_until("roll0", ("GAME_START",))  # next game
         return None
+
+
+def match_words(fields):
+    """MATCH_END's fields (``winner score0 score1``, as the console logs them) in words."""
+    try:
+        w, s0, s1 = (int(x) for x in fields.split()[:3])
+        return "%s wins the match, white %d - black %d" % (words.SIDES[w], s0, s1)
+    except (ValueError, IndexError):
+        return fields
 
 
 def dump_image(image):
@@ -322,6 +333,21 @@ def check_journal(image):
     return out
 
 
+def linger(sim, seconds, res):
+    """--watch: the page shows the match's end (the status panel's "match over" line, the
+    firmware still running), then stays up ``seconds`` for the watcher; Ctrl-C ends it."""
+    end = time.monotonic() + 5.0
+    while res and "match over" not in sim.status.get("next", "") and time.monotonic() < end:
+        time.sleep(0.05)
+    if seconds > 0:
+        print(
+            "the page shows the final position for %d s (Ctrl-C ends sooner): %s"
+            % (seconds, sim.status.get("next", "")),
+            flush=True,
+        )
+        time.sleep(seconds)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description="Play a whole match automatically on the simulator.")
     ap.add_argument("--image", default=str(ROOT / ".sim" / "demo.lfs"), help="littlefs image for the journal")
@@ -338,6 +364,13 @@ def main(argv=None):
     ap.add_argument("--port", type=int, default=8080, help="the page's port with --watch")
     ap.add_argument(
         "--step-ms", type=int, default=None, help="pause after each checker moved, ms (15; 400 with --watch)"
+    )
+    ap.add_argument(
+        "--linger",
+        type=float,
+        default=None,
+        help="with --watch: keep the page up this many seconds after the match, its final "
+        "state shown (60; Ctrl-C ends sooner)",
     )
     ap.add_argument("--quiet", action="store_true", help="only the summary lines")
     server.add_setting_args(ap)
@@ -372,16 +405,24 @@ def main(argv=None):
             length=args.length,
         )
         res = p.play_match()
+        if httpd is not None:
+            linger(sim, 60.0 if args.linger is None else args.linger, res)
     except (RuntimeError, OSError):
         print("\n".join(sim.log[-25:]), file=sys.stderr)
         raise
+    except KeyboardInterrupt:
+        res = p.result if "p" in locals() else None
+        print("stopped (Ctrl-C)", flush=True)
     finally:
         sim.stop()
         if httpd is not None:
             httpd.shutdown()
             httpd.server_close()
     dt = time.monotonic() - t0
-    print("played %d games, %d turns in %.1f s; result: %s" % (p.games, p.turns, dt, res))
+    print(
+        "played %d game%s, %d turns in %.1f s; %s"
+        % (p.games, "" if p.games == 1 else "s", p.turns, dt, match_words(res) if res else "no result")
+    )
     for path, acts, msg, size in check_journal(image):
         print("journal %s: %d actions, %d bytes; dice %s" % (path, len(acts), size, msg))
     return 0 if res else 1
