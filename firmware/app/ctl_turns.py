@@ -22,6 +22,34 @@ class Turns(State):
         self.outbox.append((kind, fields))
         self.apply(kind, fields)
 
+    def _new_match_state(self):
+        State._new_match_state(self)
+        # a match between two boards (JOINT_START; bg.dice.joint, docs/remote.md)
+        self.joint_side = -1  # the side this board plays, -1: a one-board match
+        self.joint_commit = None  # the other board's commitment
+        self.joint_other = None  # (k, share): the other board's share of throw k, taken
+        self.joint_due = False  # a throw was asked for and waits for that share
+        self.joint = None  # bg.dice.joint.JointDice, made when the player seed is fixed
+
+    def _computer(self, now):
+        """The computer's decisions after an input (``Controller``'s; none here)."""
+        return False
+
+    @property
+    def may_double(self):
+        """``State.may_double``, and not once a two-board roll was asked for: its share is out."""
+        return self.phase == D.AWAIT_ROLL and not self.joint_due and self.mt.can_double(self.side)
+
+    def apply(self, k, f):
+        State.apply(self, k, f)
+        if k == R.JOINT_START:
+            self.joint_side = f[0]
+            self.joint_commit = bytes(f[1])
+        elif k == R.JOINT_SHARE:
+            self.joint_other = (f[0], bytes(f[1]))
+        elif k == R.OPENING or k == R.ROLL:
+            self.joint_due = False
+
     def _prepare_match(self):
         """ROLL in IDLE: draw the dice seed and journal MATCH_START with its commitment at
         once, before any player entropy is taken: hosts may then contribute seeds
@@ -56,6 +84,8 @@ class Turns(State):
         f = self.fair
         if f is None or self.phase != D.OPENING or self.game_no or not f.open:
             raise ValueError("no match is waiting for player seeds")
+        if self.joint_side >= 0 and len(self.seed_parts) >= 2:
+            raise ValueError("both hosts' parts are in")  # side 0's host's, then side 1's
         if commitment is not None and bytes(commitment) != f.commitment:
             raise ValueError("not this match's commitment")
         b = name.encode()
@@ -70,7 +100,11 @@ class Turns(State):
 
     def _start_match(self):
         """The opening press of a match: button timing is the last contribution, the player
-        seed is fixed, the first game starts (its opening throw follows)."""
+        seed is fixed, the first game starts (its opening throw follows). A two-board match
+        starts only on both hosts' parts: the other board cannot know this one's presses."""
+        if self.joint_side >= 0 and len(self.seed_parts) < 2:
+            self.message = "waiting for the other board"
+            return
         d = self.fair.close_timing()
         if d is not None:
             self._emit(R.SEED_PART, (D.SRC_BUTTONS, "", d))
@@ -78,7 +112,92 @@ class Turns(State):
         from bg.dice.cup import Cup
 
         self.cup = Cup(self.fair)
+        self._joint_dice()
         self._start_game()
+
+    # two boards, one match: throws from both boards' shares (bg.dice.joint, docs/remote.md)
+
+    def joint_start(self, side, other):
+        """This match is played with another board: this board plays ``side``, ``other`` is
+        the other board's commitment (from its host). Only right after MATCH_START, before any
+        player seed part (both commitments are fixed before anything that decides a throw),
+        with the standard opening (each throw is both boards'). Journals JOINT_START; returns
+        ``(match id, commitment)`` of this board. ValueError otherwise; nothing changes."""
+        f = self.fair
+        if f is None or self.phase != D.OPENING or self.game_no or not f.open or self.seed_parts:
+            raise ValueError("no match is waiting for its dice")
+        if self.joint_side >= 0:
+            raise ValueError("the other board's commitment is already taken")
+        if side != 0 and side != 1:
+            raise ValueError("side must be 0 or 1")
+        if self.settings.house:
+            raise ValueError("two boards play the standard opening")
+        from bg.dice.joint import joint_id
+
+        joint_id(f.commitment, other)  # a copied commitment, a wrong length: ValueError
+        self._emit(R.JOINT_START, (side, bytes(other)))
+        return f.match_id, f.commitment
+
+    def _joint_dice(self):
+        if self.joint_side >= 0 and self.fair is not None and self.fair.fixed:
+            from bg.dice.joint import JointDice
+
+            f = self.fair
+            seed = self.board_seed()
+            self.joint = JointDice(
+                self.joint_side, f.commitment, seed, self.joint_commit, f.player_seed, self.throws
+            )
+
+    def joint_take(self, k, share, now=0):
+        """The other board's share of throw ``k`` (from its host): journaled (JOINT_SHARE)
+        and, when the throw waits for it, thrown at once. Only the throw due (the journal's
+        count), once: an old, a future or a second share for it is a ValueError, nothing is
+        journaled. (Whether the share is the one the other board's seed gives is known only
+        at its reveal: ``bg.dice.joint.verify_joint``.)"""
+        if self.joint_side < 0 or self.phase == D.IDLE or self.phase == D.MATCH_OVER:
+            raise ValueError("no match with another board is on")
+        if len(self.seed_parts) < 2:
+            raise ValueError("no share before both hosts' parts")
+        if not isinstance(share, (bytes, bytearray)) or len(share) != 32:
+            raise ValueError("a share is 32 bytes")
+        if k != self.throws:
+            raise ValueError("a share for throw %d; throw %d is due" % (k, self.throws))
+        o = self.joint_other
+        if o is not None and o[0] == k:
+            raise ValueError("throw %d's share is already taken" % k)
+        self._emit(R.JOINT_SHARE, (k, bytes(share)))
+        if self.joint_due and self.joint is not None:
+            if self.phase == D.OPENING:
+                self._opening_throw(2)
+            elif self.phase == D.AWAIT_ROLL:
+                self._roll()
+            self.track(now)
+            self._computer(now)
+            self._update_marks()
+            self._run_clock(now)
+        return True
+
+    def joint_share(self, k):
+        """This board's share of throw ``k`` for the other board, or None: only once that
+        throw was asked for here (a roll pressed or decided; before that it would tell the
+        other side the throw while its player may still double) or thrown."""
+        jd = self.joint
+        top = self.throws if self.joint_due else self.throws - 1
+        if jd is None or k < 0 or k > top:
+            return None
+        return jd.share_of(k)
+
+    def _joint_throw(self):
+        jd = self.joint
+        if jd is None:
+            return None  # the match has not started: both hosts' parts are not in
+        k = self.throws
+        self.joint_due = True  # asked for: this board's share of throw k may go out
+        o = self.joint_other
+        if o is None or o[0] != k:
+            return None
+        jd.counter = k
+        return jd.throw(o[1])
 
     def _start_game(self):
         crawford = self.mt.next_is_crawford()
@@ -88,6 +207,8 @@ class Turns(State):
         )
 
     def _throw(self, side):
+        if self.joint_side >= 0:
+            return self._joint_throw()  # None: waiting for the other board's share
         cup = self.cup
         assert cup is not None  # the cup exists from the opening press to the match's end
         cup.allow(side)
@@ -98,6 +219,8 @@ class Turns(State):
     def _opening_throw(self, side):
         if not self.settings.house:
             d = self._throw(2)  # EITHER: whoever presses throws both dice
+            if d is None:
+                return self.joint_due  # asked for, waiting for the other board's share
             self._emit(R.OPENING, (0, (d[0], d[1])))
             if d[0] == d[1] and self.mt.may_auto_double():
                 self._emit(R.AUTO_DOUBLE, (2 * self.cube,))
@@ -106,6 +229,7 @@ class Turns(State):
         if side != want:
             return False
         d = self._throw(side)
+        assert d is not None  # the house opening is one board's (``joint_start`` refuses it)
         if want == 0:
             # side 0's two dice wait (unjournaled: after a power cut the same throw comes
             # again, the counter is derived from the journal) for side 1's throw
@@ -124,11 +248,14 @@ class Turns(State):
         if side != self.side:
             return False
         d = self._throw(side)
+        assert d is not None  # (as in ``_opening_throw``)
         self._emit(R.OPENING, (R.OPEN_HOUSE | R.OPEN_REROLL, (d[0], d[1])))
         return True
 
     def _roll(self):
         d = self._throw(self.side)
+        if d is None:
+            return  # waiting for the other board's share (``joint_take`` throws)
         self._emit(R.ROLL, (self.side, d[0], d[1]))
 
     def _confirm(self, now=0):
@@ -251,6 +378,7 @@ class Turns(State):
         decided the match gets its MATCH_END; a RESIGN without its answer is offered again
         to the opponent."""
         State.resume(self, actions, board_seed)
+        self._joint_dice()
         mt = self.mt
         lp = self.last_play
         if mt.phase == F_ENDED:

@@ -553,6 +553,25 @@ class App:
     def brain_cube(self, turn, yes, now):
         return self._decided(self.ctl.decide(turn, yes, now))
 
+    # a match with another board (link request JOINT: ``gammon remote play``; bg.dice.joint)
+    def joint_start(self, side, commitment):
+        try:
+            r = self.ctl.joint_start(side, commitment)
+        except ValueError as e:
+            return str(e)
+        self._decided(None)
+        return r
+
+    def joint_take(self, k, share, now):
+        try:
+            self.ctl.joint_take(k, share, now)
+        except ValueError as e:
+            return str(e)
+        return self._decided(None)
+
+    def joint_share(self, k):
+        return self.ctl.joint_share(k)
+
     def _decided(self, err):
         if err is None:
             self.drain()

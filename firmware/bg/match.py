@@ -464,9 +464,11 @@ class Fold(Match):
             return  # the clock and the seed are the controller's/the dice's, not the rules'
         if ph == F_MATCH_OVER:
             raise ValueError("%s after MATCH_END" % _R.name(k))
-        if k == _R.SEED_PART:
+        if k == _R.SEED_PART or k == _R.JOINT_START:
             if self.game_no:
-                raise ValueError("a player seed contribution after the first game started")
+                raise ValueError("%s after the first game started" % _R.name(k))
+        elif k == _R.JOINT_SHARE:
+            return  # the dice's (bg.dice.joint), not the rules': the throw's own record follows
         elif k == _R.GAME_START:
             self._game_start(f)
         elif k == _R.MATCH_END:

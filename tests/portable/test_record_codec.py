@@ -49,6 +49,8 @@ SAMPLES = (
     (R.MATCH_END, (1, 3, 7)),
     (R.SEED_REVEAL, (bytes(range(50, 82)),)),
     (R.CLOCK, (0, 12345, 1799000)),
+    (R.JOINT_START, (1, bytes(range(100, 132)))),
+    (R.JOINT_SHARE, (0x01020304, bytes(range(7, 39)))),
 )
 # (turn fields, expected record size): dance, one step, two steps, doubles, bar, bear-off
 TURNS = (
@@ -198,6 +200,10 @@ def test_bad_fields_are_refused():
         (R.MATCH_START, (MID, 0, 0, 0, 0, 0, 0, "x" * 17, "b", bytes(32), b"")),
         (R.MATCH_START, (MID, 0, 0, 0, 0, 0, 0, "a", "b", bytes(31), b"")),
         (R.SEED_REVEAL, (bytes(31),)),
+        (R.JOINT_START, (2, bytes(32))),
+        (R.JOINT_START, (0, bytes(33))),
+        (R.JOINT_SHARE, (1 << 32, bytes(32))),
+        (R.JOINT_SHARE, (0, bytes(31))),
         (R.TAKE, (0, 1)),
         (0x33, (0,)),
         (R.TURN, (0, 3, 1, (8, 5, 6), 0)),

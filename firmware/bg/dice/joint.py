@@ -144,6 +144,10 @@ class JointDice:
             self._k = self.counter
         return self._mine
 
+    def share_of(self, k):
+        """This board's share of throw ``k`` (an earlier one again, or the one due)."""
+        return self.share() if k == self.counter else self._gen.share(k)
+
     def throw(self, other_share):
         """The faces of throw ``counter`` (``self.dice``, overwritten) from the other board's
         share; ValueError (nothing changes) for a share that is not 32 bytes."""

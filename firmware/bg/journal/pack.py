@@ -31,8 +31,12 @@ def _last_game(path):
         for kind, fields in d:
             if kind == record.GAME_START:
                 g0 = pos
-            elif kind == record.GAME_PACKED or (kind == record.PLAY and fields[-1]):
-                g0 = -1  # a packed game, or an illegal play: nothing to pack (yet)
+            elif (
+                kind == record.GAME_PACKED
+                or kind == record.JOINT_SHARE
+                or (kind == record.PLAY and fields[-1])
+            ):
+                g0 = -1  # a packed game, a two-board game's shares, an illegal play: nothing to pack
             pos = d.valid
             last = kind
         if d.status != record.OK or g0 < 0 or last != record.GAME_END:

@@ -56,6 +56,7 @@ REQ_PAIR_CONFIRM = const(0x03)
 REQ_AUTH_START = const(0x04)
 REQ_AUTH_PROOF = const(0x05)
 REQ_DECIDE = const(0x06)  # kind u8 + ...: a host decides for the board's computer (docs/protocol.md)
+REQ_JOINT = const(0x07)  # kind u8 + ...: the other board's dice in a two-board match (docs/remote.md)
 REQ_LIST = const(0x10)
 REQ_FETCH = const(0x11)
 REQ_ACK = const(0x12)  # no response: confirms an offset, grants credits

@@ -121,7 +121,9 @@ class Board:
         # the computer's decisions from a host (DECIDE, bg.link.decide): an object
         # with brain_hello(side, name, now), brain_play(turn, steps, now) and
         # brain_cube(turn, yes, now), each returning None or why not (set by the app; None:
-        # refused)
+        # refused); for a two-board match (JOINT, bg.link.joint) also joint_start(side,
+        # commitment) -> (match id, own commitment) or why not, joint_take(k, share, now) -> None
+        # or why not, joint_share(k) -> this board's share or None
         self.brain = None
         # unstored() -> the live match's record not yet in its file (a throw waiting for its
         # play), encoded, or None: sent first to a session that starts watching (set by the

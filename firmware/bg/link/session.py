@@ -49,6 +49,7 @@ from bg.link import (
     REQ_FW_COMMIT,
     REQ_HOSTS,
     REQ_INFO,
+    REQ_JOINT,
     REQ_LIST,
     REQ_PAIR_CONFIRM,
     REQ_PAIR_START,
@@ -303,6 +304,7 @@ _HANDLERS = {
     REQ_FW_COMMIT: (2, "commit", True),
     REQ_CRASH_LOG: (1, "crash_log", True),
     REQ_DECIDE: (3, "decide", True),  # bg.link.decide: gammon play's only
+    REQ_JOINT: (4, "joint", True),  # bg.link.joint: gammon remote play's only
 }
 
 
@@ -328,6 +330,8 @@ def _handler(h):
         from bg.link import fwupdate as mod
     elif h[0] == 3:
         from bg.link import decide as mod
+    elif h[0] == 4:
+        from bg.link import joint as mod
     else:
         from bg.link import requests as mod
     return getattr(mod, h[1])

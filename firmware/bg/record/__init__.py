@@ -51,6 +51,8 @@ the host exports (layout tables: docs/journal.md)."""
 #     SEED_REVEAL   (seed:bytes32,)
 #     CLOCK         (side, used_ms, left_ms)
 #     SEED_PART     (source, name:str, part:bytes16)   a player-seed contribution
+#     JOINT_START   (side, commitment:bytes32)   a two-board match: this board's side, the other's commitment
+#     JOINT_SHARE   (k, share:bytes32)   the other board's share of throw k, taken
 #
 # Example::
 #
@@ -89,12 +91,18 @@ GAME_PACKED = const(0x12)
 # A player-seed contribution (docs/dice.md): after MATCH_START (the commitment), before the
 # first throw; ``source`` is bg.dice.SRC_HOST (name = the paired host's name) or SRC_BUTTONS.
 SEED_PART = const(0x13)
+# A match between two boards (docs/remote.md, bg.dice.joint): right after MATCH_START, before any
+# SEED_PART, the side this board plays and the other board's commitment; then, once per throw,
+# the other board's share of it as taken (in throw order, each once), before the throw's record.
+JOINT_START = const(0x14)
+JOINT_SHARE = const(0x15)
 # Encode-only pseudo kind: a roll and its play in one compact record.
 TURN = const(0x80)
 
 _NAMES = (
     "? MATCH_START GAME_START OPENING ROLL PLAY DOUBLE TAKE DROP BEAVER AUTO_DOUBLE RESIGN"
     " RESIGN_ACCEPT RESIGN_REJECT GAME_END MATCH_END SEED_REVEAL CLOCK GAME_PACKED SEED_PART"
+    " JOINT_START JOINT_SHARE"
 )
 
 
@@ -218,6 +226,8 @@ FORMATS = (
     "sII",
     "",  # GAME_PACKED: bg.record.packdec
     "Bnp",  # SEED_PART
+    "sX",  # JOINT_START
+    "IX",  # JOINT_SHARE
 )
 _WIDTH = {"B": 1, "H": 2, "I": 4}
 
@@ -420,7 +430,7 @@ def encode(kind, fields, buf=None):
                 buf[n - i] = (v >> (8 * i)) & 255
             buf[n + 1] = crc8(buf, 0, n + 1)
             end = n + 2
-    elif isinstance(kind, int) and (MATCH_START <= kind <= CLOCK or kind == SEED_PART):
+    elif isinstance(kind, int) and (MATCH_START <= kind <= CLOCK or SEED_PART <= kind <= JOINT_SHARE):
         if kind == SEED_PART:
             check_seed_part(fields)
         end = _frame(kind, _payload(kind, fields), buf, 0)

@@ -7,6 +7,7 @@ from bg.record import (
     CORRUPT,
     FORMATS,
     GAME_PACKED,
+    JOINT_SHARE,
     MATCH_START,
     MAX_NAME,
     MAX_PLAYER_SEED,
@@ -167,7 +168,7 @@ def record_length(data, i, end):
         if b0 & 7 or (b0 >> 3) & 7 > 6:
             raise ValueError("bad compact kind byte 0x%02x" % b0)
         return _SHAPE_LEN[(b0 >> 3) & 7] + 2
-    if b0 < MATCH_START or b0 > SEED_PART:
+    if b0 < MATCH_START or b0 > JOINT_SHARE:
         raise ValueError("bad kind byte 0x%02x" % b0)
     if i + 1 >= end:
         return -1

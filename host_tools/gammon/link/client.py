@@ -353,6 +353,14 @@ class Client:
         yes. ``LinkError`` (E_STATE, the board's reason) when it is not the computer's now."""
         return self.call(P.REQ_DECIDE, bytes([kind]) + bytes(body))
 
+    def joint(self, kind, body=b""):
+        """The other board's dice in a two-board match (JOINT, docs/remote.md):
+        ``bg.link.joint.J_START`` with side + the other board's commitment (answers match id +
+        this board's commitment), ``J_SHARE`` with throw u32 + the other board's share,
+        ``J_MINE`` with throw u32 (answers throw + this board's share). ``LinkError``
+        (E_STATE, the board's reason) when the board refuses."""
+        return self.call(P.REQ_JOINT, bytes([kind]) + bytes(body))
+
     def reveal_seed(self, game_id):
         gid = game_id if isinstance(game_id, str) else bytes(game_id).hex()
         return self.call(P.REQ_REVEAL, bytes.fromhex(gid))[8:]

@@ -1,0 +1,224 @@
+"""Two boards, one match: each controller's throws come from both boards' shares
+(``bg.dice.joint``). Two controllers play side 0 and side 1 of one match, their hosts
+played by the test (each board's commitment, both parts, each share handed across); both
+journals hold the same throws and ``verify_joint`` proves them from the journals alone. A
+share out of order, twice, too early or from a copied commitment is refused and never
+journaled; a roll asked for cannot become a double; a power cut resumes the same dice.
+
+On MicroPython these also run through tests/host/test_controller_mpy.py (64-bit port and
+the board model at 64k).
+"""
+
+import ctl_helpers as H
+from app import controller as C
+from app import rules
+from bg import record as R
+from bg.dice.fairness import Fairness
+from bg.dice.joint import Board, verify_joint
+
+P0 = bytes(range(16))  # side 0's host's part
+P1 = bytes(range(16, 32))
+
+
+def _board(n):
+    """A board whose dice seed differs from the other's (byte 23: the board's number)."""
+    seed = lambda mid: Fairness(mid, bytes(23) + bytes([n]) + bytes(mid))  # noqa: E731
+    return C.Controller(C.Settings(length=1), rules, seed, H.Ids(), lambda: 1767225600)
+
+
+class Side:
+    """One board, its journal (the records drained as the app does) and its robot."""
+
+    def __init__(self, n):
+        self.c = _board(n)
+        self.j = []
+        self.r = H.Robot(self.c, seed=n + 1, drain=lambda k, f: self.j.append((k, f)))
+        self.r.set_start()
+        assert self.r.press(0, C.ROLL) and self.c.phase == C.OPENING
+
+    def kinds(self):
+        return [k for k, f in self.j]
+
+
+def _joined():
+    a, b = Side(0), Side(1)
+    assert a.c.joint_start(0, b.c.fair.commitment)[1] == a.c.fair.commitment
+    b.c.joint_start(1, a.c.fair.commitment)
+    for s in (a, b):
+        s.c.contribute("host 0", P0)
+        s.c.contribute("host 1", P1)
+        s.r.sense()
+    return a, b
+
+
+def _throw(first, second, side=-1):
+    """``first``'s player asks for the throw, then ``second``'s (``side``: who presses, the
+    side on roll; -1 the opening, side 0's player on board 0...): each board's share goes
+    across once asked for, the throw happens on both."""
+    k = first.c.throws
+    for s in (first, second):
+        who = side if side >= 0 else (0 if s.c.joint_side == 0 else 1)
+        assert s.r.press(who, C.ROLL)
+        other = second if s is first else first
+        mine = s.c.joint_share(k)
+        assert mine is not None and len(mine) == 32
+        other.c.joint_take(k, mine)
+        other.r.sense()
+        s.r.sense()
+    assert first.c.throws == second.c.throws == k + 1
+    return first.c.dice[0], first.c.dice[1]
+
+
+def _throws(j):
+    out = []
+    for k, f in j:
+        if k == R.OPENING:
+            out.append(f[1])
+        elif k == R.ROLL:
+            out.append((f[1], f[2]))
+    return out
+
+
+def _transcript(j, theirs):
+    """A board's side of ``verify_joint`` from its journal alone; ``theirs``: the other
+    board's journal, whose JOINT_SHARE records are this board's shares as it received them."""
+    ms = [f for k, f in j if k == R.MATCH_START][0]
+    seed = [f[0] for k, f in j if k == R.SEED_REVEAL][0]
+    shares = [f[1] for k, f in theirs if k == R.JOINT_SHARE]
+    return Board(ms[0], ms[9], seed, _throws(j), shares)
+
+
+def _play(a, b):
+    """The side on roll plays a turn on its board; the other board's player moves the same
+    checkers and confirms them (the remote play, shown on the LEDs)."""
+    side = a.c.side
+    steps = a.r.play_turn()
+    b.r.play_turn(steps)
+    assert b.c.last_play[0] == side and b.c.pos == a.c.pos
+
+
+def test_two_boards_throw_the_same_dice_and_the_journals_prove_them():
+    a, b = _joined()
+    assert R.JOINT_START in a.kinds() and a.kinds().index(R.JOINT_START) < a.kinds().index(R.SEED_PART)
+    assert a.c.joint_share(0) is None  # nobody asked for the opening throw yet
+    while a.c.phase == C.OPENING:
+        d = _throw(a, b)
+        assert (b.c.dice[0], b.c.dice[1]) == d
+    for _ in range(4):
+        assert a.c.phase == b.c.phase == C.MOVING and a.c.side == b.c.side
+        _play(a, b)
+        side = a.c.side
+        first, second = (a, b) if side == 0 else (b, a)
+        _throw(first, second, side)
+        assert (a.c.dice[0], a.c.dice[1]) == (b.c.dice[0], b.c.dice[1])
+    assert _throws(a.j) == _throws(b.j) and len(_throws(a.j)) >= 5
+    # each journal holds the other board's shares, one per throw, in throw order
+    assert [f[0] for k, f in a.j if k == R.JOINT_SHARE] == list(range(a.c.throws))
+    # the match ends (a resignation after this turn): both seeds revealed
+    _play(a, b)
+    side = a.c.side
+    for s in (a, b):
+        assert s.r.press(side, C.CUBE, C.LONG) and s.r.press(1 - side, C.ROLL)
+        assert s.c.phase == C.MATCH_OVER and s.kinds()[-1] == R.SEED_REVEAL
+    ok, i, msg = verify_joint(_transcript(a.j, b.j), _transcript(b.j, a.j), _mixed())
+    assert ok, msg
+    # a share board 1 sent that its seed does not give: named
+    t1 = _transcript(b.j, a.j)
+    t1.shares[2] = bytes(32)
+    ok, i, msg = verify_joint(_transcript(a.j, b.j), t1, _mixed())
+    assert not ok and i == 2 and "board 1 sent a share" in msg
+
+
+def _mixed():
+    from bg.dice import SeedMixer
+
+    m = SeedMixer()
+    m.add(1, P0)
+    m.add(1, P1)
+    return m.digest()
+
+
+def test_a_share_out_of_order_twice_or_too_early_is_refused_and_never_journaled():
+    a, b = Side(0), Side(1)
+    a.c.joint_start(0, b.c.fair.commitment)
+    try:
+        a.c.joint_take(0, bytes(32))  # before both hosts' parts
+        raise AssertionError("a share before the parts taken")
+    except ValueError:
+        pass
+    a.c.contribute("host 0", P0)
+    assert not a.r.press(0, C.ROLL) and a.c.game_no == 0  # one part: the match waits
+    a.c.contribute("host 1", P1)
+    try:
+        a.c.contribute("host 2", P1)
+        raise AssertionError("a third part taken")
+    except ValueError:
+        pass
+    n = len(a.j)
+    for k, share in ((1, bytes(32)), (0, bytes(31)), (0, "x" * 32)):
+        try:
+            a.c.joint_take(k, share)
+            raise AssertionError("share %r for throw %d taken" % (share, k))
+        except ValueError:
+            pass
+    a.c.joint_take(0, bytes([7]) * 32)
+    try:
+        a.c.joint_take(0, bytes([7]) * 32)  # replayed
+        raise AssertionError("a second share for throw 0 taken")
+    except ValueError:
+        pass
+    a.r.sense()
+    ks = [k for k, f in a.j[n:]]
+    assert ks.count(R.JOINT_SHARE) == 1 and R.OPENING not in ks  # nobody asked yet: no throw
+    assert a.r.press(0, C.ROLL) and a.c.throws == 1  # asked: thrown from the share taken
+
+
+def test_the_other_boards_commitment_only_first_and_not_a_copy():
+    a, b = Side(0), Side(1)
+    for side, commit in ((0, a.c.fair.commitment), (2, b.c.fair.commitment), (0, bytes(31))):
+        try:
+            a.c.joint_start(side, commit)
+            raise AssertionError("joint start %d taken" % side)
+        except ValueError:
+            pass
+    a.c.contribute("host 0", P0)
+    try:
+        a.c.joint_start(0, b.c.fair.commitment)  # after a part: the dice are already steered
+        raise AssertionError("a commitment after a part taken")
+    except ValueError:
+        pass
+    assert R.JOINT_START not in a.kinds()
+    h = Side(2)
+    h.c.settings.house = True
+    try:
+        h.c.joint_start(0, b.c.fair.commitment)
+        raise AssertionError("a house opening with two boards")
+    except ValueError:
+        pass
+
+
+def test_a_roll_asked_for_cannot_become_a_double_and_a_power_cut_resumes_the_dice():
+    a, b = _joined()
+    while a.c.phase == C.OPENING:
+        _throw(a, b)
+    _play(a, b)
+    side = a.c.side
+    s = a if side == 0 else b
+    o = b if s is a else a
+    k = s.c.throws
+    assert s.r.press(side, C.ROLL) and s.c.phase == C.AWAIT_ROLL  # waiting for the other's share
+    assert not s.r.press(side, C.CUBE) and s.c.phase == C.AWAIT_ROLL  # its share is out: no double
+    mine = bytes(s.c.joint_share(k))
+    # the power goes: the board resumes from its journal and its seed file
+    seed = s.c.board_seed()
+    c2 = _board(s.c.joint_side)
+    c2.resume(s.j, seed)
+    assert c2.joint_share(k) is None  # the roll must be asked for again
+    s.c = c2
+    s.r.c = c2
+    s.r.sense()
+    assert s.r.press(side, C.ROLL) and bytes(c2.joint_share(k)) == mine
+    o.r.press(side, C.ROLL)
+    c2.joint_take(k, o.c.joint_share(k))
+    o.c.joint_take(k, mine)
+    assert c2.throws == o.c.throws == k + 1 and (c2.dice[0], c2.dice[1]) == (o.c.dice[0], o.c.dice[1])
