@@ -5,6 +5,8 @@
     gammon remote play ROOM [--board B]    # this board plays its seat's side; the other
                                            # side's decisions come from the other host
     gammon remote verify MINE.json THEIRS.json   # the joint dice, from both boards' transcripts
+    gammon remote verify MATCH THEIRS.m          # ... or journals: a journal file, or a match
+                                                 # of this host's library (id, prefix)
 
 A joint transcript (one per board, written by its host after the match) is JSON::
 
@@ -16,6 +18,10 @@ A joint transcript (one per board, written by its host after the match) is JSON:
 player seed part was sent; ``parts`` the two hosts' player seed parts, side 0's first;
 ``other_shares`` (optional) the other board's shares as this host received them: ``verify``
 checks those, so a board whose transcript claims other shares than it sent is still named.
+A board's journal of a match with another board holds the same: its commitment
+(``MATCH_START``), the other board's (``JOINT_START``), both parts (``SEED_PART``), every
+throw, the other board's shares as it took them (``JOINT_SHARE``) and its seed
+(``SEED_REVEAL``); its own shares are re-derived from the seed.
 ``verify`` exits 0 (PASS), 1 (FAIL: named), 2 (bad input).
 """
 
@@ -55,11 +61,62 @@ def _hex(obj, key, name):
         raise UserError("%s: %s is missing or not hex" % (name, key)) from None
 
 
+def from_journal(data, name):
+    """``load``'s tuple from a board's journal (record bytes) of a two-board match: the
+    first match in it that has a JOINT_START."""
+    from bg import record
+
+    side = ms = other = seed = None
+    parts, throws, received = [], [], []
+    for kind, f in record.decode_stream(data):
+        if kind == record.MATCH_START:
+            if side is not None:
+                break  # the next match
+            ms = f
+            parts, throws, received = [], [], []
+        elif kind == record.JOINT_START:
+            side, other = f[0], bytes(f[1])
+        elif kind == record.SEED_PART and f[0] == SRC_HOST:
+            parts.append(bytes(f[2]))
+        elif kind == record.JOINT_SHARE:
+            if f[0] != len(received):
+                raise UserError("%s: the share of throw %d out of order" % (name, f[0]))
+            received.append(bytes(f[1]))
+        elif kind == record.OPENING:
+            d = f[1]
+            throws.extend(tuple(d[i : i + 2]) for i in range(0, len(d), 2))
+        elif kind == record.ROLL:
+            throws.append((f[1], f[2]))
+        elif kind == record.SEED_REVEAL and side is not None:
+            seed = bytes(f[0])
+            break
+    if side is None or ms is None:
+        raise UserError("%s: no match with another board in this journal" % name)
+    if seed is None:
+        raise UserError("%s: the match is not over: its board has not revealed its seed" % name)
+    b = J.Board(bytes(ms[0]), bytes(ms[9]), seed, throws, None)
+    return side, b, other, parts, received
+
+
 def load(path):
-    """``(side, Board, other_commitment, parts)`` of a joint transcript file."""
+    """``(side, Board, other_commitment, parts, other_shares)`` of a joint transcript file, a
+    journal file, or a match of this host's library (id or unique prefix)."""
+    from pathlib import Path
+
+    p = Path(path)
+    if not p.exists() and not p.suffix and "/" not in path:  # a match id, not a file name
+        from gammon.library import Library, LibraryError
+
+        try:
+            with Library.open(create=False) as lib:
+                return from_journal(lib.data(path), path)
+        except LibraryError as e:
+            raise UserError("%s: no such file, and not a match in the library (%s)" % (path, e)) from None
     try:
-        with open(path, encoding="utf-8") as fh:
-            obj = json.load(fh)
+        raw = p.read_bytes()
+        if not raw.lstrip().startswith(b"{"):
+            return from_journal(raw, path)
+        obj = json.loads(raw.decode("utf-8"))
     except (OSError, ValueError) as e:
         raise UserError("%s: not a readable joint transcript (%s)" % (path, e)) from None
     if not isinstance(obj, dict) or obj.get("format") != FORMAT:
@@ -177,7 +234,7 @@ def register(sub):
     q.add_argument("room")
     q.add_argument("--matches", type=int, metavar="N", help="stop after N matches ended (default: Ctrl-C)")
     q.set_defaults(func=cmd_play)
-    q = rsub.add_parser("verify", help="check the joint dice from both boards' transcripts")
+    q = rsub.add_parser("verify", help="check the joint dice from both boards' transcripts or journals")
     q.add_argument("mine")
     q.add_argument("theirs")
     q.set_defaults(func=cmd_verify)
