@@ -319,6 +319,82 @@ class DiceExchange:
         )
 
 
+class BoardDice:
+    """This host's part of the joint dice: between its board (link request JOINT and
+    PLAYER_SEED, docs/protocol.md) and the other host (a ``DiceExchange`` through the relay).
+
+    ``match(match_id, commitment)`` when the board publishes a new match: this board's
+    commitment goes to the other host. ``take(body)`` the other host's dice messages (the
+    referee's ``dice``). ``step(client)`` moves what can move, in the order that makes the
+    dice fair: the other board's commitment to the board (JOINT START) and only then this
+    host's part to the other host; both parts to the board, side 0's first; each share the
+    other host sent to the board (the throw due; a share the board is not yet at is handed in
+    again on the next step); this board's share of the next throw to the other host once the
+    board gives it (it does only when that throw is asked for on the board). ``send(body)``
+    sends one message to the relay (the seat's next number)."""
+
+    def __init__(self, side, send, urandom=None):
+        import os
+
+        self.side = side  # the side this board plays
+        self.send = send
+        self.urandom = urandom or os.urandom
+        self.x = None  # the live match's DiceExchange
+        self.started = False  # the board took the other board's commitment
+        self.parts_in = 0  # parts handed to the board
+        self.shares_in = 0  # the other board's shares handed to the board
+        self.early = []  # the other host's messages before this board's match began
+
+    def match(self, match_id, commitment):
+        self.x = DiceExchange(self.side, match_id, commitment)
+        self.started = False
+        self.parts_in = self.shares_in = 0
+        self.send(self.x.commit_message())
+        early, self.early = self.early, []
+        for body in early:
+            self.x.take(body)
+
+    def take(self, body):
+        if self.x is None:
+            # the other board began first: kept (in order) until this one publishes its match
+            self.early.append(body)
+            return None
+        return self.x.take(body)
+
+    def step(self, client):
+        from bg.link import joint as LJ
+
+        from gammon.link import LinkError
+
+        x = self.x
+        if x is None or x.other_commit is None:
+            return
+        if not self.started:
+            r = client.joint(LJ.J_START, bytes([self.side]) + x.other_commit)
+            if bytes(r[9:41]) != x.own_commit:
+                raise Refused("the board answered with another commitment than it published")
+            self.started = True
+            self.send(x.part_message(self.urandom(16)))
+        if None in x.parts:
+            return
+        while self.parts_in < 2:
+            client.send_player_seed(x.own_commit, x.parts[self.parts_in])
+            self.parts_in += 1
+        while self.shares_in < len(x.other_shares):
+            k = self.shares_in
+            try:
+                client.joint(LJ.J_SHARE, struct.pack(">I", k) + x.other_shares[k])
+            except LinkError:
+                return  # not the throw due on this board yet: again on the next step
+            self.shares_in += 1
+        k = len(x.own_shares)
+        try:
+            r = client.joint(LJ.J_MINE, struct.pack(">I", k))
+        except LinkError:
+            return  # that throw is not asked for on this board yet
+        self.send(x.share_message(k, bytes(r[5:37])))
+
+
 def pump(relay, referee, wait=0.0, say=print):
     """Take every remote message the relay holds after the last one taken; a refused one is
     shown and not forwarded. Returns how many were forwarded."""
@@ -335,7 +411,7 @@ def pump(relay, referee, wait=0.0, say=print):
     return n
 
 
-__all__ = ["ClubError", "Refused", "Relay", "Referee", "pump"]
+__all__ = ["BoardDice", "ClubError", "Refused", "Relay", "Referee", "pump"]
 
 
 class RemoteBrain:
@@ -368,6 +444,8 @@ class RemoteBrain:
             self.pending = self.pending[1:] if ref.last_seq == seq else []
             return None
         del self.pending[0]
+        if body["kind"] in DICE_KINDS:  # taken by the joint dice (``ref.dice``), not a decision
+            return self.decide(follow) if self.pending else None
         if body["kind"] == PLAY:
             return PLAY, body["turn"], tuple(body["steps"])
         return CUBE, body["turn"], body["yes"]
@@ -410,6 +488,25 @@ def remote_player(connect, relay, remote_side, out, say=None):
             self.follow = RecordingFollow(remote_side)
             self.sent_seq = 0  # the last number this seat sent
             self.sent_of = {}  # match key -> how many of its messages were sent
+            # the joint dice (docs/remote.md): this board's side is the other one's
+            self.dice = BoardDice(1 - remote_side, self._send)
+            self.brain.referee.dice = self.dice
+            self.dice_key = None
+
+        def _send(self, body):
+            relay.send(self.sent_seq + 1, body)
+            self.sent_seq += 1
+
+        def _dice(self):
+            """A new match the board published (its commitment, no throw yet): the joint
+            dice begin; then each step of them."""
+            f = self.follow
+            if f.key is not None and f.key != self.dice_key and f.r.g is None:
+                ms = f.records[0][1]
+                self.dice_key = f.key
+                self.dice.match(bytes(ms[0]), bytes(ms[9]))
+            if self.dice_key == f.key:
+                self.dice.step(self.client)
 
         def _flush(self):
             """Send this board's decisions the relay has not got yet: the board's own copy is
@@ -471,6 +568,7 @@ def remote_player(connect, relay, remote_side, out, say=None):
                             return ended
                     self.sent = None  # a decision may come from the relay in any state
                     self._flush()
+                    self._dice()
                     self._act()
                     if self.clock() - self.last_hello >= play.HEARTBEAT_S:
                         play._hello(self.client, self.brain)

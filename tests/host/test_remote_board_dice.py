@@ -1,0 +1,165 @@
+"""``gammon.remote.BoardDice``: each host carries the joint dice between its board and the other
+host, in the order that makes them fair. Two real controllers (tests/ctl/test_controller_joint.py's
+boards) stand behind clients that answer the link's JOINT and PLAYER_SEED requests as the app does
+(``app.main``: ValueError -> E_STATE); the two hosts' messages go through an in-memory relay that
+numbers each seat's messages like the club's. The hosts alone bring both boards to the same
+throws of a 1-point match, both journals pass ``gammon remote verify``; a cheating other host's
+share (another throw's, a falsified one) is refused by the exchange or named by verify."""
+
+import json
+import sys
+from pathlib import Path
+
+from bg import link as P
+from bg import record
+from bg.link import joint as LJ
+from gammon import remote
+from gammon.commands import remote as RC
+from gammon.link import LinkError
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "ctl"))
+
+import test_controller_joint as T  # noqa: E402
+from app import controller as C  # noqa: E402
+
+
+class Relay:
+    """Two seats' numbered messages (JSON on the way, as over HTTP)."""
+
+    def __init__(self):
+        self.msgs = ([], [])
+
+    def seat(self, i):
+        relay = self
+
+        class Seat:
+            def send(self, seq, body):
+                assert seq == len(relay.msgs[i]) + 1
+                relay.msgs[i].append(json.loads(json.dumps(body)))
+
+            def recv(self, after, wait=0.0):
+                return [(n + 1, b) for n, b in enumerate(relay.msgs[1 - i]) if n + 1 > after]
+
+        return Seat()
+
+
+class Client:
+    """The board's side of JOINT and PLAYER_SEED (as ``app.main`` answers them)."""
+
+    def __init__(self, side):
+        self.board = T.Side(side)
+
+    def _c(self, f, *a):
+        try:
+            return f(*a)
+        except ValueError as e:
+            raise LinkError(str(e), P.E_STATE) from None
+        finally:
+            self.board.r._drained(None)  # the app journals what the request made at once
+
+    def joint(self, kind, body=b""):
+        c = self.board.c
+        if kind == LJ.J_START:
+            mid, commit = self._c(c.joint_start, body[0], bytes(body[1:33]))
+            return bytes([kind]) + mid + commit
+        k = int.from_bytes(body[:4], "big")
+        if kind == LJ.J_SHARE:
+            self._c(c.joint_take, k, bytes(body[4:36]))
+            return bytes([kind]) + body[:4]
+        mine = c.joint_share(k)
+        if mine is None:
+            raise LinkError("throw %d is not asked for on this board" % k, P.E_STATE)
+        return bytes([kind]) + body[:4] + mine
+
+    def send_player_seed(self, commitment, seed):
+        return self._c(self.board.c.contribute, "host", seed, commitment)
+
+
+class Host:
+    def __init__(self, relay, side, part):
+        self.client = Client(side)
+        seat = relay.seat(side)
+        self.n = 0
+
+        def send(body):
+            self.n += 1
+            seat.send(self.n, body)
+
+        self.seat = seat
+        self.dice = remote.BoardDice(side, send, urandom=lambda n: part)
+        self.ref = remote.Referee(1 - side, lambda code, payload: None, dice=self.dice)
+        ms = [f for k, f in self.client.board.j if k == record.MATCH_START][0]
+        self.dice.match(bytes(ms[0]), bytes(ms[9]))
+
+    def step(self):
+        remote.pump(self.seat, self.ref, say=lambda s: None)
+        self.dice.step(self.client)
+
+
+def _settle(hosts, n=4):
+    for _ in range(n):
+        for h in hosts:
+            h.step()
+
+
+def _match(cheat=None):
+    relay = Relay()
+    a, b = Host(relay, 0, T.P0), Host(relay, 1, T.P1)
+    _settle((a, b))
+    sa, sb = a.client.board, b.client.board
+    assert [k for k, f in sa.j][:4] == [
+        record.MATCH_START,
+        record.JOINT_START,
+        record.SEED_PART,
+        record.SEED_PART,
+    ]
+    while sa.c.phase == C.OPENING:
+        for s in (sa, sb):
+            s.r.press(s.c.joint_side, C.ROLL)
+        _settle((a, b))
+    for _ in range(3):
+        T._play(sa, sb)
+        side = sa.c.side
+        k = sa.c.throws
+        for s in (sa, sb):
+            assert s.r.press(side, C.ROLL)
+        if cheat is not None and k == 2:
+            cheat(b)
+        _settle((a, b))
+        assert sa.c.throws == sb.c.throws == k + 1
+    T._play(sa, sb)
+    side = sa.c.side
+    for s in (sa, sb):
+        assert s.r.press(side, C.CUBE, C.LONG) and s.r.press(1 - side, C.ROLL)
+    return a, b
+
+
+def test_two_hosts_bring_their_boards_to_the_same_throws_and_both_journals_verify():
+    a, b = _match()
+    ja, jb = a.client.board.j, b.client.board.j
+    assert T._throws(ja) == T._throws(jb)
+    assert a.ref.refused == [] and b.ref.refused == []
+    da = b"".join(record.encode(k, f) for k, f in ja)
+    db = b"".join(record.encode(k, f) for k, f in jb)
+    ok, msg = RC.verify(RC.from_journal(da, "a"), RC.from_journal(db, "b"))
+    assert ok, msg
+
+
+def test_a_share_for_another_throw_is_refused_and_never_reaches_the_board():
+    def cheat(host):
+        # board 1's host sends a share for throw 9 before its board's share of throw 2
+        host.dice.send({"kind": "share", "k": 9, "share": "00" * 32})
+
+    a, b = _match(cheat)
+    assert any("throw 9" in why for _, why in a.ref.refused)
+    assert 9 not in [f[0] for k, f in a.client.board.j if k == record.JOINT_SHARE]
+
+
+def test_a_falsified_share_is_named_by_verify():
+    a, b = _match()
+    ja, jb = a.client.board.j, b.client.board.j
+    bad = [(k, (f[0], bytes(32)) if k == record.JOINT_SHARE and f[0] == 2 else f) for k, f in ja]
+    da = b"".join(record.encode(k, f) for k, f in bad)
+    db = b"".join(record.encode(k, f) for k, f in jb)
+    ok, msg = RC.verify(RC.from_journal(da, "a"), RC.from_journal(db, "b"))
+    assert not ok and "throw 2: board 1 sent a share its seed does not give" in msg, msg
