@@ -77,6 +77,8 @@ class State:
         self.rolled = 0  # ticks of the last throw (dice animation)
         self._prev_phase = D.IDLE
         self.clock = D.Clock(self.settings.clock_s * 1000, self.settings.delay_s * 1000)
+        if self.opp is not None:
+            self.opp.new_match()  # its turn keys (``throws``) start over
 
     # the match state is the fold's (bg.match.Fold); these read it for the view and tests
     # (read-only: only the fold changes it)

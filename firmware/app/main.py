@@ -185,7 +185,7 @@ class App:
             self.log("storage: %s" % (getattr(hw.storage, "error", "") or "not mounted"))
             release()
             gc.collect()
-        if self.ctl.settings.computer >= 0 or self.ctl.learn:
+        if self.ctl.settings.computer >= 0 or self.ctl.config.computer >= 0 or self.ctl.learn:
             # the computer's chooser (two 488-byte weight tables) before the heap fragments:
             # made mid-game, a 64k heap may have no such block left (docs/memory.md)
             try:

@@ -93,7 +93,7 @@ class Opponent:
         self.wrong = False  # a complete play that is not the computer's is on the board
         self.missing = 0  # its rows to correct (against the computer's play)
         self.extra = 0
-        self.verdict = None  # learning mode: (side, best?, ticks) after a player's play
+        self.verdict = None  # learning mode: (side, best?, ticks, the best play) after a play
         self._turn_key = -1  # the planned turn (``ctl.throws``: each turn has its own throw)
         self._seen = None  # the last play judged (ctl.last_play)
         self._judge = None  # (side, d1, d2, start, opening) of the player's turn in progress
@@ -173,8 +173,8 @@ class Opponent:
             return -1
         if ctl.side != ctl.settings.computer and not ctl.learn and self._coach_wait != key:
             return -1
-        if self._job_key != key and self._opening(ctl):
-            return -1  # the book's play: no search
+        if self._job_key != key and ctl.side != ctl.settings.computer and self._opening(ctl):
+            return -1  # a player's opening: the book's play, no search (the computer searches)
         return key
 
     def wants(self, ctl):
@@ -250,6 +250,15 @@ class Opponent:
         self.coaching = False
         self.wrong = False
         self.missing = self.extra = 0
+
+    def new_match(self):
+        """A new match: its turns count from 1 again (``ctl.throws``), so nothing known about
+        the last match's turns (its best plays, plan, coach, verdict) may answer for them."""
+        self.clear()
+        self._ans_key = self._job_key = self._coach_wait = self._turn_key = self._judge_turn = -1
+        self._judge = None
+        self._judge_wait = False
+        self.verdict = None
 
     def showing(self, ctl):
         """True while the LEDs should show the plan for the turn in progress."""
@@ -335,7 +344,7 @@ class Opponent:
 
             for alt in opening_alternatives(d1, d2):
                 ok = ok or same_play(start, lp[0], lp[1], alt, self._scratch)
-        self.verdict = (lp[0], ok, now)
+        self.verdict = (lp[0], ok, now, best)
         self._judge = None
 
     def verdict_on(self, now):

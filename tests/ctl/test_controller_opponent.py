@@ -267,7 +267,7 @@ def test_learning_mode_says_when_a_play_was_not_the_best():
                 continue
             best = H.first_play(start, 0, d1, d2)  # what the injected chooser answers
             same = O.same_play(start, 0, play, best, (bytearray(52), bytearray(52)))
-            assert c.opp.verdict[:2] == (0, same)
+            assert c.opp.verdict[:2] == (0, same) and tuple(c.opp.verdict[3]) == tuple(best)
             seen |= 1 if same else 2
             if seen == 3:
                 return
@@ -424,3 +424,46 @@ def test_the_devices_computer_setting_plays_the_next_match_after_a_resumed_one()
     k, f = d.outbox[0]
     assert k == C.K_MATCH_START and f[3] & C.OPT_COMPUTER[1] and f[8] == "pubeval", f
     assert d.settings.computer == 1
+
+
+def _thinking(c, r):
+    """The app's engine task: the wanted best play in slices, then ``thought``."""
+    o = c.opp
+    for _ in range(5000):
+        if not o.wants(c):
+            return
+        if o.think(c, 64):
+            c.thought(r.now)
+    raise AssertionError("the engine task never finished")
+
+
+def test_the_computer_shows_its_play_in_every_match_of_a_session():
+    """Turns are counted per match (``throws``): a computer's turn of a later match is not
+    answered with an earlier match's best play of that turn number, and the computer's
+    opening play is searched (the book is the coach's, for a player) -- the app's engine
+    task computes it in slices, pubeval, as on the board."""
+    from bg import engine as movegen
+
+    c = H.make(computer=1, length=1)
+    c.sliced = True
+    c.opp = O.Opponent()
+    r = H.Robot(c, 6)
+    shown = 0
+    for _match in range(6):
+        r.set_start()
+        while c.phase in (C.MATCH_OVER, C.IDLE):
+            assert r.press(0, C.ROLL)
+        _to_opening(c, r)
+        if c.side == 0:
+            r.play_turn()  # then the computer throws by itself
+        _thinking(c, r)
+        assert c.phase == C.MOVING and c.side == 1, (c.phase, c.side)
+        assert c.opp.showing(c), "match %d: the computer's play is not on the LEDs" % _match
+        d1, d2 = c.dice[0], c.dice[1]
+        assert movegen.is_legal(c.turn_start, 1, d1, d2, c.opp.plan), (_match, c.opp.plan, d1, d2)
+        shown += 1
+        _follow(c, r)
+        assert c.phase == C.AWAIT_ROLL and c.side == 0
+        assert r.press(0, C.CUBE, C.LONG)  # the human resigns, the computer accepts at once
+        assert c.phase == C.MATCH_OVER, c.phase
+    assert shown == 6

@@ -45,7 +45,7 @@ MODULES = [
     # mode, the update code, the opponent): docs/memory.md.
     # playing the computer (app.opponent): a whole match, a refused wrong play, the coach
     # (needs 200k / 60k, session 7)
-    ("test_controller_opponent", 13, "216k", "68k"),
+    ("test_controller_opponent", 14, "216k", "68k"),
     # a host deciding for the computer (gammon play): waits, refusals, timeouts, the cube
     ("test_opponent_host", 7, "216k", "68k"),
     # a power cut at every record boundary of whole matches against the computer (pubeval, and
