@@ -13,6 +13,10 @@ difference() {
         translate([rim + checker_d * (s + 0.5) + reed_offset - (reed_len + clear) / 2,
                    point_strip_axis - (reed_w + clear) / 2, -1])
             cube([reed_len + clear, reed_w + clear, plate + 2]);
+    // a relief over every other part (the JST SH header stands 2.9 mm, more than the
+    // pocket's 1.0 mm and the plate above it): the jig lies flat on the strip, not on a part
+    for (r = jig_reliefs)
+        translate([r[0], r[1], -1]) cube([r[2] - r[0], r[3] - r[1], plate + 2]);
 }
 // the end stop at the rim end
 translate([-margin, -margin, -1.6]) cube([margin - clear, point_strip_w + 2 * margin, 1.6 + plate]);

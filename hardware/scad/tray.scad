@@ -1,23 +1,26 @@
-// The bear-off tray trough: tray_slots checkers standing on edge at tray_pitch, the trough
-// sloping towards slot 0 (tray_slope degrees). The tray strip PCB slides into the pocket in the
-// outer side wall, its reeds at the checkers' centre height (a checker on edge carries its
-// magnet checker_d / 2 above the trough floor: too far for a reed under the floor).
+// The bear-off tray: tray_slots checkers lying flat in three staggered rows (slot 0 at the
+// rim end; each column of three holds rows 0 and 2 in line and row 1 half a pitch on), every
+// neighbour a checker's diameter plus tray_clear away: tools/hardware/reed.py shows that a reed
+// under each checker closes for it and stays open for its neighbours, where checkers on edge
+// at 8 mm close several reeds at once. The floor is the playing surface's thickness, so each
+// magnet sits over its reed as on a point; the tray strip lies in the pocket underneath, its
+// reeds against the floor. Sizes: params.scad (case_tray_len, case_tray_w from case.py).
 include <params.scad>
-$fn = 64;
+$fn = 96;
 wall = 2.0;
-skin = 1.2;                          // wall between the strip pocket and the checkers
-len = rim + tray_slots * tray_pitch + wall;
-inner_w = checker_h + 1.0;           // across the trough: one checker's thickness plus play
-// deep enough that the wall covers the tray strip standing in its pocket
-depth = max(checker_d * 0.6, checker_d / 2 + tray_strip_w / 2 + 0.4);
-outer_w = wall + inner_w + skin + strip_t + 0.4 + wall;
+lip = 3.0;                               // the pockets' depth: a checker stays in its place
+d = checker_d + tray_clear;
+under = strip_t + reed_h + 0.4;          // the strip with its reeds, and play
 difference() {
-    cube([len, outer_w, depth + wall]);
-    // the trough: a cradle of the checkers' radius
-    translate([rim, wall, wall + checker_d / 2]) rotate([0, 90, 0])
-        scale([1, inner_w / checker_d, 1]) cylinder(d = checker_d, h = len);
-    translate([rim, wall, wall + checker_d / 2]) cube([len, inner_w, depth]);
-    // the strip pocket in the outer wall, centred on the checkers' centre height
-    translate([0, wall + inner_w + skin, wall + checker_d / 2 - tray_strip_w / 2])
-        cube([len + 1, strip_t + 0.4, tray_strip_w + 0.4]);
+    translate([0, 0, -under]) cube([case_tray_len, case_tray_w, under + surface + lip]);
+    for (s = [0 : tray_slots - 1]) {
+        col = floor(s / 3);
+        row = s % 3;
+        x = wall + rim + d / 2 + 2 * tray_pitch_flat * col + tray_pitch_flat * (row % 2);
+        y = wall + d / 2 + tray_row * row;
+        translate([x, y, surface]) cylinder(d = d, h = lip + 1);
+    }
+    // the strip pocket from underneath, up to the floor's underside
+    translate([wall, (case_tray_w - tray_strip_w - 0.6) / 2, -under - 1])
+        cube([tray_strip_l + 0.6, tray_strip_w + 0.6, under + 1]);
 }

@@ -55,6 +55,8 @@ def test_tray_on_edge_fails_and_flat_staggered_rows_work():
     assert not edge["works"] and edge["neighbour_a"] > 10 * reed.limits(b["mechanics"])[1]
     flat = reed.tray_figures(b, "flat2")
     assert flat["works"] and flat["neighbour_margin"] > 2
+    three = reed.tray_figures(b, "flat3")
+    assert three["works"] and three["neighbour_margin"] > 1.5
     pitch, row = reed.tray_rows(b["mechanics"])
     d = b["mechanics"]["checker_d_mm"]
     assert math.hypot(pitch, row) >= d and 2 * pitch >= d  # neighbours never overlap
@@ -71,12 +73,12 @@ def test_a_weaker_magnet_or_a_deeper_reed_is_caught():
 def test_readme_gives_the_models_figures():
     text = (ROOT / "hardware" / "README.md").read_text()
     f = reed.point_figures(_board())
-    t = reed.tray_figures(_board(), "flat2")
+    t = reed.tray_figures(_board(), "flat3")
     e = reed.tray_figures(_board(), "edge")
     for needle in (
         "| point, checker on its place | %g | %g |" % (f["own_a"], f["neighbour_a"]),
         "closing window -%g / +%g mm" % f["window_mm"],
-        "| tray, flat in two staggered rows (%g mm) | %g | %g |"
+        "| tray, flat in three staggered rows (%g mm) | %g | %g |"
         % (t["pitch_mm"], t["own_a"], t["neighbour_a"]),
         "| tray, on edge at %g mm (rev A) | %g | %g |" % (e["pitch_mm"], e["own_a"], e["neighbour_a"]),
     ):

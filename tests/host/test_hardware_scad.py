@@ -82,3 +82,47 @@ def test_tray_holds_every_checker(stls):
     box, _ = scad.stl_summary(stls["tray"])
     assert box[1] - box[0] >= _board()["sensors"]["tray_slots"] * m["tray_pitch_mm"] + m["rim_mm"]
     assert box[3] - box[2] > m["checker_h_mm"]
+
+
+def test_tray_pockets_hold_fifteen_flat_checkers_apart_over_their_reeds(stls):
+    from hardware import case, reed
+
+    b = _board()
+    m = b["mechanics"]
+    lay = case.layout(b, json.loads(SUMMARY.read_text()))
+    box, _ = scad.stl_summary(stls["tray"])
+    assert box[:4] == pytest.approx((0, lay["tray_len"], 0, lay["tray_w"]), abs=0.05)
+    # the floor is the playing surface: the magnet over its reed as on a point
+    assert box[5] == pytest.approx(m["surface_mm"] + 3.0)
+    d = m["checker_d_mm"] + m["tray_clear_mm"]
+    spots = reed.tray_spots(m, b["sensors"]["tray_slots"], 3)
+    pts = [p for p in scad.stl_vertices(stls["tray"]) if p[2] > m["surface_mm"] - 0.01]
+    for x, y in spots:  # each pocket's wall: vertices on its circle, at the model's spot
+        cx, cy = 2 + m["rim_mm"] + d / 2 + x, 2 + d / 2 + y
+        on = [p for p in pts if abs(math.hypot(p[0] - cx, p[1] - cy) - d / 2) < 0.05]
+        assert len(on) >= 20, (x, y)
+    assert min(math.dist(a, c) for i, a in enumerate(spots) for c in spots[i + 1 :]) >= m["checker_d_mm"]
+
+
+def test_case_has_both_halves_the_surface_and_the_cavity(stls):
+    from hardware import case
+
+    lay = case.layout(_board(), json.loads(SUMMARY.read_text()))
+    box, vol = scad.stl_summary(stls["case"])
+    assert box[1] == pytest.approx(lay["left_x"] + 2 + lay["right_x"], abs=0.05)
+    assert box[3] == pytest.approx(lay["half_y"])
+    assert box[4] == pytest.approx(-(lay["surface"] + lay["cavity"] + 4)) and box[5] == pytest.approx(0)
+    solid = (lay["left_x"] + lay["right_x"]) * lay["half_y"] * (lay["surface"] + lay["cavity"] + 4)
+    assert vol < solid * 0.5  # hollow: the cavity is most of it
+    # relief pockets: the surface's underside has points at z = -(surface - relief)
+    zs = {round(p[2], 2) for p in scad.stl_vertices(stls["case"])}
+    assert round(-lay["surface"] + lay["relief"] + 0.09, 2) in zs
+
+
+def test_jig_clears_every_smd_part_of_the_strip(stls):
+    reliefs = scad.jig_reliefs()
+    assert len(reliefs) >= 10
+    xs = {round(p[0], 2) for p in scad.stl_vertices(stls["jig"])}
+    for x0, _, _x1, _ in reliefs:  # each relief's edge is cut, unless inside another relief
+        inside = any(a < x0 < c for a, _, c, _ in reliefs)
+        assert round(x0, 2) in xs or inside or x0 < 0.3, x0

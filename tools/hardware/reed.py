@@ -21,8 +21,8 @@ Model (every number from board.json ``mechanics``):
 slide along the point, from its place, before its reed may open) and the margin to the next
 reed (the worst MMF that checkers 0..s put on reed s+1, against the open limit). The same
 figures for a tray scheme (``tray_figures``): checkers on edge at ``tray_pitch_mm`` (the rev A
-tray) or lying flat in two staggered rows (``tray_rows``), and the reeds where the tray's
-strip puts them.
+tray) or lying flat in two or three staggered rows (``tray_spots``), each reed under its
+checker as on a point.
 
 Run ``.venv/bin/python tools/hardware/reed.py`` for the table in hardware/README.md.
 """
@@ -138,14 +138,15 @@ def tray_figures(board_json, scheme):
         axis = (1.0, 0.0, 0.0)
         centres = [(pitch * s, 0.0, 0.0) for s in range(n)]
         reeds = [_reed_along_x(pitch * s, y=gap, m=m) for s in range(n)]
-    elif scheme == "flat2":
-        pitch, row = tray_rows(m)
+    elif scheme in ("flat2", "flat3"):
+        pitch, _ = tray_rows(m)
         h = magnet_height(m)
         axis = (0.0, 0.0, 1.0)
-        centres = [(pitch * s, row * (s % 2), h) for s in range(n)]
-        reeds = [_reed_along_x(pitch * s + m["reed_offset_mm"], y=row * (s % 2), m=m) for s in range(n)]
+        spots = tray_spots(m, n, int(scheme[-1]))
+        centres = [(x, y, h) for x, y in spots]
+        reeds = [_reed_along_x(x + m["reed_offset_mm"], y=y, m=m) for x, y in spots]
     else:
-        raise ValueError("tray scheme: edge or flat2, not %r" % scheme)
+        raise ValueError("tray scheme: edge, flat2 or flat3, not %r" % scheme)
     own = abs(mmf([(centres[0], axis, 1)], reeds[0], mom))
     worst = 0.0
     for k in range(1, n):
@@ -168,10 +169,22 @@ def tray_rows(m):
     return d / 2.0, d * math.sqrt(3) / 2.0
 
 
+def tray_spots(m, n, rows):
+    """Where checker ``s`` of a tray lies (x along the trough from slot 0's centre, y across),
+    flat, in ``rows`` staggered rows: two rows zig-zag (slot s in row s % 2); three rows fill
+    a column of three (rows 0 and 2 in line, row 1 half a pitch on) before the next."""
+    pitch, row = tray_rows(m)
+    if rows == 2:
+        return [(pitch * s, row * (s % 2)) for s in range(n)]
+    if rows == 3:
+        return [(2 * pitch * (s // 3) + pitch * (s % 3 % 2), row * (s % 3)) for s in range(n)]
+    raise ValueError("rows: 2 or 3")
+
+
 def main():
     board_json = json.loads((Path(__file__).resolve().parents[2] / "hardware" / "board.json").read_text())
     print(json.dumps({"point": point_figures(board_json)}, indent=1))
-    for scheme in ("edge", "flat2"):
+    for scheme in ("edge", "flat2", "flat3"):
         print(json.dumps(tray_figures(board_json, scheme), indent=1))
     return 0
 
