@@ -114,9 +114,11 @@ def load_game(spec, lib=None):
     p = Path(spec)
     if p.is_file():
         try:
-            data = p.read_bytes()
+            data = model.read_file(p)
         except OSError as e:
             raise UserError("cannot read %s: %s" % (spec, e.strerror or e)) from None
+        except ValueError as e:
+            raise UserError("%s: %s" % (spec, e)) from None
         try:
             parts = model.split_matches(data)
         except ValueError as e:

@@ -17,6 +17,7 @@ A file that is not a valid match (a bad checksum, an illegal play, actions out o
 raises ``ValueError`` with one line naming the first bad action; nothing is guessed.
 """
 
+import os
 import time
 
 from bg import match as bgmatch  # noqa: E402
@@ -422,6 +423,26 @@ def damage(data, dec):
     if dec.status == record.CORRUPT and _records_after(data, dec.valid):
         return "middle"
     return "tail"
+
+
+# The largest file gammon reads as a journal, a transcript or an export: more than a board's
+# whole flash holds, so a real file always fits, and a hostile one never costs more memory.
+MAX_FILE = 4 << 20
+
+
+def read_file(path):
+    """The bytes of a file handed to gammon (OSError if unreadable); ValueError, one line, if it
+    is larger than ``MAX_FILE`` -- checked before it is read, and again while reading (a file
+    that grows, a device)."""
+    with open(path, "rb") as fh:
+        size = os.fstat(fh.fileno()).st_size
+        data = b"" if size > MAX_FILE else fh.read(MAX_FILE + 1)
+    size = max(size, len(data))
+    if size > MAX_FILE:
+        raise ValueError(
+            "too large: %d bytes (gammon reads files of at most %d MiB)" % (size, MAX_FILE >> 20)
+        )
+    return data
 
 
 def split_matches(data, salvage=False):

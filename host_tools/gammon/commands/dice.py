@@ -230,16 +230,22 @@ def matches_from_journal(data, source):
 
 def load_matches(path):
     """All matches in a file: a JSON transcript (or a list of them) or a journal."""
+    from gammon import model
+
     try:
-        with open(path, "rb") as fh:
-            data = fh.read()
+        data = model.read_file(path)
     except OSError as e:
         raise UserError("%s: cannot read (%s)" % (path, e.strerror or e)) from None
+    except ValueError as e:
+        raise UserError("%s: %s" % (path, e)) from None
     if data.lstrip()[:1] in (b"{", b"["):
         try:
             obj = json.loads(data.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as e:
             raise UserError("%s: bad JSON (%s)" % (path, e)) from None
+        except RecursionError:
+            # a document nested deeper than the parser's stack: no transcript is
+            raise UserError("%s: bad JSON (nested too deep)" % path) from None
         objs = obj if isinstance(obj, list) else [obj]
         return [parse_transcript(o, path) for o in objs]
     return matches_from_journal(data, path)

@@ -231,9 +231,11 @@ def cmd_export(args):
 def cmd_import(args):
     p = Path(args.file)
     try:
-        data = p.read_bytes()
+        data = model.read_file(p)
     except OSError as e:
         raise UserError("cannot read %s: %s" % (args.file, e.strerror or e)) from None
+    except ValueError as e:
+        raise UserError("%s: %s" % (args.file, e)) from None
     try:
         parts = model.split_matches(data, salvage=args.salvage)
     except ValueError as e:
