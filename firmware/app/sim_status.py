@@ -16,6 +16,7 @@ actions). The keys (docs/simulator.md, "Status panel")::
     res [winner, points, kind] of the last game (null)
     md  1 when the roller may double now (``bg.match``'s rules: the page offers CUBE only then)
     cp  the side the computer plays (-1)          pl   [steps, 1 if the coach's] on the LEDs
+    lv  learning mode's verdict on the last play: [side, 1 if the best, play, best play]
 """
 
 try:
@@ -26,7 +27,7 @@ except ImportError:  # pragma: no cover
 from bg import board as B
 from micropython import const
 
-_N = const(15)  # fields compared: see _fields
+_N = const(16)  # fields compared: see _fields
 _RETRY_POLLS = const(10)  # after a MemoryError: try again 10 polls (1 s) later
 
 
@@ -54,6 +55,7 @@ class Status:
         out[13] = ctl.result
         o = ctl.opp  # the computer's or the coach's play on the LEDs (app.opponent)
         out[14] = o.plan if o is not None and o.showing(ctl) else None
+        out[15] = o.verdict if o is not None else None  # learning mode's (a new one: a new tuple)
 
     def poll(self, ctl, now):
         """Send the status when a field the page shows changed; returns True if it did.
@@ -105,7 +107,18 @@ class Status:
             "md": 1 if ctl.may_double else 0,
             "cp": ctl.settings.computer,
             "pl": self._plan(ctl),
+            "lv": self._verdict(ctl),
         }
+
+    def _verdict(self, ctl):
+        """Learning mode's verdict on the last play: [side, 1 if it was the best, the play,
+        the best play], or None."""
+        o = ctl.opp
+        v = None if o is None else o.verdict
+        lp = ctl.last_play
+        if v is None or lp is None or lp[0] != v[0]:
+            return None
+        return [v[0], 1 if v[1] else 0, list(lp[1]), list(v[3])]
 
     def _plan(self, ctl):
         """The play the LEDs show (``app.opponent``): [steps, 1 if the coach's], or None."""

@@ -17,6 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools" / "sim"))
 
 import server  # noqa: E402
+import status as _words  # noqa: E402
 from bg import board as B  # noqa: E402
 from bg import engine as movegen  # noqa: E402
 
@@ -147,6 +148,7 @@ def test_two_turns_through_the_page(tmp_path):
             side = _wait(lambda: [s for s in (0, 1) if _lit(d, "turn", s)] or None, what="turn LED")[0]
             if turn == 0:
                 assert dice[0] != dice[1]  # the opening: one die each, never a double
+            before = bytearray(pos)
             steps = _play(d, pos, side, dice)
             counts = d.execute_script("return sim.locs.map(s => s.length)")
             want = [pos[p - 1] + pos[49 - p] for p in range(1, 25)]
@@ -161,7 +163,10 @@ def test_two_turns_through_the_page(tmp_path):
                     continue
             assert d.find_element("id", "log").text.count("PLAY") == turn + 1
             _wait(lambda s=side: _lit(d, "turn", 1 - s) and not _lit(d, "turn", s), what="turn passes")
-            assert str(tuple(steps)) in d.find_element("id", "log").text or not steps
+            if steps:  # the console decodes the play in GNU Backgammon's notation
+                words = _words.play_words(before, side, steps)
+                want = "PLAY: %s plays %s" % (("white", "black")[side], words)
+                assert want in d.find_element("id", "log").text, want
         assert int(d.find_element("id", "frames").text) > 0
     finally:
         d.quit()
@@ -281,7 +286,17 @@ def test_the_page_guides_a_newcomer_pairing_a_double_and_a_game(tmp_path):
             except AssertionError:
                 continue
         text = _next_says(d, "illegal:")
-        assert "point %d" % (_loc(side, 7) + 1) in text and "point %d" % (_loc(side, 6) + 1) in text, text
+        # the mover's point numbers, as GNU Backgammon numbers them for the player on roll,
+        # and the page's point labels read the same way
+        assert "too many on point 7" in text and "missing on point 6" in text, text
+        labels = d.execute_script(
+            "return Array.from(document.querySelectorAll('text.pointlabel'))"
+            ".map(t => [t.dataset.p, t.textContent])"
+        )
+        assert all(int(n) == (int(p) if side == 0 else 25 - int(p)) for p, n in labels), labels
+        assert _text(d, "numbering") == "%s's numbers" % ("white", "black")[side]
+        # the bar's halves are labelled (a hit checker goes to its own side's half)
+        assert "white's bar" in _text(d, "barlabel0") and "black's bar" in _text(d, "barlabel1")
         d.save_screenshot(str(shots / "simulator-illegal.png"))
         _drag(d, _loc(side, 7), _loc(side, 6))
         _next_says(d, " to play ")
@@ -305,8 +320,13 @@ def test_the_page_guides_a_newcomer_pairing_a_double_and_a_game(tmp_path):
         assert text == "double offered: %s ROLL takes, CUBE drops" % ("white", "black")[side]
         d.save_screenshot(str(shots / "simulator-double.png"))
         _click(d, "roll%d" % side)  # take
-        _next_says(d, "%s to roll" % ("white", "black")[other])
+        text = _next_says(d, "%s to roll" % ("white", "black")[other])
         assert _text(d, "st-cube") == "2, owned by %s" % ("white", "black")[side]
+        # the doubler may not double again: CUBE is not offered, and a press says why
+        assert "CUBE" not in text, text
+        _click(d, "cube%d" % other)
+        _next_says(d, "no double: the opponent owns the cube")
+        assert "%s wins" % ("white", "black")[other] not in _text(d, "next")
 
         # the doubler resigns with the page's control (CUBE held 1 s); the taker accepts
         d.find_element("id", "resign%d" % other).click()
@@ -357,9 +377,36 @@ def test_a_whole_game_against_the_computer_from_the_page(tmp_path):
     try:
         d.get("http://127.0.0.1:%d/" % httpd.server_address[1])
         _wait(lambda: d.execute_script("return document.body.dataset.ready"), what="page ready")
-        assert d.find_element("id", "vs-side").get_attribute("value") == "1"
+        # the select shows the board's setting (two players), not a preselected computer
+        assert d.find_element("id", "vs-side").get_attribute("value") == ""
+        assert _text(d, "vs-note") == "next match: two players, no computer"
+        # a two-player match in progress when the player asks for the computer: it resumes
+        # two-player (its records say so); the match after it is against the computer
+        d.find_element("id", "setup-start").click()
+        _wait(lambda: d.execute_script("return sim.locs[5].length") == 5, what="checkers set up")
+        for _ in range(12):  # the match starts, then the opening throw (a tie throws again)
+            _click(d, "roll0")
+            try:
+                _wait(lambda: " to play " in _text(d, "next"), 1.5)
+                break
+            except AssertionError:
+                continue
+        first = 0 if _next_says(d, " to play ").startswith("white") else 1
+        assert "pubeval" not in " ".join(_log_lines("MATCH_START")[0])
+        from selenium.webdriver.support.ui import Select
+
+        Select(d.find_element("id", "vs-side")).select_by_value("1")
+        d.find_element("id", "vs-learn").click()  # learning mode: the panel judges each play
         d.find_element("id", "vs-start").click()
         _wait(lambda: sim.settings.get("computer") == 1 and sim._fw is not None, 30, "the board restarted")
+        note = _wait(lambda: "restarted" in _text(d, "vs-note") and _text(d, "vs-note"), what="confirmation")
+        assert note.startswith("board restarted. next match: the board plays black (you are white)"), note
+        _next_says(d, "%s to play" % ("white", "black")[first], 20)  # resumed as it was
+        d.find_element("id", "resign%d" % first).click()
+        _next_says(d, "offers to resign")
+        _click(d, "roll%d" % (1 - first))
+        _wait(lambda: _log_lines("MATCH_END"), 5.0, "the two-player match's end")
+        _log_lines.lines = []  # the records of the match against the computer from here on
         d.find_element("id", "setup-start").click()
         _wait(lambda: d.execute_script("return sim.locs[5].length") == 5, what="checkers set up")
         for _ in range(12):  # the match starts, then the opening throw (a tie throws again)
@@ -370,17 +417,19 @@ def test_a_whole_game_against_the_computer_from_the_page(tmp_path):
                     break
             except AssertionError:
                 continue
-        start = _log_lines("MATCH_START")[0]
+        start = _log_lines("MATCH_START")[-1]
         assert "pubeval" in start  # the records name the computer's side by its strength
         pos = B.start_position()
         plays = rolled = 0
+        verdicts = []
         side = _wait(lambda: [s for s in (0, 1) if _lit(d, "turn", s)] or None, what="turn LED")[0]
         for _turn in range(400):
             if plays and side == 0:  # the player throws with its ROLL button
                 for _ in range(4):
                     _click(d, "roll0")
                     try:
-                        _wait(lambda n=rolled: len(_log_lines("ROLL")) > n, 1.5)
+                        _wait(lambda n=rolled: len(_log_lines("ROLL")) > n, 3.0)  # (a second press
+                        # too soon would pass a roll with no legal play)
                         break
                     except AssertionError:
                         continue
@@ -406,6 +455,10 @@ def test_a_whole_game_against_the_computer_from_the_page(tmp_path):
                         break
                     except AssertionError:
                         continue
+                if steps and not verdicts:  # learning mode's verdict in words: the play, the best
+                    v = _wait(lambda: _text(d, "st-verdict").startswith("white's") and _text(d, "st-verdict"))
+                    assert v.endswith(": the best play") or "; the best play was " in v, v
+                    verdicts.append(v)
             else:
                 steps = pe.best(pos, 1, dice[0], dice[1])
                 if steps:  # the LEDs show the first step: its to-point (or bar/tray) lit
@@ -420,14 +473,15 @@ def test_a_whole_game_against_the_computer_from_the_page(tmp_path):
                     B.apply_step(pos, 1, f, t)
                 _wait(lambda n=plays + 1: len(_log_lines("PLAY")) >= n, 5.0, "the board records its play")
             plays += 1
-            assert len(_log_lines("PLAY")) == plays
-            last = _log_lines("PLAY")[-1]
-            assert last[1] == str(side)
+            # (the computer's pass of a roll with no legal play may follow at once: >=)
+            assert len(_log_lines("PLAY")) >= plays
+            last = _log_lines("PLAY")[plays - 1]
+            assert last[1] == str(side), last
             if pos[50 + side] == 15:  # borne off: the game and the 1-point match are over
                 _wait(lambda: _log_lines("MATCH_END"), 5.0, "MATCH_END")
                 break
             side = 1 - side
-        assert _log_lines("MATCH_END") and plays > 10
+        assert _log_lines("MATCH_END") and plays > 10 and verdicts
         assert _log_lines("GAME_END")
     finally:
         d.quit()

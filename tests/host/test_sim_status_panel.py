@@ -16,6 +16,7 @@ sys.path.insert(0, str(ROOT / "tools" / "sim"))
 import demo  # noqa: E402
 import server  # noqa: E402
 import status as words  # noqa: E402
+from bg import board as B  # noqa: E402
 from bg import leds as L  # noqa: E402
 
 
@@ -55,7 +56,7 @@ def test_status_panel_follows_the_firmware_through_a_game(tmp_path):
         )
 
         # an illegal play: the mover's checker from its 6 point one point backwards (its 7),
-        # confirmed -> refused; the panel names the rows to correct in board numbering
+        # confirmed -> refused; the panel names the rows to correct in the mover's numbering
         six, seven = demo.loc(side, 6), demo.loc(side, 7)
         p.hand_move(six, seven)
         time.sleep(0.2)
@@ -68,8 +69,8 @@ def test_status_panel_follows_the_firmware_through_a_game(tmp_path):
             except AssertionError:
                 continue
         assert st, sim.status
-        assert "a checker too many on point %d" % (seven + 1) in st["next"], st
-        assert "a checker missing on point %d" % (six + 1) in st["next"], st
+        assert "a checker too many on point 7" in st["next"], st
+        assert "a checker missing on point 6" in st["next"], st
         p.hand_move(seven, six)  # put it back, then the real play
         _next(sim, "%s to play" % who)
         assert p.turn() is None  # the play, then the other side's roll
@@ -126,7 +127,16 @@ def test_record_lines_are_decoded_with_sides_by_colour_and_junk_is_left_alone():
     d = words.decode_log
     assert d("OPENING 0 (6, 1)") == "opening throw: white 6, black 1"
     assert d("ROLL 1 3 5") == "black rolls 3-5"
-    assert d("PLAY 0 (24, 18, 13, 11) 0") == "white plays (24, 18, 13, 11)"
+    assert d("PLAY 0 (24, 18, 13, 11) 0") == "white plays 24/18 13/11"
+    assert d("PLAY 1 () 0") == "black plays cannot move"
+    # from the position it was played from: GNU Backgammon's notation, hits marked
+    pos = B.start_position()
+    B.apply_step(pos, 1, 24, 18)  # black's back checker on white's 7 point: a blot
+    assert d("PLAY 0 (13, 7, 7, 4) 0", pos.hex()) == "white plays 13/7*/4"
+    assert d("PLAY 0 (13, 7, 8, 7) 0", pos.hex()) == "white plays 13/7* 8/7"
+    assert d("PLAY 0 (6, 5, 5, 4) 0", pos.hex()) == "white plays 6/4"  # one checker: joined
+    assert d("PLAY 0 (24, 18) 0", "zz") == "white plays 24/18"  # a garbled position: hop by hop
+    assert d("PLAY 1 (24, 18) 0", pos.hex()) == "black plays 24/18"  # not where it was played from
     assert d("DOUBLE 1 2") == "black doubles to 2"
     assert d("TAKE 0") == "white takes"
     assert d("GAME_END 1 2 2 0") == "black wins 2 points (gammon)"
@@ -141,6 +151,8 @@ def test_record_lines_are_decoded_with_sides_by_colour_and_junk_is_left_alone():
         "GAME_END 9",
         "",
         "OPENING 0 (a, b)",
+        "PLAY 0 (24, 99) 0",
+        "PLAY 0 (24, 18, 13) 0",
     ):
         assert d(junk) is None, junk
 
@@ -201,3 +213,44 @@ def test_the_roll_line_offers_cube_only_when_the_roller_may_double():
     st = {"s": 1, "md": 0, "cr": 1, "m": "no doubling in the Crawford game"}
     text = expect(st, "await_roll", "black", [0, 0])
     assert "CUBE" not in text and text.endswith("-- no doubling in the Crawford game"), text
+
+
+def test_the_next_line_numbers_points_from_the_mover_and_says_when_there_is_no_play():
+    expect = words.expect
+    # rows: board point 7 (white's 7) extra, board point 6 missing; black on roll reads them
+    # as its 18 and 19 points, as GNU Backgammon numbers them for black
+    st = {"s": 1, "m": "", "err": [1 << 5, 1 << 6]}
+    text = expect(st, "moving", "black", [6, 5])
+    assert text == (
+        "illegal: a checker too many on point 18; a checker missing on point 19; correct it, then press ROLL"
+    )
+    st["s"] = 0
+    assert "too many on point 7; a checker missing on point 6;" in expect(st, "moving", "white", [6, 5])
+    assert "white's bar" in expect({"s": 1, "m": "", "err": [0, 1 << 24]}, "moving", "black", [6, 5])
+    # no legal play (white on the bar, black's home board closed): press ROLL to pass
+    pos = bytearray(B.new_position())
+    pos[24] = 1  # white on the bar (bg.board: side 0's bar)
+    for p in range(1, 7):
+        pos[25 + p - 1] = 2  # black's points 1..6
+    pos[25 + 12] = 3
+    pos[50 + 0] = 14
+    st = {"s": 0, "m": "", "pos": pos.hex(), "pl": [[], 1], "cp": -1}
+    text = expect(st, "moving", "white", [6, 6])
+    assert text == "white to play 6-6: no legal play -- press ROLL (bottom) to pass", text
+    # the coach's play in notation with the hit marked
+    pos = B.start_position()
+    B.apply_step(pos, 1, 24, 18)
+    st = {"s": 0, "m": "", "pos": pos.hex(), "pl": [[13, 7, 7, 4], 1], "cp": -1}
+    assert "the coach shows 13/7*/4 on the LEDs" in expect(st, "moving", "white", [6, 3])
+
+
+def test_learning_modes_verdict_in_words_names_the_play_and_the_best_play():
+    pos = B.start_position()
+    before = {"pos": pos.hex()}
+    st = {"s": 1, "ph": 3, "lp": [0, [13, 7, 8, 7]], "lv": [0, 1, [13, 7, 8, 7], [13, 7, 8, 7]]}
+    assert words.describe(st, before)["verdict"] == "white's 13/7 8/7: the best play"
+    st["lv"] = [0, 0, [24, 18, 13, 12], [13, 7, 8, 7]]
+    st["lp"] = [0, [24, 18, 13, 12]]
+    text = words.describe(st, before)["verdict"]
+    assert text == "white's 24/18 13/12: not the best; the best play was 13/7 8/7", text
+    assert "verdict" not in words.describe({"s": 1, "ph": 3, "lp": [0, [24, 18, 13, 12]]}, before)

@@ -151,6 +151,8 @@ class Sim:
         self.status_panel = status if status is not None else rom != "board"
         self.settings = settings or {}
         self.seed = seed
+        self._restarts = 0  # restart_with's count (a seeded board's new seed each time)
+        self._verdict = (None, "")  # (the play, learning mode's verdict on it in words)
         self.quiet = quiet
         self.scan_hz = scan_hz
         self.leds = bytes(3 * len(self.board["leds"]["chain"]))
@@ -330,6 +332,12 @@ class Sim:
         with self._lock:
             self.exit_code = None
         self.settings = s
+        if self.seed is not None:
+            # a seeded stream starts over at each boot: the restarted board would draw the
+            # ids (and dice seeds) of the matches it already journaled ("match id already in
+            # use"); a seed per restart keeps a seeded session replayable and its ids new
+            self._restarts += 1
+            self.seed = "%s/restart-%d" % (str(self.seed).split("/restart-")[0], self._restarts)
         self.start()
         self._publish("settings", s)
         return s
@@ -358,11 +366,23 @@ class Sim:
         if not self.quiet:
             print("firmware:", text, flush=True)
         ev = {"m": text}
-        decoded = words.decode_log(text)
+        decoded = words.decode_log(text, self._play_from(text))
         if decoded:
             ev["d"] = decoded
         self._publish("log", ev)
         self._pairing_from_log(text)
+
+    def _play_from(self, text):
+        """The position a logged PLAY was played from (hex), for its notation's hit marks:
+        the status line's, or the one before it when the status already shows this play."""
+        if not text.startswith("PLAY "):
+            return None
+        with self._lock:
+            st, before = self._st, self._st_before
+        lp = st.get("lp")
+        if lp and text.startswith("PLAY %d %s " % (lp[0], tuple(lp[1]))):
+            return before.get("pos")
+        return st.get("pos")
 
     def _pairing_from_log(self, text):
         """The pairing value as the firmware shows it (``app.main`` logs ``pairing code:
@@ -383,6 +403,12 @@ class Sim:
                 self._st_before = self._st  # the last play started from the previous position
             self._st = msg
             self.status = words.describe(msg, self._st_before)
+            # learning mode's verdict stays in the panel until the next play (the tray LED
+            # shows it 3 s)
+            if "verdict" in self.status:
+                self._verdict = (msg.get("lp"), self.status["verdict"])
+            elif self._verdict[0] is not None and self._verdict[0] == msg.get("lp"):
+                self.status["verdict"] = self._verdict[1]
             st = self.status
         self._publish("status", st)
 
@@ -516,6 +542,7 @@ class Sim:
                 "status": self.status,
                 "pairing": self.pairing,
                 "legend": words.legend(),
+                "settings": self.settings,
                 "resets": list(self.resets),
             }
 

@@ -9,6 +9,7 @@ controller's message all come from the firmware; this module only puts them into
 
 from app.ctl_defs import PHASE_NAMES as PHASES
 from bg import board as B
+from bg import engine as movegen
 from bg import leds as L
 from bg import notation
 from bg import record as R
@@ -42,13 +43,15 @@ def _pos(hexpos):
         return None
 
 
-def _rows(mask):
-    """Row mask (bit r: points 1..24, 24/25 bar of side 0/1, 26/27 tray) in words."""
+def _rows(mask, side=0):
+    """Row mask (bit r: board points 1..24, 24/25 bar of side 0/1, 26/27 tray) in words, the
+    points numbered from ``side``'s side as GNU Backgammon numbers them for the player on
+    roll (side 1's point p is board point 25 - p)."""
     out = []
     for r in range(28):
         if mask >> r & 1:
             if r < 24:
-                out.append("point %d" % (r + 1))
+                out.append("point %d" % (r + 1 if side != 1 else 24 - r))
             elif r < 26:
                 out.append("%s's bar" % SIDES[r - 24])
             else:
@@ -82,18 +85,43 @@ def describe(st, before=None):
     lp = st.get("lp")
     if lp:
         prev = _pos(before.get("pos")) if before else None
-        steps = tuple(lp[1])
-        if prev is not None and len(prev) == len(B.new_position()) and steps:
-            text = notation.format_play(prev, lp[0], steps)
+        out["last"] = "%s %s" % (SIDES[lp[0]], play_words(prev, lp[0], tuple(lp[1])))
+    lv = st.get("lv")
+    if lv and lp:
+        prev = _pos(before.get("pos")) if before else None
+        mine = play_words(prev, lv[0], tuple(lv[2]))
+        if lv[1]:
+            out["verdict"] = "%s's %s: the best play" % (SIDES[lv[0]], mine)
         else:
-            text = " ".join("%s/%s" % (_pt(steps[i]), _pt(steps[i + 1])) for i in range(0, len(steps), 2))
-        out["last"] = "%s %s" % (SIDES[lp[0]], text or "cannot move")
+            out["verdict"] = "%s's %s: not the best; the best play was %s" % (
+                SIDES[lv[0]],
+                mine,
+                play_words(prev, lv[0], tuple(lv[3])),
+            )
     out["next"] = expect(st, phase, who, d)
+    out["side"] = s  # the page numbers the points from this side (the mover's, as gnubg)
     return out
 
 
 def _pt(p):
     return "bar" if p == 25 else "off" if p == 0 else str(p)
+
+
+def play_words(pos, side, steps):
+    """A play's steps (flat, the mover's numbering) in GNU Backgammon's notation ("24/21",
+    "6/4*/1*": one checker's hops joined, hits marked) when ``pos`` (the position it was
+    played from, bg.board layout) is known and holds the play; else hop by hop."""
+    if not steps:
+        return "cannot move"
+    if pos is not None and len(pos) == len(B.new_position()):
+        try:
+            scratch = bytearray(pos)
+            for i in range(0, len(steps), 2):
+                B.apply_step(scratch, side, steps[i], steps[i + 1])
+            return notation.format_play(pos, side, tuple(steps))
+        except (ValueError, IndexError):
+            pass  # not the position it was played from
+    return " ".join("%s/%s" % (_pt(steps[i]), _pt(steps[i + 1])) for i in range(0, len(steps), 2))
 
 
 def expect(st, phase, who, d):
@@ -118,14 +146,24 @@ def expect(st, phase, who, d):
         if err:
             parts = []
             if err[1]:
-                parts.append("a checker too many on " + _rows(err[1]))
+                parts.append("a checker too many on " + _rows(err[1], st.get("s")))
             if err[0]:
-                parts.append("a checker missing on " + _rows(err[0]))
+                parts.append("a checker missing on " + _rows(err[0], st.get("s")))
             return "illegal: %s; correct it, then press ROLL" % "; ".join(parts)
+        pos = _pos(st.get("pos"))  # the turn's start (the play is not confirmed yet)
+        if (
+            not msg
+            and pos is not None
+            and len(pos) == len(B.new_position())
+            and d[0]
+            and st.get("cp") != st.get("s")  # (the computer passes by itself)
+            and movegen.no_play(pos, st["s"], d[0], d[1])
+        ):
+            return "%s to play %d-%d: no legal play -- press ROLL (%s) to pass" % (who, d[0], d[1], where)
         plan = st.get("pl")
         steps = ""
         if plan:
-            steps = " ".join("%s/%s" % (_pt(a), _pt(b)) for a, b in zip(plan[0][::2], plan[0][1::2]))
+            steps = play_words(pos, st["s"], tuple(plan[0])) if plan[0] else ""
         if st.get("cp") == st.get("s") and who:
             head = "the computer (%s) plays %d-%d: %s" % (who, d[0], d[1], steps or "no move")
             if msg:
@@ -133,7 +171,7 @@ def expect(st, phase, who, d):
             return head + " -- move those checkers as the LEDs show; the board records the play itself"
         if msg:
             return "%s: %s" % (who, msg)
-        if plan and plan[1]:
+        if plan and plan[1] and steps:
             return "%s to play %d-%d: the coach shows %s on the LEDs; press ROLL (%s) to confirm" % (
                 who,
                 d[0],
@@ -185,9 +223,10 @@ _SIDED = (
 )
 
 
-def decode_log(line):
+def decode_log(line, pos=None):
     """A console line naming a record (``app.main`` logs ``NAME fields``) in words with the
-    sides by colour, or None for any other line."""
+    sides by colour, or None for any other line. ``pos``: the position a PLAY was played
+    from (bg.board layout; its notation then marks the hits), if known."""
     name, _, rest = line.partition(" ")
     known = [R.name(k) for k in range(1, 0x14)]
     if name not in known:
@@ -199,7 +238,11 @@ def decode_log(line):
             if name == "ROLL":
                 return "%s rolls %s-%s" % (side, f[1], f[2])
             if name == "PLAY":
-                return "%s plays %s" % (side, rest.split(" ", 1)[1].rsplit(" ", 1)[0])
+                inner = rest.split(" ", 1)[1].rsplit(" ", 1)[0].strip("()").replace(",", " ").split()
+                steps = tuple(int(x) for x in inner)
+                if len(steps) % 2 or any(not 0 <= x <= 25 for x in steps):
+                    return None
+                return "%s plays %s" % (side, play_words(_pos(pos) if pos else None, int(f[0]), steps))
             if name == "DOUBLE":
                 return "%s doubles to %s" % (side, f[1])
             if name == "RESIGN":

@@ -97,9 +97,17 @@ function drawStatic() {
     const tipY = g.top ? TOP + 6 * PITCH : BOTTOM - 6 * PITCH;
     const baseY = g.top ? TOP : BOTTOM;
     el("polygon", { points: `${g.x - PW / 2 + 2},${baseY} ${g.x + PW / 2 - 2},${baseY} ${g.x},${tipY}`, fill }, svg);
-    const t = el("text", { x: g.x, y: g.top ? TOP - 34 : BOTTOM + 44, class: "pointlabel" }, svg);
+    const t = el("text", { x: g.x, y: g.top ? TOP - 34 : BOTTOM + 44, class: "pointlabel", "data-p": p }, svg);
     t.textContent = p;
   }
+  // the bar's halves: a hit checker goes to its own side's half (loc 24: white's, top)
+  for (const [side, y] of [[0, MID - 8], [1, MID + 18]]) {
+    const t = el("text", { x: BAR_X + BAR_W / 2, y, class: "barlabel", id: "barlabel" + side }, svg);
+    t.textContent = (side ? "black's bar \u2193" : "white's bar \u2191");
+  }
+  // whose numbering the point labels show (the mover's, as GNU Backgammon numbers them)
+  const n = el("text", { x: TRAY_X + TRAY_W / 2, y: MID + 4, class: "barlabel", id: "numbering" }, svg);
+  n.textContent = "white's numbers";
   gCheckers = el("g", { id: "checkers" }, svg);
   gFloat = el("g", { id: "float" }, svg);
 }
@@ -283,9 +291,23 @@ function wireButtons() {
   document.getElementById("vs-start").onclick = () => {
     const v = document.getElementById("vs-side").value;
     document.getElementById("fw-status").textContent = "restarting…";
+    document.getElementById("vs-note").textContent = "restarting the board…";
     post("/api/match", { computer: v === "" ? null : Number(v), learn: document.getElementById("vs-learn").checked })
       .then(() => { document.getElementById("fw-status").textContent = "running"; });
   };
+}
+
+// The board's computer setting as the server runs it (the select shows the board's, not a
+// default); ``confirmed``: the board just restarted with it, so the panel says what it means.
+function showSettings(s, confirmed) {
+  const comp = s && s.computer !== undefined && s.computer !== null ? s.computer : null;
+  document.getElementById("vs-side").value = comp === null ? "" : String(comp);
+  document.getElementById("vs-learn").checked = !!(s && s.learn);
+  const who = comp === null ? "two players, no computer"
+    : "the board plays " + (comp === 1 ? "black (you are white)" : "white (you are black)");
+  const text = "next match: " + who + (s && s.learn ? ", learning mode" : "");
+  document.getElementById("vs-note").textContent = confirmed
+    ? "board restarted. " + text + " (a match in progress resumes as it was)" : text;
 }
 
 function log(line, decoded) {
@@ -320,6 +342,7 @@ function connect() {
   es.addEventListener("log", (ev) => { const d = JSON.parse(ev.data); log(d.m, d.d); });
   es.addEventListener("status", (ev) => showStatus(JSON.parse(ev.data)));
   es.addEventListener("pairing", (ev) => showPairing(JSON.parse(ev.data).code));
+  es.addEventListener("settings", (ev) => showSettings(JSON.parse(ev.data), true));
   es.addEventListener("exit", (ev) => {
     document.getElementById("fw-status").textContent = "stopped (exit " + JSON.parse(ev.data).code + ")";
   });
@@ -334,6 +357,14 @@ function showStatus(st) {
   for (const k of ["match", "score", "crawford", "cube", "turn", "dice", "pips", "last"]) {
     document.getElementById("st-" + k).textContent = st[k];
   }
+  document.getElementById("st-verdict").textContent = st.verdict || "–";
+  // the points numbered from the mover's side, as the panel's messages number them
+  const black = st.side === 1;
+  for (const t of document.querySelectorAll("text.pointlabel")) {
+    const p = Number(t.dataset.p);
+    t.textContent = black ? 25 - p : p;
+  }
+  document.getElementById("numbering").textContent = black ? "black's numbers" : "white's numbers";
   sim.status = st;
 }
 
@@ -369,6 +400,7 @@ async function init() {
   showStatus(st.status);
   showPairing(st.pairing);
   showLegend(st.legend);
+  showSettings(st.settings, false);
   document.getElementById("linkport").textContent = st.link_port ? "127.0.0.1:" + st.link_port : "off";
   drawCheckers();
   paintLeds();
