@@ -114,11 +114,11 @@ test-device-test: $(STAMP)
 
 # --- the product --------------------------------------------------------------------------
 sim: $(STAMP)
-	$(PY) tools/sim/server.py --port $(SIM_PORT)
+	$(PY) tools/sim/server.py --port $(SIM_PORT) $(if $(LINK_PORT),--link-port $(LINK_PORT))
 
 # the same on the board model: the firmware frozen into MicroPython built 32-bit, 64k of heap
 sim-board: $(STAMP) board-model
-	$(PY) tools/sim/server.py --port $(SIM_PORT) --board-model
+	$(PY) tools/sim/server.py --port $(SIM_PORT) --board-model $(if $(LINK_PORT),--link-port $(LINK_PORT))
 
 # make demo [SEED=x] [WATCH=1] [DEMO_ARGS="--length 1 --house"]
 demo: $(STAMP)

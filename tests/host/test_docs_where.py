@@ -1,0 +1,40 @@
+"""Where things are, as the docs say: ``make sim LINK_PORT=...`` reaches the server's
+``--link-port``, and docs/host-tool.md names the pairing keys' file, its directory on Linux
+(platformdirs' config dir, the code's) and the variable that moves it -- not a source file."""
+
+import os
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_make_sim_passes_the_link_port_on():
+    for target in ("sim", "sim-board"):
+        out = subprocess.run(
+            ["make", "-n", target, "LINK_PORT=7700"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        ).stdout
+        line = [x for x in out.splitlines() if "tools/sim/server.py" in x]
+        assert line and "--link-port 7700" in line[-1], out
+    out = subprocess.run(["make", "-n", "sim"], cwd=ROOT, capture_output=True, text=True, timeout=60).stdout
+    assert "--link-port" not in out  # the server's default (7607) otherwise
+
+
+def test_the_docs_say_where_pairing_keys_live(monkeypatch, tmp_path):
+    import platformdirs
+    from gammon.link.keys import Boards
+
+    text = (ROOT / "docs" / "host-tool.md").read_text()
+    assert "boards.json" in text and "GAMMON_CONFIG_DIR" in text and "keys.py" not in text
+    monkeypatch.delenv("GAMMON_CONFIG_DIR", raising=False)
+    default = Path(Boards().path)
+    assert default == Path(platformdirs.user_config_dir("gammon")) / "boards.json"
+    if os.name == "posix" and not os.environ.get("XDG_CONFIG_HOME"):
+        assert "`~/.config/gammon/` on Linux" in text
+        assert default == Path.home() / ".config" / "gammon" / "boards.json"
+    monkeypatch.setenv("GAMMON_CONFIG_DIR", str(tmp_path))
+    assert Path(Boards().path) == tmp_path / "boards.json"
