@@ -179,6 +179,12 @@ class Settings:
         )
 
 
+def ticks_since(now, t):
+    """``now - t`` in milliseconds of the HAL's ``ticks_ms`` (``time.ticks_diff``): on the board
+    the ticks wrap at 2^30 (12.4 days), and every time the controller compares is such a tick."""
+    return ((now - t + 0x20000000) & 0x3FFFFFFF) - 0x20000000
+
+
 class Clock:
     """The match clock: a reserve per player plus a delay per move (the first ``delay_ms``
     each time a player's clock starts are free). Only the player the board is waiting on is
@@ -207,7 +213,7 @@ class Clock:
         s = self.side
         if not self.enabled or s < 0:
             return -1
-        dt = now - self._since
+        dt = ticks_since(now, self._since)
         if dt < self._delay_left:
             return -1
         dt -= self._delay_left
@@ -217,7 +223,7 @@ class Clock:
     def charge(self, now):
         """Charge the running side up to ``now``; returns the side that ran out, or -1."""
         s = self.side
-        dt = now - self._since
+        dt = ticks_since(now, self._since)
         self._since = now
         if not self.enabled or s < 0 or dt <= 0:
             return -1

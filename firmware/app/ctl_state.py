@@ -274,7 +274,7 @@ class State:
         pressed confirm on it."""
         if self.illegal_since is None:
             return False
-        return self.errors_now or now - self.illegal_since >= _ILLEGAL_SHOW_MS
+        return self.errors_now or D.ticks_since(now, self.illegal_since) >= _ILLEGAL_SHOW_MS
 
     @property
     def choices(self):

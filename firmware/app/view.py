@@ -103,7 +103,7 @@ class View:
         """``(index, digit)`` of the pairing code shown at ``now``; index -1 = the pause
         between repetitions (dice dark)."""
         code = self.code
-        t = (now - self.code_since) % _CODE_CYCLE_MS
+        t = ((now - self.code_since) & _TICKS_MASK) % _CODE_CYCLE_MS  # ticks_diff, wrap-safe
         k = t // CODE_DIGIT_MS
         if code is None or k >= 6 or t % CODE_DIGIT_MS >= CODE_DIGIT_MS - _CODE_GAP_MS:
             return -1, 0
