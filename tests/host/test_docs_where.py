@@ -38,3 +38,11 @@ def test_the_docs_say_where_pairing_keys_live(monkeypatch, tmp_path):
         assert default == Path.home() / ".config" / "gammon" / "boards.json"
     monkeypatch.setenv("GAMMON_CONFIG_DIR", str(tmp_path))
     assert Path(Boards().path) == tmp_path / "boards.json"
+
+
+def test_gammon_help_says_how_pairing_really_goes():
+    from gammon import cli
+
+    text = " ".join(cli.build_parser().format_help().split())
+    assert "type the code" not in text
+    assert "compare the value it shows with the one printed, press ROLL" in text, text

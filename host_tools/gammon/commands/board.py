@@ -246,7 +246,9 @@ def register(sub):
     p.add_argument("--timeout", type=float, default=5.0, help="seconds to listen (default 5)")
     p.set_defaults(func=cmd_scan)
 
-    p = sub.add_parser("pair", help="pair with a board (type the code it shows)")
+    p = sub.add_parser(
+        "pair", help="pair with a board (compare the value it shows with the one printed, press ROLL)"
+    )
     p.add_argument("address", help="ble:ADDRESS, serial:/dev/ttyUSB0 or tcp:127.0.0.1:7607")
     p.add_argument("--name", help="this host's name on the board (default: hostname)")
     p.set_defaults(func=cmd_pair)
