@@ -228,6 +228,9 @@ def test_the_page_guides_a_newcomer_pairing_a_double_and_a_game(tmp_path):
         assert "sky blue: white (side 0)" in legend and "vermillion" in legend
         d.find_element("id", "setup-start").click()
         _next_says(d, "press ROLL to start the match")
+        tools_at = d.execute_script(
+            "return document.getElementById('setup-start').getBoundingClientRect().top"
+        )
 
         # pairing from the page: its gesture control holds both ROLL buttons
         _wait(lambda: any("link: listening" in x for x in sim.log), what="the link")
@@ -286,6 +289,11 @@ def test_the_page_guides_a_newcomer_pairing_a_double_and_a_game(tmp_path):
             except AssertionError:
                 continue
         text = _next_says(d, "illegal:")
+        # a long headline leaves the controls where they were
+        assert (
+            d.execute_script("return document.getElementById('setup-start').getBoundingClientRect().top")
+            == tools_at
+        )
         # the mover's point numbers, as GNU Backgammon numbers them for the player on roll,
         # and the page's point labels read the same way
         assert "too many on point 7" in text and "missing on point 6" in text, text

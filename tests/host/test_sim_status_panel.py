@@ -244,6 +244,15 @@ def test_the_next_line_numbers_points_from_the_mover_and_says_when_there_is_no_p
     assert "the coach shows 13/7*/4 on the LEDs" in expect(st, "moving", "white", [6, 3])
 
 
+def test_the_cube_goes_back_to_the_middle_when_a_game_ends():
+    st = {"ph": 3, "s": 0, "c": 2, "o": 1}
+    assert words.describe(st)["cube"] == "2, owned by black"
+    st["ph"] = words.PHASES.index("game_over")
+    assert words.describe(st)["cube"] == "1, centred (next game)"
+    st["ph"] = words.PHASES.index("match_over")
+    assert words.describe(st)["cube"] == "-"
+
+
 def test_learning_modes_verdict_in_words_names_the_play_and_the_best_play():
     pos = B.start_position()
     before = {"pos": pos.hex()}

@@ -82,6 +82,10 @@ def describe(st, before=None):
         "pips": "white %d, black %d" % tuple(st.get("pip") or (0, 0)),
         "last": "-",
     }
+    if phase == "game_over":  # the cube goes back to the middle for the next game
+        out["cube"] = "1, centred (next game)"
+    elif phase == "match_over":
+        out["cube"] = "-"
     lp = st.get("lp")
     if lp:
         prev = _pos(before.get("pos")) if before else None
