@@ -188,8 +188,7 @@ class Controller(Turns):
             if ph == D.CHOICE and mine:
                 return self._reroll(side)
             if ph == D.AWAIT_ROLL and mine and self.board_matches():
-                self._roll()
-                return True
+                return self._roll()  # False: a two-board roll already asked for, waiting
             return False
         if what == _I_KEEP:
             if ph == D.CHOICE and mine:

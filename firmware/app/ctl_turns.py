@@ -218,9 +218,10 @@ class Turns(State):
 
     def _opening_throw(self, side):
         if not self.settings.house:
+            was = self.joint_due
             d = self._throw(2)  # EITHER: whoever presses throws both dice
             if d is None:
-                return self.joint_due  # asked for, waiting for the other board's share
+                return self.joint_due and not was  # asked for now: waiting for the other's share
             self._emit(R.OPENING, (0, (d[0], d[1])))
             if d[0] == d[1] and self.mt.may_auto_double():
                 self._emit(R.AUTO_DOUBLE, (2 * self.cube,))
@@ -253,10 +254,14 @@ class Turns(State):
         return True
 
     def _roll(self):
+        """The side on roll throws; False when nothing changed (a two-board roll asked for
+        already, still waiting for the other board's share: ``joint_take`` throws)."""
+        was = self.joint_due
         d = self._throw(self.side)
         if d is None:
-            return  # waiting for the other board's share (``joint_take`` throws)
+            return not was
         self._emit(R.ROLL, (self.side, d[0], d[1]))
+        return True
 
     def _confirm(self, now=0):
         """ROLL while moving: ask the recogniser (``bg.recognize``) for the play the sensors

@@ -188,8 +188,15 @@ def outgoing(follow, remote_side, kind, fields):
         return {"kind": PLAY, "turn": t, "steps": list(fields[1])}
     if kind == record.DOUBLE and fields[0] == mine:
         return {"kind": CUBE, "turn": t, "yes": True}
-    if kind == record.ROLL and fields[0] == mine and mt.can_double(mine):
-        return {"kind": CUBE, "turn": t, "yes": False}  # could double and rolled
+    if (
+        kind == record.ROLL
+        and fields[0] == mine
+        and mt.can_double(mine)
+        and not getattr(follow, "joint", False)
+    ):
+        # could double and rolled (with joint dice the share of the throw says so, and comes
+        # before the throw: ``BoardDice``)
+        return {"kind": CUBE, "turn": t, "yes": False}
     if kind in (record.TAKE, record.DROP) and fields[0] == mine:
         return {"kind": CUBE, "turn": t, "yes": kind == record.TAKE}
     return None
@@ -330,8 +337,12 @@ class BoardDice:
     host's part to the other host; both parts to the board, side 0's first; each share the
     other host sent to the board (the throw due; a share the board is not yet at is handed in
     again on the next step); this board's share of the next throw to the other host once the
-    board gives it (it does only when that throw is asked for on the board). ``send(body)``
-    sends one message to the relay (the seat's next number)."""
+    board gives it (it does only when that throw is asked for on the board). The other board's
+    share of a throw its side could have doubled before is also its "rolled": given ``follow``
+    (this board's match), the board's computer is told so (DECIDE CUBE no) once this board
+    has that side on roll -- a separate "rolled" message would come after the throw, which
+    waits for both shares. ``send(body)`` sends one message to the relay (the seat's next
+    number)."""
 
     def __init__(self, side, send, urandom=None):
         import os
@@ -343,6 +354,7 @@ class BoardDice:
         self.started = False  # the board took the other board's commitment
         self.parts_in = 0  # parts handed to the board
         self.shares_in = 0  # the other board's shares handed to the board
+        self.rolled = -1  # the last throw whose "rolled" went to the board
         self.early = []  # the other host's messages before this board's match began
 
     def match(self, match_id, commitment):
@@ -361,7 +373,7 @@ class BoardDice:
             return None
         return self.x.take(body)
 
-    def step(self, client):
+    def step(self, client, follow=None):
         from bg.link import joint as LJ
 
         from gammon.link import LinkError
@@ -387,6 +399,22 @@ class BoardDice:
             except LinkError:
                 return  # not the throw due on this board yet: again on the next step
             self.shares_in += 1
+        if follow is not None and follow.r.g is not None:
+            mt = follow.r.mt
+            t = follow.throws
+            other = 1 - self.side
+            if (
+                t < len(x.other_shares)
+                and t != self.rolled
+                and mt.phase == bgmatch.F_AWAIT
+                and mt.side == other
+                and mt.can_double(other)
+            ):
+                try:
+                    client.decide(D.DEC_CUBE, struct.pack("<HB", t, 0))
+                except LinkError:
+                    pass  # the board moved on (or decided itself): nothing to tell
+                self.rolled = t
         k = len(x.own_shares)
         try:
             r = client.joint(LJ.J_MINE, struct.pack(">I", k))
@@ -459,6 +487,7 @@ class RecordingFollow(Follow):
     def __init__(self, remote_side):
         Follow.__init__(self)
         self.remote_side = remote_side
+        self.joint = False
         self.records = []
         self.outgoing = []
         self.key = None
@@ -468,6 +497,9 @@ class RecordingFollow(Follow):
             self.records = []
             self.outgoing = []
             self.key = repr(fields)
+            self.joint = False
+        elif kind == record.JOINT_START:
+            self.joint = True  # two boards' dice: see ``outgoing``
         if self.r.m is not None or kind == record.MATCH_START:
             self.records.append((kind, fields))
             msg = outgoing(self, self.remote_side, kind, fields)
@@ -506,7 +538,7 @@ def remote_player(connect, relay, remote_side, out, say=None):
                 self.dice_key = f.key
                 self.dice.match(bytes(ms[0]), bytes(ms[9]))
             if self.dice_key == f.key:
-                self.dice.step(self.client)
+                self.dice.step(self.client, f)
 
         def _flush(self):
             """Send this board's decisions the relay has not got yet: the board's own copy is

@@ -20,19 +20,25 @@ P0 = bytes(range(16))  # side 0's host's part
 P1 = bytes(range(16, 32))
 
 
-def _board(n):
+def _board(n, length=1):
     """A board whose dice seed differs from the other's (byte 23: the board's number)."""
     seed = lambda mid: Fairness(mid, bytes(23) + bytes([n]) + bytes(mid))  # noqa: E731
-    return C.Controller(C.Settings(length=1), rules, seed, H.Ids(), lambda: 1767225600)
+    return C.Controller(C.Settings(length=length), rules, seed, H.Ids(), lambda: 1767225600)
 
 
 class Side:
     """One board, its journal (the records drained as the app does) and its robot."""
 
-    def __init__(self, n):
-        self.c = _board(n)
+    def __init__(self, n, computer=False, length=1):
+        self.c = _board(n, length)
         self.j = []
         self.r = H.Robot(self.c, seed=n + 1, drain=lambda k, f: self.j.append((k, f)))
+        if computer:  # the other board's side is this board's computer, decided by its host
+            from app import opponent as O
+
+            self.c.opp = O.Opponent(H.first_play)
+            self.r.now = 1000
+            assert self.c.hello(1 - n, "remote", self.r.now) is None
         self.r.set_start()
         assert self.r.press(0, C.ROLL) and self.c.phase == C.OPENING
 
@@ -222,3 +228,67 @@ def test_a_roll_asked_for_cannot_become_a_double_and_a_power_cut_resumes_the_dic
     c2.joint_take(k, o.c.joint_share(k))
     o.c.joint_take(k, mine)
     assert c2.throws == o.c.throws == k + 1 and (c2.dice[0], c2.dice[1]) == (o.c.dice[0], o.c.dice[1])
+
+
+def _follow(s):
+    """The player moves the remote side's checkers as the LEDs show them."""
+    c = s.c
+    side = c.side
+    plan = c.opp.plan
+    for k in range(0, len(plan), 2):
+        rules._board.apply_step(s.r.pos, side, plan[k], plan[k + 1])
+        s.r.sense()
+
+
+def test_each_board_plays_the_other_side_as_a_host_decided_computer():
+    """As in a real remote match (3 points: the cube can turn): each board's computer is the
+    other board's player. Its play comes from its host (the other board's record) and the
+    player moves those checkers; it rolls when its host says the other player rolled."""
+    a, b = Side(0, True, 3), Side(1, True, 3)
+    a.c.joint_start(0, b.c.fair.commitment)
+    b.c.joint_start(1, a.c.fair.commitment)
+    for s in (a, b):
+        s.c.contribute("host 0", P0)
+        s.c.contribute("host 1", P1)
+        s.r.sense()
+
+    def exchange():
+        for s, o in ((a, b), (b, a)):
+            k = o.c.throws  # the throw due on the other board
+            mine = s.c.joint_share(k)
+            if mine is not None and o.c.throws == k and (o.c.joint_other or (-1,))[0] != k:
+                o.c.joint_take(k, mine, o.r.now)  # the app passes its ticks
+                o.r.sense()
+
+    while a.c.phase == C.OPENING or b.c.phase == C.OPENING:
+        for s in (a, b):
+            s.r.press(s.c.joint_side, C.ROLL)
+        exchange()
+        exchange()
+    told = 0
+    for _ in range(6):
+        assert a.c.phase == b.c.phase == C.MOVING and a.c.side == b.c.side
+        assert (a.c.dice[0], a.c.dice[1]) == (b.c.dice[0], b.c.dice[1])
+        side = a.c.side
+        here, there = (a, b) if side == 0 else (b, a)
+        k = here.c.throws
+        steps = here.r.play_turn()
+        assert there.c.decide(k, steps, there.r.now) is None  # the host's DECIDE PLAY
+        _follow(there)
+        assert there.c.pos == here.c.pos and there.c.last_play[0] == side
+        # the next side: its own board's player presses ROLL (a second press changes
+        # nothing); on the other board its computer waits for its host's "rolled" (it might
+        # have doubled), sent when the first board's share comes out (gammon.remote.BoardDice)
+        nxt = 1 - side
+        mine, theirs = (a, b) if nxt == 0 else (b, a)
+        assert mine.c.joint_share(k) is None  # nobody asked on this board yet
+        assert mine.r.press(nxt, C.ROLL) and mine.c.joint_share(k) is not None
+        assert not mine.r.press(nxt, C.ROLL)  # already asked: nothing changes
+        assert not mine.r.press(nxt, C.CUBE) and mine.c.phase == C.AWAIT_ROLL  # nor a double now
+        if theirs.c.joint_share(k) is None:
+            assert theirs.c.may_double and theirs.c.decide(k, False, theirs.r.now) is None
+            told += 1
+        assert theirs.c.joint_share(k) is not None and theirs.c.phase == C.AWAIT_ROLL
+        exchange()
+        exchange()
+    assert _throws(a.j) == _throws(b.j) and told == 6

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from bg import link as P
 from bg import record
+from bg.link import decide as D
 from bg.link import joint as LJ
 from gammon import remote
 from gammon.commands import remote as RC
@@ -46,8 +47,8 @@ class Relay:
 class Client:
     """The board's side of JOINT and PLAYER_SEED (as ``app.main`` answers them)."""
 
-    def __init__(self, side):
-        self.board = T.Side(side)
+    def __init__(self, side, computer=False):
+        self.board = T.Side(side, computer, 3 if computer else 1)
 
     def _c(self, f, *a):
         try:
@@ -64,7 +65,7 @@ class Client:
             return bytes([kind]) + mid + commit
         k = int.from_bytes(body[:4], "big")
         if kind == LJ.J_SHARE:
-            self._c(c.joint_take, k, bytes(body[4:36]))
+            self._c(c.joint_take, k, bytes(body[4:36]), self.board.r.now)
             return bytes([kind]) + body[:4]
         mine = c.joint_share(k)
         if mine is None:
@@ -74,10 +75,20 @@ class Client:
     def send_player_seed(self, commitment, seed):
         return self._c(self.board.c.contribute, "host", seed, commitment)
 
+    def decide(self, code, payload):
+        """DECIDE (as ``bg.link.decide`` and ``app.main`` answer it)."""
+        c = self.board.c
+        turn = payload[0] | payload[1] << 8
+        value = tuple(payload[2:]) if code == D.DEC_PLAY else payload[2] == 1
+        err = c.decide(turn, value, self.board.r.now)
+        self.board.r._drained(None)
+        if err is not None:
+            raise LinkError(err, P.E_STATE)
+
 
 class Host:
-    def __init__(self, relay, side, part):
-        self.client = Client(side)
+    def __init__(self, relay, side, part, computer=False):
+        self.client = Client(side, computer)
         seat = relay.seat(side)
         self.n = 0
 
@@ -87,13 +98,34 @@ class Host:
 
         self.seat = seat
         self.dice = remote.BoardDice(side, send, urandom=lambda n: part)
-        self.ref = remote.Referee(1 - side, lambda code, payload: None, dice=self.dice)
+        forward = self.client.decide if computer else (lambda code, payload: None)
+        self.ref = remote.Referee(1 - side, forward, dice=self.dice)
+        # this board's match as the host folds it (gammon.remote.remote_player's follow)
+        self.follow = remote.RecordingFollow(1 - side) if computer else None
+        self.fed = self.sent = 0
         ms = [f for k, f in self.client.board.j if k == record.MATCH_START][0]
         self.dice.match(bytes(ms[0]), bytes(ms[9]))
 
+    def _sync(self):
+        """The board's new records into the host's folds; its own side's decisions out."""
+        f = self.follow
+        if f is None:
+            return
+        j = self.client.board.j
+        for k, fl in j[self.fed :]:
+            f.feed(k, fl)
+            self.ref.feed(k, fl)
+        self.fed = len(j)
+        for msg in f.outgoing[self.sent :]:
+            self.dice.send(msg)
+        self.sent = len(f.outgoing)
+
     def step(self):
+        self._sync()
         remote.pump(self.seat, self.ref, say=lambda s: None)
-        self.dice.step(self.client)
+        self._sync()
+        self.dice.step(self.client, self.follow)
+        self._sync()
 
 
 def _settle(hosts, n=4):
@@ -163,3 +195,36 @@ def test_a_falsified_share_is_named_by_verify():
     db = b"".join(record.encode(k, f) for k, f in jb)
     ok, msg = RC.verify(RC.from_journal(da, "a"), RC.from_journal(db, "b"))
     assert not ok and "throw 2: board 1 sent a share its seed does not give" in msg, msg
+
+
+def test_each_boards_computer_is_the_other_player_and_the_hosts_carry_plays_and_dice():
+    """As ``gammon remote play`` runs it (3 points: the cube can turn): on each board the
+    other side is the computer whose plays come from the other host (DECIDE), and the other
+    board's share of a throw its side could have doubled before tells this board's computer
+    it rolled. The players press only
+    for their own side and move the remote side's checkers as the LEDs show them."""
+    relay = Relay()
+    a, b = Host(relay, 0, T.P0, True), Host(relay, 1, T.P1, True)
+    _settle((a, b))
+    sa, sb = a.client.board, b.client.board
+    while sa.c.phase == C.OPENING or sb.c.phase == C.OPENING:
+        for s in (sa, sb):
+            s.r.press(s.c.joint_side, C.ROLL)
+        _settle((a, b))
+    for _ in range(5):
+        assert sa.c.phase == sb.c.phase == C.MOVING and sa.c.side == sb.c.side
+        assert (sa.c.dice[0], sa.c.dice[1]) == (sb.c.dice[0], sb.c.dice[1])
+        side = sa.c.side
+        here, there = (sa, sb) if side == 0 else (sb, sa)
+        here.r.play_turn()
+        _settle((a, b))
+        assert there.c.opp.plan is not None  # the remote play on its LEDs
+        T._follow(there)
+        assert there.c.pos == here.c.pos
+        _settle((a, b))
+        mine = sb if side == 0 else sa  # the board whose player is on roll now
+        assert mine.r.press(1 - side, C.ROLL)
+        _settle((a, b))
+    assert T._throws(sa.j) == T._throws(sb.j) and len(T._throws(sa.j)) >= 6
+    assert a.ref.refused == [] and b.ref.refused == []
+    assert a.dice.rolled > 0 and b.dice.rolled > 0  # each computer was told "rolled" by a share
