@@ -64,7 +64,7 @@ MODULES = [
     ("test_app_recognise", 9, "288k", "74k"),
     # the revoke-all gesture through the real App, Hub, Board and Session (link helpers too):
     # the whole app and the link stack (the whole product, docs/memory.md): needs 320k / 66k
-    # since the link claims a paired host's slot and the update counter joined (304k ran out of
+    # since the link and update code grew (the slot claim, the counter; 304k ran out of
     # memory at the login); declared 336k, the 64-bit port's objects being twice the board's
     ("test_app_revoke", 4, "336k", "74k"),
     # the button gestures (app.buttons): presses, holds, combos, the wrap
