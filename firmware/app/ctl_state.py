@@ -260,7 +260,8 @@ class State:
         st = self._rec_begun(False).update(self.sensed, self.caps, self.irregular)
         if st != _rec.AMBIGUOUS:
             self.selecting = False
-        if st == _rec.ILLEGAL:
+        o = self.opp
+        if st == _rec.ILLEGAL and not (o is not None and o.blot_first(self)):
             if self.illegal_since is None:
                 self.illegal_since = now
         else:

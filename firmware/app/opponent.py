@@ -241,6 +241,23 @@ class Opponent:
     def final(self):
         return self._stages[self.nstages - 1]
 
+    def blot_first(self, ctl):
+        """The board reads the computer's plan at its stage with the next step's hit blot
+        already on its bar -- what the LEDs ask for first (docs/leds.md): a hand mid-hit, not
+        an illegal play. Allocates nothing."""
+        k = self.stage
+        if self.coaching or not self.showing(ctl) or k >= self.nstages - 1 or not self.hits[k]:
+            return False
+        side = self.plan_side
+        bar = _rec.ROW_BAR0 + 1 - side
+        blot = _rec.row_of(side, self.plan[2 * k + 1])
+        s = ctl.sensed
+        want = self._stages[k]
+        for r in range(len(want)):
+            if s[r] - want[r] != (1 if r == bar else -1 if r == blot else 0):
+                return False
+        return True
+
     def stage_counts(self, k):
         """What the sensors read after ``k`` steps of the plan."""
         return self._stages[k]

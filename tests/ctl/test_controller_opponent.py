@@ -357,6 +357,12 @@ def test_view_marks_a_hit_step_take_the_blot_away_first():
     v.paint(c, r.now)
     assert c.opp.stage == 0 and v.p.get(bar0) == (0, 0, 0)
     assert v.p.get(v.p.row_led(R.row_of(1, 7))) != (0, 0, 0)  # the to-point, steady
+    # as the LEDs asked: a hand mid-hit, never "illegal", however long the player takes
+    r.now += 2000
+    r.sense()
+    assert not c.show_errors(r.now) and c.illegal_since is None and c.message == ""
+    v.paint(c, r.now)
+    assert v.p.get(v.p.row_led(R.row_of(1, 7))) != (0, 0, 0)  # still the plan, no errors
     rules._board.apply_step(r.pos, 1, 13, 7)
     r.pos[24] = 1
     r.sense()
