@@ -284,8 +284,8 @@ class Library:
                     "length": m.length,
                     "flags": m.flags,
                     "options": m.options_text(),
-                    "player0": m.names[0],
-                    "player1": m.names[1],
+                    "player0": self._credited(mid, 0, m.names[0]),
+                    "player1": self._credited(mid, 1, m.names[1]),
                     "score0": m.final_score[0],
                     "score1": m.final_score[1],
                     "winner": m.winner,
@@ -333,8 +333,45 @@ class Library:
         return bytes(self.db.execute("SELECT data FROM matches WHERE id=?", (mid,)).fetchone()[0])
 
     def load(self, game_id):
-        """The ``model.Match`` of a stored match."""
-        return model.load_match(self.data(game_id))
+        """The ``model.Match`` of a stored match, its players credited (``credit``)."""
+        mid = self.resolve(game_id)
+        m = model.load_match(self.data(mid))
+        m.names = (self._credited(mid, 0, m.names[0]), self._credited(mid, 1, m.names[1]))
+        return m
+
+    def credit(self, mid, side, name):
+        """A host's engine ``name`` (e.g. "gnubg 2-ply") decided side ``side``'s plays in match
+        ``mid`` (hex) from some point on (``gammon play`` took over a live match whose records
+        name the board's own computer): the library, ``show`` and every export name both,
+        "pubeval, then gnubg 2-ply". Kept for a match stored later too."""
+        mid = mid.lower()
+        key = "credit:%s:%d" % (mid, side)
+        try:
+            with self.db:
+                old = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+                names = [name] if old is None else old[0].split("\n")
+                if name not in names:
+                    names.append(name)
+                self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, "\n".join(names)))
+                row = self.db.execute("SELECT data FROM matches WHERE id=?", (mid,)).fetchone()
+                if row is not None:
+                    first = model.load_match(bytes(row[0])).names[side]
+                    self.db.execute(
+                        "UPDATE matches SET player%d=? WHERE id=?" % side,
+                        (self._credited(mid, side, first), mid),
+                    )
+        except (sqlite3.Error, OSError) as e:
+            raise _disk_error(e) from None
+
+    def _credited(self, mid, side, name):
+        """``name`` as the records give it, followed by the engines credited after it."""
+        row = self.db.execute(
+            "SELECT value FROM meta WHERE key=?", ("credit:%s:%d" % (mid, side),)
+        ).fetchone()
+        if row is None:
+            return name
+        later = [n for n in row[0].split("\n") if n and n != name]
+        return ", then ".join([name] + later) if later else name
 
     def conflicts(self, mid):
         """The other copies kept under match id ``mid`` (``store`` returned ``conflict``), oldest

@@ -367,3 +367,39 @@ def test_a_match_without_a_computer_on_that_side_is_a_clear_error():
     p = PL.Player(lambda: _NoClient(b), Brain(1), io.StringIO(), sleep=lambda s: None, clock=_Clock())
     with pytest.raises(UserError, match="between matches"):
         p.run(matches=1)
+
+
+def test_a_match_taken_over_credits_gnubg_in_the_library_and_the_mat(tmp_path, monkeypatch):
+    """The board's records name its own computer (or a player) for the side ``gammon play``
+    took over: the library, its list and the .mat export name GNU Backgammon after it."""
+    from gammon import model
+    from gammon.formats import mat
+    from gammon.library import Library
+
+    monkeypatch.setenv("GAMMON_HOME", str(tmp_path))
+    data = _match()
+    b = _Board(data)
+    credits = []
+    p = PL.Player(
+        b.client,
+        Brain(1),
+        io.StringIO(),
+        sleep=lambda s: None,
+        clock=_Clock(),
+        credit=lambda *a: credits.append(a),
+    )
+    assert p.run(matches=1) == 1
+    m = model.load_match(data)
+    assert credits == [(m.id_hex, 1, "gnubg 0-ply")]  # once per match
+    first = m.names[1]
+    with Library.open() as lib:
+        lib.credit(*credits[0])  # before the match is synced: kept for it
+        lib.store(data)
+        lib.credit(*credits[0])  # again: no second mention
+        want = "%s, then gnubg 0-ply" % first
+        assert lib.get(m.id_hex).players[1] == want
+        assert lib.load(m.id_hex).names == (m.names[0], want)
+        assert '[Player 2 "%s"]' % want in mat.export(lib.load(m.id_hex))
+        lib.credit(m.id_hex, 1, "gnubg 2-ply")  # a later session at another strength
+        assert lib.get(m.id_hex).players[1] == "%s, then gnubg 0-ply, then gnubg 2-ply" % first
+        assert lib.get(m.id_hex).players[0] == m.names[0]

@@ -70,8 +70,12 @@ class Player:
     """One ``gammon play`` session: ``connect()`` gives an authenticated ``Client`` (called
     again after the link dropped), ``out`` gets one line per decision and link event."""
 
-    def __init__(self, connect, brain, out, sleep=time.sleep, clock=time.monotonic):
+    def __init__(self, connect, brain, out, sleep=time.sleep, clock=time.monotonic, credit=None):
         self.connect = connect
+        # credit(match id hex, side, name): the library names this engine beside the board's
+        # computer in a match it took over (``Library.credit``)
+        self.credit = credit
+        self.credited = set()
         self.brain = brain
         self.out = out
         self.sleep = sleep
@@ -137,6 +141,14 @@ class Player:
         self.decisions += 1
         self.last_hello = self.clock()  # every decision renews the board's wait as a HELLO does
         self.say(line)
+        m = f.r.m
+        if self.credit is not None and m is not None and m.names[self.brain.side] != self.brain.name:
+            if m.id_hex not in self.credited:  # the records name the board's own computer
+                self.credited.add(m.id_hex)
+                try:
+                    self.credit(m.id_hex, self.brain.side, self.brain.name)
+                except UserError as e:  # the library is busy or full: the game goes on
+                    self.say("(the library does not name %s yet: %s)" % (self.brain.name, e))
 
     def _feed(self, recs):
         for rec in recs:
@@ -208,6 +220,13 @@ class Player:
         raise UserError("the board stayed out of reach") from None
 
 
+def _credit(mid, side, name):
+    from gammon.library import Library
+
+    with Library.open() as lib:
+        lib.credit(mid, side, name)
+
+
 def cmd_play(args):
     import sys
 
@@ -224,7 +243,7 @@ def cmd_play(args):
     except ValueError as e:
         raise UserError(str(e)) from None
     print("%s plays side %d; Ctrl-C to stop" % (brain.name, side))
-    p = Player(lambda: open_board(args), brain, sys.stdout)
+    p = Player(lambda: open_board(args), brain, sys.stdout, credit=_credit)
     try:
         p.run(matches=args.matches)
     except KeyboardInterrupt:
