@@ -168,6 +168,19 @@ def test_two_turns_through_the_page(tmp_path):
                 want = "PLAY: %s plays %s" % (("white", "black")[side], words)
                 assert want in d.find_element("id", "log").text, want
         assert int(d.find_element("id", "frames").text) > 0
+        # the LEDs as the eye sees them: full yellow is the palette's yellow, a quarter of it
+        # (a pulse's low) still yellow and bright enough to see, not dark olive
+        cap = d.execute_script("return sim.cap")
+        yellow = [round(v * cap / 255) for v in (240, 228, 66)]
+        full = d.execute_script("return sim.ledColour(...arguments)", *yellow)
+        assert full[0] >= 240 and abs(full[1] / full[0] - 228 / 240) < 0.03, full  # its hue
+        assert abs(full[2] / full[0] - 66 / 240) < 0.03, full
+        low = d.execute_script("return sim.ledColour(...arguments)", *[v / 4 for v in yellow])
+        assert low[0] > 100 and low[1] > 95 and low[2] < low[1] / 2, low
+        r = d.execute_script(
+            "return document.querySelector('circle.led[data-kind=\"point\"]').r.baseVal.value"
+        )
+        assert r >= 10  # point LEDs big enough to read at a glance
     finally:
         d.quit()
         httpd.shutdown()

@@ -114,7 +114,7 @@ function drawStatic() {
 
 function ledPos(e) {
   const k = e.kind, i = e.index;
-  if (k === "point") { const g = pointGeom(i); return { x: g.x, y: g.top ? TOP - 16 : BOTTOM + 16, r: 7 }; }
+  if (k === "point") { const g = pointGeom(i); return { x: g.x, y: g.top ? TOP - 16 : BOTTOM + 16, r: 10 }; }
   if (k === "bar") return { x: BAR_X + BAR_W / 2, y: i === 0 ? TOP - 16 : BOTTOM + 16, r: 7 };
   if (k === "tray") return { x: TRAY_X + TRAY_W / 2, y: i === 1 ? TOP - 16 : BOTTOM + 16, r: 7 };
   if (k === "turn") return { x: BAR_X + BAR_W / 2, y: i === 1 ? MID - 54 : MID + 54, r: 8 };
@@ -179,14 +179,22 @@ function drawCheckers() {
   }
 }
 
+// An LED's drive values (0..cap) as the eye sees them on the board: brightness follows the
+// eye's response (about a 1/2.2 power of the drive), the hue stays the LED's (the channels
+// keep their ratios), so a dimmed or pulsing yellow still reads yellow, not dark olive.
+sim.ledColour = function (r, g, b) {
+  const k = Math.min(1, Math.max(r, g, b) / sim.cap);
+  const gain = k > 0 ? Math.pow(k, 1 / 2.2) / k : 0;
+  const f = (v) => Math.min(255, Math.round((255 * v * gain) / sim.cap));
+  return [f(r), f(g), f(b)];
+};
+
 function paintLeds() {
   if (!sim.leds) return;
-  const scale = 255 / sim.cap;
   sim.ledEls.forEach((c, i) => {
     const g = sim.leds[3 * i], r = sim.leds[3 * i + 1], b = sim.leds[3 * i + 2];
     if (!(r || g || b)) { c.setAttribute("fill", "#222"); c.removeAttribute("data-lit"); return; }
-    const f = (v) => Math.min(255, Math.round(v * scale));
-    c.setAttribute("fill", `rgb(${f(r)},${f(g)},${f(b)})`);
+    c.setAttribute("fill", `rgb(${sim.ledColour(r, g, b).join(",")})`);
     c.setAttribute("data-lit", "1");
   });
 }
