@@ -46,3 +46,13 @@ def test_gammon_help_says_how_pairing_really_goes():
     text = " ".join(cli.build_parser().format_help().split())
     assert "type the code" not in text
     assert "compare the value it shows with the one printed, press ROLL" in text, text
+
+
+def test_every_picture_in_docs_img_is_linked():
+    import re
+
+    text = (ROOT / "README.md").read_text() + "".join(p.read_text() for p in (ROOT / "docs").glob("*.md"))
+    linked = set(re.findall(r"img/([\w.-]+\.png)", text))
+    pictures = {p.name for p in (ROOT / "docs" / "img").glob("*.png")}
+    assert pictures and pictures <= linked, sorted(pictures - linked)
+    assert linked <= pictures, sorted(linked - pictures)  # and no link to a missing picture

@@ -101,7 +101,7 @@ function drawStatic() {
     t.textContent = p;
   }
   // the bar's halves: a hit checker goes to its own side's half (loc 24: white's, top)
-  for (const [side, y] of [[0, MID - 8], [1, MID + 18]]) {
+  for (const [side, y] of [[0, MID - 24], [1, MID + 33]]) {  // between the turn LEDs and the dice
     const t = el("text", { x: BAR_X + BAR_W / 2, y, class: "barlabel", id: "barlabel" + side }, svg);
     t.textContent = (side ? "black's bar \u2193" : "white's bar \u2191");
   }
