@@ -82,6 +82,7 @@ def test_two_boards_paired_from_one_host_keep_both_keys(tmp_path, air):
     assert ida != idb and ida == a.store.board_id().hex() and idb == b.store.board_id().hex()
     saved = L.Boards().data["boards"]
     assert sorted(saved) == sorted([ida, idb])
+    assert L.Boards().data["default"] == idb  # the board just paired: no --board needed next
     for spec in (ida, idb, "tcp:127.0.0.1:7607", "tcp:127.0.0.1:7608", None):
         with L.connect(spec) as c:  # each key still authenticates its own board
             assert c.info()["authenticated"]

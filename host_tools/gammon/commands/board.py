@@ -84,8 +84,11 @@ def cmd_pair(args):
         raise UserError("pairing failed: %s" % e) from None
     except ValueError as e:  # an address that is none (tcp:, serial: or ble:)
         raise UserError(str(e)) from None
-    entry = L.Boards().find(bid)[1]
+    boards = L.Boards()
+    entry = boards.find(bid)[1]
     print("paired with %s (%s) at %s" % (entry["name"], bid, args.address))
+    if len(boards.data["boards"]) > 1:
+        print("it is the default board now ('gammon boards --default BOARD' chooses another)")
     return 0
 
 

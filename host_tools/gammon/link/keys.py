@@ -47,8 +47,9 @@ class Boards:
             "key": key.hex(),
             "paired": int(time.time()),
         }
-        if not self.data.get("default"):
-            self.data["default"] = bid
+        # the board just paired is the one at hand: the default from now on (``gammon boards
+        # --default`` chooses another), so no command needs ``--board`` right after pairing
+        self.data["default"] = bid
         self.save()
         return bid
 
