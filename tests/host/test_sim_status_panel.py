@@ -258,8 +258,9 @@ def test_learning_modes_verdict_in_words_names_the_play_and_the_best_play():
     before = {"pos": pos.hex()}
     st = {"s": 1, "ph": 3, "lp": [0, [13, 7, 8, 7]], "lv": [0, 1, [13, 7, 8, 7], [13, 7, 8, 7]]}
     assert words.describe(st, before)["verdict"] == "white's 13/7 8/7: the best play"
-    st["lv"] = [0, 0, [24, 18, 13, 12], [13, 7, 8, 7]]
-    st["lp"] = [0, [24, 18, 13, 12]]
+    st["lv"] = [0, 0, [24, 18, 24, 23], [13, 7, 8, 7]]
+    st["lp"] = [0, [24, 18, 24, 23]]
     text = words.describe(st, before)["verdict"]
-    assert text == "white's 24/18 13/12: not the best; the best play was 13/7 8/7", text
-    assert "verdict" not in words.describe({"s": 1, "ph": 3, "lp": [0, [24, 18, 13, 12]]}, before)
+    assert text.startswith("white's 24/23 24/18: not the best; the best play was 13/7 8/7 (pubeval: "), text
+    assert re.search(r"\(pubeval: \d+\.\d{3} lower\)$", text) and float(text.split()[-2]) > 0, text
+    assert "verdict" not in words.describe({"s": 1, "ph": 3, "lp": [0, [24, 18, 24, 23]]}, before)

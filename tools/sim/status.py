@@ -97,14 +97,37 @@ def describe(st, before=None):
         if lv[1]:
             out["verdict"] = "%s's %s: the best play" % (SIDES[lv[0]], mine)
         else:
-            out["verdict"] = "%s's %s: not the best; the best play was %s" % (
+            out["verdict"] = "%s's %s: not the best; the best play was %s%s" % (
                 SIDES[lv[0]],
                 mine,
                 play_words(prev, lv[0], tuple(lv[3])),
+                _cost(prev, lv[0], tuple(lv[2]), tuple(lv[3])),
             )
     out["next"] = expect(st, phase, who, d)
     out["side"] = s  # the page numbers the points from this side (the mover's, as gnubg)
     return out
+
+
+def _cost(pos, side, play, best):
+    """How much lower pubeval (the board's own judge) rates the play than the best one, in
+    its own units (Tesauro's evaluation, not an equity): " (pubeval: 0.123 lower)", or ""."""
+    if pos is None or len(pos) != len(B.new_position()):
+        return ""
+    from bg.engine import pubeval
+
+    ends = []
+    try:
+        for steps in (play, best):
+            end = bytearray(pos)
+            for i in range(0, len(steps), 2):
+                B.apply_step(end, side, steps[i], steps[i + 1])
+            ends.append(end)
+    except (ValueError, IndexError):
+        return ""
+    race = pubeval.is_race(pos, side)  # the weights the choice used (the position before)
+    pe = pubeval.PubEval()
+    d = pe.score(ends[1], side, race) - pe.score(ends[0], side, race)
+    return " (pubeval: %.3f lower)" % (d / 3000000) if d > 0 else ""
 
 
 def _pt(p):
