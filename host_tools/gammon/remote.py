@@ -311,8 +311,6 @@ class DiceExchange:
         return self.other_shares[-1] if kind == SHARE else None
 
     def transcript(self, own_seed):
-        from gammon.commands.remote import transcript
-
         return transcript(
             self.side,
             self.match_id,
@@ -508,104 +506,23 @@ class RecordingFollow(Follow):
         Follow.feed(self, kind, fields)
 
 
-def remote_player(connect, relay, remote_side, out, say=None):
-    """A ``gammon play`` Player whose brain is the other board's host (``RemoteBrain``) and
-    which sends this board's own side's decisions to the relay as they are journaled."""
-    from gammon.commands import play
+FORMAT = "smartgammon-joint-v1"  # a joint transcript's format tag
 
-    class RemotePlayer(play.Player):
-        def __init__(self):
-            brain = RemoteBrain(relay, remote_side, say=say or self.say)
-            play.Player.__init__(self, connect, brain, out)
-            self.follow = RecordingFollow(remote_side)
-            self.sent_seq = 0  # the last number this seat sent
-            self.sent_of = {}  # match key -> how many of its messages were sent
-            # the joint dice (docs/remote.md): this board's side is the other one's
-            self.dice = BoardDice(1 - remote_side, self._send)
-            self.brain.referee.dice = self.dice
-            self.dice_key = None
 
-        def _send(self, body):
-            relay.send(self.sent_seq + 1, body)
-            self.sent_seq += 1
-
-        def _dice(self):
-            """A new match the board published (its commitment, no throw yet): the joint
-            dice begin; then each step of them."""
-            f = self.follow
-            if f.key is not None and f.key != self.dice_key and f.r.g is None:
-                ms = f.records[0][1]
-                self.dice_key = f.key
-                self.dice.match(bytes(ms[0]), bytes(ms[9]))
-            if self.dice_key == f.key:
-                self.dice.step(self.client, f)
-
-        def _flush(self):
-            """Send this board's decisions the relay has not got yet: the board's own copy is
-            the list, so a decision journaled while the link or the relay was down goes
-            later, in order, and none twice."""
-            f = self.follow
-            if f.key is None:
-                return
-            n = self.sent_of.get(f.key, 0)
-            for msg in f.outgoing[n:]:
-                try:
-                    relay.send(self.sent_seq + 1, msg)
-                except ClubError as e:
-                    if e.status != 409:
-                        self.say("the relay did not take it (%s): sending again later" % e)
-                        return
-                    raise  # our own numbers refused: another program sends for this seat
-                self.sent_seq += 1
-                n += 1
-                self.sent_of[f.key] = n
-
-        def _resync(self):
-            c = self.client
-            c.watch_on(False)
-            f = RecordingFollow(remote_side)
-            live = [g for g in c.list_games() if not g["finished"]]
-            if live:
-                f.feed_bytes(c.fetch_game(live[-1]["id"], resume=False))
-            self.follow = f
-            c.watch_on()
-            self.sent = None
-            self._flush()
-
-        def _feed(self, recs):
-            play.Player._feed(self, recs)
-            self._flush()
-
-        def run(self, matches=None, idle=None):
-            """``Player.run``, asking the relay for the remote side's decision every tick."""
-            ended = 0
-            quiet = 0.0
-            while True:
-                try:
-                    if self.client is None:
-                        self._open()
-                    recs = self.client.wait_events(0.2)
-                    if recs:
-                        quiet = 0.0
-                        was_over = self.over()
-                        self._feed(recs)
-                        if self.over() and not was_over:
-                            ended += 1
-                            self.say("match over: %d-%d" % tuple(self.follow.r.mt.score))
-                            if matches is not None and ended >= matches:
-                                return ended
-                    else:
-                        quiet += 0.2
-                        if idle is not None and quiet >= idle:
-                            return ended
-                    self.sent = None  # a decision may come from the relay in any state
-                    self._flush()
-                    self._dice()
-                    self._act()
-                    if self.clock() - self.last_hello >= play.HEARTBEAT_S:
-                        play._hello(self.client, self.brain)
-                        self.last_hello = self.clock()
-                except play.LinkError as e:
-                    self._dropped(e)
-
-    return RemotePlayer()
+def transcript(side, match_id, commit, seed, other_commit, parts, shares, throws, other_shares=None):
+    """A joint transcript (dict) of one board: what its host writes after the match
+    (``other_shares``: the other board's shares as this host received them)."""
+    t = {
+        "format": FORMAT,
+        "side": side,
+        "match_id": match_id.hex(),
+        "commitment": commit.hex(),
+        "seed": seed.hex(),
+        "other_commitment": other_commit.hex(),
+        "parts": [p.hex() for p in parts],
+        "shares": [s.hex() for s in shares],
+        "throws": [list(t) for t in throws],
+    }
+    if other_shares is not None:
+        t["other_shares"] = [s.hex() for s in other_shares]
+    return t

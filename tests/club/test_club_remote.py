@@ -12,6 +12,7 @@ from bg.link import decide as D
 from club_helpers import played
 from gammon import remote
 from gammon.club.push import ClubError
+from gammon.commands import remote as remote_cmd
 
 
 def _records(n=7):
@@ -256,7 +257,7 @@ def test_decisions_journaled_while_the_relay_or_the_link_was_down_go_later_in_or
     relay = _FlakyRelay(lambda t: 2 <= t <= 6)  # the second to the sixth try get no answer
     board = _Board(recs, n0, lose=n0 + 6)
     out = io.StringIO()
-    p = remote.remote_player(lambda: board, relay, 1, out)
+    p = remote_cmd.remote_player(lambda: board, relay, 1, out)
     p.sleep = lambda s: None
     assert p.run(matches=1, idle=5) == 1
     assert relay.got == want, out.getvalue()  # every one, in order, none twice
