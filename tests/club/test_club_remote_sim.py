@@ -1,5 +1,5 @@
 """Remote play end to end on one board: the real firmware in the simulator (the MicroPython
-unix port, its socket link), its paired host running ``gammon.remote.remote_player`` through
+unix port, its socket link), its paired host running ``gammon.commands.remote.remote_player`` through
 the club's real relay (PostgreSQL, a server process), and the other board's host played by
 this test: it reads nothing but what a remote host could know of black's turns (the dice
 and position, here taken from the local host's fold: the firmware has no joint dice yet) and
@@ -28,6 +28,7 @@ from bg import record  # noqa: E402
 from gammon import link as L  # noqa: E402
 from gammon import remote  # noqa: E402
 from gammon.brain import Follow  # noqa: E402
+from gammon.commands import remote as remote_cmd  # noqa: E402
 from test_play_sim import _plan  # noqa: E402
 
 
@@ -47,7 +48,7 @@ def test_a_remote_player_plays_black_through_the_relay(servers, event, tmp_path,
         while not any("link: listening" in x for x in sim.log) and time.monotonic() < deadline:
             time.sleep(0.05)
         S.pair_with_buttons(sim, address, "player")
-        player = remote.remote_player(lambda: L.connect(address), home, 1, out)
+        player = remote_cmd.remote_player(lambda: L.connect(address), home, 1, out)
         robot = demo.Player(sim, random.Random(5))
         stop = threading.Event()
 

@@ -100,7 +100,7 @@ class Host:
         self.dice = remote.BoardDice(side, send, urandom=lambda n: part)
         forward = self.client.decide if computer else (lambda code, payload: None)
         self.ref = remote.Referee(1 - side, forward, dice=self.dice)
-        # this board's match as the host folds it (gammon.remote.remote_player's follow)
+        # this board's match as the host folds it (gammon.commands.remote.remote_player's follow)
         self.follow = remote.RecordingFollow(1 - side) if computer else None
         self.fed = self.sent = 0
         ms = [f for k, f in self.client.board.j if k == record.MATCH_START][0]
