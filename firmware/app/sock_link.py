@@ -88,9 +88,12 @@ class StreamTransport(TaskWaker):
     async def pump_reader(self):
         """Move bytes from the stream into ``rx`` until EOF (a bounded backlog: a host that
         floods faster than the board parses is cut off)."""
-        buf = bytearray(_READ)  # each read lands here: only the bytes that arrived are copied out
-        mv = memoryview(buf)
         try:
+            # each read lands here: only the bytes that arrived are copied out. Made inside the
+            # try: with strangers churning the heap this allocation can fail too, and the task
+            # must end by closing the connection, never by an exception nobody retrieves
+            buf = bytearray(_READ)
+            mv = memoryview(buf)
             while not self.closed:
                 n = await self.reader.readinto(buf)
                 if not n:
