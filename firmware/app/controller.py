@@ -82,6 +82,7 @@ _BUTTONS = (
     b"\x05\x01\x01\x02\x0a"  # doubled, CUBE long, the other: I_BEAVER
     b"\x06\x01\x00\x01\x0b"  # resigning, CUBE press, its side: I_RESIGN
     b"\x06\x01\x01\x01\x0c"  # resigning, CUBE long, its side: I_WITHDRAW
+    b"\x06\x00\x03\x01\x0b"  # resigning, ROLL any, its side: I_RESIGN (sent to the other board)
     b"\x06\x00\x03\x02\x0d"  # resigning, ROLL any, the other: I_ACCEPT
     b"\x06\x01\x03\x02\x0e"  # resigning, CUBE any, the other: I_REJECT
     b"\x07\x00\x03\x02\x0d"  # illegal, ROLL any, the other: I_ACCEPT
@@ -134,8 +135,9 @@ class Controller(Turns):
             if t[i] == ph and t[i + 1] == role and t[i + 2] in (kind, _ANY) and t[i + 3] in (who, _ANY):
                 what = t[i + 4]
                 arg = None
-                if what == _I_RESIGN:  # offered as a single; each press raises it (to 3, then 1)
-                    arg = self.resign_value % 3 + 1 if ph == D.RESIGNING else 1
+                # offered as a single; each CUBE press raises it (to 3, then 1), ROLL confirms it
+                if what == _I_RESIGN:
+                    arg = 1 if ph != D.RESIGNING else self.resign_value % 3 + 1 if role else self.resign_value
                 if self.intent(side, what, arg, now):
                     return True
                 break
@@ -221,8 +223,17 @@ class Controller(Turns):
                 raise ValueError("resign: 1 (single), 2 (gammon) or 3 (backgammon)")
             if (ph == D.AWAIT_ROLL or ph == D.MOVING) and mine:
                 self._offer_resign(side, arg)
+                if side == self.settings.computer:
+                    self._record_resign()  # a host's (the board's own computer never resigns)
             elif ph == D.RESIGNING and mine and not self._resign_recorded():
-                self.resign_value = arg
+                if arg != self.resign_value:
+                    self.resign_value = arg
+                elif self.opp is not None and self.opp.remote:
+                    # the offer to a player at another board, confirmed: journaled (their host
+                    # sees it and asks them); from now on it is only answered
+                    self._record_resign()
+                else:
+                    return False
             else:
                 return False
             return True

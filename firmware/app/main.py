@@ -553,6 +553,9 @@ class App:
     def brain_cube(self, turn, yes, now):
         return self._decided(self.ctl.decide(turn, yes, now))
 
+    def brain_resign(self, turn, value, now):
+        return self._decided(self.ctl.decide(turn, value, now))
+
     # a match with another board (link request JOINT: ``gammon remote play``; bg.dice.joint)
     def joint_start(self, side, commitment):
         try:

@@ -12,7 +12,8 @@ transitions, and shows plays on the LEDs (``app.view`` paints ``plan``):
   show as errors, nothing is recorded;
 - the cube (docs/controller.md "Playing the computer"): it never doubles, never beavers,
   never resigns; it takes when the race allows (its pip count at most 12 % above the
-  doubler's), accepts every resignation and refuses a casual illegal play;
+  doubler's), accepts every resignation and refuses a casual illegal play (a player at
+  another board, HELLO bit 7, answers and resigns through their host instead);
 - the coach (any turn, on request: a long ROLL press of the mover): the best play for the
   roll, the opening book's play (``bg.aids.opening_move``) on the game's first
   roll; in learning mode (``Settings.learn``) after each confirmed play of a player the
@@ -34,6 +35,7 @@ from app import ctl_defs as D
 from app import rules
 from bg import recognize as _rec
 from bg.board import apply_step, pip_count
+from bg.match import F_RESIGNING
 from micropython import const
 
 VERDICT_MS = const(3000)  # learning mode: how long the tray LED says "best" / "not best"
@@ -112,6 +114,12 @@ class Opponent:
         self._wait_key = -1
         self._wait_at = 0
         self.waiting = False  # the board waits for the host (the controller's tick asks again)
+        # a player at another board decides (HELLO's bit 7, ``gammon remote play``): the board
+        # never decides for them (it waits as long as it takes), answers a resignation only as
+        # they do, and journals its own player's offer to resign once confirmed (their host
+        # must see it); ``_resign``: their offer to resign (turn * 4 + value), -1: none
+        self.remote = False
+        self._resign = -1
 
     def choose(self, pos, side, d1, d2):
         f = self._choose
@@ -379,6 +387,12 @@ class Opponent:
         (``Controller.intent``, the same transitions as a player's press)."""
         ph = ctl.phase
         side = ctl.side
+        r = self._resign
+        if r >= 0 and side == comp and (ph == D.AWAIT_ROLL or ph == D.MOVING):
+            self._resign = -1
+            if r >> 2 == ctl.throws:  # the host's offer to resign, for this turn
+                self.clear()
+                return ctl.intent(comp, D.I_RESIGN, r & 3, now)
         if ph == D.AWAIT_ROLL and side == comp:
             if not ctl.board_matches():
                 return False  # the player still sets the last play right: wait
@@ -407,7 +421,10 @@ class Opponent:
             take = c == 1 or (c == -1 and self.takes(ctl.pos, comp))
             return ctl.intent(comp, D.I_TAKE if take else D.I_DROP, None, now)
         if ph == D.RESIGNING and side != comp:
-            return ctl.intent(comp, D.I_ACCEPT, None, now)
+            c = self._host_says(ctl, now) if self.remote else -1
+            if c is None:
+                return False  # the player at the other board is deciding
+            return ctl.intent(comp, D.I_REJECT if c == 0 else D.I_ACCEPT, None, now)
         if ph == D.ILLEGAL and side != comp:
             return ctl.intent(comp, D.I_REJECT, None, now)  # it insists on a legal play
         return False
@@ -423,14 +440,14 @@ class Opponent:
         if self._host_key == key and self._host_phase == ph and self._host is not None:
             self.waiting = False
             return self._host
-        if self.brain_at < 0 or ((now - self.brain_at) & _TICKS_MASK) >= BRAIN_MS:
+        if self.brain_at < 0 or not self.remote and ((now - self.brain_at) & _TICKS_MASK) >= BRAIN_MS:
             self.waiting = False
             return -1
         point = key * 16 + ph
         if self._wait_key != point:
             self._wait_key = point
             self._wait_at = now
-        if ((now - self._wait_at) & _TICKS_MASK) >= DECIDE_MS:
+        if not self.remote and ((now - self._wait_at) & _TICKS_MASK) >= DECIDE_MS:
             self.waiting = False
             return -1
         self.waiting = True
@@ -438,7 +455,10 @@ class Opponent:
 
     def hello(self, ctl, side, name, now):
         """A host will decide for the computer, playing ``side`` as ``name`` (its strength,
-        the name the records give a match that starts from now on). None, or why not."""
+        the name the records give a match that starts from now on; bit 7 of ``side``: a player
+        at another board). None, or why not."""
+        remote = side > 1
+        side &= 1
         comp = ctl.settings.computer
         if side != comp:
             if ctl.game_no or ctl.phase not in (D.IDLE, D.MATCH_OVER):
@@ -455,12 +475,14 @@ class Opponent:
             self.strength = name
         self.brain_at = now
         self.brain_name = name
+        self.remote = remote
         return None
 
     def decided(self, ctl, turn, value, now):
         """The host's decision for turn ``turn`` (``ctl.throws``): a play (steps, checked
         legal here) on the computer's turn, or a cube answer (True: double / take). None when
-        taken, else why not (nothing changes)."""
+        taken, else why not (nothing changes). An int 1..3 (not a bool): the computer resigns
+        that value on its turn; a bool while the player offers to resign: accept / reject."""
         if self.brain_at < 0:
             return "no HELLO from this host"
         self.brain_at = now
@@ -479,6 +501,15 @@ class Opponent:
                 from bg import engine as gen
             if not gen.is_legal(ctl.turn_start, comp, d[0], d[1], value):
                 return "not a legal play for %d-%d" % (d[0], d[1])
+        elif not isinstance(value, bool):
+            if not (ph == D.AWAIT_ROLL or ph == D.MOVING) or ctl.side != comp:
+                return "the computer may resign only on its turn"
+            self._resign = turn * 4 + value
+            return None
+        elif ph == D.RESIGNING and ctl.side != comp:
+            if ctl.mt.phase != F_RESIGNING:
+                return "the offer to resign is not confirmed yet"
+            value = 1 if value else 0
         elif not (ph == D.AWAIT_ROLL and ctl.side == comp and ctl.may_double) and not (
             ph == D.DOUBLED and ctl.side != comp
         ):

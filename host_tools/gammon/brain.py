@@ -33,6 +33,7 @@ from bg import record
 MAX_PLIES = 2
 PLAY = "play"
 CUBE = "cube"
+RESIGN = "resign"  # a decision of a player at another board (``gammon.remote``), never an engine's
 
 
 class Follow:

@@ -16,6 +16,8 @@ DECIDE):
 |---|---|---|
 | ``{"kind": "play", "turn": t, "steps": [from, to, ...]}`` | played these checkers | PLAY |
 | ``{"kind": "cube", "turn": t, "yes": true/false}`` | doubled / rolled; took / dropped | CUBE |
+| ``{"kind": "resign", "turn": t, "value": 1..3}`` | offers to resign a single, gammon, backgammon | RESIGN |
+| ``{"kind": "answer", "turn": t, "yes": true/false}`` | accepts / rejects this side's offer | CUBE |
 
 docs/remote.md has the design (why a relay, the joint dice, what each side can do).
 """
@@ -34,6 +36,9 @@ from gammon.errors import UserError
 
 PLAY = "play"
 CUBE = "cube"
+RESIGN = "resign"
+ANSWER = "answer"
+KINDS = (PLAY, CUBE, RESIGN, ANSWER)
 
 
 class Refused(UserError):
@@ -112,7 +117,7 @@ class Referee:
 
     def check(self, body):
         """``(code, payload)`` of the DECIDE that carries ``body`` to the board, or Refused."""
-        if not isinstance(body, dict) or body.get("kind") not in (PLAY, CUBE):
+        if not isinstance(body, dict) or body.get("kind") not in KINDS:
             raise Refused("unknown message %r" % (body,))
         turn = _turn(body)
         mt = self.follow.r.mt
@@ -138,7 +143,21 @@ class Referee:
             except ValueError as e:
                 raise Refused(str(e)) from None
             return D.DEC_PLAY, struct.pack("<H", turn) + bytes(steps)
+        if body["kind"] == RESIGN:
+            v = body.get("value")
+            if v not in (1, 2, 3) or isinstance(v, bool):
+                raise Refused("an offer to resign is 1 (single), 2 (gammon) or 3 (backgammon)")
+            # the board takes an offer on its side's turn only (before or after its throw)
+            if ph not in (bgmatch.F_AWAIT, bgmatch.F_MOVING) or mt.side != me:
+                raise Refused("an offer to resign when it is not the remote side's turn")
+            return D.DEC_RESIGN, struct.pack("<HB", turn, v)
         yes = body.get("yes")
+        if body["kind"] == ANSWER:
+            if not isinstance(yes, bool):
+                raise Refused("an answer to an offer to resign says yes or no")
+            if ph != bgmatch.F_RESIGNING or mt.resign_offer != 1 - me:
+                raise Refused("an answer when this board's player offers no resignation")
+            return D.DEC_CUBE, struct.pack("<HB", turn, 1 if yes else 0)
         if not isinstance(yes, bool):
             raise Refused("a cube message says yes or no")
         if ph == bgmatch.F_AWAIT and mt.side == me:
@@ -199,6 +218,10 @@ def outgoing(follow, remote_side, kind, fields):
         return {"kind": CUBE, "turn": t, "yes": False}
     if kind in (record.TAKE, record.DROP) and fields[0] == mine:
         return {"kind": CUBE, "turn": t, "yes": kind == record.TAKE}
+    if kind == record.RESIGN and fields[0] == mine:
+        return {"kind": RESIGN, "turn": t, "value": fields[1]}
+    if kind in (record.RESIGN_ACCEPT, record.RESIGN_REJECT) and fields[0] == mine:
+        return {"kind": ANSWER, "turn": t, "yes": kind == record.RESIGN_ACCEPT}
     return None
 
 
@@ -446,6 +469,8 @@ class RemoteBrain:
     ``(kind, turn, value)``; None while none has come. A refused message is shown and
     skipped (``referee.refused``); a number out of order stops the stream."""
 
+    remote = True  # HELLO's bit 7: a player decides, the board never decides for them
+
     def __init__(self, relay, side, name="remote", say=print):
         self.relay = relay
         self.side = side
@@ -474,7 +499,9 @@ class RemoteBrain:
             return self.decide(follow) if self.pending else None
         if body["kind"] == PLAY:
             return PLAY, body["turn"], tuple(body["steps"])
-        return CUBE, body["turn"], body["yes"]
+        if body["kind"] == RESIGN:
+            return RESIGN, body["turn"], body["value"]
+        return CUBE, body["turn"], body["yes"]  # a cube action, or the answer to a resignation
 
 
 class RecordingFollow(Follow):

@@ -38,6 +38,8 @@ MODULES = [
     # two boards, one match: the joint dice (bg.dice.joint) on both controllers, the journals
     # proving them, refused shares, a power cut
     ("test_controller_joint", 4),
+    # a resignation across the link (DECIDE RESIGN, the answer as DECIDE CUBE), both journals
+    ("test_controller_remote_resign", 5),
     # (name, at least N tests, 64-bit port heap, board model heap): the heaps are the measured
     # need + 8k where the default (192k, 64k) is not enough (tools/bench_heapmargin.py; 8k steps
     # on the 64-bit port, where the firmware is bytecode in the heap, 2k on the board model).

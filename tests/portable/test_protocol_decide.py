@@ -36,6 +36,10 @@ class _Brain:
         self.calls.append(("cube", turn, yes))
         return self.answer
 
+    def brain_resign(self, turn, value, now):
+        self.calls.append(("resign", turn, value))
+        return self.answer
+
 
 def _text(reply):
     return P.parse_error(reply[1])[4]
@@ -54,12 +58,16 @@ def test_decisions_reach_the_brain_and_echo_their_kind():
     one(s, h, h.request(P.REQ_DECIDE, _req(D.DEC_PLAY, 5, 0)), P.RSP | P.REQ_DECIDE)  # no legal play
     one(s, h, h.request(P.REQ_DECIDE, _req(D.DEC_CUBE, 9, 0, 1)), P.RSP | P.REQ_DECIDE)
     one(s, h, h.request(P.REQ_DECIDE, _req(D.DEC_CUBE, 9, 0, 0)), P.RSP | P.REQ_DECIDE)
+    one(s, h, h.request(P.REQ_DECIDE, _req(D.DEC_RESIGN, 9, 0, 2)), P.RSP | P.REQ_DECIDE)
+    one(s, h, h.request(P.REQ_DECIDE, _req(D.DEC_HELLO, 0x81) + b"ana"), P.RSP | P.REQ_DECIDE)
     assert brain.calls == [
         ("hello", 1, "gnubg 2-ply"),
         ("play", 0x1234, (13, 7, 8, 7)),
         ("play", 5, ()),
         ("cube", 9, True),
         ("cube", 9, False),
+        ("resign", 9, 2),
+        ("hello", 0x81, "ana"),  # bit 7: a player at another board (app.opponent)
     ]
 
 
@@ -71,6 +79,10 @@ def test_malformed_decisions_are_refused_before_the_brain_hears_them():
         _req(7, 0, 0),  # unknown kind
         _req(D.DEC_HELLO, 0),  # no strength
         _req(D.DEC_HELLO, 2) + b"x",  # no such side
+        _req(D.DEC_HELLO, 0x82) + b"x",  # no such side, at another board
+        _req(D.DEC_RESIGN, 1, 0, 0),  # resigning nothing
+        _req(D.DEC_RESIGN, 1, 0, 4),  # more than a backgammon
+        _req(D.DEC_RESIGN, 1, 0),  # no value
         _req(D.DEC_HELLO, 0) + b"x" * 17,  # a strength longer than a record's name
         _req(D.DEC_HELLO, 0) + b"\xff\xfe",  # not UTF-8
         _req(D.DEC_PLAY, 1),  # no turn

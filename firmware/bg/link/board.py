@@ -119,8 +119,9 @@ class Board:
         # module); None: the board reports no battery block
         self.battery = None
         # the computer's decisions from a host (DECIDE, bg.link.decide): an object
-        # with brain_hello(side, name, now), brain_play(turn, steps, now) and
-        # brain_cube(turn, yes, now), each returning None or why not (set by the app; None:
+        # with brain_hello(side, name, now), brain_play(turn, steps, now),
+        # brain_cube(turn, yes, now) and brain_resign(turn, value, now), each returning None or
+        # why not (set by the app; None:
         # refused); for a two-board match (JOINT, bg.link.joint) also joint_start(side,
         # commitment) -> (match id, own commitment) or why not, joint_take(k, share, now) -> None
         # or why not, joint_share(k) -> this board's share or None

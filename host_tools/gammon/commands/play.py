@@ -24,9 +24,9 @@ import time
 from bg import link as P
 from bg import notation, record
 from bg.link import decide as D
-from bg.match import F_MATCH_OVER
+from bg.match import F_MATCH_OVER, F_RESIGNING
 
-from gammon.brain import CUBE, MAX_PLIES, Brain, Follow
+from gammon.brain import CUBE, MAX_PLIES, RESIGN, Brain, Follow
 from gammon.errors import UserError
 from gammon.link import LinkError
 
@@ -36,7 +36,10 @@ RETRY_S = (1.0, 2.0, 4.0, 8.0)  # waits between reconnection attempts (the last 
 
 def _hello(client, brain):
     try:
-        client.decide(D.DEC_HELLO, bytes([brain.side]) + brain.name.encode())
+        # bit 7: a player at another board decides (``gammon remote``): the board waits for
+        # them however long they think, and asks them to answer a resignation
+        flag = 0x80 if getattr(brain, "remote", False) else 0
+        client.decide(D.DEC_HELLO, bytes([brain.side | flag]) + brain.name.encode())
     except LinkError as e:
         if e.code == P.E_STATE:
             raise UserError("the board refused: %s (start gammon play between matches)" % e) from None
@@ -57,7 +60,11 @@ def _text(brain, follow, d):
     name = r.m.names[brain.side] or "side %d" % brain.side
     who = name if name == brain.name else "%s (%s)" % (name, brain.name)
     kind, _turn, value = d
+    if kind == RESIGN:
+        return "%s resigns (%s)" % (who, ("a single game", "a gammon", "a backgammon")[value - 1])
     if kind == CUBE:
+        if r.mt.phase == F_RESIGNING:
+            return "%s %s the resignation" % (who, "accepts" if value else "rejects")
         if r.mt.offer >= 0:
             return "%s %s" % (who, "takes" if value else "drops")
         return "%s %s" % (who, "doubles" if value else "does not double")
@@ -120,6 +127,9 @@ class Player:
         if kind == CUBE:
             body = struct.pack("<HB", turn, 1 if value else 0)
             code = D.DEC_CUBE
+        elif kind == RESIGN:  # (``gammon remote``: the player at the other board resigns)
+            body = struct.pack("<HB", turn, value)
+            code = D.DEC_RESIGN
         else:
             body = struct.pack("<H", turn) + bytes(value)
             code = D.DEC_PLAY
