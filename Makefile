@@ -102,30 +102,30 @@ lint: $(STAMP)
 
 # make deploy exercised for real: the unix port behind a pseudo-terminal plays the board.
 deploy-test: $(STAMP)
-	$(PY) tools/deploy_test.py
+	$(PY) -m tools.deploy_test
 
 # make bench-device exercised for real: the unix port behind a pseudo-terminal plays the board.
 bench-device-test: $(STAMP)
-	$(PY) tools/device_bench_test.py
+	$(PY) -m tools.device_bench_test
 
 # make test-device exercised for real: the unix port behind a pseudo-terminal plays the board.
 test-device-test: $(STAMP)
-	$(PY) tools/test_device_test.py
+	$(PY) -m tools.test_device_test
 
 # --- the product --------------------------------------------------------------------------
 sim: $(STAMP)
-	$(PY) tools/sim/server.py --port $(SIM_PORT) $(if $(LINK_PORT),--link-port $(LINK_PORT))
+	$(PY) -m tools.sim.server --port $(SIM_PORT) $(if $(LINK_PORT),--link-port $(LINK_PORT))
 
 # the same on the board model: the firmware frozen into MicroPython built 32-bit, 64k of heap
 sim-board: $(STAMP) board-model
-	$(PY) tools/sim/server.py --port $(SIM_PORT) --board-model $(if $(LINK_PORT),--link-port $(LINK_PORT))
+	$(PY) -m tools.sim.server --port $(SIM_PORT) --board-model $(if $(LINK_PORT),--link-port $(LINK_PORT))
 
 # make demo [SEED=x] [WATCH=1] [DEMO_ARGS="--length 1 --house"]
 demo: $(STAMP)
-	$(PY) tools/sim/demo.py $(if $(SEED),--seed $(SEED)) $(if $(WATCH),--watch --port $(SIM_PORT)) $(DEMO_ARGS)
+	$(PY) -m tools.sim.demo $(if $(SEED),--seed $(SEED)) $(if $(WATCH),--watch --port $(SIM_PORT)) $(DEMO_ARGS)
 
 bench: $(STAMP) board-model pg-server
-	$(PY) tools/bench.py $(BENCH_OUT)
+	$(PY) -m tools.bench $(BENCH_OUT)
 
 # gammon's wheel: firmware/bg and the micropython shim inside, the move generator compiled with
 # Cython (host_tools/setup.py); tests/host/test_wheel_install.py builds and installs its own
@@ -152,15 +152,15 @@ release: $(STAMP)
 	$(PY) tools/release.py build $(if $(RELEASE_KEY),--key $(RELEASE_KEY)) $(if $(VERSION),--version $(VERSION)) \
 	  $(if $(ARCH),--arch $(ARCH))
 
-# the device benchmarks (tools/bench_device.py, docs/performance.md) on a board that has the
+# the device benchmarks (tools/bench/device.py, docs/performance.md) on a board that has the
 # firmware (make deploy): -> build/bench-device/report.json, make bench's report shape
 bench-device: $(STAMP)
-	$(PY) tools/bench_device.py --port $(PORT)
+	$(PY) -m tools.bench.device --port $(PORT)
 
 # the portable test suite on a board that has the firmware (make deploy), module by module
 # through the raw REPL, with each module's heap: -> build/test-device/report.json
 test-device: $(STAMP)
-	$(PY) tools/test_device.py --port $(PORT) $(if $(MODULES),--modules $(MODULES))
+	$(PY) -m tools.test_device --port $(PORT) $(if $(MODULES),--modules $(MODULES))
 
 repl: $(STAMP)
 	$(VENV)/bin/mpremote connect $(PORT) repl

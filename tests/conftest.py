@@ -1,15 +1,11 @@
 """pytest set-up: the portable core and the CPython shim on the path, and a summary line
-for the MicroPython half of the suite."""
+for the MicroPython half of the suite. The other import paths are pytest.ini's."""
 
 import os
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-for sub in ("firmware", "host_tools/shim", "host_tools", "tests/portable", "tests"):
-    p = str(ROOT / sub)
-    if p not in sys.path:
-        sys.path.insert(0, p)
+from gammon import _paths  # noqa: F401 - bg and the micropython shim: the one place that knows where
+
 # GAMMON_ENGINE_PATH: another build of bg ahead of firmware/ (the wheel's compiled engine,
 # tests/host/test_wheel_install.py runs the engine's tests against it)
 if os.environ.get("GAMMON_ENGINE_PATH"):

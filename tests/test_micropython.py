@@ -77,9 +77,8 @@ def precompiled_firmware():
 def rom_image():
     """The firmware's ROMFS image for this host's arch (built once, cached in build/)."""
     if not _ROM_IMAGE:
-        sys.path.insert(0, str(ROOT / "tools"))
         try:
-            import romfs
+            from tools import romfs
         finally:
             sys.path.remove(str(ROOT / "tools"))
         img = romfs.build()
@@ -141,7 +140,7 @@ def _check(proc, results, path, *extra):
 def test_module_on_micropython(path):
     # A module may ask for more (working) heap on this 64-bit port with a "# mpy-heap: 72k"
     # line: its measured need plus 8k or more (the need moves with the checkout's path;
-    # tools/bench_heapmargin.py measures it). The summary counts them; the board model below
+    # tools/bench/heapmargin.py measures it). The summary counts them; the board model below
     # runs every module at 64k.
     m = re.search(r"^# mpy-heap: (\w+)$", path.read_text(), re.M)
     heap = m.group(1) if m else HEAP
@@ -152,8 +151,7 @@ def board_model():
     """The board model's binary, built or brought up to date once per session (its frozen
     firmware must be today's sources)."""
     if not _BOARD:
-        sys.path.insert(0, str(ROOT / "tools"))
-        import board_model as bm
+        from tools import board_model as bm
 
         _BOARD.append(bm.build())
     return _BOARD[0]

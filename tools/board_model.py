@@ -10,7 +10,7 @@ is 64-bit and loads the firmware as ``.mpy`` files, so its heap figures are abou
 board's. This script builds the unix port from MicroPython's own source with the variant in
 ``tools/mpboard/``: ``MICROPY_FORCE_32BIT=1`` and the firmware frozen in, the ESP32's feature
 level. ``<model> -X heapsize=64k tools/sim/heapcheck.py ...`` then runs the whole match in the
-board's budget (tests/host/test_sim_heap.py, tools/bench_sim.py).
+board's budget (tests/host/test_sim_heap.py, tools/bench/sim.py).
 
 The source is MicroPython 1.25.0 as Debian ships it (``micropython_1.25.0+ds.orig.tar.xz``, the
 upstream release without the git submodules Debian does not need; littlefs, crypto-algorithms,

@@ -16,8 +16,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
-import deploy  # noqa: E402
+from tools import deploy  # noqa: E402
 
 
 def main():

@@ -3,7 +3,7 @@
 As tools/deploy_test.py does for `make deploy`: socat gives the unix port a pty exactly as a
 USB-serial ESP32 appears, the "board" holds the firmware (as source: the unix port cannot load
 the xtensawin ``.mpy`` files ``make deploy`` writes) and ``hardware/board.json`` at its root, and
-``tools/bench_device.py --port PTY`` copies the positions over mpremote, runs the benchmarks
+``tools/bench/device.py --port PTY`` copies the positions over mpremote, runs the benchmarks
 there and writes the report. The check: the report has every figure, the visit walked the whole
 set with gnubg's play counts, the hot paths allocated nothing, and the board's file system is
 left as it was (the positions file aside).
@@ -17,10 +17,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from tools import deploy_test  # noqa: F401 - the same socat set-up (installs socat when missing)
+from tools.bench import device as bench_device
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
-import bench_device  # noqa: E402
-import deploy_test  # noqa: E402, F401 - the same socat set-up (installs socat when missing)
 
 
 def main():

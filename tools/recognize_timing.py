@@ -1,4 +1,4 @@
-"""Time and heap of ``Recognizer.update`` (run by tools/bench_slots.py on both interpreters).
+"""Time and heap of ``Recognizer.update`` (run by tools/bench/slots.py on both interpreters).
 
 Runs unchanged on CPython and on the MicroPython unix port (``MICROPYPATH=firmware``); prints
 one JSON line: per scenario, microseconds per update and (MicroPython) bytes allocated per

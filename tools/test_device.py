@@ -1,7 +1,7 @@
 """The portable test suite on a board, over its serial port (``make test-device PORT=...``).
 
-    .venv/bin/python tools/test_device.py --port /dev/ttyUSB0
-    .venv/bin/python tools/test_device.py --port PTY --resume --modules test_dice_core,test_leds_frame
+    .venv/bin/python -m tools.test_device --port /dev/ttyUSB0
+    .venv/bin/python -m tools.test_device --port PTY --resume --modules test_dice_core,test_leds_frame
 
 The board has the firmware (``make deploy``). The test modules of ``tests/portable`` (and
 their helpers) are staged as ``make deploy`` stages the firmware: compiled with ``mpy-cross
@@ -24,8 +24,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
-import deploy  # noqa: E402
+from tools import deploy  # noqa: E402
 
 DEVICE_DIR = "tests"
 

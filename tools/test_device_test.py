@@ -20,10 +20,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from tools import (
+    deploy_test,  # noqa: F401 - the same socat set-up (installs socat when missing)
+    test_device,
+)
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
-import deploy_test  # noqa: E402, F401 - the same socat set-up (installs socat when missing)
-import test_device  # noqa: E402
 
 MODULES = ("test_dice_core", "test_leds_frame", "test_hwdesc_board")
 PLANTED = """

@@ -6,15 +6,11 @@ Screenshots at desktop and phone sizes are left in the test's folder."""
 
 import os
 import shutil
-import sys
 import time
-from pathlib import Path
 
 from club_helpers import played
 from gammon.club import push
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "host"))
-from test_browser_sim import _browser, _wait  # noqa: E402  (the project's one Chromium set-up)
+from test_browser_sim import _browser, _wait
 
 
 def _expected_circles(pos):

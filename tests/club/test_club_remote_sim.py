@@ -9,27 +9,24 @@ sent, the illegal one nowhere, and the local host's white plays reached the rela
 
 import io
 import random
-import sys
 import threading
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools" / "sim"))
-sys.path.insert(0, str(ROOT / "tests" / "host"))
+import link_scenario as S
+from bg import board as B
+from bg import engine as movegen
+from bg import match as bgmatch
+from bg import record
+from gammon import link as L
+from gammon import remote
+from gammon.brain import Follow
+from gammon.commands import remote as remote_cmd
+from test_play_sim import _plan
 
-import demo  # noqa: E402
-import link_scenario as S  # noqa: E402
-import server  # noqa: E402
-from bg import board as B  # noqa: E402
-from bg import engine as movegen  # noqa: E402
-from bg import match as bgmatch  # noqa: E402
-from bg import record  # noqa: E402
-from gammon import link as L  # noqa: E402
-from gammon import remote  # noqa: E402
-from gammon.brain import Follow  # noqa: E402
-from gammon.commands import remote as remote_cmd  # noqa: E402
-from test_play_sim import _plan  # noqa: E402
+from tools.sim import demo, server
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_a_remote_player_plays_black_through_the_relay(servers, event, tmp_path, monkeypatch):

@@ -3,7 +3,7 @@ four buttons held 3 s make the link forget every paired host and end every sessi
 host is told in a last signed frame), and the point LEDs blink vermillion; a shorter hold, two
 buttons, or the gesture itself press nothing else. Runs on CPython and MicroPython (the real
 ``App``, ``Hub``, ``Board`` and ``Session`` over a memory store; the HAL parts are stand-ins).
-On the board model it needs 56k of the board's 64k (tools/bench_heapmargin.py): keep it lean
+On the board model it needs 56k of the board's 64k (tools/bench/heapmargin.py): keep it lean
 (no ``bg.link.host``: the host's side of the login is done by hand)."""
 
 from bg import hwdesc

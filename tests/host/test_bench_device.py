@@ -1,14 +1,10 @@
-"""tools/bench_device.py: the board's output is untrusted text over a serial line; a run that
+"""tools/bench/device.py: the board's output is untrusted text over a serial line; a run that
 broke half-way (a traceback, a lost line, a reset) must give a clear error, never a report with
 missing or made-up figures."""
 
-import sys
-from pathlib import Path
-
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
-import bench_device  # noqa: E402
+from tools.bench import device as bench_device
 
 
 def _full():

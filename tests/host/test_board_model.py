@@ -1,15 +1,13 @@
 """tools/board_model.py: where the MicroPython source comes from and what is refused (the
 build itself is exercised by every test that runs on the board model)."""
 
-import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
 
-import board_model  # noqa: E402
+from tools import board_model  # noqa: E402
 
 
 def test_apt_mirrors_reads_one_line_and_deb822_sources(tmp_path):

@@ -5,7 +5,6 @@ knows no rules: the test reads the dice from the LED pips, as a player would."""
 
 import os
 import shutil
-import sys
 import tempfile
 import threading
 import time
@@ -14,12 +13,12 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools" / "sim"))
 
-import server  # noqa: E402
-import status as _words  # noqa: E402
 from bg import board as B  # noqa: E402
 from bg import engine as movegen  # noqa: E402
+
+from tools.sim import server  # noqa: E402
+from tools.sim import status as _words  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 DRIVER = "/usr/bin/chromedriver"

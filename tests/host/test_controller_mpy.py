@@ -11,15 +11,13 @@ and the clock-on-the-LEDs view) on MicroPython, on two interpreters (docs/memory
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools" / "sim"))
 
-import server  # noqa: E402
+from tools.sim import server  # noqa: E402
 
 HEAP = "192k"
 
@@ -41,7 +39,7 @@ MODULES = [
     # a resignation across the link (DECIDE RESIGN, the answer as DECIDE CUBE), both journals
     ("test_controller_remote_resign", 5),
     # (name, at least N tests, 64-bit port heap, board model heap): the heaps are the measured
-    # need + 8k where the default (192k, 64k) is not enough (tools/bench_heapmargin.py; 8k steps
+    # need + 8k where the default (192k, 64k) is not enough (tools/bench/heapmargin.py; 8k steps
     # on the 64-bit port, where the firmware is bytecode in the heap, 2k on the board model).
     # Everything of session 6 joined the app (the rules' fold, the watchdog, the battery's idle
     # mode, the update code, the opponent): docs/memory.md.
@@ -117,8 +115,7 @@ BOARD_HEAP = "64k"
 @pytest.mark.parametrize("spec", MODULES, ids=[m[0] for m in MODULES])
 def test_ctl_module_passes_on_the_board_model(spec):
     name, at_least = spec[0], spec[1]
-    sys.path.insert(0, str(ROOT / "tools"))
-    import board_model
+    from tools import board_model
 
     tests = ROOT / "tests"
     env = dict(os.environ)

@@ -11,10 +11,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools" / "sim"))
 
-import demo  # noqa: E402
 from bg import record  # noqa: E402
+
+from tools.sim import demo  # noqa: E402
 
 
 def _records(image):

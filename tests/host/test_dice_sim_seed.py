@@ -10,27 +10,24 @@ model (32-bit, the board's 64k)."""
 
 import io
 import random
-import sys
 import threading
 import time
 from pathlib import Path
 
+import link_scenario as S
 import pytest
+from bg import board as B
+from bg import record
+from bg.link import E_BUSY
+from gammon import link as L
+from gammon.cli import main
+from gammon.commands.library import watch_loop
+from gammon.library import Library
+from test_sim_watch import MODES
+
+from tools.sim import demo, server
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools" / "sim"))
-
-import demo  # noqa: E402
-import link_scenario as S  # noqa: E402
-import server  # noqa: E402
-from bg import board as B  # noqa: E402
-from bg import record  # noqa: E402
-from bg.link import E_BUSY  # noqa: E402
-from gammon import link as L  # noqa: E402
-from gammon.cli import main  # noqa: E402
-from gammon.commands.library import watch_loop  # noqa: E402
-from gammon.library import Library  # noqa: E402
-from test_sim_watch import MODES  # noqa: E402
 
 
 def _wait_log(sim, text, timeout=10):

@@ -18,7 +18,7 @@ def test_make_sim_passes_the_link_port_on():
             text=True,
             timeout=60,
         ).stdout
-        line = [x for x in out.splitlines() if "tools/sim/server.py" in x]
+        line = [x for x in out.splitlines() if "-m tools.sim.server" in x]
         assert line and "--link-port 7700" in line[-1], out
     out = subprocess.run(["make", "-n", "sim"], cwd=ROOT, capture_output=True, text=True, timeout=60).stdout
     assert "--link-port" not in out  # the server's default (7607) otherwise

@@ -21,17 +21,15 @@ import tempfile
 import time
 from pathlib import Path
 
+import link_scenario as S
 import pytest
+from bg import engine as movegen
+from bg import notation
+from gammon import hub
+
+from tools.sim import demo, server
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools" / "sim"))
-
-import demo  # noqa: E402
-import link_scenario as S  # noqa: E402
-import server  # noqa: E402
-from bg import engine as movegen  # noqa: E402
-from bg import notation  # noqa: E402
-from gammon import hub  # noqa: E402
 
 MODES = [(True, server.DEFAULT_HEAP), ("board", server.BOARD_HEAP)]
 COMPUTER_TURNS = 2

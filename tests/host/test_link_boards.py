@@ -6,8 +6,6 @@ not. The boards are the firmware's link (``bg.link.board``/``linksession`` over
 ``bg.link.journal`` on a real journal directory, each with its own random id) in process."""
 
 import json
-import sys
-from pathlib import Path
 
 import pytest
 from bg.journal import Journal
@@ -15,9 +13,7 @@ from bg.link.board import Board
 from bg.link.journal import JournalStore
 from bg.link.session import Session
 from gammon import link as L
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "portable"))
-from link_fakes import Clock, Rand  # noqa: E402
+from link_fakes import Clock, Rand
 
 
 class Loop:

@@ -9,7 +9,6 @@ and ``gammon`` retries E_BUSY with a bounded back-off (``gammon.link.connect``).
 import io
 import random
 import socket
-import sys
 import threading
 import time
 from contextlib import redirect_stderr, redirect_stdout
@@ -20,8 +19,7 @@ from bg import link as P
 from gammon import cli
 
 test_link_e2e = pytest.importorskip("test_link_e2e")
-sys.path.insert(0, str(test_link_e2e.ROOT / "tools" / "sim"))
-import server  # noqa: E402
+from tools.sim import server  # noqa: E402
 
 STRANGER_S = 30.0  # the owner's commands are spread over this long, the strangers churning
 INFOS, SYNCS = 50, 5

@@ -4,16 +4,11 @@ fetch or a watch. ``gammon.link.Client`` refuses it with a clear message, shows 
 text, and loses nothing it already has: the fetched bytes stay in ``partial/`` and the next
 fetch resumes from them; records a watch already yielded stay yielded."""
 
-import sys
-from pathlib import Path
-
 import pytest
 from bg import link as P
 from bg.link.session import Session
 from gammon import link as L
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "portable"))
-from link_board import M1, make_board  # noqa: E402
+from link_board import M1, make_board
 
 FORGED = "flash damaged: unpair and re-pair"
 

@@ -6,7 +6,6 @@ live match earlier may no longer be the file's prefix. The firmware's link (``bg
 ``bg.link.session``, ``bg.link.journal`` over a real ``bg.journal`` directory) runs in process
 here; the host client talks to it through an in-memory transport."""
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,9 +16,7 @@ from bg.link.journal import JournalStore
 from bg.link.session import Session
 from export_helpers import random_match
 from gammon import link as L
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "portable"))
-from link_fakes import Clock, Rand  # noqa: E402
+from link_fakes import Clock, Rand
 
 
 class Loop:

@@ -164,11 +164,8 @@ def test_the_simulator_plays_on_with_fifty_strangers_at_its_link(tmp_path, rom, 
     board model with the board's 64k heap: robots play turns through the sensors while fifty
     strangers hold or flood the link port; no error reaches the console (``demo.Player``
     fails on any), and the port serves a host afterwards."""
-    import sys
 
-    sys.path.insert(0, str(test_link_e2e.ROOT / "tools" / "sim"))
-    import demo
-    import server
+    from tools.sim import demo, server
 
     port = test_link_e2e.S.free_port()
     sim = server.Sim(

@@ -9,9 +9,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
 
-import romfs  # noqa: E402
+from tools import romfs  # noqa: E402
 
 MICROPYTHON = Path(sys.executable).parent / "micropython"
 needs_mpy = pytest.mark.skipif(
@@ -128,8 +127,7 @@ def test_unit_costs_private_consts_are_free_and_code_objects_are_not():
     """The facts the firmware's style leans on (docs/memory.md, measured on this interpreter):
     a private ``const()`` name is folded away at compile time, a public one is a globals entry
     plus a qstr; every function and class is a heap object even when its bytecode is in ROM."""
-    sys.path.insert(0, str(ROOT / "tools" / "sim"))
-    import heapunits
+    from tools.sim import heapunits
 
     u = heapunits.unit_costs()
     assert u["private_const"] < 4  # rounding of the module's dict, not per name
@@ -140,8 +138,7 @@ def test_unit_costs_private_consts_are_free_and_code_objects_are_not():
 
 
 def test_match_construct_count_reads_the_firmware():
-    sys.path.insert(0, str(ROOT / "tools" / "sim"))
-    import heapunits
+    from tools.sim import heapunits
 
     c = heapunits.count(["bg/hwdesc/__init__"])
     assert c["modules"] == 1 and c["classes"] == 1

@@ -12,23 +12,21 @@ host said, each of black's plays the one the host sent."""
 import io
 import random
 import socket
-import sys
 import threading
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools" / "sim"))
+import link_scenario as S
+from bg import board as B
+from bg import engine as movegen
+from bg import record
+from gammon import link as L
+from gammon.brain import Brain, Follow
+from gammon.commands.play import Player
 
-import demo  # noqa: E402
-import link_scenario as S  # noqa: E402
-import server  # noqa: E402
-from bg import board as B  # noqa: E402
-from bg import engine as movegen  # noqa: E402
-from bg import record  # noqa: E402
-from gammon import link as L  # noqa: E402
-from gammon.brain import Brain, Follow  # noqa: E402
-from gammon.commands.play import Player  # noqa: E402
+from tools.sim import demo, server
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _pair(sim, address):

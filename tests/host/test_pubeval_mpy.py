@@ -72,8 +72,7 @@ def test_same_choices_on_the_unix_port(tmp_path):
 
 
 def test_same_choices_on_the_board_model(tmp_path):
-    sys.path.insert(0, str(ROOT / "tools"))
-    import board_model
+    from tools import board_model
 
     path, want = _cases(tmp_path)
     binary = board_model.build()

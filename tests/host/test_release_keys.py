@@ -3,7 +3,6 @@ private (0600) and never overwritten; a malformed key or a truncated, padded or 
 is refused before anything is sent to a board."""
 
 import struct
-import sys
 from pathlib import Path
 
 import pytest
@@ -11,9 +10,8 @@ from bg.update.ed25519 import verify
 from gammon import release as R
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
 
-import release as T  # noqa: E402
+from tools import release as T  # noqa: E402
 
 
 def test_keygen_is_private_and_never_overwrites(tmp_path, capsys):

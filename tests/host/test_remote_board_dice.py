@@ -7,9 +7,9 @@ throws of a 1-point match, both journals pass ``gammon remote verify``; a cheati
 share (another throw's, a falsified one) is refused by the exchange or named by verify."""
 
 import json
-import sys
-from pathlib import Path
 
+import test_controller_joint as T
+from app import controller as C
 from bg import link as P
 from bg import record
 from bg.link import decide as D
@@ -17,11 +17,6 @@ from bg.link import joint as LJ
 from gammon import remote
 from gammon.commands import remote as RC
 from gammon.link import LinkError
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "ctl"))
-
-import test_controller_joint as T  # noqa: E402
-from app import controller as C  # noqa: E402
 
 
 class Relay:

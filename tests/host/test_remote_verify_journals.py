@@ -5,16 +5,10 @@ them alone -- as files and as a match in this host's library. A journal whose ta
 falsified (a cheating board 0: the share it sent is not its seed's), whose throw was changed,
 or that holds no two-board match fails, one line."""
 
-import sys
-from pathlib import Path
-
+import test_controller_joint as T
+from app import controller as C
 from bg import record
 from gammon.cli import main
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "ctl"))
-
-import test_controller_joint as T  # noqa: E402
-from app import controller as C  # noqa: E402
 
 
 def _match():

@@ -3,7 +3,6 @@
 alone shows it on the LEDs (app.power, app.view); nonsense is refused with 400."""
 
 import json
-import sys
 import threading
 import time
 import urllib.error
@@ -11,12 +10,12 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools" / "sim"))
 
-import server  # noqa: E402
 from bg import battery as B  # noqa: E402
 from bg import hwdesc  # noqa: E402
 from bg import leds as L  # noqa: E402
+
+from tools.sim import server  # noqa: E402
 
 
 def _http(port, path, obj=None):

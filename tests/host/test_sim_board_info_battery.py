@@ -3,19 +3,18 @@ MicroPython unix port, its link on a local socket): the battery the page sets (P
 /api/battery, ``hal.sim.Battery``) reaches the host through INFO's battery block -- its charge,
 the low warning, and the critical level, where the game is halted but the link still answers."""
 
-import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools" / "sim"))
 
 import link_scenario as S  # noqa: E402
-import server  # noqa: E402
 from bg import battery as B  # noqa: E402
 from bg import hwdesc  # noqa: E402
 from gammon import link as L  # noqa: E402
 from gammon.commands.board import _battery  # noqa: E402
+
+from tools.sim import server  # noqa: E402
 
 
 def _pair(sim, address):

@@ -1,6 +1,6 @@
 """The whole board application (sensing, controller, rules, dice, LED frames, journal on
 littlefs) on MicroPython, headless through the sim HAL: consecutive games must not grow the
-heap, and every game must be in the journal. (tools/bench_sim.py runs 100 games and finds the
+heap, and every game must be in the journal. (tools/bench/sim.py runs 100 games and finds the
 smallest heap; this test runs a few.)
 
 Twice (docs/memory.md):
@@ -16,18 +16,14 @@ Twice (docs/memory.md):
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
+from bg import record
+
+from tools import romfs
+from tools.sim import demo, server
+
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools" / "sim"))
-
-sys.path.insert(0, str(ROOT / "tools"))
-
-import demo  # noqa: E402
-import romfs  # noqa: E402
-import server  # noqa: E402
-from bg import record  # noqa: E402
 
 # The board's heap: the whole match must fit -X heapsize=64k on the board model.
 BOARD_HEAP = "64k"
@@ -51,10 +47,9 @@ def run_heapcheck(games, image, heap=WORKING_HEAP):
 
 
 def run_on_board_model(games, image, heap=BOARD_HEAP, *extra):
-    sys.path.insert(0, str(ROOT / "tools"))
     import json
 
-    import board_model
+    from tools import board_model
 
     binary = str(board_model.build())
     env = dict(os.environ, MICROPYPATH=".frozen")  # the firmware can only come from the binary

@@ -5,21 +5,17 @@ page's HTTP API refuses bad input."""
 
 import json
 import random
-import sys
 import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 import pytest
+from bg import hwdesc, record
+
+from tools.sim import demo, physical, server
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools" / "sim"))
-
-import demo  # noqa: E402
-import physical  # noqa: E402
-import server  # noqa: E402
-from bg import hwdesc, record  # noqa: E402
 
 
 def test_chain_bits_match_the_firmware_board_description():

@@ -5,16 +5,14 @@ out of it) gets 404, over a raw HTTP connection (no client-side path clean-up)."
 
 import http.client
 import shutil
-import sys
 import threading
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools" / "sim"))
 
-import server  # noqa: E402
+from tools.sim import server  # noqa: E402
 
 SECRET = b"host pairing key 0123456789abcdef"
 

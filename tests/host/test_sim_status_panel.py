@@ -6,18 +6,16 @@ are decoded with the sides by colour; the LED legend is docs/leds.md's palette, 
 
 import random
 import re
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools" / "sim"))
+from bg import board as B
+from bg import leds as L
 
-import demo  # noqa: E402
-import server  # noqa: E402
-import status as words  # noqa: E402
-from bg import board as B  # noqa: E402
-from bg import leds as L  # noqa: E402
+from tools.sim import demo, server
+from tools.sim import status as words
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _until(fn, timeout=5.0, what="condition"):

@@ -7,22 +7,19 @@ ends on the position the robot players left on the board."""
 
 import io
 import random
-import sys
 import threading
 import time
 from pathlib import Path
 
+import link_scenario as S
 import pytest
+from bg import hwdesc
+from gammon import link as L
+from gammon.commands.library import watch_loop
+
+from tools.sim import demo, server
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools" / "sim"))
-
-import demo  # noqa: E402
-import link_scenario as S  # noqa: E402
-import server  # noqa: E402
-from bg import hwdesc  # noqa: E402
-from gammon import link as L  # noqa: E402
-from gammon.commands.library import watch_loop  # noqa: E402
 
 # Twice: as `make sim` runs it (the firmware in a ROMFS image, server.DEFAULT_HEAP of working
 # heap on the 64-bit port), and as `make sim` with --board-model (the firmware frozen into the

@@ -2,15 +2,12 @@
 agrees with a plain recount, and more slots never make a play more ambiguous."""
 
 import random
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
+from bg import board
+from bg import engine as movegen
+from bg import recognize as R
 
-import slot_study  # noqa: E402
-from bg import board  # noqa: E402
-from bg import engine as movegen  # noqa: E402
-from bg import recognize as R  # noqa: E402
+from tools import slot_study
 
 
 def _plain_count(games, seed, n, bar=6, tray=15):

@@ -18,16 +18,14 @@ import json
 import os
 import random
 import subprocess
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools" / "sim"))
+from bg import hwdesc, leds, record
 
-import demo  # noqa: E402
-import server  # noqa: E402
-from bg import hwdesc, leds, record  # noqa: E402
+from tools.sim import demo, server
+
+ROOT = Path(__file__).resolve().parents[2]
 
 BOARD = hwdesc.load(str(ROOT / "hardware" / "board.json"))
 

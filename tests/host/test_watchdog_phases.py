@@ -7,15 +7,12 @@ match plays on. After MATCH_END the journal is closed and the board boots idle, 
 case. (Each task dying or hanging mid-turn, and the crash log: tests/host/test_watchdog_sim.py.)"""
 
 import random
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools" / "sim"))
+from tools.sim import demo, server
 
-import demo  # noqa: E402
-import server  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 
 RESET_WAIT = 30.0  # s: the watchdog's 8 s (+ a 4 s deadline for a stall) on a loaded machine
 TASKS = ["leds", "buttons", "recognise", "clock", "scan"]

@@ -7,19 +7,16 @@ the side on roll throws the same dice again, the LEDs show the same guidance, th
 on, and the crash log says why."""
 
 import random
-import sys
 import time
 from pathlib import Path
 
 import pytest
+from bg import crashlog as CL
+from bg import record
+
+from tools.sim import demo, server
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools" / "sim"))
-
-import demo  # noqa: E402
-import server  # noqa: E402
-from bg import crashlog as CL  # noqa: E402
-from bg import record  # noqa: E402
 
 RESET_WAIT = 30.0  # s: the watchdog's 8 s (+ a 4 s deadline for a stall) on a loaded machine
 

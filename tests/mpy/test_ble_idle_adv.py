@@ -4,7 +4,7 @@ while a central is connected. On the fake ``bluetooth`` radio (MicroPython only)
 
 # mpy-heap: 72k
 # The fake radio and the link stack: 64k on the 64-bit port with the firmware in ROM (fails at
-# 62k; tools/bench_heapmargin.py), declared +8k; 36k on the board model.
+# 62k; tools/bench/heapmargin.py), declared +8k; 36k on the board model.
 
 # The fake radio is compiled from source here: import it first, while the heap is emptiest.
 import gc

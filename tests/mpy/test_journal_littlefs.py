@@ -7,7 +7,7 @@ The cases live in journal_lfs_cases.py: this module stays tiny so that, under th
 # mpy-heap: 68k
 # The 64-bit port with the firmware in its ROM image needs 53-58k here (measured in two
 # checkouts); declared with 8k or more to spare: the figure moves with the checkout's path and
-# the heap layout (tools/bench_heapmargin.py). On the board model it runs with the board's 64k
+# the heap layout (tools/bench/heapmargin.py). On the board model it runs with the board's 64k
 # (needs < 40k): docs/memory.md.
 
 import gc

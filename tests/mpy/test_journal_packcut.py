@@ -4,7 +4,7 @@ the new (packed) match file, never a loss. Checks in journal_packcut.py."""
 # mpy-heap: 76k
 # The 64-bit port with the firmware in its ROM image needs 61-64k here (measured in three
 # checkouts; declared with 8k or more to spare: the figure moves with the checkout's path and
-# the heap layout, tools/bench_heapmargin.py); the board model runs it with the board's 64k
+# the heap layout, tools/bench/heapmargin.py); the board model runs it with the board's 64k
 # (needs < 40k). The reference match is built by journal_packref, which is dropped before the
 # replays; the check module is compiled first (from source it needs the most room), then the
 # firmware modules load one at a time.

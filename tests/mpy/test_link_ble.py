@@ -8,7 +8,7 @@ each module needs less heap)."""
 # Measured on the 64-bit port: needs 74k with the unauthenticated-disconnect case (69-70k
 # without it; 112k with the session cases); declared with 8k
 # or more to spare (the figure moves with the checkout's path and the heap layout,
-# tools/bench_heapmargin.py). Before the first test the heap holds ~44 kB of module objects --
+# tools/bench/heapmargin.py). Before the first test the heap holds ~44 kB of module objects --
 # the fake radio compiled from source (~12.7 kB, tests/fakes/bluetooth.py), bg.link
 # (7.8 kB), asyncio, app.ble, the board helpers -- and the first connection adds
 # bg.link.session (6.6 kB): ~57 kB before a test builds anything.

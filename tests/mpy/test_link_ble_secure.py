@@ -6,7 +6,7 @@ test_link_ble.py so each module needs less heap.)"""
 # mpy-heap: 96k
 # Measured on the 64-bit port: needs 88k since the link's session grew (the paired host's slot
 # claim: 84k ran out of memory at the login; 70k before); declared with 8k or more to spare (the fake radio is
-# compiled from source here, as in test_link_ble.py; tools/bench_heapmargin.py).
+# compiled from source here, as in test_link_ble.py; tools/bench/heapmargin.py).
 
 # The fake radio is compiled from source here: import it first, while the heap is emptiest.
 import gc

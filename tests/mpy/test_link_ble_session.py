@@ -10,7 +10,7 @@ cases are test_link_ble.py (split so each module needs less heap)."""
 # 640-byte block) found no block at 104k with ~39k free: pass/fail at this checkout became
 # 116+ 118- 120- 122+ 124+ 126- 128- 130+ ... and every heap from 130k to 160k passes.
 # Declared inside that band, 8k above its start (the figure moves with the checkout's path
-# and the heap layout, tools/bench_heapmargin.py). Board and an authenticated host end (bg.link.host)
+# and the heap layout, tools/bench/heapmargin.py). Board and an authenticated host end (bg.link.host)
 # in one interpreter, over the fake radio compiled from source (it keeps every notification);
 # on the board only the board side runs. The board-only cases need ~70k (test_link_ble.py).
 

@@ -9,7 +9,7 @@ heap."""
 # grew (74k failed; 59-64k before) (both ends of a session
 # in one interpreter; measured in three checkouts, 64k with the stuffed serial line and
 # bg.serialwire; declared with 8k or more to spare:
-# the figure moves with the checkout's path and the heap layout, tools/bench_heapmargin.py).
+# the figure moves with the checkout's path and the heap layout, tools/bench/heapmargin.py).
 # On the board model it runs with the board's 64k (needs < 40k): docs/memory.md.
 
 from link_fakes import roomy, skip_all

@@ -68,7 +68,7 @@ def test_scanner_sees_a_checker_after_debounce():
     # debounce_scans equal readings -- never sooner (it did wait), at most one scan later (the
     # event wakes this task after the scanner's step). The scanner keeps its period from the
     # clock, so after a late scan the next comes early: a bound in ms flakes on a loaded
-    # machine, and the latency in ms is a benchmark figure (tools/bench_sensing.py).
+    # machine, and the latency in ms is a benchmark figure (tools/bench/sensing.py).
     assert b.debounce_scans <= n <= b.debounce_scans + 1, n
 
 
@@ -86,7 +86,7 @@ def test_scan_rate_at_least_100_hz():
     assert sc.period_ms <= 10 and sc.period_ms == 1000 // b.scan_hz  # scheduled at >= 100 Hz
     # it paces itself: no scan before its due time (a scan costs ~7-40 us, so without the
     # sleeps 50 would take well under a millisecond). The rate reached and the cost per scan
-    # are benchmark figures (tools/bench_sensing.py), not asserted in ms here.
+    # are benchmark figures (tools/bench/sensing.py), not asserted in ms here.
     assert ms >= 49 * sc.period_ms - 5, ms
 
 

@@ -3,7 +3,7 @@ flags, the match clock, casual-mode steps, and the record values the controller 
 
 # mpy-heap: 72k
 # (the 64-bit port with the firmware in its ROM image needs 64k since the controller imports
-# bg.match's fold, 54k before: tools/bench_heapmargin.py; the board model needs 20k of 64k)
+# bg.match's fold, 54k before: tools/bench/heapmargin.py; the board model needs 20k of 64k)
 
 from app import ctl_defs as D
 from app import rules

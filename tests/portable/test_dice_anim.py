@@ -6,7 +6,7 @@ on the real throw."""
 # monotonic in the heap (fragmentation), so 76k: the last failure seen + 8k or more.)
 # The 64-bit port with the firmware in its ROM image needs 59-60k here (asyncio and the animation's tasks;
 # measured in two checkouts); declared with 8k or more to spare: the figure moves with the
-# checkout's path and the heap layout (tools/bench_heapmargin.py). On the board model it runs
+# checkout's path and the heap layout (tools/bench/heapmargin.py). On the board model it runs
 # with the board's 64k (needs < 40k): docs/memory.md.
 
 import asyncio

@@ -10,7 +10,7 @@ Runs unchanged under CPython and MicroPython (the board model at 64k)."""
 # The 64-bit port with the firmware in its ROM image needs 112k here (the whole controller and
 # its rules engine incl. bg.match's fold, objects twice the ESP32's size; 100k before the
 # controller imported bg.match); declared with 8k to spare. On the board model it runs with
-# the board's 64k (needs 48k): tools/bench_heapmargin.py.
+# the board's 64k (needs 48k): tools/bench/heapmargin.py.
 
 import ctl_helpers as H
 from app import controller as C

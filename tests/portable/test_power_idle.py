@@ -5,7 +5,7 @@ nothing. The HAL's battery and sleep are the simulator's models."""
 
 # mpy-heap: 72k
 # hal.sim and board.json's tables: 64k on the 64-bit port with the firmware in ROM (fails at
-# 62k; tools/bench_heapmargin.py), declared +8k; 28k on the board model.
+# 62k; tools/bench/heapmargin.py), declared +8k; 28k on the board model.
 
 from app import power as PW
 from bg import battery as B

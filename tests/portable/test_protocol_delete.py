@@ -6,7 +6,7 @@ Runs unchanged under CPython and the MicroPython unix port.
 
 # mpy-heap: 72k
 # The 64-bit port with the firmware in its ROM image needs 58k here (both ends of a session
-# in one interpreter; measured in 2k steps, tools/bench_heapmargin.py); declared with 8k to
+# in one interpreter; measured in 2k steps, tools/bench/heapmargin.py); declared with 8k to
 # spare: the figure moves with the checkout's path and the heap layout.
 # On the board model it runs with the board's 64k (needs 30k): docs/memory.md.
 

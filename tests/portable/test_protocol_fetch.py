@@ -9,7 +9,7 @@ Runs unchanged under CPython and the MicroPython unix port.
 # authenticated ERROR frames, 62k and 64k at earlier and intermediate commits of that
 # branch: layout, not a leak -- the board model's need moved 32k/36k the same way; declared
 # with 8k or more to spare:
-# the figure moves with the checkout's path and the heap layout, tools/bench_heapmargin.py).
+# the figure moves with the checkout's path and the heap layout, tools/bench/heapmargin.py).
 # On the board model it runs with the board's 64k (needs < 40k): docs/memory.md.
 
 from link_fakes import roomy, skip_all

@@ -7,7 +7,7 @@ knows; a reply cut short is refused by the decoder instead of read past its end.
 # is not monotonic in the heap (fragmentation), so 72k: the last failure seen + 8k or more.)
 
 # Both ends of a session in one interpreter: 56k on the 64-bit port with the firmware in ROM,
-# 30k on the board model (tools/bench_heapmargin.py); the board model runs it in the default 64k.
+# 30k on the board model (tools/bench/heapmargin.py); the board model runs it in the default 64k.
 
 from link_fakes import roomy, skip_all
 

@@ -7,7 +7,7 @@ Runs unchanged under CPython and the MicroPython unix port.
 # mpy-heap: 74k
 # The 64-bit port with the firmware in its ROM image needs 63-64k here (both ends of a session
 # in one interpreter; measured in three checkouts; declared with 8k or more to spare:
-# the figure moves with the checkout's path and the heap layout, tools/bench_heapmargin.py).
+# the figure moves with the checkout's path and the heap layout, tools/bench/heapmargin.py).
 # On the board model it runs with the board's 64k (needs < 40k): docs/memory.md.
 
 from link_fakes import roomy, skip_all

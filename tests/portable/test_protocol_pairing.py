@@ -11,7 +11,7 @@ Runs unchanged under CPython and the MicroPython unix port.
 # -- fragmentation of both ends' pairing and sessions -- and it failed at 2k-6k below the 76k
 # declared; 8k more, checked to pass in a window of 6k either side at two checkout paths.)
 # The 64-bit port with the firmware in its ROM image: two boards and two host ends in one
-# interpreter (the relay test); needs 68k there (measured in 2k steps, tools/bench_heapmargin.py),
+# interpreter (the relay test); needs 68k there (measured in 2k steps, tools/bench/heapmargin.py),
 # declared + 8k. On the board model it needs 36k of the board's 64k.
 
 from link_fakes import roomy, skip_all

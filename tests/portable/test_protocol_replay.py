@@ -9,7 +9,7 @@ Runs unchanged under CPython and the MicroPython unix port.
 # passes, 80k fails, 82-86k pass, 88k fails, 90-110k pass; at another path 84k fails. 100k.)
 # The 64-bit port with the firmware in its ROM image needs 64-65k here (both ends of a session
 # in one interpreter; measured in three checkouts; declared with 8k or more to spare:
-# the figure moves with the checkout's path and the heap layout, tools/bench_heapmargin.py).
+# the figure moves with the checkout's path and the heap layout, tools/bench/heapmargin.py).
 # On the board model it runs with the board's 64k (needs < 40k): docs/memory.md.
 
 from link_fakes import roomy, skip_all

@@ -10,7 +10,7 @@ Runs unchanged under CPython and the MicroPython unix port.
 # declared; 8k more, checked to pass in a window of 6k either side at two checkout paths.)
 # The 64-bit port with the firmware in its ROM image needs 58-59k here (both ends of a
 # session in one interpreter; measured in two checkouts); declared with 8k or more to spare:
-# the figure moves with the checkout's path and the heap layout (tools/bench_heapmargin.py).
+# the figure moves with the checkout's path and the heap layout (tools/bench/heapmargin.py).
 # On the board model it runs with the board's 64k (needs < 40k): docs/memory.md.
 
 from link_fakes import roomy, skip_all

@@ -11,7 +11,7 @@ Runs unchanged under CPython and the MicroPython unix port.
 # -- fragmentation of both ends' pairing and sessions -- and it failed at 2k-6k below the 68k
 # declared; 8k more, checked to pass in a window of 6k either side at two checkout paths.)
 # Both ends of a session in one interpreter, as test_protocol_replay: the 64-bit port with the
-# firmware in its ROM image needs 58-60k here (tools/bench_heapmargin.py), declared +8k; the
+# firmware in its ROM image needs 58-60k here (tools/bench/heapmargin.py), declared +8k; the
 # board model runs it in the board's 64k (needs 30-32k).
 
 from link_fakes import roomy, skip_all

@@ -6,7 +6,7 @@ runs at 10 Hz in the board's 64k heap on the board model)."""
 # (Session 7: at the CI's checkout path it failed at 94-98k, at and below the 98k it had: it
 # needs 100k there; pass/fail is not monotonic in the heap (fragmentation), so 110k.)
 # (the 64-bit port needs 90k for the controller these tests build, bg.match's fold included;
-# 86k before: measured in 2k steps by tools/bench_heapmargin.py)
+# 86k before: measured in 2k steps by tools/bench/heapmargin.py)
 
 import gc
 import sys

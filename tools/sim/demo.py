@@ -1,6 +1,6 @@
 """A whole match played automatically on the simulator, through the simulated sensors.
 
-    .venv/bin/python tools/sim/demo.py [--length 3] [--image .sim/demo.lfs] [--seed demo]
+    .venv/bin/python -m tools.sim.demo [--length 3] [--image .sim/demo.lfs] [--seed demo]
 
 Two robot players sit at the virtual board: they read the dice from the firmware (its serial
 console, the same lines the page shows), pick a random legal play with the rules engine,
@@ -22,16 +22,14 @@ import threading
 import time
 from pathlib import Path
 
+from bg import board as B
+from bg import engine as movegen
+
+from tools.sim import server
+from tools.sim import status as words
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
-for p in (str(HERE), str(ROOT / "firmware"), str(ROOT / "host_tools" / "shim")):
-    if p not in sys.path:
-        sys.path.insert(0, p)
-
-import server  # noqa: E402
-import status as words  # noqa: E402
-from bg import board as B  # noqa: E402
-from bg import engine as movegen  # noqa: E402
 
 ACTION = re.compile(r"^([A-Z_]+) ?(.*)$")
 # Every wait is on the firmware's own console (the records it journals), never a fixed sleep

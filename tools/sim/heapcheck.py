@@ -6,7 +6,7 @@
 #   micropython -X heapsize=H tools/sim/heapcheck.py GAMES IMAGE [SEED [computer]]
 # ("computer": the board's computer plays black -- pubeval, app.opponent -- and the robot moves
 # its checkers as its LEDs show them; the board records those plays by itself.)
-# (tools/bench_sim.py and tests/host/test_sim_heap.py run it on precompiled .mpy modules.)
+# (tools/bench/sim.py and tests/host/test_sim_heap.py run it on precompiled .mpy modules.)
 import gc
 import sys
 

@@ -1,7 +1,7 @@
 """Heap cost of each firmware module imported from the ROMFS image (docs/memory.md).
 
-    .venv/bin/python tools/sim/heapmods.py            # table of every module, dependencies first
-    .venv/bin/python tools/sim/heapmods.py app.main   # what importing one module costs in all
+    .venv/bin/python -m tools.sim.heapmods            # table of every module, dependencies first
+    .venv/bin/python -m tools.sim.heapmods app.main   # what importing one module costs in all
 
 Under CPython it orders the firmware's modules so that each one's module-level imports come
 before it (read from the source with ``ast``), then runs this same file under MicroPython
@@ -39,10 +39,8 @@ else:
     from pathlib import Path
 
     ROOT = Path(__file__).resolve().parents[2]
-    sys.path.insert(0, str(ROOT / "tools"))
-    sys.path.insert(0, str(ROOT / "tools" / "sim"))
-    import romfs
-    import server
+    from tools import romfs
+    from tools.sim import server
 
     FW = ROOT / "firmware"
 

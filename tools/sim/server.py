@@ -1,6 +1,6 @@
 """The simulator: the real firmware on the MicroPython unix port, a virtual board in the browser.
 
-    .venv/bin/python tools/sim/server.py [--port 8080] [--image .sim/flash.lfs] [--length 3]
+    .venv/bin/python -m tools.sim.server [--port 8080] [--image .sim/flash.lfs] [--length 3]
 
 compiles the firmware with mpy-cross into a ROMFS image (``tools/romfs.py``), starts it on the
 MicroPython unix port with ``DEFAULT_HEAP`` of working heap beside it (docs/simulator.md on the
@@ -50,23 +50,18 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote
 
+from tools import romfs
+from tools.sim import status as words
+from tools.sim.physical import BOARD_JSON, Chain, Physical, load_board
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent))
-for _sub in ("firmware", "host_tools/shim"):  # bg (the firmware's own vocabulary) on CPython
-    if str(ROOT / _sub) not in sys.path:
-        sys.path.append(str(ROOT / _sub))
-
-import romfs  # noqa: E402
-import status as words  # noqa: E402
-from physical import BOARD_JSON, Chain, Physical, load_board  # noqa: E402
 
 STATIC = HERE / "static"
 RESET_EXIT = 75  # the firmware's exit status after machine.reset() (hal.sim.RESET_EXIT)
 # The firmware runs from a ROMFS image (its bytecode outside the heap, as in the ESP32's flash;
 # docs/memory.md) with this much working heap. The whole match needs ~120k on this 64-bit host
-# (tools/bench_sim.py); pairing (X25519) needs little on top.
+# (tools/bench/sim.py); pairing (X25519) needs little on top.
 DEFAULT_HEAP = "320k"
 # On the board model (--board-model) the heap is the board's: the whole -X heapsize. The whole
 # product there -- a match, the link with pairing and live watch, the watchdog supervisor, the
@@ -212,8 +207,7 @@ class Sim:
         if self.rom == "board":
             # The board model (tools/board_model.py): the firmware frozen into a 32-bit build,
             # as on the ESP32; the heap is the whole -X heapsize (the board's 64k by default).
-            sys.path.insert(0, str(ROOT / "tools"))
-            import board_model
+            from tools import board_model
 
             env["MICROPYPATH"] = ".frozen"
             argv = [str(board_model.build()), "-X", "heapsize=" + self.heap, "-m", "main"]  # frozen main.py

@@ -187,7 +187,7 @@ class DiceStream:
 
     ``derive(k)`` writes the two faces of throw ``k`` into the preallocated ``dice``
     bytearray and returns it; the only allocation is inside ``hashlib`` (two hash objects and
-    two 32-byte digests per throw, see tools/bench_dice.py).
+    two 32-byte digests per throw, see tools/bench/dice.py).
 
     >>> s = DiceStream(bytes(8), bytes(32))
     >>> list(s.derive(0))

@@ -228,7 +228,7 @@ class MoveGenCore:
         # and how the step there was made), so a step costs no call; legality and make/unmake
         # are written out here instead of calling _land/_make/_unmake. The viper emitter keeps
         # every index and count a machine integer and reads the buffers through byte pointers
-        # (tools/bench_engine.py measures it against the bytecode and gnubg's C generator). On
+        # (tools/bench/engine.py measures it against the bytecode and gnubg's C generator). On
         # CPython the decorator and ptr8 are the identity (host_tools/shim/micropython.py): the
         # same source runs there.
         wo = self.w

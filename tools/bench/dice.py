@@ -1,6 +1,6 @@
 """Dice benchmark: throws per second and heap allocated per throw.
 
-    .venv/bin/python tools/bench_dice.py OUTDIR      -> OUTDIR/dice.json
+    .venv/bin/python -m tools.bench.dice OUTDIR      -> OUTDIR/dice.json
 
 MicroPython (unix port, ``-X heapsize=64k`` like the tests): ``Fairness.roll()`` and a gated
 ``Cup.press()`` timed with ``time.ticks_us``; heap per throw from ``gc.mem_alloc()`` deltas with
@@ -17,8 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT / "firmware"), str(ROOT / "host_tools" / "shim")]
+ROOT = Path(__file__).resolve().parents[2]
 
 MPY_SCRIPT = r"""
 import gc, time

@@ -2,7 +2,7 @@
 
 Usage::
 
-    .venv/bin/python tools/bench_sensing.py OUTDIR     # writes OUTDIR/sensing.json
+    .venv/bin/python -m tools.bench.sensing OUTDIR     # writes OUTDIR/sensing.json
 
 Measures, under ``micropython -X heapsize=256k`` with the firmware modules:
 
@@ -26,7 +26,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 SCRIPT = r"""
 import gc, time

@@ -1,6 +1,7 @@
-"""`make bench`: run every ``tools/bench_<area>.py`` and merge their JSON into one report.
+"""`make bench`: run every area of ``tools/bench/`` (``python -m tools.bench.<area>``) and merge
+their JSON into one report.
 
-Each area script writes ``OUTDIR/<area>.json``; this writes ``OUTDIR/report.json`` with the
+Each area writes ``OUTDIR/<area>.json``; this writes ``OUTDIR/report.json`` with the
 machine, the date, the commit and every area's figures, so runs stay comparable. Speed and
 memory are measured here, never asserted in timed tests.
 """
@@ -13,13 +14,13 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def main(argv):
     out = Path(argv[1] if len(argv) > 1 else ROOT / "build" / "bench")
     out.mkdir(parents=True, exist_ok=True)
-    scripts = sorted((ROOT / "tools").glob("bench_*.py"))
+    areas = sorted(p.stem for p in Path(__file__).parent.glob("*.py") if not p.stem.startswith("_"))
     report = {
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "machine": {
@@ -34,11 +35,10 @@ def main(argv):
         "areas": {},
         "failed": [],
     }
-    for s in scripts:
-        area = s.stem[len("bench_") :]
+    for area in areas:
         print("== bench %s" % area, flush=True)
         t0 = time.time()
-        proc = subprocess.run([sys.executable, str(s), str(out)], cwd=ROOT)
+        proc = subprocess.run([sys.executable, "-m", "tools.bench." + area, str(out)], cwd=ROOT)
         f = out / (area + ".json")
         if proc.returncode or not f.exists():
             report["failed"].append(area)

@@ -1,7 +1,7 @@
 """Benchmark of the board's link: time to transfer 100 games over a modelled BLE link and the
 bytes on the air per game, using the real framing, MAC and flow-control code.
 
-    .venv/bin/python tools/bench_link.py OUTDIR      -> OUTDIR/link.json
+    .venv/bin/python -m tools.bench.link OUTDIR      -> OUTDIR/link.json
 
 What runs for real: the firmware's ``bg.link.session.Session`` serving a ``MemoryStore`` of
 100 games encoded with ``bg.record``, and the host's ``bg.link.host.HostEnd`` (authenticate,
@@ -38,8 +38,7 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT / "firmware"), str(ROOT / "host_tools" / "shim"), str(ROOT / "tests" / "portable")]
+ROOT = Path(__file__).resolve().parents[2]
 
 from bg import link as P  # noqa: E402
 from bg import record  # noqa: E402

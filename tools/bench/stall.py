@@ -1,6 +1,6 @@
 """Does any computation hold the asyncio loop? -> OUTDIR/stall.json
 
-    .venv/bin/python tools/bench_stall.py OUTDIR
+    .venv/bin/python -m tools.bench.stall OUTDIR
 
 1. The longest stall on the board model (tools/board_model.py: 32-bit, firmware frozen,
    ``-X heapsize=64k``): a 100 Hz ticker task (the scan task's period) records how late each
@@ -32,8 +32,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "tools"), str(ROOT / "tools" / "sim")]
+ROOT = Path(__file__).resolve().parents[2]
 REPEATS = 5
 NPOS = 1000
 ESP32_RATIO = 49  # the unix port -> ESP32 calibration of docs/performance.md (an estimate)
@@ -181,8 +180,8 @@ def stall_once(exe, blob, chunk, slice_us):
 
 
 def latency_board_model(n=20):
-    import bench_sim
-    import server
+    from tools.bench import sim as bench_sim
+    from tools.sim import server
 
     orig = server.Sim
 
@@ -201,8 +200,8 @@ def latency_board_model(n=20):
 def main(argv):
     out = Path(argv[1] if len(argv) > 1 else ROOT / "build" / "bench")
     out.mkdir(parents=True, exist_ok=True)
-    import bench_device
-    import board_model
+    from tools import board_model
+    from tools.bench import device as bench_device
 
     exe = board_model.build()
     res = {"interpreter": "board model (32-bit, firmware frozen, -X heapsize=64k)", "positions": NPOS}

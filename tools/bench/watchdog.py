@@ -3,7 +3,7 @@
 
 Usage::
 
-    .venv/bin/python tools/bench_watchdog.py OUTDIR     # writes OUTDIR/watchdog.json
+    .venv/bin/python -m tools.bench.watchdog OUTDIR     # writes OUTDIR/watchdog.json
 
 Measures:
 
@@ -26,7 +26,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 SCRIPT = r"""
 import gc, os, time
@@ -79,8 +79,7 @@ print("RESULT", a1 - a0, a2 - a1, peak, rheap, rus, bus, sup.feeds)
 def main(argv):
     out = Path(argv[1] if len(argv) > 1 else ROOT / "build" / "bench")
     out.mkdir(parents=True, exist_ok=True)
-    sys.path.insert(0, str(ROOT / "tools"))
-    import board_model
+    from tools import board_model
 
     exe = str(board_model.build())
     with tempfile.TemporaryDirectory() as d:

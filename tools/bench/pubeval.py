@@ -2,7 +2,7 @@
 
 Usage::
 
-    .venv/bin/python tools/bench_pubeval.py OUTDIR     # writes OUTDIR/pubeval.json
+    .venv/bin/python -m tools.bench.pubeval OUTDIR     # writes OUTDIR/pubeval.json
 
 The same games everywhere: pubeval plays both sides of ``GAMES`` games from the start position
 with seeded dice (a linear congruential generator, the same numbers on every interpreter), and
@@ -30,8 +30,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT / "firmware"), str(ROOT / "host_tools" / "shim")]
+from gammon._paths import ENGINE_PATHS
+
+ROOT = Path(__file__).resolve().parents[2]
 
 GAMES = 30
 
@@ -160,12 +161,12 @@ def main(argv):
     with tempfile.TemporaryDirectory() as tmp:
         script = str(Path(tmp) / "pubeval_games.py")
         Path(script).write_text(SCRIPT)
-        where = [("cpython", [sys.executable], dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path[:2])))]
+        cpython_env = dict(os.environ, PYTHONPATH=os.pathsep.join(map(str, ENGINE_PATHS)))
+        where = [("cpython", [sys.executable], cpython_env)]
         mp = Path(sys.executable).parent / "micropython"
         env = dict(os.environ, MICROPYPATH=str(ROOT / "firmware") + ":.frozen")
         where.append(("unix_port", [str(mp if mp.exists() else "micropython"), "-X", "heapsize=256k"], env))
-        sys.path.insert(0, str(ROOT / "tools"))
-        import board_model
+        from tools import board_model
 
         bm = str(board_model.build())
         where.append(("board_model", [bm, "-X", "heapsize=64k"], dict(os.environ, MICROPYPATH=".frozen")))

@@ -26,9 +26,7 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-for sub in ("firmware", "host_tools/shim", "host_tools", "tests/portable"):
-    sys.path.insert(0, str(ROOT / sub))
+ROOT = Path(__file__).resolve().parents[2]
 
 BOARDS = int(os.environ.get("CLUB_BENCH_BOARDS", 64))
 SPECTATORS = int(os.environ.get("CLUB_BENCH_SPECTATORS", 1000))

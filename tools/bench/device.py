@@ -1,8 +1,8 @@
 """The device benchmarks: the same figures on the MicroPython unix port (``make bench``) and on a
 real board over mpremote (``make bench-device PORT=/dev/ttyUSB0``).
 
-    .venv/bin/python tools/bench_device.py OUTDIR               # unix port -> OUTDIR/device.json
-    .venv/bin/python tools/bench_device.py --port /dev/ttyUSB0  # a board -> build/bench-device/report.json
+    .venv/bin/python -m tools.bench.device OUTDIR               # unix port -> OUTDIR/device.json
+    .venv/bin/python -m tools.bench.device --port /dev/ttyUSB0  # a board -> build/bench-device/report.json
 
 One script (``DEVICE_SCRIPT``) runs on the interpreter, importing the firmware the board has
 (``make deploy`` puts it there; on the unix port it is ``firmware/``), and prints one
@@ -36,8 +36,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT / "firmware"), str(ROOT / "host_tools" / "shim")]
+ROOT = Path(__file__).resolve().parents[2]
 
 POSITIONS = Path(
     os.environ.get("BENCH_POSITIONS", str(ROOT.parent / "shared" / "bench" / "positions_2000.json"))

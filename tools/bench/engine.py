@@ -1,4 +1,4 @@
-"""Rules-engine benchmark: ``python tools/bench_engine.py OUTDIR`` -> OUTDIR/engine.json.
+"""Rules-engine benchmark: ``python -m tools.bench.engine OUTDIR`` -> OUTDIR/engine.json.
 
 Measures, on ../shared/bench/positions_2000.json (2,000 positions reached by play, with
 their rolls and gnubg's counts of distinct plays):
@@ -28,10 +28,10 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 # BENCH_ENGINE_PATH: another build of bg ahead of firmware/ (the wheel's, for --cpython-only)
 _ENGINE = [os.environ["BENCH_ENGINE_PATH"]] if os.environ.get("BENCH_ENGINE_PATH") else []
-sys.path[:0] = _ENGINE + [str(ROOT / "firmware"), str(ROOT / "host_tools" / "shim")]
+sys.path[:0] = _ENGINE
 
 from bg import board, ids  # noqa: E402
 from bg import engine as movegen  # noqa: E402
@@ -153,7 +153,12 @@ def time_cpython_compiled():
             return {"cpython_engine": "wheel build failed"}
         env = dict(os.environ, BENCH_ENGINE_PATH=str(fw))
         p = subprocess.run(
-            [sys.executable, __file__, "--cpython-only"], env=env, capture_output=True, text=True, timeout=900
+            [sys.executable, "-m", "tools.bench.engine", "--cpython-only"],
+            cwd=str(ROOT),
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=900,
         )
     if p.returncode:
         raise RuntimeError("compiled engine run failed: " + p.stderr[-1500:])

@@ -1,6 +1,6 @@
 """Journal benchmark: bytes per game, append time on littlefs, power-cut points tried.
 
-Usage: ``.venv/bin/python tools/bench_journal.py OUTDIR`` -> ``OUTDIR/journal.json``.
+Usage: ``.venv/bin/python -m tools.bench.journal OUTDIR`` -> ``OUTDIR/journal.json``.
 
 * Bytes per game, raw (as appended while a game is played: one TURN record per turn,
   GAME_START/OPENING/GAME_END, cube records) and packed (one GAME_PACKED record after the
@@ -29,9 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-for sub in ("firmware", "host_tools/shim"):
-    sys.path.insert(0, str(ROOT / sub))
+ROOT = Path(__file__).resolve().parents[2]
 
 from bg import record as R  # noqa: E402
 

@@ -1,6 +1,6 @@
 """Simulator benchmark -> OUTDIR/sim.json.
 
-    .venv/bin/python tools/bench_sim.py OUTDIR
+    .venv/bin/python -m tools.bench.sim OUTDIR
 
 1. Latency: time from a stable sensor change (the simulated chain bits sent to the firmware;
    the firmware debounces them like hardware) to the LED frame that shows it, measured on the
@@ -33,13 +33,10 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools" / "sim"))
+ROOT = Path(__file__).resolve().parents[2]
 
-import server  # noqa: E402
-
-sys.path.insert(0, str(ROOT / "tools"))
-import romfs  # noqa: E402
+from tools import romfs  # noqa: E402
+from tools.sim import server  # noqa: E402
 
 
 def latency(n=20):
@@ -94,7 +91,7 @@ def heapcheck(heap, games, image, rom=True):
     env = dict(os.environ)
     script = str(ROOT / "tools" / "sim" / "heapcheck.py")
     if rom == "board":
-        import board_model
+        from tools import board_model
 
         env["MICROPYPATH"] = ".frozen"
         cmd = [str(board_model.build()), "-X", "heapsize=" + heap, script, str(games), image]
@@ -186,7 +183,7 @@ def main(argv):
         # module objects (functions, classes, constants, qstrs), not bytecode
         res["rom_module_objects_bytes"] = rows[-1]["code_bytes"]
     # where the module objects go: unit costs on this build x the constructs in the match's modules
-    import heapunits
+    from tools.sim import heapunits
 
     units, counts, est = heapunits.measure()
     for k, v in units.items():

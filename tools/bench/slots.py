@@ -1,6 +1,6 @@
 """`make bench` area "slots": the slot-count study table and the recogniser's cost.
 
-Usage: ``.venv/bin/python tools/bench_slots.py OUTDIR`` -> ``OUTDIR/slots.json``.
+Usage: ``.venv/bin/python -m tools.bench.slots OUTDIR`` -> ``OUTDIR/slots.json``.
 
 - The slot-count study (tools/slot_study.py): read from its cache ``build/slot_study.json``
   when a full run (>= 10,000 games) is there, else a fresh 1,000-game sample is played
@@ -17,10 +17,9 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
+ROOT = Path(__file__).resolve().parents[2]
 
-import slot_study  # noqa: E402
+from tools import slot_study  # noqa: E402
 
 FULL_GAMES = 10000
 

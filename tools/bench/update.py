@@ -1,7 +1,7 @@
 """Benchmark of a firmware update: the time to send a full firmware bundle over modelled BLE and
 over the USB serial line, and the heap the board's update path needs.
 
-    .venv/bin/python tools/bench_update.py OUTDIR      -> OUTDIR/update.json
+    .venv/bin/python -m tools.bench.update OUTDIR      -> OUTDIR/update.json
 
 What runs for real: ``make release``'s bundle of the whole firmware (every module compiled for
 the ESP32, ``tools/release.py``, signed with the development key); the host's sender
@@ -12,7 +12,7 @@ chunk writes, the commit's re-hash -- timed, and its heap need found by bisectin
 ``-X heapsize``; the same heap need for the whole firmware as one ROM image
 (``tools/release.py --romfs``).
 
-Models (stated, not measured; the BLE radio model is ``tools/bench_link.py``'s): BLE MTU 185,
+Models (stated, not measured; the BLE radio model is ``tools/bench/link.py``'s): BLE MTU 185,
 15 ms connection interval, up to 4 packets per event; one CHUNK request (529 bytes: 3 ATT
 writes) goes out in one event, the board answers in the next, the host sends the next chunk in
 the event after: two events per chunk (stop-and-wait). Serial: 115200 baud 8N1 (10 bits per
@@ -30,18 +30,17 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-for _sub in ("firmware", "host_tools/shim", "host_tools", "tests/portable", "tools"):
-    sys.path.insert(0, str(ROOT / _sub))
+ROOT = Path(__file__).resolve().parents[2]
 
-import bench_link as BL  # noqa: E402
-import board_model  # noqa: E402
-import release as REL  # noqa: E402
 from bg import link as P  # noqa: E402
 from bg import serialwire  # noqa: E402
 from bg.update.bundle import bundle_id, header_len  # noqa: E402
 from gammon import fwupdate  # noqa: E402
 from gammon import release as R  # noqa: E402
+
+from tools import board_model  # noqa: E402
+from tools import release as REL  # noqa: E402
+from tools.bench import link as BL  # noqa: E402
 
 BAUD_BYTES_S = 115200 / 10.0
 

@@ -5,7 +5,7 @@ pubeval (``bg.engine.pubeval``) with the play's stages for the LEDs (``app.oppon
 the computer's turns of seeded matches, under the MicroPython unix port (64-bit) and the board
 model (32-bit, the firmware frozen, the board's 64k heap).
 
-    .venv/bin/python tools/bench_opponent.py OUTDIR      -> OUTDIR/opponent.json
+    .venv/bin/python -m tools.bench.opponent OUTDIR      -> OUTDIR/opponent.json
 
 Median and worst in ms; ``esp32_estimate_ms`` scales the unix port's figures by
 ``bench_link.ESP32_SLOWDOWN`` (an estimate, not a measurement: no ESP32 here). Also the heap
@@ -20,7 +20,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 _CODE = """
 import gc, time
@@ -190,13 +190,12 @@ def main(argv):
     # the firmware compiled from source into this heap: 256k failed compiling at an absolute
     # checkout path (fragmentation, session 8), 272k passed: declared with room for other paths
     res = {"unix_port_64bit": _run([str(exe), "-X", "heapsize=320k"], str(ROOT / "firmware"))}
-    sys.path.insert(0, str(ROOT / "tools"))
-    import board_model
+    from tools import board_model
 
     exe = board_model.build()
     res["board_model_32bit_64k"] = _run([str(exe), "-X", "heapsize=64k"], ".frozen")
     res["computer_vs_computer_board_model_64k"] = _run_cvc([str(exe), "-X", "heapsize=64k"], ".frozen")
-    from bench_link import ESP32_SLOWDOWN
+    from tools.bench.link import ESP32_SLOWDOWN
 
     unix = res["unix_port_64bit"]
     res["esp32_estimate_ms"] = {

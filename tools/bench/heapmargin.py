@@ -1,6 +1,6 @@
 """Heap margin of every MicroPython test module -> OUTDIR/heapmargin.json.
 
-    .venv/bin/python tools/bench_heapmargin.py OUTDIR
+    .venv/bin/python -m tools.bench.heapmargin OUTDIR
 
 For each module the bridge runs (tests/test_micropython.py: tests/portable and tests/mpy) the
 smallest heap, in 2k steps, at which it still passes with nothing skipped:
@@ -32,7 +32,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "host"), str(ROOT / "tools")]
 
 import test_micropython as T  # noqa: E402

@@ -1,6 +1,6 @@
 """How much slower is an ESP32 than this machine's MicroPython unix port? -> OUTDIR/calib.json
 
-    .venv/bin/python tools/bench_calib.py OUTDIR
+    .venv/bin/python -m tools.bench.calib OUTDIR
 
 Runs MicroPython's own performance suite (``tests/perf_bench`` of the source the board model is
 built from, tools/board_model.py) with ``N=100 M=100`` on the unix port, scores each test as
@@ -21,8 +21,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
+ROOT = Path(__file__).resolve().parents[2]
 
 SOURCE = "https://github.com/micropython/micropython/issues/6565"
 # ESP32 (MicroPython v1.13-180-g5af3c046c, MicroPython pinned to core 0 as today; the issue does
@@ -59,7 +58,7 @@ def score(exe, bench_dir, name):
 def main(argv):
     out = Path(argv[1] if len(argv) > 1 else ROOT / "build" / "bench")
     out.mkdir(parents=True, exist_ok=True)
-    import board_model
+    from tools import board_model
 
     board_model.configure(board_model.unpack(board_model.fetch()))  # the source tree, once
     bench_dir = board_model.SRC / "tests" / "perf_bench"

@@ -3,7 +3,7 @@ one X25519 operation, and a whole pairing as the board runs it (PAIR_START: key 
 secret; PAIR_CONFIRM: commitment, transcript, proofs, value), under the MicroPython unix port
 (64-bit, the pip port) and the board model (32-bit, tools/board_model.py) when it is built.
 
-    .venv/bin/python tools/bench_pair.py OUTDIR      -> OUTDIR/pair.json
+    .venv/bin/python -m tools.bench.pair OUTDIR      -> OUTDIR/pair.json
 
 Best of several runs (the machine is shared). ``esp32_estimate_ms`` scales the unix port's
 figure by ``bench_link.ESP32_SLOWDOWN`` (an estimate, not a measurement: no ESP32 here).
@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 _CODE = """
 import time
@@ -80,12 +80,11 @@ def main(argv):
     out.mkdir(parents=True, exist_ok=True)
     exe = Path(sys.executable).parent / "micropython"
     res = {"unix_port_64bit": _run([str(exe), "-X", "heapsize=256k"], str(ROOT / "firmware"))}
-    sys.path.insert(0, str(ROOT / "tools"))
-    import board_model
+    from tools import board_model
 
     exe = board_model.build()  # the board model's 32-bit interpreter (built once, cached)
     res["board_model_32bit_64k"] = _run([str(exe), "-X", "heapsize=64k"], ".frozen")  # frozen firmware
-    from bench_link import ESP32_SLOWDOWN
+    from tools.bench.link import ESP32_SLOWDOWN
 
     unix = res["unix_port_64bit"]
     res["esp32_estimate_ms"] = {k: round(v * ESP32_SLOWDOWN) for k, v in unix.items()}

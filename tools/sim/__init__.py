@@ -1,0 +1,1 @@
+"""The simulator: the firmware on the MicroPython unix port behind a browser board."""
