@@ -79,14 +79,26 @@ class Turns(State):
     def contribute(self, name, part, commitment=None):
         """A host's 16-byte player seed, between the commitment and the first throw: journal
         SEED_PART naming the host (its name cut to 16 bytes of UTF-8). ``commitment``: the
-        one the host saw (it must be this match's). Returns the match id. ValueError when no
-        match is waiting for player seeds; nothing is changed then."""
+        one the host saw (this match's; in a match with another board, the other board's).
+        Returns the match id. ValueError when no match is waiting for player seeds; nothing
+        is changed then."""
         f = self.fair
         if f is None or self.phase != D.OPENING or self.game_no or not f.open:
             raise ValueError("no match is waiting for player seeds")
         if self.joint_side >= 0 and len(self.seed_parts) >= 2:
             raise ValueError("both hosts' parts are in")  # side 0's host's, then side 1's
-        if commitment is not None and bytes(commitment) != f.commitment:
+        o = self.opp
+        if self.joint_side >= 0 or o is not None and o.remote:
+            # a match with another board: a part names the other board's commitment (the
+            # host that sends it knows both, parts come only after both commitments). A
+            # host's automatic seed names this board's: refused, before JOINT_START (the
+            # other commitment could no longer come in) as after (it would be taken as a
+            # side's part and the boards' dice would differ)
+            if self.joint_side < 0:
+                raise ValueError("a match with another board: its commitment comes first")
+            if commitment is not None and bytes(commitment) != self.joint_commit:
+                raise ValueError("a match with another board: a part names the other board's commitment")
+        elif commitment is not None and bytes(commitment) != f.commitment:
             raise ValueError("not this match's commitment")
         b = name.encode()
         if len(b) > 16:

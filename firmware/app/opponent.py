@@ -440,7 +440,11 @@ class Opponent:
         if self._host_key == key and self._host_phase == ph and self._host is not None:
             self.waiting = False
             return self._host
-        if self.brain_at < 0 or not self.remote and ((now - self.brain_at) & _TICKS_MASK) >= BRAIN_MS:
+        quiet = self.brain_at < 0 or ((now - self.brain_at) & _TICKS_MASK) >= BRAIN_MS
+        if quiet and (self.brain_at < 0 or not self.remote or ctl.joint_side < 0):
+            # (a player at another board in a two-board match: only they can decide, and the
+            # throws need their board's shares anyway; without one, the session is over)
+            self.remote = False
             self.waiting = False
             return -1
         point = key * 16 + ph

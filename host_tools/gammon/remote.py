@@ -411,7 +411,9 @@ class BoardDice:
         if None in x.parts:
             return
         while self.parts_in < 2:
-            client.send_player_seed(x.own_commit, x.parts[self.parts_in])
+            # naming the other board's commitment: the board takes no part naming its own in a
+            # match with another board (a host's automatic seed would come first)
+            client.send_player_seed(x.other_commit, x.parts[self.parts_in])
             self.parts_in += 1
         while self.shares_in < len(x.other_shares):
             k = self.shares_in

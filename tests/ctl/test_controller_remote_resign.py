@@ -205,3 +205,21 @@ def test_a_power_cut_after_the_offer_resumes_it_on_both_boards():
     assert there.r.press(1 - side, C.ROLL)
     assert _decide(here, k, True) is None
     assert here.shared() == there.shared() and here.c.score == there.c.score
+
+
+def test_without_another_board_a_quiet_remote_host_hands_the_decisions_back():
+    """The flag of a player at another board lasts while their host speaks: in a match with
+    no other board (the remote session over) the board decides itself again once the host is
+    quiet for ``BRAIN_MS``, as for any host."""
+    c, r = H.started(computer=0)
+    c.opp = O.Opponent(H.first_play)
+    r.now += 40
+    assert c.hello(0x80, "remote", r.now) is None and c.opp.remote
+    me = c.side
+    assert me == 1  # (this opening's throw gives the player the first move)
+    assert r.press(me, C.CUBE, C.LONG) and r.press(me, C.ROLL)
+    assert c.phase == C.RESIGNING and c.opp.waiting  # their host answers, not the board
+    c.tick(r.now + O.BRAIN_MS - 100)
+    assert c.phase == C.RESIGNING
+    r._drained(c.tick(r.now + O.BRAIN_MS + 100))
+    assert c.phase in (C.GAME_OVER, C.MATCH_OVER) and not c.opp.remote

@@ -37,7 +37,7 @@ MODULES = [
     # proving them, refused shares, a power cut
     ("test_controller_joint", 4),
     # a resignation across the link (DECIDE RESIGN, the answer as DECIDE CUBE), both journals
-    ("test_controller_remote_resign", 5),
+    ("test_controller_remote_resign", 6),
     # (name, at least N tests, 64-bit port heap, board model heap): the heaps are the measured
     # need + 8k where the default (192k, 64k) is not enough (tools/bench/heapmargin.py; 8k steps
     # on the 64-bit port, where the firmware is bytecode in the heap, 2k on the board model).
