@@ -116,3 +116,21 @@ def test_a_damaged_id_file_is_replaced_once_and_a_hardware_id_wins(tmp_path):
     assert len(bid) == 8 and bid != b"abc\x00\x00\x00\x00\x00"
     assert (tmp_path / "link" / "id").read_bytes() == bid
     assert JournalStore(j, str(tmp_path), b"\x01" * 8).board_id() == b"\x01" * 8
+
+
+def test_the_factory_name_tells_two_boards_apart(tmp_path):
+    """Two boards never renamed: each one's name ends in its id's last 4 hex digits (the
+    link's INFO and the BLE advertisement carry it), so a PC paired to both, or a scan in a
+    room with both, shows two names; a name given with RENAME replaces it."""
+    names = []
+    for k, bid in enumerate((b"\x01\x02\x03\x04\x05\x06\xab\xcd", None)):
+        root = tmp_path / str(k)
+        root.mkdir()
+        j = Journal(str(root))
+        j.open()
+        store = JournalStore(j, str(root), board_id=bid, urandom=lambda n: bytes(range(40, 40 + n)))
+        names.append(store.get_name())
+        assert store.get_name() == "Gammon %s" % store.board_id()[-2:].hex()
+        store.set_name("Salon")
+        assert JournalStore(j, str(root), board_id=bid).get_name() == "Salon"
+    assert names == ["Gammon abcd", "Gammon 2e2f"]

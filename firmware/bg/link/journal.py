@@ -56,11 +56,14 @@ class JournalStore:
             self._id = (bytes(board_id) + bytes(ID_LEN))[:ID_LEN]
         else:
             self._id = self._stored_id(urandom or os.urandom)
+        # the factory name ends in the board id's last 4 hex digits: a second board in the
+        # same room (or paired to the same PC) is told apart before anyone renames it
+        default = "%s %02x%02x" % (_DEFAULT_NAME, self._id[-2], self._id[-1])
         raw = _read(self.dir + "/name")
         try:
-            self._name = raw.decode() if raw else _DEFAULT_NAME
+            self._name = raw.decode() if raw else default
         except UnicodeError:
-            self._name = _DEFAULT_NAME
+            self._name = default
 
     def _stored_id(self, urandom):
         """The board id kept in ``link/id`` (a board without a hardware id: the simulator,
