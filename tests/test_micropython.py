@@ -24,6 +24,8 @@ from pathlib import Path
 
 import pytest
 
+from tools import mpy
+
 ROOT = Path(__file__).resolve().parent.parent
 HEAP = os.environ.get("MPY_HEAP", "64k")
 MODULES = sorted(
@@ -33,7 +35,6 @@ MODULES = sorted(
 RESULTS = {}
 BOARD_RESULTS = {}
 ROM = os.environ.get("MPY_ROM", "1") != "0"
-_BOARD = []
 _PRECOMPILED = []
 _ROM_IMAGE = []
 _ARCH = {"x86_64": "x64", "AMD64": "x64", "i686": "x86", "i386": "x86"}
@@ -77,12 +78,8 @@ def precompiled_firmware():
 def rom_image():
     """The firmware's ROMFS image for this host's arch (built once, cached in build/)."""
     if not _ROM_IMAGE:
-        try:
-            from tools import romfs
-        finally:
-            sys.path.remove(str(ROOT / "tools"))
-        img = romfs.build()
-        _ROM_IMAGE.append((img, img.stat().st_size, romfs.heapsize_for))
+        img = mpy.rom_image()
+        _ROM_IMAGE.append((img, img.stat().st_size))
     return _ROM_IMAGE[0]
 
 
@@ -94,37 +91,13 @@ def describe():
     return "-X heapsize=%s, firmware as %s" % (HEAP, where)
 
 
-def micropython_binary():
-    here = Path(sys.executable).parent / "micropython"
-    return str(here) if here.exists() else "micropython"
-
-
 def run_module(path, heap=HEAP, timeout=900):
     """Run one test module; ``heap`` is the working heap (ROM mode) or the whole heap."""
-    env = dict(os.environ)
-    dirs = [str(ROOT / d) for d in ("tests/fakes", "tests/portable", "tests/mpy", "tests")]
     if ROM:
-        img, size, heapsize_for = rom_image()
-        cmd = [
-            "-X",
-            "heapsize=%d" % heapsize_for(heap, size),
-            str(ROOT / "tools" / "rom_boot.py"),
-            str(img),
-            "mpy_runner",
-            path.stem,
-        ]
-    else:
-        dirs.insert(0, str(ROOT / "firmware"))
-        pre = precompiled_firmware()
-        if pre:
-            dirs.insert(0, str(pre))
-        cmd = ["-X", "heapsize=" + heap, str(ROOT / "tests" / "mpy_runner.py"), path.stem]
-    env["MICROPYPATH"] = ":".join(dirs) + ":.frozen"
-    return _run([micropython_binary()] + cmd, env, timeout)
-
-
-def _run(argv, env, timeout):
-    return subprocess.run(argv, cwd=str(ROOT), env=env, capture_output=True, text=True, timeout=timeout)
+        rom_image()
+        return mpy.run_tests(path.stem, heap, "rom", timeout=timeout)
+    pre = precompiled_firmware()
+    return mpy.run_tests(path.stem, heap, None, path=[*([pre] if pre else []), "firmware"], timeout=timeout)
 
 
 def _check(proc, results, path, *extra):
@@ -148,22 +121,14 @@ def test_module_on_micropython(path):
 
 
 def board_model():
-    """The board model's binary, built or brought up to date once per session (its frozen
-    firmware must be today's sources)."""
-    if not _BOARD:
-        from tools import board_model as bm
-
-        _BOARD.append(bm.build())
-    return _BOARD[0]
+    """The board model's binary (tools.mpy builds it once per session)."""
+    return mpy.board_model()
 
 
 def run_on_board_model(path, heap=HEAP, timeout=900):
     """Run one test module on the board model: the firmware comes frozen out of the binary, the
     test helpers and fakes from the filesystem, ``heap`` is the whole heap."""
-    dirs = [".frozen"] + [str(ROOT / d) for d in ("tests/fakes", "tests/portable", "tests/mpy", "tests")]
-    env = dict(os.environ, MICROPYPATH=":".join(dirs))
-    argv = [str(board_model()), "-X", "heapsize=" + heap, str(ROOT / "tests" / "mpy_runner.py"), path.stem]
-    return _run(argv, env, timeout)
+    return mpy.run_tests(path.stem, heap, "board", timeout=timeout)
 
 
 @pytest.mark.parametrize("path", MODULES, ids=[p.parent.name + "/" + p.name for p in MODULES])
