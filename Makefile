@@ -17,12 +17,14 @@ BENCH_OUT ?= build/bench
 FIRMWARE_PY := $(shell find firmware -name '*.py' -not -path '*/__pycache__/*' | sort)
 
 .PHONY: help venv test test-py lint typecheck mpy-cross-check sim demo bench deploy repl clean distclean \
-        wiring deploy-test test-device test-device-test board-model pg-server sim-board hardware release bench-device bench-device-test wheel
+        wiring deploy-test test-device test-device-test board-model pg-server sim-board hardware release bench-device bench-device-test wheel \
+        docs-img
 
 help:
 	@echo "make sim      run the product: real firmware on the MicroPython unix port + browser board"
 	@echo "make test     the whole suite (CPython, MicroPython -X heapsize=64k, mpy-cross, pyright, ruff)"
 	@echo "make demo     play a whole match automatically through the simulated sensors"
+	@echo "make docs-img the guide's and README's screenshots, from the browser tests (docs/img)"
 	@echo "make bench    benchmarks -> $(BENCH_OUT)/report.json"
 	@echo "make wheel    gammon's wheel -> build/wheel (the engine from firmware/bg inside, compiled)"
 	@echo "make board-model  MicroPython built 32-bit with the firmware frozen in (the ESP32's heap)"
@@ -112,9 +114,15 @@ bench-device-test: $(STAMP)
 test-device-test: $(STAMP)
 	$(PY) -m tools.test_device_test
 
+# docs/getting-started.md's and the README's pictures: the browser tests that walk those steps
+# write their screenshots to docs/img (make test runs the same steps, pictures to a temp folder)
+docs-img: $(STAMP)
+	GAMMON_SHOTS=1 $(PY) -m pytest -q -p no:cacheprovider tests/host/test_getting_started.py \
+	  tests/host/test_browser_sim.py -k "guide or newcomer"
+
 # --- the product --------------------------------------------------------------------------
 sim: $(STAMP)
-	$(PY) -m tools.sim.server --port $(SIM_PORT) $(if $(LINK_PORT),--link-port $(LINK_PORT))
+	$(PY) -m tools.sim.server --port $(SIM_PORT) $(if $(LINK_PORT),--link-port $(LINK_PORT)) $(SIM_ARGS)
 
 # the same on the board model: the firmware frozen into MicroPython built 32-bit, 64k of heap
 sim-board: $(STAMP) board-model

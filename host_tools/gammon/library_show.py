@@ -54,7 +54,9 @@ def _action_line(m, a):
 
 
 def show_lines(m, game=None):
-    """The move-by-move text of a match (board diagrams before every play)."""
+    """The move-by-move text of a match (board diagrams before every play); for the whole
+    match, then its summary (``gammon.summary``: GNU Backgammon's error rates when its module
+    is installed)."""
     from gammon.render import render_board
 
     out = [
@@ -92,6 +94,12 @@ def show_lines(m, game=None):
                     g.reason,
                 )
             )
+    if game is None:  # the whole match: what it came to (the simulator's panel says the same)
+        from gammon import summary
+
+        out.append("")
+        out.append("Summary")
+        out.extend(summary.lines(m, summary.errors(m)))
     out.append("")
     out.append(m.result_text() + ("" if m.complete else " (match not finished)"))
     return out
