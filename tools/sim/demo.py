@@ -13,10 +13,8 @@ demo reads the journal back (``tools/sim/lfs_dump.py`` on MicroPython), decodes 
 
 import argparse
 import json
-import os
 import random
 import re
-import subprocess
 import sys
 import threading
 import time
@@ -25,6 +23,7 @@ from pathlib import Path
 from bg import board as B
 from bg import engine as movegen
 
+from tools import mpy
 from tools.sim import server
 from tools.sim import status as words
 
@@ -282,15 +281,7 @@ def match_words(fields):
 
 def dump_image(image):
     """The files of a littlefs image, read by MicroPython (``lfs_dump.py``): {path: bytes}."""
-    env = dict(os.environ)
-    env["MICROPYPATH"] = str(ROOT / "firmware")
-    out = subprocess.run(
-        [server.micropython_binary(), "-X", "heapsize=256k", str(HERE / "lfs_dump.py"), str(image)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-    )
+    out = mpy.run([HERE / "lfs_dump.py", image], heap="256k", timeout=60)
     if out.returncode:
         raise RuntimeError("lfs_dump failed: " + out.stdout[-2000:] + out.stderr)
     files = [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]

@@ -34,13 +34,10 @@ if sys.implementation.name == "micropython":
             print("%s -1 %r" % (name, e))
 else:
     import ast
-    import os
-    import subprocess
     from pathlib import Path
 
     ROOT = Path(__file__).resolve().parents[2]
-    from tools import romfs
-    from tools.sim import server
+    from tools import mpy
 
     FW = ROOT / "firmware"
 
@@ -89,10 +86,7 @@ else:
         return out
 
     def measure(names, working="256k"):
-        env = dict(os.environ)
-        env["MICROPYPATH"] = ".frozen"
-        cmd = romfs.command(server.micropython_binary(), working, Path(__file__), *names)
-        proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=str(ROOT), timeout=120)
+        proc = mpy.run([Path(__file__)] + list(names), heap=working, firmware="rom", timeout=120)
         rows, pool = [], []
         for line in proc.stdout.splitlines():
             if line.startswith("qstr pool:"):

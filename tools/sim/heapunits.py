@@ -28,14 +28,12 @@ if sys.implementation.name == "micropython":
         print("%s %d" % (name, gc.mem_alloc() - a))
 else:
     import ast
-    import os
     import subprocess
     import tempfile
     from pathlib import Path
 
     ROOT = Path(__file__).resolve().parents[2]
-    from tools import romfs
-    from tools.sim import server
+    from tools import mpy, romfs
 
     N = 100
     # name -> (source of the module, how many of the construct it holds)
@@ -81,11 +79,8 @@ else:
                 files["u_%s.mpy" % name] = out.read_bytes()
             img = Path(tmp) / "units.img"
             img.write_bytes(romfs.pack(files))
-            env = dict(os.environ, MICROPYPATH=".frozen")
-            cmd = romfs.command(
-                server.micropython_binary(), working, Path(__file__), *["u_" + n for n in CASES], image=img
-            )
-            proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=str(ROOT), timeout=120)
+            units = ["u_" + n for n in CASES]
+            proc = mpy.run([Path(__file__)] + units, heap=working, firmware="rom", image=img, timeout=120)
         got = {}
         for line in proc.stdout.splitlines():
             name, _, n = line.partition(" ")

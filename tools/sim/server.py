@@ -50,7 +50,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote
 
-from tools import romfs
+from tools import mpy, romfs
 from tools.sim import status as words
 from tools.sim.physical import BOARD_JSON, Chain, Physical, load_board
 
@@ -112,12 +112,7 @@ def build_firmware(out=None):
     return str(out)
 
 
-def micropython_binary():
-    here = Path(sys.executable).parent / "micropython"
-    if here.exists():
-        return str(here)
-    venv = ROOT / ".venv" / "bin" / "micropython"
-    return str(venv) if venv.exists() else "micropython"
+micropython_binary = mpy.binary
 
 
 class Sim:
