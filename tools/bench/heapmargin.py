@@ -32,10 +32,13 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "host"), str(ROOT / "tools")]
+from tools import mpy
 
-import test_micropython as T  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
+# the modules the bridge runs (tests/test_micropython.py)
+MODULES = sorted(
+    [*(ROOT / "tests" / "portable").glob("test_*.py"), *(ROOT / "tests" / "mpy").glob("test_*.py")]
+)
 
 STEP = 2
 FLOOR = 16  # k: below this not even the interpreter's own start-up fits
@@ -86,24 +89,18 @@ def _measure(run, declared):
 def bridge_module(path):
     m = re.search(r"^# mpy-heap: (\d+)k$", path.read_text(), re.M)
     declared = int(m.group(1)) if m else 64
-    rom = _measure(lambda h: T.run_module(path, heap=h), declared)
-    board = _measure(lambda h: T.run_on_board_model(path, heap=h), 64)
+    rom = _measure(lambda h: mpy.run_tests(path.stem, h, "rom"), declared)
+    board = _measure(lambda h: mpy.run_tests(path.stem, h, "board"), 64)
     return path.stem, rom, board
 
 
 def ctl_module(spec):
     name = spec[0]
     declared = int(spec[3][:-1]) if len(spec) > 3 else 64
-    import os
-    import subprocess
-
-    tests = ROOT / "tests"
-    env = dict(os.environ)
-    env["MICROPYPATH"] = ":".join((".frozen", str(tests / "ctl"), str(tests / "portable"), str(tests)))
 
     def run(h):
-        argv = [str(T.board_model()), "-X", "heapsize=" + h, str(tests / "mpy_runner.py"), name]
-        return subprocess.run(argv, cwd=str(ROOT), env=env, capture_output=True, text=True, timeout=900)
+        path = ("tests/ctl", "tests/portable", "tests")
+        return mpy.run([mpy.RUNNER, name], heap=h, firmware="board", path=path, timeout=900)
 
     return name, _measure(run, declared)
 
@@ -111,13 +108,15 @@ def ctl_module(spec):
 def main(argv):
     out = Path(argv[1] if len(argv) > 1 else ROOT / "build" / "bench")
     out.mkdir(parents=True, exist_ok=True)
-    T.rom_image()
-    T.board_model()
+    mpy.rom_image()
+    mpy.board_model()
+    # the controller modules and their heaps are declared in their test (tests/host); read there
+    sys.path.insert(0, str(ROOT / "tests" / "host"))
     import test_controller_mpy as CM
 
     rom, board, ctl = {}, {}, {}
     with ThreadPoolExecutor(2) as ex:
-        for name, r, b in ex.map(bridge_module, T.MODULES):
+        for name, r, b in ex.map(bridge_module, MODULES):
             rom[name], board[name] = r, b
             print("%-32s 64-bit ROM %s   board model %s" % (name, r, b), flush=True)
         for name, b in ex.map(ctl_module, CM.MODULES):
