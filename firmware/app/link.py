@@ -26,7 +26,7 @@ refuses it.
 Example::
 
     hub = Hub(Board(store, clock, os.urandom, show_code=view.show_code))
-    asyncio.create_task(hub.add(BleTransport(name=store.get_name())).run())
+    asyncio.create_task(BleTransport(name=store.get_name()).serve(hub))  # its own links
     ...
     hub.publish(record)          # from the controller, after each confirmed action
 """
@@ -128,6 +128,7 @@ class Hub:
     def __init__(self, board):
         self.board = board
         self.links = []
+        self.radios = []  # transports that seat their own links (app.ble): told of revoke_all
         self.beat = None  # given to every link (app.watch.link)
 
     def add(self, transport):
@@ -170,10 +171,9 @@ class Hub:
         """Forget every paired host (the board's revoke-all gesture); a transport that keeps
         radio bonds forgets them too (``forget_bonds``: a stolen laptop's BLE bond)."""
         self.board.revoke_all()
+        for r in self.radios:
+            r.forget_bonds()
         for link in self.links:
-            forget = getattr(link.t, "forget_bonds", None)
-            if forget is not None:
-                forget()
             link.t.wake()
 
 
@@ -235,7 +235,8 @@ class Wiring:
 
                 name = hub.board.store.get_name()
                 t = BleTransport(name=name, show_code=self.show_code, urandom=self.hw.random.urandom)
-                out.append(hub.add(t).run())
+                hub.radios.append(t)
+                out.append(t.serve(hub))
                 self.ble = t  # idle mode changes its advertising interval (app.power)
                 ble = True
                 self.log("link: BLE advertising")

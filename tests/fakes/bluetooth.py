@@ -6,15 +6,24 @@ Written to the documented API (docs.micropython.org/en/latest/library/bluetooth.
 ``gatts_write`` / ``gatts_notify`` / ``gatts_set_buffer`` (append mode clears on read),
 ``UUID`` and the ``FLAG_*`` constants. IRQ event numbers are the documented ones.
 
-Test hooks (names start with ``_``) play the central: ``_connect()``, ``_write(handle, data)``,
+Several centrals at once, as NimBLE: at most ``max_conns`` connections
+(``CONFIG_BT_NIMBLE_MAX_CONNECTIONS``, 4 in MicroPython's ESP32 ``sdkconfig.ble``); a central
+can connect only while the peripheral advertises connectably and the stack has room, and
+advertising stops on each connection (legacy advertising: the application starts it again).
+The RX value is one buffer for every connection, as in the port (``gatts_read`` takes what
+any central wrote).
+
+Test hooks (names start with ``_``) play the centrals; each takes ``conn`` (default: the
+newest connection, ``conn``): ``_connect()`` (returns the handle; ``OSError(116)``, the
+central's connect timing out, when nobody could connect), ``_write(handle, data)``,
 ``_exchange_mtu(mtu)``, ``_disconnect()``, ``_pair()`` (LE pairing: the link becomes
 encrypted; a write to a characteristic registered with ``FLAG_WRITE_ENCRYPTED`` before that
 is refused with ``OSError(0x0F)``, the ATT error the central gets, and the peripheral sees
-nothing, as NimBLE does) and ``notified`` (the list of
-``(conn_handle, value_handle, bytes)`` the peripheral sent). The IRQ handler is called
-synchronously from the hooks, as the port's scheduler would run it. ``notify_capacity``
-models the controller's buffer: when set, more notifications than that without
-``_air()`` raise ``OSError`` like a full NimBLE queue.
+nothing, as NimBLE does), ``_encrypt()`` (a bonded central re-encrypts) and ``notified``
+(the list of ``(conn_handle, value_handle, bytes)`` the peripheral sent). The IRQ handler is
+called synchronously from the hooks, as ESP32's NimBLE build calls it from the host task.
+``notify_capacity`` models the controller's buffer: when set, more notifications than that
+on one connection without ``_air()`` raise ``OSError`` like a full NimBLE queue.
 """
 
 _IRQ_CENTRAL_CONNECT = 1
@@ -44,6 +53,7 @@ FLAG_WRITE_AUTHORIZED = 0x4000
 
 _PASSKEY_ACTION_DISP = 3
 _DEFAULT_MTU = 23
+MAX_CONNECTIONS = 4  # CONFIG_BT_NIMBLE_MAX_CONNECTIONS in MicroPython's ESP32 sdkconfig.ble
 
 
 def _hexval(c):
@@ -93,6 +103,18 @@ class _Value:
         self.append = False
 
 
+class _Conn:
+    """One central's link as the stack sees it."""
+
+    def __init__(self, handle, addr):
+        self.handle = handle
+        self.addr = bytes(addr)
+        self.mtu = _DEFAULT_MTU
+        self.encrypted = False
+        self.authenticated = False
+        self.in_air = 0
+
+
 class BLE:
     """The singleton ``bluetooth.BLE()``."""
 
@@ -124,21 +146,38 @@ class BLE:
         self._next_handle = 1
         self.services = []
         self.adv = None  # (interval_us, adv_data, resp_data, connectable)
-        self.conn = None
-        self.conn_mtu = _DEFAULT_MTU
+        self.max_conns = MAX_CONNECTIONS
+        self.conns = {}  # handle -> _Conn
+        self.conn = None  # the newest connection still up (the hooks' default)
+        self._next_conn = 64
         self.notified = []
         self.notify_capacity = None
-        self._in_air = 0
-        self.encrypted = False
-        self.authenticated = False
         self.passkeys = []
         self.secrets = {}
+
+    # -- the default connection's state (tests of one central)
+    def _c(self, conn=None):
+        c = self.conns.get(self.conn if conn is None else conn)
+        if c is None:
+            raise OSError(128)  # ENOTCONN
+        return c
+
+    @property
+    def conn_mtu(self):
+        c = self.conns.get(self.conn)
+        return c.mtu if c is not None else _DEFAULT_MTU
+
+    @property
+    def encrypted(self):
+        c = self.conns.get(self.conn)
+        return c is not None and c.encrypted
 
     # -- configuration
     def active(self, *args):
         if args:
             self._active = bool(args[0])
             if not self._active:
+                self.conns = {}
                 self.conn = None
                 self.adv = None
         return self._active
@@ -181,9 +220,10 @@ class BLE:
         self.adv = (interval_us, bytes(adv_data or b""), bytes(resp_data or b""), connectable)
 
     def gap_disconnect(self, conn_handle):
-        if self.conn != conn_handle:
+        """False when ``conn_handle`` is not connected (the documented return), else True."""
+        if conn_handle not in self.conns:
             return False
-        self._disconnect()
+        self._disconnect(conn_handle)
         return True
 
     def gap_passkey(self, conn_handle, action, passkey):
@@ -236,47 +276,59 @@ class BLE:
     def gatts_write(self, value_handle, data, send_update=False):
         v = self._value(value_handle)
         v.data = bytes(data)
-        if send_update and self.conn is not None:
-            self.gatts_notify(self.conn, value_handle)
+        if send_update:
+            for h in list(self.conns):
+                self.gatts_notify(h, value_handle)
 
     def gatts_notify(self, conn_handle, value_handle, data=None):
         v = self._value(value_handle)
-        if conn_handle != self.conn:
+        c = self.conns.get(conn_handle)
+        if c is None:
             raise OSError(128)  # ENOTCONN
-        if self.notify_capacity is not None and self._in_air >= self.notify_capacity:
+        if self.notify_capacity is not None and c.in_air >= self.notify_capacity:
             raise OSError(12)  # ENOMEM: the controller's queue is full
         payload = v.data if data is None else bytes(data)
         # the stack truncates to MTU - 3: record what actually goes on the air
-        self.notified.append((conn_handle, value_handle, payload[: self.conn_mtu - 3]))
-        self._in_air += 1
+        self.notified.append((conn_handle, value_handle, payload[: c.mtu - 3]))
+        c.in_air += 1
 
     def gatts_set_buffer(self, value_handle, length, append=False):
         v = self._value(value_handle)
         v.size = length
         v.append = append
 
-    # -- test hooks: the central's side
+    # -- test hooks: the centrals' side
     def _call(self, event, data):
         if self._irq is not None:
             return self._irq(event, data)
         return None
 
-    def _connect(self, conn_handle=64, addr=b"\x11\x22\x33\x44\x55\x66"):
+    def _connect(self, conn_handle=None, addr=b"\x11\x22\x33\x44\x55\x66"):
+        """A central connects: only to a connectable advertisement and while the stack has
+        room (else ``OSError(116)``: its connect times out). Returns the handle."""
+        if self.adv is None or not self.adv[3] or len(self.conns) >= self.max_conns:
+            raise OSError(116)  # ETIMEDOUT: nothing to connect to
+        if conn_handle is None or conn_handle in self.conns:
+            while self._next_conn in self.conns:
+                self._next_conn += 1
+            conn_handle = self._next_conn
+            self._next_conn += 1
+        self.conns[conn_handle] = _Conn(conn_handle, addr)
         self.conn = conn_handle
-        self.conn_mtu = _DEFAULT_MTU
-        self.adv = None  # advertising stops on connection
+        self.adv = None  # advertising stops on a connection
         self._call(_IRQ_CENTRAL_CONNECT, (conn_handle, 0, addr))
+        return conn_handle
 
-    def _exchange_mtu(self, mtu):
-        self.conn_mtu = min(mtu, self._cfg["mtu"])
-        self._call(_IRQ_MTU_EXCHANGED, (self.conn, self.conn_mtu))
+    def _exchange_mtu(self, mtu, conn=None):
+        c = self._c(conn)
+        c.mtu = min(mtu, self._cfg["mtu"])
+        self._call(_IRQ_MTU_EXCHANGED, (c.handle, c.mtu))
 
-    def _write(self, value_handle, data):
+    def _write(self, value_handle, data, conn=None):
         """A central's write: at most MTU - 3 bytes per ATT write, buffered as configured."""
-        if self.conn is None:
-            raise OSError(128)
+        c = self._c(conn)
         data = bytes(data)
-        if len(data) > self.conn_mtu - 3:
+        if len(data) > c.mtu - 3:
             raise ValueError("ATT write longer than MTU - 3")
         v = self._value(value_handle)
         if not v.flags & (FLAG_WRITE | FLAG_WRITE_NO_RESPONSE):
@@ -285,49 +337,54 @@ class BLE:
         # anything (NimBLE's ble_att_svr access check): the central gets the ATT error
         # "insufficient encryption" (0x0F) / "insufficient authentication" (0x05), the
         # peripheral no _IRQ_GATTS_WRITE and no data in the value's buffer.
-        if v.flags & FLAG_WRITE_ENCRYPTED and not self.encrypted:
+        if v.flags & FLAG_WRITE_ENCRYPTED and not c.encrypted:
             raise OSError(0x0F)
-        if v.flags & FLAG_WRITE_AUTHENTICATED and not self.authenticated:
+        if v.flags & FLAG_WRITE_AUTHENTICATED and not c.authenticated:
             raise OSError(0x05)
         if v.append:
             room = v.size - len(v.data)
             v.data = v.data + data[: max(room, 0)]
         else:
             v.data = data[: v.size]
-        self._call(_IRQ_GATTS_WRITE, (self.conn, value_handle))
+        self._call(_IRQ_GATTS_WRITE, (c.handle, value_handle))
 
-    def _air(self):
+    def _air(self, conn=None):
         """The connection event happened: the controller's queue is free again."""
-        self._in_air = 0
+        for h, c in self.conns.items():
+            if conn is None or h == conn:
+                c.in_air = 0
 
-    def _pair(self, mitm=True):
+    def _pair(self, mitm=True, conn=None, key=b"peer-key"):
         """The central starts LE pairing: with a display-only board the stack asks for a
         passkey to show (``mitm``: passkey entry; else "just works", unauthenticated); then
-        the link is encrypted and keys are stored via SET_SECRET."""
+        the link is encrypted and keys are stored via SET_SECRET under ``key``."""
+        c = self._c(conn)
         if mitm:
-            self._call(_IRQ_PASSKEY_ACTION, (self.conn, _PASSKEY_ACTION_DISP, 0))
-        self._call(_IRQ_SET_SECRET, (1, b"peer-key", b"ltk-bytes"))
-        self.encrypted = True
-        self.authenticated = mitm
-        self._call(_IRQ_ENCRYPTION_UPDATE, (self.conn, True, mitm, True, 16))
+            self._call(_IRQ_PASSKEY_ACTION, (c.handle, _PASSKEY_ACTION_DISP, 0))
+        self._call(_IRQ_SET_SECRET, (1, key, b"ltk-bytes"))
+        c.encrypted = True
+        c.authenticated = mitm
+        self._call(_IRQ_ENCRYPTION_UPDATE, (c.handle, True, mitm, True, 16))
 
-    def _encrypt(self):
+    def _encrypt(self, conn=None, key=b"peer-key"):
         """A bonded central reconnects and starts encryption with the stored keys: the stack
         looks the bond up (_IRQ_GET_SECRET) and, when the peripheral has it, the link is
         encrypted without a new passkey. Returns False (link left in clear) without a bond."""
-        if self._call(_IRQ_GET_SECRET, (1, 0, b"peer-key")) is None:
+        c = self._c(conn)
+        if self._call(_IRQ_GET_SECRET, (1, 0, key)) is None:
             return False
-        self.encrypted = True
-        self.authenticated = True
-        self._call(_IRQ_ENCRYPTION_UPDATE, (self.conn, True, True, True, 16))
+        c.encrypted = True
+        c.authenticated = True
+        self._call(_IRQ_ENCRYPTION_UPDATE, (c.handle, True, True, True, 16))
         return True
 
     def _get_secret(self, sec_type, key):
         return self._call(_IRQ_GET_SECRET, (sec_type, 0, key))
 
-    def _disconnect(self):
-        c = self.conn
-        self.conn = None
-        self.encrypted = False
-        self.authenticated = False
-        self._call(_IRQ_CENTRAL_DISCONNECT, (c, 0, b"\x11\x22\x33\x44\x55\x66"))
+    def _disconnect(self, conn=None):
+        c = self.conns.pop(self.conn if conn is None else conn, None)
+        if c is None:
+            return
+        if self.conn == c.handle:
+            self.conn = max(self.conns) if self.conns else None
+        self._call(_IRQ_CENTRAL_DISCONNECT, (c.handle, 0, c.addr))

@@ -102,9 +102,9 @@ def test_ble_when_the_radio_exists_and_serial_then_stays_off(app, monkeypatch):
     # MicroPython's IRQ-safe flag; only constructed here, never awaited
     monkeypatch.setattr(asyncio, "ThreadSafeFlag", asyncio.Event, raising=False)
     app.links()
-    assert _names(app._link()) == ["link.py:run"]  # Link.run over the BleTransport
+    assert _names(app._link()) == ["ble.py:serve"]  # the radio seats its own links
     app.links(None, True)
-    assert _names(app._link()) == ["link.py:run", "serial_link.py:serve"]
+    assert _names(app._link()) == ["ble.py:serve", "serial_link.py:serve"]
 
 
 def test_published_records_are_the_confirmed_actions(app, monkeypatch):

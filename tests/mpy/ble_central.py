@@ -1,6 +1,7 @@
 """The host side of the BLE link tests (test_link_ble*.py) over the fake radio, and the
-board behind it: ``setup()`` builds a board, its hub and the BLE transport; ``Central``
-writes frames in MTU - 3 pieces and reads the notifications back through a host end
+board behind it: ``setup()`` builds a board, its hub and the BLE radio (``app.ble``);
+``Slots`` runs the radio's task and its links a round at a time; ``Central`` writes frames
+in MTU - 3 pieces and reads the notifications back through a host end
 (``bg.link.host.HostEnd``, or ``PlainHost`` for tests that never authenticate).
 
 Imported after ``bluetooth`` (the fake, compiled from source here: the test modules import
@@ -55,6 +56,44 @@ class PlainHost:
                 return out
 
 
+class Slots:
+    """The board's BLE side a round at a time: ``step()`` is one round of the radio's task
+    (``BleTransport.service``: seat newcomers, evict, deadlines, advertising) and of every
+    seated connection's link task. ``session``, ``mtu``, ``encrypted``, ``conn``: the newest
+    seated connection's (None/False when there is none)."""
+
+    def __init__(self, t):
+        self.t = t
+
+    def newest(self):
+        s = self.t.slots()
+        return s[-1] if s else None
+
+    @property
+    def session(self):
+        c = self.newest()
+        return c.link.session if c is not None else None
+
+    @property
+    def mtu(self):
+        return self.newest().mtu
+
+    @property
+    def encrypted(self):
+        c = self.newest()
+        return c is not None and c.encrypted
+
+    @property
+    def conn(self):
+        c = self.newest()
+        return c.conn if c is not None else None
+
+    async def step(self):
+        self.t.service()
+        for c in self.t.slots():
+            await c.link.step()
+
+
 class Central:
     """The host side over the fake radio: writes in MTU - 3 pieces, reads notifications."""
 
@@ -96,7 +135,8 @@ class Central:
 
 
 def setup():
-    """A fresh radio, board, hub and BLE transport: ``(radio, board, hub, transport, link)``.
+    """A fresh radio, board, hub and BLE radio: ``(radio, board, hub, radio transport,
+    Slots)``.
 
     The previous test's board goes first (the radio's handlers and any task left in the
     event loop hold it), so two boards never share the heap."""
@@ -107,8 +147,9 @@ def setup():
     board = make_board()
     hub = Hub(board)
     t = B.BleTransport(name="Kitchen", show_code=board.codes.append, urandom=Rand(b"pk"))
-    link = hub.add(t)
-    return radio, board, hub, t, link
+    t.hub = hub  # serve() sets it; the tests step the radio and its links themselves
+    hub.radios.append(t)
+    return radio, board, hub, t, Slots(t)
 
 
 def pair_and_auth(c, board, hub):

@@ -1,6 +1,6 @@
 """Idle mode's BLE advertising interval (app.ble.BleTransport.advertise_every, driven by
-app.power): raised while idle, back to the normal one on the first input, never advertising
-while a central is connected. On the fake ``bluetooth`` radio (MicroPython only)."""
+app.power): raised while idle, back to the normal one on the first input, advertising
+beside connected centrals while the stack has room. On the fake ``bluetooth`` radio (MicroPython only)."""
 
 # mpy-heap: 72k
 # The fake radio and the link stack: 64k on the 64-bit port with the firmware in ROM (fails at
@@ -22,22 +22,28 @@ def test_idle_raises_the_advertising_interval_and_input_restores_it():
     normal = radio.adv[0]
     assert normal == t.adv_us
     t.advertise_every(1000)  # idle mode (board.json idle.adv_ms)
-    t._service()  # the link task's next turn
+    t.service()  # the link task's next turn
     assert radio.adv[0] == 1000000
     assert radio.adv[1:] and B.uuid128_le(B.SERVICE_UUID) in radio.adv[1]  # the same payload
     t.advertise_every(0)  # a checker moved: the normal interval
-    t._service()
+    t.service()
     assert radio.adv[0] == normal
 
 
-def test_a_connected_central_is_not_disturbed():
+def test_advertising_goes_on_beside_a_central_while_a_slot_is_free():
+    """The stack stops advertising on each connection; the radio's task starts it again (at
+    the idle interval when idle) while it has a free connection, so the owner can still arrive
+    beside a stranger; with the stack full it stays off."""
     radio, board, hub, t, link = setup()
     radio._connect()
-    assert radio.adv is None
+    assert radio.adv is None  # NimBLE stops it on the connection
     t.advertise_every(1000)
-    t._service()
-    assert radio.adv is None  # no advertising while connected; the interval waits
-    assert t.adv_us == 1000000
+    t.service()
+    assert radio.adv is not None and radio.adv[0] == 1000000 and t.adv_us == 1000000
+    for _ in range(B.STACK_CONNS - 1):
+        radio._connect()
+        t.service()
+    assert len(radio.conns) == B.STACK_CONNS and radio.adv is None  # the stack is full
 
 
 if not roomy(120000, 90000):
