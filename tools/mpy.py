@@ -56,14 +56,15 @@ def rom_image():
 
 def command(args, heap=HEAP, firmware="source", image=None):
     """The argv running ``args`` (a script or module name and its arguments; ``-c CODE`` except
-    with ``firmware="rom"``) on MicroPython; ``image``: another ROMFS image than the firmware's."""
+    with ``firmware="rom"``) on MicroPython; ``image``: another ROMFS image than the firmware's;
+    ``heap=None``: the interpreter's own default heap."""
     args = [str(a) for a in args]
     if firmware == "rom":
         from tools import romfs
 
         return romfs.command(binary(), heap, args[0], *args[1:], image=image or rom_image())
     exe = board_model() if firmware == "board" else binary()
-    return [exe, "-X", "heapsize=" + heap] + args
+    return [exe] + (["-X", "heapsize=" + heap] if heap else []) + args
 
 
 def environ(path=(), firmware="source", env=None):

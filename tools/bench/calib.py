@@ -16,10 +16,10 @@ is shared).
 import json
 import math
 import statistics
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
+
+from tools import mpy
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -41,16 +41,10 @@ PUBLISHED = {
 REPEATS = 3
 
 
-def score(exe, bench_dir, name):
+def score(bench_dir, name):
     src = (bench_dir / (name + ".py")).read_text() + (bench_dir / "benchrun.py").read_text()
     src += "\nbm_run(100, 100)\n"
-    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
-        f.write(src)
-        path = f.name
-    try:
-        out = subprocess.run([str(exe), path], capture_output=True, text=True, timeout=300)
-    finally:
-        Path(path).unlink()
+    out = mpy.run_code(src, heap=None, firmware=None, timeout=300)  # the port's own heap, as published
     t, norm = out.stdout.split()[:2]
     return 1e6 * int(norm) / int(t)
 
@@ -62,10 +56,9 @@ def main(argv):
 
     board_model.configure(board_model.unpack(board_model.fetch()))  # the source tree, once
     bench_dir = board_model.SRC / "tests" / "perf_bench"
-    exe = Path(sys.executable).parent / "micropython"
     res = {"source": SOURCE, "esp32_scores": PUBLISHED, "unix_scores": {}, "ratios": {}}
     for name, esp in PUBLISHED.items():
-        s = statistics.median(score(exe, bench_dir, name) for _ in range(REPEATS))
+        s = statistics.median(score(bench_dir, name) for _ in range(REPEATS))
         res["unix_scores"][name] = round(s, 2)
         res["ratios"][name] = round(s / esp, 1)
     r = list(res["ratios"].values())

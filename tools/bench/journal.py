@@ -20,21 +20,18 @@ Usage: ``.venv/bin/python -m tools.bench.journal OUTDIR`` -> ``OUTDIR/journal.js
 """
 
 import json
-import os
 import random
 import re
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from tools import mpy
+
 ROOT = Path(__file__).resolve().parents[2]
 
 from bg import record as R  # noqa: E402
-
-MPY = str(ROOT / ".venv" / "bin" / "micropython")
-MPYPATH = ":".join(str(ROOT / d) for d in ("firmware", "tests/fakes", "tests/portable", "tests/mpy", "tests"))
 
 
 def _first_visit(gen, pos, side, d1, d2, target):
@@ -214,15 +211,7 @@ F.umount("/flash")
 
 
 def mpy_append():
-    env = dict(os.environ, MICROPYPATH=MPYPATH)
-    p = subprocess.run(
-        [MPY, "-X", "heapsize=64k", "-c", _MPY_APPEND],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=str(ROOT),
-    )
+    p = mpy.run(["-c", _MPY_APPEND], heap="64k", path=mpy.TEST_PATH, timeout=300)
     m = re.search(r"RESULT (\S+) (\S+) (\S+) (\S+) (\S+) (\S+)", p.stdout)
     if not m:
         raise RuntimeError("micropython append bench failed:\n" + p.stdout + p.stderr)
@@ -285,15 +274,7 @@ def mpy_pack(games):
         src.write_bytes(b"".join(games))
         script = Path(d) / "pack.py"
         script.write_text(_MPY_PACK)
-        env = dict(os.environ, MICROPYPATH=MPYPATH)
-        p = subprocess.run(
-            [MPY, "-X", "heapsize=192k", str(script), str(src)],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=600,
-            cwd=str(ROOT),
-        )
+        p = mpy.run([script, src], heap="192k", path=mpy.TEST_PATH, timeout=600)
     m = re.search(r"RESULT (\S+) (\S+) (\S+) (\S+) (\S+) (\S+) (\S+) (\S+)", p.stdout)
     if not m:
         raise RuntimeError("micropython pack bench failed:\n" + p.stdout + p.stderr)
@@ -328,16 +309,7 @@ def cpython_append():
 
 
 def powercut_points():
-    env = dict(os.environ, MICROPYPATH=MPYPATH)
-    runner = str(ROOT / "tests" / "mpy_runner.py")
-    p = subprocess.run(
-        [MPY, "-X", "heapsize=64k", runner, "test_journal_powercut"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=str(ROOT),
-    )
+    p = mpy.run_tests("test_journal_powercut", "64k", "source", timeout=600)
     m = re.search(r"power-cut points tried: (\d+) images checked: (\d+)", p.stdout)
     ok = "1 passed, 0 failed" in p.stdout
     return {

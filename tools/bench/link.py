@@ -30,13 +30,13 @@ TURN records -- a typical money game is ~28 rolls each -- GAME_END, MATCH_END, S
 """
 
 import json
-import os
 import random
 import struct
-import subprocess
 import sys
 import time
 from pathlib import Path
+
+from tools import mpy
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -96,9 +96,7 @@ def board_frame_cpu_ms():
         "    P.encode_frame(P.DATA, i, d, 0, m, b'B')\n"
         "print(time.ticks_diff(time.ticks_us(), t) / n / 1000)\n"
     )
-    env = dict(os.environ, MICROPYPATH=str(ROOT / "firmware"))
-    exe = Path(sys.executable).parent / "micropython"
-    r = subprocess.run([str(exe), "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    r = mpy.run(["-c", code], heap=None, timeout=120)
     return float(r.stdout.strip())
 
 

@@ -10,10 +10,10 @@ figure by ``bench_link.ESP32_SLOWDOWN`` (an estimate, not a measurement: no ESP3
 """
 
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
+
+from tools import mpy
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -66,9 +66,8 @@ print(x, min(runs))
 """
 
 
-def _run(argv, firmware):
-    env = dict(os.environ, MICROPYPATH=":".join((firmware, str(ROOT / "tests" / "portable"))))
-    r = subprocess.run(argv + ["-c", _CODE], capture_output=True, text=True, env=env, timeout=300)
+def _run(heap, firmware):
+    r = mpy.run(["-c", _CODE], heap=heap, firmware=firmware, path=["tests/portable"], timeout=300)
     if r.returncode:
         raise RuntimeError(r.stdout + r.stderr)
     x, p = r.stdout.split()
@@ -78,12 +77,8 @@ def _run(argv, firmware):
 def main(argv):
     out = Path(argv[1] if len(argv) > 1 else ROOT / "build" / "bench")
     out.mkdir(parents=True, exist_ok=True)
-    exe = Path(sys.executable).parent / "micropython"
-    res = {"unix_port_64bit": _run([str(exe), "-X", "heapsize=256k"], str(ROOT / "firmware"))}
-    from tools import board_model
-
-    exe = board_model.build()  # the board model's 32-bit interpreter (built once, cached)
-    res["board_model_32bit_64k"] = _run([str(exe), "-X", "heapsize=64k"], ".frozen")  # frozen firmware
+    res = {"unix_port_64bit": _run("256k", "source")}
+    res["board_model_32bit_64k"] = _run("64k", "board")  # the board model: 32-bit, firmware frozen
     from tools.bench.link import ESP32_SLOWDOWN
 
     unix = res["unix_port_64bit"]

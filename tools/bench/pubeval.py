@@ -32,6 +32,8 @@ from pathlib import Path
 
 from gammon._paths import ENGINE_PATHS
 
+from tools import mpy
+
 ROOT = Path(__file__).resolve().parents[2]
 
 GAMES = 30
@@ -118,10 +120,17 @@ def _parse(stdout):
     }
 
 
-def run(argv, env, script):
-    proc = subprocess.run(
-        argv + [script, str(GAMES)], capture_output=True, text=True, env=env, cwd=str(ROOT), timeout=900
-    )
+def run(where, script):
+    """The games on ``where``: "cpython", "unix_port" (firmware from source, 256k) or
+    "board_model" (64k, firmware frozen)."""
+    if where == "cpython":
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(map(str, ENGINE_PATHS)))
+        cmd = [sys.executable, script, str(GAMES)]
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=str(ROOT), timeout=900)
+    elif where == "unix_port":
+        proc = mpy.run([script, GAMES], heap="256k", timeout=900)
+    else:
+        proc = mpy.run([script, GAMES], heap="64k", firmware="board", timeout=900)
     r = _parse(proc.stdout)
     if proc.returncode or r is None:
         print((proc.stdout + proc.stderr)[-3000:])
@@ -161,17 +170,8 @@ def main(argv):
     with tempfile.TemporaryDirectory() as tmp:
         script = str(Path(tmp) / "pubeval_games.py")
         Path(script).write_text(SCRIPT)
-        cpython_env = dict(os.environ, PYTHONPATH=os.pathsep.join(map(str, ENGINE_PATHS)))
-        where = [("cpython", [sys.executable], cpython_env)]
-        mp = Path(sys.executable).parent / "micropython"
-        env = dict(os.environ, MICROPYPATH=str(ROOT / "firmware") + ":.frozen")
-        where.append(("unix_port", [str(mp if mp.exists() else "micropython"), "-X", "heapsize=256k"], env))
-        from tools import board_model
-
-        bm = str(board_model.build())
-        where.append(("board_model", [bm, "-X", "heapsize=64k"], dict(os.environ, MICROPYPATH=".frozen")))
-        for name, argv_, env_ in where:
-            r = run(argv_, env_, script)
+        for name in ("cpython", "unix_port", "board_model"):
+            r = run(name, script)
             if r is None:
                 return 1
             for k, v in r.items():

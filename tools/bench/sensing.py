@@ -20,11 +20,10 @@ at a few percent CPU. (The simulator engineer adds the stable-change-to-LED late
 """
 
 import json
-import os
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
+
+from tools import mpy
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -89,23 +88,7 @@ def main(argv):
         return 2
     out = Path(argv[0])
     out.mkdir(parents=True, exist_ok=True)
-    mp = Path(sys.executable).parent / "micropython"
-    env = dict(os.environ)
-    env["MICROPYPATH"] = str(ROOT / "firmware") + ":.frozen"
-    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
-        f.write(SCRIPT)
-        path = f.name
-    try:
-        proc = subprocess.run(
-            [str(mp if mp.exists() else "micropython"), "-X", "heapsize=256k", path],
-            cwd=str(ROOT),
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=170,
-        )
-    finally:
-        os.unlink(path)
+    proc = mpy.run_code(SCRIPT, heap="256k", timeout=170)
     line = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT")]
     if proc.returncode != 0 or not line:
         print(proc.stdout + proc.stderr)

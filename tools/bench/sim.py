@@ -27,7 +27,6 @@
 
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -35,7 +34,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
-from tools import romfs  # noqa: E402
+from tools import mpy, romfs  # noqa: E402
 from tools.sim import server  # noqa: E402
 
 
@@ -88,22 +87,13 @@ def heapcheck(heap, games, image, rom=True):
     figures. ``rom="board"``: on the board model (tools/board_model.py, firmware frozen, 32-bit),
     ``heap`` is the whole ``-X heapsize``; ``boot`` holds heapcheck's boot parts only. Otherwise
     ``heap`` is the whole ``-X heapsize`` of the pip port with the bytecode in it."""
-    env = dict(os.environ)
-    script = str(ROOT / "tools" / "sim" / "heapcheck.py")
-    if rom == "board":
-        from tools import board_model
-
-        env["MICROPYPATH"] = ".frozen"
-        cmd = [str(board_model.build()), "-X", "heapsize=" + heap, script, str(games), image]
-    elif rom:
-        env["MICROPYPATH"] = ".frozen"
-        cmd = romfs.command(server.micropython_binary(), heap, script, games, image)
-    else:
-        env["MICROPYPATH"] = server.build_firmware() + ":.frozen"
-        cmd = [server.micropython_binary(), "-X", "heapsize=" + heap, script, str(games), image]
+    script = ROOT / "tools" / "sim" / "heapcheck.py"
+    firmware, path = ("board" if rom == "board" else "rom"), ()
+    if not rom:  # the pip port with the bytecode in the heap
+        firmware, path = None, [server.build_firmware()]
     if os.path.exists(image):
         os.unlink(image)
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=str(ROOT), timeout=600)
+    proc = mpy.run([script, games, image], heap=heap, firmware=firmware, path=path, timeout=600)
     rows = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
     boot = romfs.boot_figures(proc.stdout) if rom is True else ({} if rom else None)
     if boot is not None:

@@ -19,13 +19,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
-from tools import slot_study  # noqa: E402
+from gammon._paths import ENGINE_PATHS  # noqa: E402
+
+from tools import mpy, slot_study  # noqa: E402
 
 FULL_GAMES = 10000
 
 
-def _timing(cmd, env):
-    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+def _timing(proc):
     for line in proc.stdout.splitlines():
         if line.startswith("{"):
             return json.loads(line)["results"]
@@ -60,12 +61,11 @@ def main(argv):
     for name, d in data.get("recognizer", {}).items():
         res["slots_%s_confirm_asks_pct" % name] = d["asked_pct"]
         res["slots_%s_recognizer_wrong_count" % name] = d["wrong"]
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(str(ROOT / d) for d in ("firmware", "host_tools/shim", "tools"))
-    cp = _timing([sys.executable, str(ROOT / "tools" / "recognize_timing.py"), "5"], env)
-    mpy = Path(sys.executable).parent / "micropython"
-    env["MICROPYPATH"] = str(ROOT / "firmware")
-    mp = _timing([str(mpy), "-X", "heapsize=256k", str(ROOT / "tools" / "recognize_timing.py"), "3"], env)
+    script = ROOT / "tools" / "recognize_timing.py"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(map(str, ENGINE_PATHS)))
+    cmd = [sys.executable, str(script), "5"]
+    cp = _timing(subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600))
+    mp = _timing(mpy.run([script, "3"], heap="256k", timeout=600))
     for name in cp:
         res["recognize_cpython_%s_us" % name] = cp[name]["us_per_update"]
         res["recognize_micropython_%s_us" % name] = mp[name]["us_per_update"]

@@ -24,13 +24,13 @@ Figures are the median of ``REPEATS`` runs of (1) (the machine is shared).
 """
 
 import json
-import os
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from tools import mpy
 
 ROOT = Path(__file__).resolve().parents[2]
 REPEATS = 5
@@ -158,20 +158,8 @@ print('RESULT', state[0] - 10, state[3], state[1], p99)
 """
 
 
-def stall_once(exe, blob, chunk, slice_us):
-    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
-        f.write(SCRIPT)
-        name = f.name
-    try:
-        p = subprocess.run(
-            [str(exe), "-X", "heapsize=64k", name, str(blob), str(NPOS), str(chunk), str(slice_us)],
-            capture_output=True,
-            text=True,
-            timeout=600,
-            env=dict(os.environ, MICROPYPATH=".frozen"),
-        )
-    finally:
-        os.unlink(name)
+def stall_once(blob, chunk, slice_us):
+    p = mpy.run_code(SCRIPT, blob, NPOS, chunk, slice_us, heap="64k", firmware="board", timeout=600)
     line = [ln for ln in p.stdout.splitlines() if ln.startswith("RESULT")]
     if p.returncode or not line:
         raise RuntimeError("stall bench failed:\n" + (p.stdout + p.stderr)[-1500:])
@@ -200,16 +188,14 @@ def latency_board_model(n=20):
 def main(argv):
     out = Path(argv[1] if len(argv) > 1 else ROOT / "build" / "bench")
     out.mkdir(parents=True, exist_ok=True)
-    from tools import board_model
     from tools.bench import device as bench_device
 
-    exe = board_model.build()
     res = {"interpreter": "board model (32-bit, firmware frozen, -X heapsize=64k)", "positions": NPOS}
     with tempfile.TemporaryDirectory() as tmp:
         blob = Path(tmp) / "pos.bin"
         blob.write_bytes(bench_device.positions_blob())
-        runs = [stall_once(exe, blob, CHUNK_PLAYS, SLICE_US // ESP32_RATIO) for _ in range(REPEATS)]
-        whole = [stall_once(exe, blob, 0, 0) for _ in range(REPEATS)]
+        runs = [stall_once(blob, CHUNK_PLAYS, SLICE_US // ESP32_RATIO) for _ in range(REPEATS)]
+        whole = [stall_once(blob, 0, 0) for _ in range(REPEATS)]
     res["longest_stall_ms_runs"] = [r[0] for r in runs]
     res["longest_stall_ms"] = statistics.median(r[0] for r in runs)  # budget 20
     res["longest_stall_ms_min"] = min(r[0] for r in runs)  # the least disturbed by other processes

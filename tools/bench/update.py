@@ -23,8 +23,6 @@ file writes here, not the ESP32's flash: stated as a limit).
 
 import json
 import math
-import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -38,7 +36,7 @@ from bg.update.bundle import bundle_id, header_len  # noqa: E402
 from gammon import fwupdate  # noqa: E402
 from gammon import release as R  # noqa: E402
 
-from tools import board_model  # noqa: E402
+from tools import mpy  # noqa: E402
 from tools import release as REL  # noqa: E402
 from tools.bench import link as BL  # noqa: E402
 
@@ -109,21 +107,12 @@ def frames(blob, seed_pub):
 
 def board_side(path, pub):
     """(signature ms, receive ms, commit ms) on the board model, and its heap need (bytes)."""
-    exe = str(board_model.build())
     script = Path(tempfile.mkdtemp()) / "upd.py"
     script.write_text(BOARD_SCRIPT)
-    env = dict(os.environ, MICROPYPATH=".frozen")
 
     def run(heap):
         with tempfile.TemporaryDirectory() as root:
-            r = subprocess.run(
-                [exe, "-X", "heapsize=%d" % heap, str(script), str(path), pub.hex(), root],
-                capture_output=True,
-                text=True,
-                env=env,
-                cwd=str(ROOT),
-                timeout=600,
-            )
+            r = mpy.run([script, path, pub.hex(), root], heap=str(heap), firmware="board", timeout=600)
         for line in r.stdout.splitlines():
             if line.startswith("RESULT"):
                 return [float(x) for x in line.split()[2:]]

@@ -20,11 +20,11 @@ The unix port on a PC is ~10-30x faster than an ESP32 at 240 MHz.
 """
 
 import json
-import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from tools import mpy
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -79,15 +79,9 @@ print("RESULT", a1 - a0, a2 - a1, peak, rheap, rus, bus, sup.feeds)
 def main(argv):
     out = Path(argv[1] if len(argv) > 1 else ROOT / "build" / "bench")
     out.mkdir(parents=True, exist_ok=True)
-    from tools import board_model
-
-    exe = str(board_model.build())
     with tempfile.TemporaryDirectory() as d:
-        env = dict(os.environ, MICROPYPATH=".frozen")
         src = "ROOT = %r\n" % d + SCRIPT
-        proc = subprocess.run(
-            [exe, "-X", "heapsize=64k", "-c", src], capture_output=True, text=True, env=env, timeout=120
-        )
+        proc = mpy.run(["-c", src], heap="64k", firmware="board", timeout=120)
     line = [x for x in proc.stdout.splitlines() if x.startswith("RESULT")]
     if proc.returncode or not line:
         print(proc.stdout, proc.stderr)
