@@ -5,13 +5,12 @@ frozen, the board's 64k heap -- the integer sums there are the ones that must st
 ints)."""
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 from bg import ids
 from bg.engine import pubeval
+
+from tools import mpy
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT.parent / "shared" / "bench" / "positions_2000.json"
@@ -45,17 +44,10 @@ def _cases(tmp_path):
     return path, want
 
 
-def _run(argv, env, tmp_path):
+def _run(tmp_path, heap, firmware):
     script = tmp_path / "pubeval_choices.py"
     script.write_text(SCRIPT)
-    proc = subprocess.run(
-        argv + [str(script), str(tmp_path / "cases.txt")],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=str(ROOT),
-        timeout=600,
-    )
+    proc = mpy.run([script, tmp_path / "cases.txt"], heap=heap, firmware=firmware, timeout=600)
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
     lines = proc.stdout.splitlines()
     assert lines[-1] == "done"
@@ -64,18 +56,12 @@ def _run(argv, env, tmp_path):
 
 def test_same_choices_on_the_unix_port(tmp_path):
     path, want = _cases(tmp_path)
-    mpy = Path(sys.executable).parent / "micropython"
-    env = dict(os.environ, MICROPYPATH=":".join((str(ROOT / "firmware"), ".frozen")))
-    got = _run([str(mpy), "-X", "heapsize=256k"], env, tmp_path)
+    got = _run(tmp_path, "256k", "source")
     assert got == want
     assert sum(1 for w in want if w.startswith(" ;")) < N  # not all passes
 
 
 def test_same_choices_on_the_board_model(tmp_path):
-    from tools import board_model
-
     path, want = _cases(tmp_path)
-    binary = board_model.build()
-    env = dict(os.environ, MICROPYPATH=".frozen")
-    got = _run([str(binary), "-X", "heapsize=64k"], env, tmp_path)
+    got = _run(tmp_path, "64k", "board")
     assert got == want

@@ -14,14 +14,13 @@ Twice (docs/memory.md):
   are about twice the ESP32's size, so this guards the simulator's figure, not the board's.
 """
 
-import os
 import subprocess
 from pathlib import Path
 
 from bg import record
 
-from tools import romfs
-from tools.sim import demo, server
+from tools import mpy, romfs
+from tools.sim import demo
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -33,13 +32,11 @@ BOARD_HEAP = "64k"
 WORKING_HEAP = "180k"
 
 
+HEAPCHECK = ROOT / "tools" / "sim" / "heapcheck.py"
+
+
 def run_heapcheck(games, image, heap=WORKING_HEAP):
-    env = dict(os.environ)
-    env["MICROPYPATH"] = ".frozen"
-    cmd = romfs.command(
-        server.micropython_binary(), heap, ROOT / "tools" / "sim" / "heapcheck.py", games, image
-    )
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=str(ROOT), timeout=300)
+    proc = mpy.run([HEAPCHECK, games, image], heap=heap, firmware="rom", timeout=300)
     import json
 
     rows = [json.loads(x) for x in proc.stdout.splitlines() if x.startswith("{")]
@@ -49,20 +46,9 @@ def run_heapcheck(games, image, heap=WORKING_HEAP):
 def run_on_board_model(games, image, heap=BOARD_HEAP, *extra):
     import json
 
-    from tools import board_model
-
-    binary = str(board_model.build())
-    env = dict(os.environ, MICROPYPATH=".frozen")  # the firmware can only come from the binary
-    cmd = [
-        binary,
-        "-X",
-        "heapsize=" + heap,
-        str(ROOT / "tools" / "sim" / "heapcheck.py"),
-        str(games),
-        str(image),
-        *extra,
-    ]
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=str(ROOT), timeout=300)
+    # the firmware can only come from the binary (MICROPYPATH: .frozen and nothing else)
+    proc = mpy.run([HEAPCHECK, games, image, *extra], heap=heap, firmware="board", timeout=300)
+    binary = mpy.board_model()
     rows = [json.loads(x) for x in proc.stdout.splitlines() if x.startswith("{")]
     return binary, proc, rows
 

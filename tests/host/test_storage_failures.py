@@ -15,14 +15,13 @@ littlefs writes to it: ``_IMG_TOOL``), so the failure is exact and the same on e
 """
 
 import json
-import os
 import random
-import subprocess
 import time
 from pathlib import Path
 
 from bg import hwdesc, leds, record
 
+from tools import mpy
 from tools.sim import demo, server
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -70,14 +69,7 @@ vfs.umount("/img")
 def img_tool(tmp_path, *args):
     script = tmp_path / "imgtool.py"
     script.write_text(_IMG_TOOL)
-    env = dict(os.environ, MICROPYPATH=str(ROOT / "firmware"))
-    out = subprocess.run(
-        [server.micropython_binary(), "-X", "heapsize=256k", str(script)] + [str(a) for a in args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=30,
-    )
+    out = mpy.run([script, *args], heap="256k", timeout=30)
     assert out.returncode == 0, out.stdout + out.stderr
     return out.stdout
 
