@@ -1,8 +1,9 @@
 """This host's part in dice the board cannot choose (docs/dice.md): when it sees a match that
 has published its commitment and not yet thrown (a live ``MATCH_START`` while watching, or
 a live match while syncing), it remembers the commitment in the library and sends the board
-16 random bytes (``REQ_PLAYER_SEED``). ``gammon verify`` later checks the journal against
-what was remembered."""
+its 16-byte part (``REQ_PLAYER_SEED``): the hash of its signature over the commitment and the
+parts before it (``gammon.dice_proof``), whose proof the library keeps. ``gammon verify`` later
+checks the journal against what was remembered."""
 
 import os
 
@@ -12,28 +13,37 @@ from gammon.link import LinkError
 
 
 def open_window(data):
-    """``(match_id, commitment)`` when the record bytes ``data`` end with a match that is
-    between its commitment and its first throw (still taking player seeds), else None."""
+    """``(match_id, commitment, parts)`` when the record bytes ``data`` end with a match that is
+    between its commitment and its first throw (still taking player seeds), else None;
+    ``parts``: the contributions ``[(source, part)]`` it holds so far."""
     start = None
     closed = False
+    parts = []
     for kind, f in record.decode_stream(data):
         if kind == record.MATCH_START:
             start = f
+            parts = []
             closed = bool(f[10])  # a journal from before contributions: the seed is in here
         elif kind == record.SEED_PART:
             closed = closed or f[0] == dice.SRC_BUTTONS
+            parts.append((f[0], bytes(f[2])))
         else:
             closed = True  # GAME_START (the opening press), a throw, the end
     if start is None or closed:
         return None
-    return bytes(start[0]), bytes(start[9])
+    return bytes(start[0]), bytes(start[9]), parts
 
 
-def contribute(client, lib, match_id, commitment, board="", urandom=os.urandom):
-    """Remember ``commitment`` for ``match_id``, then send 16 random bytes for it. Returns the
-    seed sent, or None when the board refused it (too late: the opening throw came first)."""
+def contribute(client, lib, match_id, commitment, board="", urandom=os.urandom, prior=()):
+    """Remember ``commitment`` for ``match_id``, then send this host's signed part for it
+    (``prior``: the parts seen before it). Returns the part sent, or None when the board
+    refused it (too late: the opening throw came first)."""
+    from gammon import dice_proof
+
     lib.remember_commitment(match_id, commitment, b"", board)
-    seed = bytes(urandom(dice.PLAYER_SEED_LEN))
+    key = dice_proof.host_key(lib.path.parent)
+    seed, proof = dice_proof.make(key, match_id, commitment, list(prior), bytes(urandom(16)))
+    lib.remember_proof(match_id, seed, dice_proof.to_json(proof))  # before the board has it
     try:
         client.send_player_seed(commitment, seed)
     except LinkError:

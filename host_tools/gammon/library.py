@@ -17,6 +17,7 @@ Example::
 """
 
 import hashlib
+import json
 import os
 import sqlite3
 import time
@@ -100,6 +101,12 @@ CREATE TABLE IF NOT EXISTS commitments (
     seed       TEXT NOT NULL,        -- the player seed this host sent for it ('' if none)
     board      TEXT NOT NULL,
     seen       INTEGER NOT NULL      -- unix time
+);
+CREATE TABLE IF NOT EXISTS part_proofs (  -- gammon.dice_proof: who made this host's parts
+    id         TEXT NOT NULL,        -- match id, 16 hex digits
+    part       TEXT NOT NULL,        -- the part sent (32 hex digits)
+    proof      TEXT NOT NULL,        -- its proof, JSON (dice_proof.to_json)
+    PRIMARY KEY (id, part)
 );
 """
 _COLS = (
@@ -235,6 +242,22 @@ class Library:
             "SELECT commitment, seed FROM commitments WHERE id = ?", (bytes(mid).hex(),)
         ).fetchone()
         return None if row is None else (bytes.fromhex(row[0]), bytes.fromhex(row[1]))
+
+    def remember_proof(self, mid, part, proof_json):
+        """Keep the proof of a part this host made for match ``mid`` (``gammon.dice_proof``)."""
+        try:
+            with self.db:
+                self.db.execute(
+                    "INSERT OR IGNORE INTO part_proofs VALUES (?, ?, ?)",
+                    (bytes(mid).hex(), bytes(part).hex(), json.dumps(proof_json, sort_keys=True)),
+                )
+        except sqlite3.Error as e:
+            raise _disk_error(e) from None
+
+    def part_proofs(self, mid):
+        """The JSON proofs of the parts this host made for match ``mid``."""
+        rows = self.db.execute("SELECT proof FROM part_proofs WHERE id = ?", (bytes(mid).hex(),))
+        return [json.loads(r[0]) for r in rows]
 
     def __enter__(self):
         return self

@@ -141,5 +141,5 @@ def offer_seed(client, lib, data, board, out):
     from gammon import dice_seed
 
     w = dice_seed.open_window(data)
-    if w is not None and dice_seed.contribute(client, lib, w[0], w[1], board) is not None:
+    if w is not None and dice_seed.contribute(client, lib, w[0], w[1], board, prior=w[2]) is not None:
         out("dice     %s  sent a player seed after its commitment %s" % (w[0].hex(), w[1].hex()[:16]))

@@ -14,9 +14,11 @@ match in the local library (``gammon list``: a match id, a unique prefix of 4+ h
 (``throws`` entries may also be bare ``[d1, d2]`` pairs.) See docs/dice.md.
 
 ``gammon verify`` exits 0 (PASS), 1 (FAIL: some throw, the seed or the player seed does not
-match, or the record order does not prove that a host's part was the last input into the
-dice), 2 (bad input: one line on stderr) or 3 (NOT YET: the board has not revealed the seed,
-the match is not over; nothing failed, nothing can be checked yet). Before that it says in
+match, the record order does not prove that a host's part was the last input into the dice,
+or -- on a host that gave a part -- a part under another host's name follows its own and
+``--after-me`` does not vouch for it), 2 (bad input: one line on stderr) or 3 (NOT YET: the
+board has not revealed the seed, the match is not over; nothing failed, nothing can be checked
+yet). Before that it says in
 words who could have chosen the dice.
 """
 
@@ -114,6 +116,29 @@ class Match:
         return (
             "this host's part is in, but %s came after it: the board could have chosen these dice "
             "with their help (or by making them up)" % _names([n for n, _ in hosts[i + 1 :]])
+        )
+
+    def after_mine(self, mine, vouched, signed=None):
+        """Why the parts after this host's part ``mine`` leave the dice choosable, or None. This
+        host knows its part was the last when it sent it; a part after it under another host's
+        name is either another watching host's or one the board made up after seeing ``mine``
+        (to grind the throws), and only the user can tell which: ``vouched`` names the hosts
+        they know were watching too, by name or by the key fingerprint that ``signed``
+        ({part index: fingerprint}, ``check_parts``) shows for their part."""
+        signed = signed or {}
+        i = max(j for j, (s, _, p) in enumerate(self.parts) if s == dice.SRC_HOST and p == mine)
+        later = [
+            n
+            for j, (s, n, _) in enumerate(self.parts)
+            if j > i and s == dice.SRC_HOST and n not in vouched and signed.get(j) not in vouched
+        ]
+        if not later:
+            return None
+        return (
+            "%s gave a part after this host's: this host cannot tell another watching host's part "
+            "from one the board made up under that name after seeing this host's, so the board could "
+            "have chosen these dice (if %s watched this match too: --after-me %s)"
+            % (_names(later), "they" if len(later) > 1 else "it", " --after-me ".join(later))
         )
 
 
@@ -311,7 +336,77 @@ def _against_remembered(m):
     return None, seed
 
 
+def _library_proofs(mid):
+    """The proofs this host's library keeps of its own parts for match ``mid``."""
+    from gammon import dice_proof
+    from gammon.library import LibraryError
+
+    try:
+        with _library() as lib:
+            return [dice_proof.from_json(o, "library") for o in lib.part_proofs(mid)]
+    except (LibraryError, ValueError):
+        return []
+
+
+def check_parts(m, proofs):
+    """``(lines, bad, signed)``: a line per host part saying whose key signed it (``proofs``,
+    ``gammon.dice_proof``), why a proof fails (``bad``), and ``{part index: key fingerprint}``
+    of the parts whose proof holds."""
+    from gammon import dice_proof
+
+    lines, bad, signed = [], [], {}
+    mine = [p for p in proofs if p["match_id"] == m.match_id]
+    used = set()
+    prior = []
+    for i, (src, name, part) in enumerate(m.parts):
+        if src == dice.SRC_HOST:
+            ps = [p for p in mine if dice_proof.part_of(p["signature"]) == part]
+            if not ps:
+                lines.append(
+                    "part %d: host '%s': no proof here (only its host can tell it is theirs)" % (i + 1, name)
+                )
+            for p in ps:
+                used.add(id(p))
+                fp = dice_proof.fingerprint(p["key"])
+                ok, note = dice_proof.check(p, m.match_id, m.commitment, part, prior)
+                if ok:
+                    signed[i] = fp
+                    after = note or "and the %d part(s) before it" % len(prior)
+                    lines.append(
+                        "part %d: host '%s', key %s: signature holds (over the commitment %s)"
+                        % (i + 1, name, fp, after)
+                    )
+                else:
+                    bad.append("part %d (host '%s', key %s): %s" % (i + 1, name, fp, note))
+                    lines.append("part %d: host '%s', key %s: %s" % (i + 1, name, fp, note))
+        prior.append((src, part))
+    for p in mine:
+        if id(p) not in used:
+            bad.append(
+                "the part of key %s (signed after %d part(s)) is not in the journal: the board dropped it"
+                % (dice_proof.fingerprint(p["key"]), p["before"])
+            )
+    return lines, bad, signed
+
+
+def _write_proofs(path, matches):
+    from gammon import dice_proof
+
+    out = []
+    for m in matches:
+        out += [dice_proof.to_json(p) for p in _library_proofs(m.match_id)]
+    try:
+        with open(path, "w") as f:
+            json.dump(out, f, indent=1)
+            f.write("\n")
+    except OSError as e:
+        raise UserError("cannot write %s (%s)" % (path, e.strerror or e)) from None
+    print("%d proof(s) of this host's parts written to %s" % (len(out), path))
+
+
 def cmd_verify(args):
+    from gammon import dice_proof
+
     matches = load_spec(args.match)
     if args.index is not None:
         if not 0 <= args.index < len(matches):
@@ -328,6 +423,15 @@ def cmd_verify(args):
     seed_arg = None
     if args.seed is not None:
         seed_arg = _hex(args.seed, dice.BOARD_SEED_LEN, "--seed", "argument")
+    given = []
+    for path in getattr(args, "proofs", None) or ():
+        try:
+            given += dice_proof.load(path)
+        except ValueError as e:
+            raise UserError(str(e)) from None
+    vouched = getattr(args, "after_me", None) or ()
+    if getattr(args, "write_proofs", None):
+        _write_proofs(args.write_proofs, matches)
     failed = waiting = False
     for m in matches:
         name = "match %s" % m.match_id.hex()
@@ -336,6 +440,19 @@ def cmd_verify(args):
         if m.note:
             print("  note: " + m.note)
         print("  dice chosen by: " + m.contributions())
+        lines, bad, signed = check_parts(m, _library_proofs(m.match_id) + given)
+        for line in lines:
+            print("  " + line)
+        hosts = [i for i, (s, _, _) in enumerate(m.parts) if s == dice.SRC_HOST]
+        if hosts and not m.order_error and hosts[-1] in signed:
+            print(
+                "  the last host part is key %s's: the board could not have chosen these dice without "
+                "that key's holder" % signed[hosts[-1]]
+            )
+        if bad:
+            print("FAIL: a part's proof does not hold: " + "; ".join(bad))
+            failed = True
+            continue
         if m.order_error:
             if seed is not None:  # still derived, for the record: it proves nothing here
                 ok, _, msg = dice.verify_transcript(m.match_id, m.commitment, seed, m.player_seed, m.throws)
@@ -350,6 +467,11 @@ def cmd_verify(args):
             continue
         if sent:
             print("  " + m.last_input_note(sent))
+            why = m.after_mine(sent, vouched, signed)
+            if why:
+                print("FAIL: " + why)
+                failed = True
+                continue
         mine = any(p == expect_ps for src, _, p in m.parts if src == dice.SRC_HOST)
         if expect_ps is not None and expect_ps != m.player_seed and not mine:
             print(
@@ -532,6 +654,26 @@ def register(sub):
     g.add_argument("--player-seed-hex", metavar="HEX", help="check the board used this 16-byte player seed")
     p.add_argument(
         "--match-index", dest="index", type=int, metavar="N", help="only the N-th match of the file (0-based)"
+    )
+    p.add_argument(
+        "--after-me",
+        action="append",
+        metavar="HOST",
+        help="a host (its name, or its key fingerprint as verify shows it) you know gave its part "
+        "after this host's (another of your hosts watching the match); any other part after "
+        "this host's fails verify (repeatable)",
+    )
+    p.add_argument(
+        "--proofs",
+        action="append",
+        metavar="FILE",
+        help="other hosts' part proofs (JSON, from their --write-proofs): verify shows whose key "
+        "signed each part (repeatable)",
+    )
+    p.add_argument(
+        "--write-proofs",
+        metavar="FILE",
+        help="write the proofs of this host's parts for these matches (JSON) for anyone to check",
     )
     p.set_defaults(func=cmd_verify)
 

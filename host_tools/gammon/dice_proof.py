@@ -1,0 +1,149 @@
+"""Who gave a match's dice, checkable by anyone (docs/dice.md, *Signed parts*).
+
+A host's player-seed part is not 16 random bytes but the hash of an Ed25519 signature: the
+host signs the match's commitment, the parts it saw before its own and a fresh nonce with its
+dice key, and sends ``SHA-256(_ID_TAG || signature)[:16]``. The board stores those 16 bytes as
+any part (nothing changes on the board: no heap, no new record); the host keeps the *proof*
+(its public key, the nonce, what it saw before, the signature) in its library and can hand it to
+anyone (``gammon verify --write-proofs``). With the journal and the proof, a third party
+checks that the part is that key's, made after the commitment and after those parts, and so
+sees which keys contributed and whether the last part really is one; a part the board made up
+under a host's name has no proof, and one under a key the board made itself shows a key
+nobody knows.
+
+The part stays as unpredictable as random bytes: the board never learns the key, and the nonce
+makes each signature new. A key is named by its fingerprint, the first 8 bytes of its SHA-256
+in hex (``fingerprint``).
+
+Example::
+
+    >>> seed = bytes(32)
+    >>> part, proof = make(seed, bytes(8), bytes(32), [], bytes(16))
+    >>> check(proof, bytes(8), bytes(32), part, [])
+    (True, '')
+"""
+
+import hashlib
+import json
+import os
+
+from bg.update.ed25519 import verify
+from bg.update.sign import public_key, sign
+
+FORMAT = "smartgammon-part-proof/1"
+_TAG = b"smartgammon-part-v1"  # what a host signs
+_ID_TAG = b"smartgammon-part-id-v1"  # the part: a hash of the signature
+_PRIOR_TAG = b"smartgammon-prior-v1"
+KEY_FILE = "dice-key"  # beside the library: this host's dice key (64 hex digits, mode 0600)
+
+
+def fingerprint(key):
+    """A public key's name: the first 8 bytes of its SHA-256, in hex."""
+    return hashlib.sha256(bytes(key)).hexdigest()[:16]
+
+
+def prior_hash(parts):
+    """SHA-256 over the contributions ``[(source, part)]`` a host saw before its own."""
+    h = hashlib.sha256(_PRIOR_TAG)
+    for source, part in parts:
+        h.update(bytes((source,)))
+        h.update(bytes(part))
+    return h.digest()
+
+
+def _message(match_id, commitment, prior, nonce):
+    return _TAG + bytes(match_id) + bytes(commitment) + bytes(prior) + bytes(nonce)
+
+
+def part_of(signature):
+    return hashlib.sha256(_ID_TAG + bytes(signature)).digest()[:16]
+
+
+def make(seed, match_id, commitment, prior_parts, nonce):
+    """``(part, proof)``: the 16-byte part to send and its proof (a dict, ``to_json``)."""
+    prior = prior_hash(prior_parts)
+    sig = sign(seed, _message(match_id, commitment, prior, nonce))
+    proof = {
+        "match_id": bytes(match_id),
+        "key": public_key(seed),
+        "nonce": bytes(nonce),
+        "prior": prior,
+        "before": len(prior_parts),
+        "signature": sig,
+    }
+    return part_of(sig), proof
+
+
+def check(proof, match_id, commitment, part, prior_parts):
+    """``(holds, note)``: whether ``proof`` shows ``part`` was signed by its key over this
+    match's commitment; ``note`` says when the parts before it in the journal are not the ones
+    the host saw (another host's part arrived meanwhile, or the board put one there: either
+    way not after it, so the host's part still came last of those it saw)."""
+    if bytes(proof["match_id"]) != bytes(match_id):
+        return False, "the proof is for another match"
+    if part_of(proof["signature"]) != bytes(part):
+        return False, "the part is not the hash of the proof's signature"
+    msg = _message(match_id, commitment, proof["prior"], proof["nonce"])
+    if not verify(bytes(proof["key"]), msg, bytes(proof["signature"])):
+        return False, "the signature does not hold for this match's commitment"
+    if prior_hash(prior_parts) != bytes(proof["prior"]):
+        return True, "signed after %d part(s); the journal has %d before it" % (
+            proof["before"],
+            len(prior_parts),
+        )
+    return True, ""
+
+
+def to_json(proof):
+    out = {"format": FORMAT}
+    for k, v in proof.items():
+        out[k] = v.hex() if isinstance(v, (bytes, bytearray)) else v
+    return out
+
+
+_LENS = {"match_id": 8, "key": 32, "nonce": 16, "prior": 32, "signature": 64}
+
+
+def from_json(obj, source="proof"):
+    """A proof dict from its JSON form; ValueError (one line) on anything malformed."""
+    if not isinstance(obj, dict) or obj.get("format") != FORMAT:
+        raise ValueError("%s: not a part proof (format must be %r)" % (source, FORMAT))
+    out = {}
+    for k, n in _LENS.items():
+        v = obj.get(k)
+        try:
+            b = bytes.fromhex(v) if isinstance(v, str) else b""
+        except ValueError:
+            b = b""
+        if len(b) != n:
+            raise ValueError("%s: %s must be %d bytes of hex" % (source, k, n))
+        out[k] = b
+    before = obj.get("before")
+    if not isinstance(before, int) or isinstance(before, bool) or not 0 <= before < 256:
+        raise ValueError("%s: before must be a count of parts" % source)
+    out["before"] = before
+    return out
+
+
+def load(path):
+    """Every proof in a JSON file (one object or a list); ValueError, one line, when it is bad."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(1 << 20)
+        obj = json.loads(data.decode("utf-8"))
+    except OSError as e:
+        raise ValueError("%s: cannot read (%s)" % (path, e.strerror or e)) from None
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise ValueError("%s: not JSON" % path) from None
+    objs = obj if isinstance(obj, list) else [obj]
+    return [from_json(o, str(path)) for o in objs]
+
+
+def host_key(directory):
+    """This host's dice key (32-byte Ed25519 seed) in ``directory``, made on first use."""
+    from gammon.release import read_key, write_key
+
+    path = os.path.join(str(directory), KEY_FILE)
+    if not os.path.exists(path):
+        write_key(path, os.urandom(32))
+    return read_key(path)
