@@ -83,12 +83,14 @@ def environ(path=(), firmware="source", env=None):
     return out
 
 
-def run(args, *, heap=HEAP, firmware="source", path=(), image=None, env=None, timeout=300, check=False):
-    """Run MicroPython to the end from the repository's root -> ``subprocess.CompletedProcess``.
+def run(
+    args, *, heap=HEAP, firmware="source", path=(), image=None, env=None, timeout=300, check=False, cwd=ROOT
+):
+    """Run MicroPython to the end in ``cwd`` (the repository's root) -> ``subprocess.CompletedProcess``.
     ``check``: raise RuntimeError with the interpreter's output when it exits non-zero."""
     proc = subprocess.run(
         command(args, heap, firmware, image),
-        cwd=str(ROOT),
+        cwd=str(cwd),
         env=environ(path, firmware, env),
         capture_output=True,
         text=True,

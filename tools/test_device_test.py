@@ -11,7 +11,6 @@ as it was.
 """
 
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -22,6 +21,7 @@ from pathlib import Path
 
 from tools import (
     deploy_test,  # noqa: F401 - the same socat set-up (installs socat when missing)
+    mpy,
     test_device,
 )
 
@@ -40,14 +40,8 @@ def test_fails_on_purpose():
 
 def _direct(name, device):
     """The module under tests/mpy_runner.py on the same interpreter, firmware from ``device``."""
-    env = dict(os.environ, MICROPYPATH=":".join([str(device), str(ROOT / "tests" / "portable"), ".frozen"]))
-    p = subprocess.run(
-        [test_device.deploy.tool("micropython"), str(ROOT / "tests" / "mpy_runner.py"), name],
-        cwd=str(device),
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
+    p = mpy.run(
+        [mpy.RUNNER, name], heap=None, firmware=None, path=[device, "tests/portable"], cwd=device, timeout=600
     )
     m = re.search(r"micropython: (\d+) passed, (\d+) failed, (\d+) skipped", p.stdout)
     assert m, p.stdout[-2000:] + p.stderr[-2000:]

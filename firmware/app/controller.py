@@ -141,7 +141,7 @@ class Controller(Turns):
                 if self.intent(side, what, arg, now):
                     return True
                 break
-        if self.settings.computer >= 0 and ph == D.OPENING and self.game_no:
+        if self.settings.computer >= 0 and ph == D.OPENING and self.mt.game_no:
             # the house opening's first press started the match but was not the player's
             # throw: the computer throws its half (app.opponent)
             if self._computer(now):
@@ -184,7 +184,7 @@ class Controller(Turns):
             return True
         if what == _I_ROLL:
             if ph == D.OPENING and self.board_matches():
-                if not self.game_no:
+                if not self.mt.game_no:
                     self._start_match()
                 return self._opening_throw(side)
             if ph == D.CHOICE and mine:
@@ -200,7 +200,7 @@ class Controller(Turns):
         if what == _I_DOUBLE:
             if mine and self.may_double and self.board_matches():
                 self.message = ""
-                self._emit(R.DOUBLE, (side, 2 * self.cube))
+                self._emit(R.DOUBLE, (side, 2 * self.mt.cube))
                 return True
             if mine and ph == D.AWAIT_ROLL:  # the roller's refused press says why
                 self.message = self._no_double()
@@ -214,7 +214,7 @@ class Controller(Turns):
                 self._emit(R.DROP, (side,))
                 self._end_decided()
             elif self.mt.can_beaver():
-                self._emit(R.BEAVER, (side, 4 * self.cube))
+                self._emit(R.BEAVER, (side, 4 * self.mt.cube))
             else:
                 return False
             return True

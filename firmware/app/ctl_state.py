@@ -60,7 +60,9 @@ class State:
 
     def _new_match_state(self):
         # the match rules and the position: bg.match's fold (check=False: only plays the
-        # recogniser found legal are recorded here, and the boot replay stays fast)
+        # recogniser found legal are recorded here, and the boot replay stays fast). Its
+        # names are the one way to read them (``ctl.mt.pos``, ``.cube``, ``.owner``, ``.score``,
+        # ``.game_no``, ``.crawford``, ``.result``, ``.opening``), as on the host (gammon.model)
         self.mt = _match.Fold(False)
         self.phase = D.IDLE
         self.side = -1
@@ -80,41 +82,6 @@ class State:
         if self.opp is not None:
             self.opp.new_match()  # its turn keys (``throws``) start over
 
-    # the match state is the fold's (bg.match.Fold); these read it for the view and tests
-    # (read-only: only the fold changes it)
-    @property
-    def pos(self):
-        return self.mt.pos
-
-    @property
-    def cube(self):
-        return self.mt.cube
-
-    @property
-    def owner(self):
-        return self.mt.owner
-
-    @property
-    def score(self):
-        return self.mt.score
-
-    @property
-    def game_no(self):
-        return self.mt.game_no
-
-    @property
-    def crawford_game(self):
-        return self.mt.crawford
-
-    @property
-    def result(self):
-        """(winner, points, kind, reason) of the last game, None during one."""
-        return self.mt.result
-
-    @property
-    def opening(self):
-        return self.mt.opening
-
     @property
     def may_double(self):
         """The side on roll may offer the cube now: before rolling and as ``bg.match``'s rules
@@ -124,7 +91,7 @@ class State:
 
     def expected(self):
         """The counts the physical board should read when it is at rest now."""
-        return _rec.observe(self.pos, self._expect, self.caps)
+        return _rec.observe(self.mt.pos, self._expect, self.caps)
 
     def board_matches(self):
         return self.sensed_valid and self.sensed == self.expected()
@@ -206,7 +173,7 @@ class State:
             fair = Fairness(self.match_id, board_seed, self.player_seed, self.throws, False, self.seed_parts)
             if fair.commitment != self.commitment:
                 raise ValueError("dice seed does not match the journal's commitment")
-            if self.game_no:
+            if self.mt.game_no:
                 fair.fix()  # the first game starts on the fixed seed: cut before its throw
             self.fair = fair
             self.cup = Cup(fair)
@@ -226,7 +193,7 @@ class State:
         self.side = side
         self.dice[0] = dice[0]
         self.dice[1] = dice[1]
-        self.turn_start[:] = self.pos
+        self.turn_start[:] = self.mt.pos
         self.pending_play = None
         self.rec_turn = False  # begun lazily (_track): a journal replay folds many turns
         self.selecting = False

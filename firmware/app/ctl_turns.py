@@ -83,7 +83,7 @@ class Turns(State):
         Returns the match id. ValueError when no match is waiting for player seeds; nothing
         is changed then."""
         f = self.fair
-        if f is None or self.phase != D.OPENING or self.game_no or not f.open:
+        if f is None or self.phase != D.OPENING or self.mt.game_no or not f.open:
             raise ValueError("no match is waiting for player seeds")
         if self.joint_side >= 0 and len(self.seed_parts) >= 2:
             raise ValueError("both hosts' parts are in")  # side 0's host's, then side 1's
@@ -136,7 +136,7 @@ class Turns(State):
         with the standard opening (each throw is both boards'). Journals JOINT_START; returns
         ``(match id, commitment)`` of this board. ValueError otherwise; nothing changes."""
         f = self.fair
-        if f is None or self.phase != D.OPENING or self.game_no or not f.open or self.seed_parts:
+        if f is None or self.phase != D.OPENING or self.mt.game_no or not f.open or self.seed_parts:
             raise ValueError("no match is waiting for its dice")
         if self.joint_side >= 0:
             raise ValueError("the other board's commitment is already taken")
@@ -215,7 +215,7 @@ class Turns(State):
         crawford = self.mt.next_is_crawford()
         self._emit(
             R.GAME_START,
-            (self.game_no + 1, self.score[0], self.score[1], R.GAME_CRAWFORD if crawford else 0),
+            (self.mt.game_no + 1, self.mt.score[0], self.mt.score[1], R.GAME_CRAWFORD if crawford else 0),
         )
 
     def _throw(self, side):
@@ -236,7 +236,7 @@ class Turns(State):
                 return self.joint_due and not was  # asked for now: waiting for the other's share
             self._emit(R.OPENING, (0, (d[0], d[1])))
             if d[0] == d[1] and self.mt.may_auto_double():
-                self._emit(R.AUTO_DOUBLE, (2 * self.cube,))
+                self._emit(R.AUTO_DOUBLE, (2 * self.mt.cube,))
             return True
         want = 0 if self.house_first is None else 1
         if side != want:
@@ -348,7 +348,7 @@ class Turns(State):
 
     def _after_play(self, mover):
         """After a recorded play: the game is over when the mover bore off all 15."""
-        r = self.rules.game_result(self.pos, mover)
+        r = self.rules.game_result(self.mt.pos, mover)
         if r:
             self._end_game(mover, r, R.END_BEAROFF)
 
@@ -383,7 +383,7 @@ class Turns(State):
             if res is None or not (res[3] == R.END_TIME or mt.is_over()):
                 return
             winner = res[0] if res[3] == R.END_TIME else mt.match_winner()
-        self._emit(R.MATCH_END, (winner, self.score[0], self.score[1]))
+        self._emit(R.MATCH_END, (winner, self.mt.score[0], self.mt.score[1]))
         if self.fair is not None:
             self.fair.end_match()
             self._emit(R.SEED_REVEAL, (self.fair.reveal(),))
@@ -400,7 +400,7 @@ class Turns(State):
         lp = self.last_play
         if mt.phase == F_ENDED:
             self._end_decided()
-        elif mt.phase == F_AWAIT and lp is not None and self.rules.game_result(self.pos, lp[0]):
+        elif mt.phase == F_AWAIT and lp is not None and self.rules.game_result(self.mt.pos, lp[0]):
             self._after_play(lp[0])
         elif mt.phase == F_GAME_OVER:
             self._end_match(-1)
@@ -429,6 +429,6 @@ class Turns(State):
         """Money play has no natural end: the players end the session (both CUBE buttons
         held, see app.main) between games."""
         if self.phase == D.GAME_OVER and not self.settings.length:
-            self._end_match(0 if self.score[0] >= self.score[1] else 1)
+            self._end_match(0 if self.mt.score[0] >= self.mt.score[1] else 1)
             return True
         return False

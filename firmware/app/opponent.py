@@ -409,16 +409,16 @@ class Opponent:
             return self._move(ctl, now)
         if ph == D.CHOICE and side == comp:
             return ctl.intent(comp, D.I_KEEP, None, now)  # house opening: it keeps its throw
-        if ph == D.OPENING and ctl.game_no and ctl.settings.house:
+        if ph == D.OPENING and ctl.mt.game_no and ctl.settings.house:
             want = 0 if ctl.house_first is None else 1
-            if want == comp and ctl.opening.state == 0:
+            if want == comp and ctl.mt.opening.state == 0:
                 return ctl.intent(comp, D.I_ROLL, None, now)
             return False
         if ph == D.DOUBLED and side != comp:
             c = self._host_says(ctl, now)
             if c is None:
                 return False  # the host is deciding whether to take
-            take = c == 1 or (c == -1 and self.takes(ctl.pos, comp))
+            take = c == 1 or (c == -1 and self.takes(ctl.mt.pos, comp))
             return ctl.intent(comp, D.I_TAKE if take else D.I_DROP, None, now)
         if ph == D.RESIGNING and side != comp:
             c = self._host_says(ctl, now) if self.remote else -1
@@ -465,7 +465,7 @@ class Opponent:
         side &= 1
         comp = ctl.settings.computer
         if side != comp:
-            if ctl.game_no or ctl.phase not in (D.IDLE, D.MATCH_OVER):
+            if ctl.mt.game_no or ctl.phase not in (D.IDLE, D.MATCH_OVER):
                 return "the match in progress has no computer on that side"
         if name != self.strength or side != comp:
             o = ctl.settings

@@ -43,16 +43,16 @@ class Status:
         out[1] = ctl.side
         out[2] = ctl.dice[0]
         out[3] = ctl.dice[1]
-        out[4] = ctl.cube
-        out[5] = ctl.owner
-        out[6] = ctl.score[0]
-        out[7] = ctl.score[1]
+        out[4] = ctl.mt.cube
+        out[5] = ctl.mt.owner
+        out[6] = ctl.mt.score[0]
+        out[7] = ctl.mt.score[1]
         out[8] = ctl.last_play  # compared by identity: a new play is a new tuple
         out[9] = ctl.message
         out[10] = ctl.show_errors(now)
         out[11] = ctl.missing  # row masks: 28 bits, a small int on the 32-bit board too
         out[12] = ctl.extra
-        out[13] = ctl.result
+        out[13] = ctl.mt.result
         o = ctl.opp  # the computer's or the coach's play on the LEDs (app.opponent)
         out[14] = o.plan if o is not None and o.showing(ctl) else None
         out[15] = o.verdict if o is not None else None  # learning mode's (a new one: a new tuple)
@@ -85,19 +85,19 @@ class Status:
 
     def line(self, ctl, now):
         """The status as a dict (allocates: only when something changed)."""
-        pos = ctl.pos
+        pos = ctl.mt.pos
         lp = ctl.last_play
-        res = ctl.result
+        res = ctl.mt.result
         return {
             "t": "st",
             "ph": ctl.phase,
             "s": ctl.side,
             "d": [ctl.dice[0], ctl.dice[1]],
-            "c": ctl.cube,
-            "o": ctl.owner,
-            "sc": [ctl.score[0], ctl.score[1]],
+            "c": ctl.mt.cube,
+            "o": ctl.mt.owner,
+            "sc": [ctl.mt.score[0], ctl.mt.score[1]],
             "len": ctl.settings.length,
-            "cr": 1 if ctl.crawford_game else 0,
+            "cr": 1 if ctl.mt.crawford else 0,
             "pip": [B.pip_count(pos, 0), B.pip_count(pos, 1)],
             "pos": hexlify(pos).decode(),
             "lp": [lp[0], list(lp[1])] if lp else None,

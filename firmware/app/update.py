@@ -38,23 +38,17 @@ def _release_boot():
 
 
 def release_key():
-    """The key bundles must be signed with: the release key; on the unix port (the simulator
-    and its tests, never the ESP32, which has no ``os.getenv``) ``SG_FW_KEY`` (hex) may name
-    a development key."""
-    import os
-
-    f = getattr(os, "getenv", None)
-    k = f("SG_FW_KEY") if f else None
-    if k:
-        return bytes.fromhex(k)
+    """The key bundles must be signed with unless the HAL names another (``Trial``'s ``key``:
+    the simulator's development key, ``hal.sim.from_env``; never on the ESP32)."""
     from bg.update.bundle import RELEASE_PUB
 
     return RELEASE_PUB
 
 
 class Trial:
-    def __init__(self, clock, log, restart=None, root=None, path=None):
+    def __init__(self, clock, log, restart=None, root=None, path=None, key=None):
         boot = _boot()
+        self.key = key  # the HAL's update key (the simulator's development key), None: release
         self.clock = clock
         self.log = log
         self.restart = restart
@@ -89,7 +83,7 @@ class Trial:
             return None
         from bg.update.slots import Updater
 
-        return Updater(self.root, self.path, release_key())
+        return Updater(self.root, self.path, self.key or release_key())
 
     def healthy(self):
         if self.done:

@@ -141,7 +141,7 @@ class View:
             return p.finish()
         ph = ctl.phase
         side = ctl.side
-        owner = None if ctl.owner < 0 else ctl.owner
+        owner = None if ctl.mt.owner < 0 else ctl.mt.owner
         left = self.clock_left(ctl, now)
         if ph in _SETUP and not ctl.board_matches():
             self._guide(ctl)
@@ -156,7 +156,7 @@ class View:
         elif ph == C.CHOICE:
             p.turn(side)
             p.dice(ctl.dice[0], ctl.dice[1], side)
-            p.cube(ctl.cube, owner)
+            p.cube(ctl.mt.cube, owner)
         elif ph == C.AWAIT_ROLL:
             if not ctl.board_matches():
                 self._guide(ctl)
@@ -166,7 +166,7 @@ class View:
             elif ctl.last_play is not None:
                 p.last_move(ctl.last_play[1], ctl.last_play[0])
             p.turn(side)
-            p.cube(ctl.cube, owner)
+            p.cube(ctl.mt.cube, owner)
         elif ph in _TURN:
             lvl = 255
             if ph == C.ILLEGAL:
@@ -181,22 +181,22 @@ class View:
                 p.set(b.turn_led[1 - side], L.SIDE_COLOURS[1 - side], p.fast.level)
             else:
                 p.turn(side)
-            p.cube(ctl.cube, owner)
+            p.cube(ctl.mt.cube, owner)
             if self.anim is not None:
                 p.dice(self.anim[0], self.anim[1], side, 64)
             else:
                 p.dice(ctl.dice[0], ctl.dice[1], side, lvl)
         elif ph == C.DOUBLED:
-            p.cube(2 * ctl.cube, owner, offered=True, by=side)
+            p.cube(2 * ctl.mt.cube, owner, offered=True, by=side)
             p.turn(1 - side)
         elif ph == C.RESIGNING:
             p.turn(1 - side)
             p.dice(ctl.resign_value, 0, side, p.fast.level)
-            p.cube(ctl.cube, owner)
-        elif ph in _OVER and ctl.result is not None:
-            r = ctl.result
+            p.cube(ctl.mt.cube, owner)
+        elif ph in _OVER and ctl.mt.result is not None:
+            r = ctl.mt.result
             p.result(r[0], r[2], ph == C.MATCH_OVER)
-            p.cube(ctl.cube, owner)
+            p.cube(ctl.mt.cube, owner)
             if r[3] == C.END_TIME:
                 L.flag_fall(p, 1 - r[0])
         if left >= 0:

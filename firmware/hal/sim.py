@@ -459,6 +459,9 @@ def from_env():
     # server turns it off on the board model, whose 64k heap is the board's, not the page's
     cfg["status"] = env("SG_SIM_STATUS") != "0"
     cfg["serial_link"] = env("SG_SERIAL_LINK") == "1"
+    key = env("SG_FW_KEY")  # a development key the update bundles are signed with (tests)
+    if key:
+        cfg["fw_key"] = bytes.fromhex(key)
     return cfg
 
 

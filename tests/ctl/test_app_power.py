@@ -36,7 +36,7 @@ def _halted_mid_turn(d):
     # the roll of this turn waits in RAM for its play (one TURN record): the critical level
     # must store it before it stops writing
     assert app.recorder.pending_roll is not None
-    dice, side, pos = tuple(app.ctl.dice[:2]), app.ctl.side, bytes(app.ctl.pos)
+    dice, side, pos = tuple(app.ctl.dice[:2]), app.ctl.side, bytes(app.ctl.mt.pos)
     _critical(app, hw)
     assert app.recorder.closed and app.recorder.pending_roll is None
     size = _journal_bytes(d)
@@ -44,7 +44,7 @@ def _halted_mid_turn(d):
     rules.apply_steps(r, side, _pick(app.ctl))
     _sense(app, r)
     _press(app, "roll", side)
-    assert app.ctl.phase == C.MOVING and bytes(app.ctl.pos) == pos
+    assert app.ctl.phase == C.MOVING and bytes(app.ctl.mt.pos) == pos
     assert _journal_bytes(d) == size
     # the LEDs: only the empty-battery sign
     app.view.paint(app.ctl, hw.clock.ms)
@@ -61,7 +61,7 @@ def test_critical_battery_mid_match_resumes_after_the_cell_dies_with_nothing_los
     again, _ = _app(d, log=logs.append)
     c = again.ctl
     assert c.phase == C.MOVING and c.side == side and tuple(c.dice[:2]) == dice
-    assert bytes(c.pos) == pos
+    assert bytes(c.mt.pos) == pos
     # every action the board confirmed before the halt came back from the journal (the
     # waiting roll included: it was stored alone at the halt); the state above is theirs
     assert seen.count(C.K_ROLL) == 3 and seen[-1] == C.K_ROLL  # the last one waited for its play
@@ -81,7 +81,7 @@ def _charged_and_played_on(d):
     assert not app.power.halted and not app.recorder.closed
     _turn(app, r)
     _turn(app, r)
-    return bytes(app.ctl.pos), app.ctl.side, tuple(app.ctl.dice[:2]), bytearray(r)
+    return bytes(app.ctl.mt.pos), app.ctl.side, tuple(app.ctl.dice[:2]), bytearray(r)
 
 
 def test_a_charge_ends_the_halt_and_the_match_plays_on_in_the_same_journal():
@@ -89,7 +89,7 @@ def test_a_charge_ends_the_halt_and_the_match_plays_on_in_the_same_journal():
     pos, side, dice, where = _charged_and_played_on(d)
     gc.collect()  # the cell dies: the board's heap holds one App
     again, _ = _app(d)
-    assert bytes(again.ctl.pos) == pos and again.ctl.side == side
+    assert bytes(again.ctl.mt.pos) == pos and again.ctl.side == side
     # the last roll waited in RAM for its play (journal policy): the same press throws it again
     assert again.ctl.phase == C.AWAIT_ROLL
     _sense(again, where)  # the checkers where the players left them

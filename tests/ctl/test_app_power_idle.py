@@ -39,12 +39,12 @@ def test_the_gauge_gesture_shows_the_battery_and_reaches_no_game():
     d = _dir()
     app, hw = _app(d, mv=3800)
     _start(app)
-    before = (app.ctl.phase, bytes(app.ctl.pos), len(app.ctl.outbox))
+    before = (app.ctl.phase, bytes(app.ctl.mt.pos), len(app.ctl.outbox))
     # the player not moving (the mover's long ROLL while it moves is the coach's)
     other = 1 - app.ctl.side if app.ctl.phase == C.MOVING else 1
-    app.on_button(_idx(app, "roll", other), C.LONG, hw.clock.ms)
+    app.presses.press(_idx(app, "roll", other), C.LONG, hw.clock.ms)
     assert app.power.showing(hw.clock.ms)
-    assert (app.ctl.phase, bytes(app.ctl.pos), len(app.ctl.outbox)) == before
+    assert (app.ctl.phase, bytes(app.ctl.mt.pos), len(app.ctl.outbox)) == before
     app.view.paint(app.ctl, hw.clock.ms)
     n = 0
     for q in range(1, 11):

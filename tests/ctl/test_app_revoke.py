@@ -1,4 +1,4 @@
-"""The revoke-all gesture at app level (``app.main.App.poll_buttons``, docs/controller.md): all
+"""The revoke-all gesture at app level (``app.buttons.Gestures.poll``, docs/controller.md): all
 four buttons held 3 s make the link forget every paired host and end every session (a logged-in
 host is told in a last signed frame), and the point LEDs blink vermillion; a shorter hold, two
 buttons, or the gesture itself press nothing else. Runs on CPython and MicroPython (the real
@@ -98,7 +98,7 @@ def _app():
     logs = []
     app = main.App(hw, desc, main.settings_from(None), logs.append)
     link = make_board()
-    app._wiring().hub = Hub(link)
+    app.host.make_wiring().hub = Hub(link)
     key = b"K" * 32
     link.add_host(HOST_ID, key, "laptop")  # paired earlier (pairing itself: test_protocol_auth)
     s, mac = _login(link, key)
@@ -115,12 +115,12 @@ def _hold(app, hw, buttons, ms):
         hw.buttons.down[i] = 1
     t = 0
     while t <= ms:
-        app.poll_buttons(hw.clock.ms)
+        app.buttons.poll(hw.clock.ms)
         hw.clock.ms += 10
         t += 10
     for i in buttons:
         hw.buttons.down[i] = 0
-    app.poll_buttons(hw.clock.ms)
+    app.buttons.poll(hw.clock.ms)
 
 
 def _vermillion_points(app, now):

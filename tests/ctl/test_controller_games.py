@@ -16,9 +16,10 @@ def test_crawford_game_has_no_cube_then_post_crawford_does():
     w = c.side
     r.press(w, C.CUBE)
     r.press(1 - w, C.CUBE)  # drop: w leads 1-0, one away from 2
-    assert c.phase == C.GAME_OVER and c.score[w] == 1
+    assert c.phase == C.GAME_OVER and c.mt.score[w] == 1
     assert r.press(0, C.ROLL)
-    assert c.outbox[-1] == (C.K_GAME_START, (2, c.score[0], c.score[1], C.GAME_CRAWFORD)) and c.crawford_game
+    sc = c.mt.score
+    assert c.outbox[-1] == (C.K_GAME_START, (2, sc[0], sc[1], C.GAME_CRAWFORD)) and c.mt.crawford
     r.set_start()
     while c.phase == C.OPENING:
         r.press(0, C.ROLL)
@@ -31,9 +32,9 @@ def test_crawford_game_has_no_cube_then_post_crawford_does():
         else:
             r.play_turn()
     assert r.press(w, C.CUBE, C.LONG) and r.press(1 - w, C.ROLL)
-    assert c.score == [1, 1] and c.phase == C.GAME_OVER
+    assert c.mt.score == [1, 1] and c.phase == C.GAME_OVER
     assert r.press(0, C.ROLL)
-    assert c.outbox[-1][1][3] == 0 and not c.crawford_game
+    assert c.outbox[-1][1][3] == 0 and not c.mt.crawford
     r.set_start()
     while c.phase == C.OPENING:
         r.press(0, C.ROLL)
@@ -47,7 +48,7 @@ def test_jacoby_counts_gammons_only_with_the_cube_turned():
     r.play_turn()
     d = c.side
     assert r.press(d, C.CUBE) and r.press(1 - d, C.ROLL)  # doubled and taken
-    assert c.owner == 1 - d and c.mt.game_value(2) == 4
+    assert c.mt.owner == 1 - d and c.mt.game_value(2) == 4
     m, _ = H.started(length=5, jacoby=True)  # Jacoby is a money-play rule
     assert m.mt.game_value(2) == 2
 
@@ -95,7 +96,7 @@ def test_game_to_the_end_scores_and_match_end_reveals_the_seed():
     assert list(tape.kinds[-3:]) == [C.K_GAME_END, C.K_MATCH_END, C.K_SEED_REVEAL]
     assert tape.kinds[0] == C.K_MATCH_START and len(tape.kinds) > 50
     w, pts, kind, reason = tape.last[0][1]
-    assert reason == C.END_BEAROFF and pts == kind and c.score[w] == pts
+    assert reason == C.END_BEAROFF and pts == kind and c.mt.score[w] == pts
     ms = tape.start
     assert len(tape.throws) > 40
     # the opening press's timing is the one contribution; MATCH_START carries no seed
@@ -121,8 +122,8 @@ def test_replay_rebuilds_the_state_and_the_next_throw():
     seed = c.board_seed()
     d = H.make()
     d.resume(iter(c.outbox), seed)
-    assert (d.pos, d.phase, d.side, d.score) == (c.pos, c.phase, c.side, c.score)
-    assert (d.cube, d.throws) == (c.cube, c.throws)
+    assert (d.mt.pos, d.phase, d.side, d.mt.score) == (c.mt.pos, c.phase, c.side, c.mt.score)
+    assert (d.mt.cube, d.throws) == (c.mt.cube, c.throws)
     r.press(c.side, C.ROLL)
     d.board(r.c.sensed, 0)
     d.button(d.side, C.ROLL)
@@ -166,7 +167,7 @@ def test_power_cut_between_a_drop_and_its_game_end_finishes_the_game():
     e = H.make()
     e.resume(iter(c.outbox[:cut]), c.board_seed())
     assert e.outbox == c.outbox[cut:]  # the GAME_END the live board wrote
-    assert e.phase == C.GAME_OVER and e.score == c.score and c.score[d] == 1
+    assert e.phase == C.GAME_OVER and e.mt.score == c.mt.score and c.mt.score[d] == 1
 
 
 def test_power_cut_between_a_resignation_and_its_answer_asks_the_opponent_again():
@@ -181,4 +182,4 @@ def test_power_cut_between_a_resignation_and_its_answer_asks_the_opponent_again(
     assert not e.button(s, C.CUBE) and e.resign_value == 2  # the journaled offer stands
     assert not e.button(s, C.CUBE, C.LONG) and e.phase == C.RESIGNING  # and is not withdrawn
     assert e.button(1 - s, C.ROLL)
-    assert e.outbox == c.outbox[cut:] and e.score == c.score  # answered as the live board did
+    assert e.outbox == c.outbox[cut:] and e.mt.score == c.mt.score  # answered as the live board did

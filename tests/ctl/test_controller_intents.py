@@ -12,7 +12,8 @@ from app import rules
 
 
 def _snapshot(c):
-    return (c.phase, c.side, bytes(c.dice), bytes(c.pos), c.cube, c.owner, tuple(c.score), len(c.outbox))
+    mt = c.mt
+    return (c.phase, c.side, bytes(c.dice), bytes(mt.pos), mt.cube, mt.owner, tuple(mt.score), len(c.outbox))
 
 
 def _refused(c, side, what, arg=None):
@@ -41,7 +42,7 @@ def test_an_intent_out_of_turn_is_refused_and_changes_nothing():
     _refused(c, o, C.I_TAKE)  # the doubler cannot take its own cube
     _refused(c, o, C.I_DROP)
     _refused(c, 1 - o, C.I_BEAVER)  # match play: no beavers
-    assert c.intent(1 - o, C.I_TAKE) and c.cube == 2 and c.owner == 1 - o
+    assert c.intent(1 - o, C.I_TAKE) and c.mt.cube == 2 and c.mt.owner == 1 - o
 
 
 def test_bad_arguments_are_errors():
@@ -86,7 +87,7 @@ def test_a_resignation_through_intents_raises_withdraws_and_is_accepted():
     assert c.intent(1 - s, C.I_ACCEPT)
     kinds = H.kinds(c)[-3:]
     assert kinds == [C.K_RESIGN, C.K_RESIGN_ACCEPT, C.K_GAME_END]
-    assert c.outbox[-1][1] == (1 - s, 2, 2, C.END_RESIGN) and c.score[1 - s] == 2
+    assert c.outbox[-1][1] == (1 - s, 2, 2, C.END_RESIGN) and c.mt.score[1 - s] == 2
 
 
 def _as_press(q, side, what):

@@ -100,7 +100,7 @@ def _play(a, b):
     side = a.c.side
     steps = a.r.play_turn()
     b.r.play_turn(steps)
-    assert b.c.last_play[0] == side and b.c.pos == a.c.pos
+    assert b.c.last_play[0] == side and b.c.mt.pos == a.c.mt.pos
 
 
 def test_two_boards_throw_the_same_dice_and_the_journals_prove_them():
@@ -153,7 +153,7 @@ def test_a_share_out_of_order_twice_or_too_early_is_refused_and_never_journaled(
     except ValueError:
         pass
     a.c.contribute("host 0", P0)
-    assert not a.r.press(0, C.ROLL) and a.c.game_no == 0  # one part: the match waits
+    assert not a.r.press(0, C.ROLL) and a.c.mt.game_no == 0  # one part: the match waits
     a.c.contribute("host 1", P1)
     try:
         a.c.contribute("host 2", P1)
@@ -275,7 +275,7 @@ def test_each_board_plays_the_other_side_as_a_host_decided_computer():
         steps = here.r.play_turn()
         assert there.c.decide(k, steps, there.r.now) is None  # the host's DECIDE PLAY
         _follow(there)
-        assert there.c.pos == here.c.pos and there.c.last_play[0] == side
+        assert there.c.mt.pos == here.c.mt.pos and there.c.last_play[0] == side
         # the next side: its own board's player presses ROLL (a second press changes
         # nothing); on the other board its computer waits for its host's "rolled" (it might
         # have doubled), sent when the first board's share comes out (gammon.remote.BoardDice)

@@ -109,7 +109,7 @@ def test_whole_match_against_pubeval_to_the_end_with_verifiable_dice():
             asked = spy.asked
             plan = _follow(c, r)
             assert plan == spy.last and spy.asked == asked  # the chooser's play, asked once
-    assert max(c.score) >= 3 and games >= 1 and tape.plays[1] > 10 and tape.plays[0] > 10
+    assert max(c.mt.score) >= 3 and games >= 1 and tape.plays[1] > 10 and tape.plays[0] > 10
     ms = tape.start
     assert ms[3] & C.OPT_COMPUTER[1] and not ms[3] & C.OPT_COMPUTER[0] and ms[8] == "pubeval"
     m = dice.SeedMixer()
@@ -299,7 +299,7 @@ def test_a_double_is_answered_and_a_resume_keeps_the_computers_side():
     assert c.phase == C.AWAIT_ROLL and c.side == 0 and c.may_double
     assert r.press(0, C.CUBE)
     # early in the game the race is close: the computer takes (the cube is 2, its own)
-    assert c.phase == C.AWAIT_ROLL and c.cube == 2 and c.owner == 1
+    assert c.phase == C.AWAIT_ROLL and c.mt.cube == 2 and c.mt.owner == 1
     assert c.outbox[-2:] == [(C.K_DOUBLE, (0, 2)), (C.K_TAKE, (1,))]
     tape = list(c.outbox)
     d = H.make()  # a power cut: the journal replays into a board with default settings
@@ -384,7 +384,7 @@ def test_house_opening_the_computer_throws_its_half_and_keeps_its_throw():
         if c.phase == C.CHOICE:  # the player started: its choice (the computer keeps its own)
             assert c.side != comp and r.press(c.side, C.ROLL)
         assert c.phase == C.MOVING, c.phase
-        assert (c.dice[0], c.dice[1]) == c.opening.dice  # the starter plays the kept throw
+        assert (c.dice[0], c.dice[1]) == c.mt.opening.dice  # the starter plays the kept throw
         if c.side == comp:
             assert c.opp.plan is not None
 

@@ -86,11 +86,10 @@ def test_the_intents_numbers_are_one_list():
 
 
 def test_the_device_app_reads_no_simulator_setting(monkeypatch):
-    # the simulator's settings are its HAL's (hal.sim.from_env), the backend's name hal's
-    # (app/update.py still reads the update's test key SG_FW_KEY: the update work's to move)
+    # the simulator's settings are its HAL's (hal.sim.from_env: the update key too), the
+    # backend's name hal's
     for p in (ROOT / "firmware" / "app").glob("*.py"):
-        if p.name != "update.py":
-            assert "SG_" not in p.read_text() and "getenv" not in p.read_text(), p.name
+        assert "SG_" not in p.read_text() and "getenv" not in p.read_text(), p.name
     import hal
     from hal import sim
 
@@ -100,7 +99,9 @@ def test_the_device_app_reads_no_simulator_setting(monkeypatch):
     monkeypatch.setenv("SG_SETTINGS", '{"length": 5, "computer": 1}')
     monkeypatch.setenv("SG_SCAN_HZ", "50")
     monkeypatch.setenv("SG_SIM_STATUS", "0")
+    monkeypatch.setenv("SG_FW_KEY", "00ff" * 16)
     cfg = sim.from_env()
+    assert cfg["fw_key"] == bytes.fromhex("00ff" * 16)
     assert hal.backend() == "sim"
     assert cfg["port"] == 4711 and cfg["seed"] == b"s5" and cfg["scan_hz"] == 50
     assert cfg["settings"] == {"length": 5, "computer": 1} and cfg["status"] is False

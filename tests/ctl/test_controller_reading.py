@@ -31,7 +31,7 @@ def test_ambiguous_reading_is_resolved_by_the_mover():
         assert c.phase == C.MOVING and len(c.choices) == 2
         r.choose(0)
         k, f = c.outbox[-1]
-        assert k == C.K_PLAY and c.pos == r.pos and c.choices is None
+        assert k == C.K_PLAY and c.mt.pos == r.pos and c.choices is None
 
 
 def test_a_lifted_checker_shows_its_legal_destinations():
@@ -96,7 +96,7 @@ def test_a_hit_in_progress_is_not_illegal():
     assert r.press(0, C.ROLL)
     k, f = c.outbox[-1]
     assert k == C.K_PLAY and f[2] == 0 and sorted(f[1]) == [5, 6, 6, 8]
-    assert c.pos == r.pos
+    assert c.mt.pos == r.pos
 
 
 def test_casual_unfinished_play_may_be_accepted():

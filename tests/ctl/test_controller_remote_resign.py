@@ -119,7 +119,7 @@ def test_a_resignation_rejected_across_the_link_lets_the_game_go_on():
     for i in range(0, len(plan), 2):
         rules._board.apply_step(there.r.pos, side, plan[i], plan[i + 1])
         there.r.sense()
-    assert there.c.last_play == here.c.last_play and there.c.pos == here.c.pos
+    assert there.c.last_play == here.c.last_play and there.c.mt.pos == here.c.mt.pos
     assert here.shared() == there.shared()
 
 
@@ -138,8 +138,8 @@ def test_a_resignation_accepted_across_the_link_ends_the_game_alike_on_both_boar
     assert there.r.press(1 - side, C.ROLL)  # its player accepts
     assert there.c.phase in (C.GAME_OVER, C.MATCH_OVER)
     assert _decide(here, k, True) is None
-    assert here.c.phase == there.c.phase and here.c.score == there.c.score
-    assert here.c.score[1 - side] == 3  # a backgammon at cube 1
+    assert here.c.phase == there.c.phase and here.c.mt.score == there.c.mt.score
+    assert here.c.mt.score[1 - side] == 3  # a backgammon at cube 1
     assert here.shared() == there.shared()
     got = [k2 for k2, f in here.j if k2 in (R.RESIGN, R.RESIGN_ACCEPT, R.GAME_END)]
     assert got == [R.RESIGN, R.RESIGN_ACCEPT, R.GAME_END]
@@ -204,7 +204,7 @@ def test_a_power_cut_after_the_offer_resumes_it_on_both_boards():
     assert here.c.phase == C.RESIGNING  # still waiting for the other board's player
     assert there.r.press(1 - side, C.ROLL)
     assert _decide(here, k, True) is None
-    assert here.shared() == there.shared() and here.c.score == there.c.score
+    assert here.shared() == there.shared() and here.c.mt.score == there.c.mt.score
 
 
 def test_without_another_board_a_quiet_remote_host_hands_the_decisions_back():

@@ -57,13 +57,13 @@ def test_confirm_records_the_legal_play_and_passes_the_turn():
     assert k == C.K_PLAY and f[0] == side and f[2] == 0
     end = B.start_position()
     rules.apply_steps(end, side, play)
-    assert c.pos == end and c.phase == C.AWAIT_ROLL and c.side == 1 - side
+    assert c.mt.pos == end and c.phase == C.AWAIT_ROLL and c.side == 1 - side
 
 
 def test_takeback_is_free_until_confirm():
     c, r = H.started()
     side = c.side
-    ps = [p for p, _ in __import__("bg.engine").engine.plays(c.pos, side, c.dice[0], c.dice[1])]
+    ps = [p for p, _ in __import__("bg.engine").engine.plays(c.mt.pos, side, c.dice[0], c.dice[1])]
     first, second = ps[0], ps[-1]
     rules.apply_steps(r.pos, side, first)  # move one way...
     r.sense()
@@ -102,7 +102,7 @@ def test_casual_illegal_play_accepted_by_the_opponent_is_flagged():
     assert r.press(1 - side, C.ROLL)  # accepts
     k, f = c.outbox[-1]
     assert k == C.K_PLAY and f[2] == C.PLAY_ILLEGAL_ACCEPTED and f[1] == (6, 7)
-    assert c.pos == r.pos and c.phase == C.AWAIT_ROLL and c.side == 1 - side
+    assert c.mt.pos == r.pos and c.phase == C.AWAIT_ROLL and c.side == 1 - side
 
 
 def test_casual_illegal_play_refused_goes_back_to_moving():
@@ -121,7 +121,7 @@ def test_double_take_turns_the_cube():
     assert c.phase == C.DOUBLED and c.outbox[-1] == (C.K_DOUBLE, (roller, 2))
     assert not r.press(roller, C.ROLL)  # the doubler cannot roll now
     assert r.press(1 - roller, C.ROLL)  # take
-    assert c.cube == 2 and c.owner == 1 - roller and c.phase == C.AWAIT_ROLL and c.side == roller
+    assert c.mt.cube == 2 and c.mt.owner == 1 - roller and c.phase == C.AWAIT_ROLL and c.side == roller
     assert not c.may_double  # only the owner may redouble
     assert r.press(roller, C.ROLL) and c.phase == C.MOVING
 
@@ -134,7 +134,7 @@ def test_double_drop_gives_the_doubler_the_stake():
     assert r.press(1 - roller, C.CUBE)  # drop
     ks = H.kinds(c)
     assert ks[-2:] == [C.K_DROP, C.K_GAME_END]
-    assert c.outbox[-1][1] == (roller, 1, 1, C.END_DROP) and c.score[roller] == 1
+    assert c.outbox[-1][1] == (roller, 1, 1, C.END_DROP) and c.mt.score[roller] == 1
     assert c.phase == C.GAME_OVER
 
 
@@ -144,7 +144,7 @@ def test_beaver_in_money_play_only():
     roller = c.side
     r.press(roller, C.CUBE)
     assert r.press(1 - roller, C.CUBE, C.LONG)
-    assert c.outbox[-1] == (C.K_BEAVER, (1 - roller, 4)) and c.cube == 4 and c.owner == 1 - roller
+    assert c.outbox[-1] == (C.K_BEAVER, (1 - roller, 4)) and c.mt.cube == 4 and c.mt.owner == 1 - roller
     m, r2 = H.started(length=5, beaver=True)
     r2.play_turn()
     s = m.side
@@ -183,10 +183,10 @@ def test_auto_double_on_an_opening_tie():
         r.press(0, C.ROLL)
         r.press(0, C.ROLL)
         if c.phase == C.OPENING:  # a tie: the cube went to 2, the next tie does not double again
-            assert c.outbox[-1] == (C.K_AUTO_DOUBLE, (2,)) and c.cube == 2
+            assert c.outbox[-1] == (C.K_AUTO_DOUBLE, (2,)) and c.mt.cube == 2
             while c.phase == C.OPENING:
                 r.press(0, C.ROLL)
-            assert c.cube == 2 and H.kinds(c).count(C.K_AUTO_DOUBLE) == 1
+            assert c.mt.cube == 2 and H.kinds(c).count(C.K_AUTO_DOUBLE) == 1
             return
     raise AssertionError("no opening tie in 59 matches")
 

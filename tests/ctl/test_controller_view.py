@@ -175,7 +175,7 @@ def test_double_offer_blinks_the_new_value_in_the_offerers_colour():
     c, r = _started()
     r.play_turn()
     side = c.side
-    assert c.phase == C.AWAIT_ROLL and c.owner == -1
+    assert c.phase == C.AWAIT_ROLL and c.mt.owner == -1
     assert r.press(side, C.CUBE) and c.phase == C.DOUBLED
     led = board.cube_value_led[0]  # the "2"
     seen = set()

@@ -108,7 +108,7 @@ def test_flag_fall_shows_over_the_result():
     side = c.side
     t = r.now + 3100
     assert c.tick(t)
-    assert c.phase == C.MATCH_OVER and c.result[0] == 1 - side and c.result[3] == C.END_TIME
+    assert c.phase == C.MATCH_OVER and c.mt.result[0] == 1 - side and c.mt.result[3] == C.END_TIME
     t += 300 - t % 300  # the fast blink's lit half
     v.paint(c, t)
     for i in _home(board, side) + [board.turn_led[side]]:

@@ -210,7 +210,7 @@ def test_the_host_doubles_and_answers_the_players_double():
     assert c.phase == C.DOUBLED and c.opp.waiting
     assert "turn" in c.decide(c.throws + 1, False, r.now)
     assert c.decide(c.throws, False, r.now) is None  # drop
-    assert c.phase in (C.GAME_OVER, C.MATCH_OVER) and c.score[0] == 2
+    assert c.phase in (C.GAME_OVER, C.MATCH_OVER) and c.mt.score[0] == 2
     tape.take(c)
     assert C.K_DROP in tape.kinds()
 
@@ -227,7 +227,7 @@ def test_the_host_takes():
     assert c.phase == C.AWAIT_ROLL and c.side == 0
     assert r.press(0, C.CUBE)
     assert c.decide(c.throws, True, r.now) is None  # take
-    assert tape.take(c)[-1] == (C.K_TAKE, (1,)) and c.cube == 2
+    assert tape.take(c)[-1] == (C.K_TAKE, (1,)) and c.mt.cube == 2
 
 
 def test_hello_between_matches_sets_the_side_and_the_name_the_records_give():

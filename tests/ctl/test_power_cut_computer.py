@@ -35,14 +35,14 @@ def _state(c):
         c.phase,
         c.side,
         bytes(c.dice),
-        bytes(c.pos),
-        c.cube,
-        c.owner,
-        tuple(c.score),
-        c.game_no,
+        bytes(c.mt.pos),
+        c.mt.cube,
+        c.mt.owner,
+        tuple(c.mt.score),
+        c.mt.game_no,
         c.throws,
         c.resign_value,
-        c.crawford_game,
+        c.mt.crawford,
         c.match_id,
         None if o is None or o.plan is None else tuple(o.plan),
         o is not None and o.waiting,
@@ -193,7 +193,7 @@ def _play_match(seed, host, length=3):
             assert r.press(0, C.ROLL if rng.below(2) else C.CUBE)
         elif ph in (C.AWAIT_ROLL, C.MOVING):
             assert c.side == 0, (ph, c.side)
-            ahead = pip_count(c.pos, 0) * 100 < pip_count(c.pos, 1) * 80
+            ahead = pip_count(c.mt.pos, 0) * 100 < pip_count(c.mt.pos, 1) * 80
             if rng.below(40) == 0:
                 assert r.press(0, C.CUBE, C.LONG)  # a resignation offered (the computer accepts)
             elif ph == C.AWAIT_ROLL and c.may_double and (ahead or rng.below(6) == 0):
@@ -227,7 +227,7 @@ def test_a_cut_between_the_players_resignation_and_the_computers_acceptance_resu
     j.cut_each(
         c, r.pos, n, r.now, (0, C.CUBE, C.LONG)
     )  # the resumed board asks the computer again: it accepts
-    assert j.cuts == 3 and c.phase == C.GAME_OVER and c.score[1] == 1
+    assert j.cuts == 3 and c.phase == C.GAME_OVER and c.mt.score[1] == 1
 
 
 def test_power_cut_at_every_boundary_of_whole_matches_against_pubeval():

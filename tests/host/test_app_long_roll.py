@@ -8,7 +8,7 @@ from test_controller_links import app  # noqa: F401 - the App fixture
 
 
 def _moving(app):  # noqa: F811
-    app.animate = False  # no asyncio loop here
+    app.presses.animate = False  # no asyncio loop here
     r = H.Robot(app.ctl)
     r.set_start()
     assert r.press(0, C.ROLL)
@@ -25,15 +25,15 @@ def _button(app, role, side):  # noqa: F811
 def test_the_movers_long_roll_is_the_coach_the_others_the_gauge(app):  # noqa: F811
     mover = _moving(app)
     now = app.ctl.now if hasattr(app.ctl, "now") else 10_000
-    app.on_button(_button(app, "roll", mover), C.LONG, now)
+    app.presses.press(_button(app, "roll", mover), C.LONG, now)
     assert app.power.shown_at is None  # no gauge: the coach took it
     assert app.ctl.opp is not None and app.ctl.opp.plan is not None  # the best play is shown
-    app.on_button(_button(app, "roll", 1 - mover), C.LONG, now + 100)
+    app.presses.press(_button(app, "roll", 1 - mover), C.LONG, now + 100)
     assert app.power.shown_at is not None  # the other player's long ROLL: the gauge
 
 
 def test_a_long_roll_outside_a_turn_is_the_gauge(app):  # noqa: F811
     assert app.ctl.phase == C.IDLE
-    app.on_button(_button(app, "roll", 0), C.LONG, 5000)
+    app.presses.press(_button(app, "roll", 0), C.LONG, 5000)
     assert app.power.shown_at is not None
     assert app.ctl.opp is None  # nothing reached the game

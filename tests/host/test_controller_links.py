@@ -1,4 +1,5 @@
-"""``app.main.App._link`` (``app.link.Wiring``): which link transports the board serves (docs/controller.md):
+"""``app.host_side.HostSide.coroutines`` (``app.link.Wiring``): which link transports the board
+serves (docs/controller.md):
 the simulator's socket, BLE when the radio exists, and the USB serial link behind its flag
 ("auto": on when there is no BLE). Runs the real ``App`` on CPython with a small stand-in
 for the HAL parts it touches (no pins are used: nothing is started)."""
@@ -73,20 +74,20 @@ def _names(coros):
 
 def test_serial_link_is_on_by_default_without_ble(app, monkeypatch):
     monkeypatch.setitem(sys.modules, "bluetooth", None)  # no radio (CPython, unix port)
-    app.links()
-    assert _names(app._link()) == ["serial_link.py:serve"]
-    assert app.hub is not None
+    app.host.links()
+    assert _names(app.host.coroutines()) == ["serial_link.py:serve"]
+    assert app.host.hub is not None
 
 
 def test_flags_turn_transports_off_and_the_simulator_uses_its_socket(app, monkeypatch):
     monkeypatch.setitem(sys.modules, "bluetooth", None)
-    app.links(False, False)
-    assert app._link() == [] and app.hub is None  # nothing wanted: no hub, no heap spent
-    app.link_port = 7607
-    app.links(False, None)  # the simulator: socket only (serial "auto" stays off beside it)
-    assert _names(app._link()) == ["sock_link.py:serve"]
-    app.links(False, True)
-    assert _names(app._link()) == ["sock_link.py:serve", "serial_link.py:serve"]
+    app.host.links(False, False)
+    assert app.host.coroutines() == [] and app.host.hub is None  # nothing wanted: no hub, no heap spent
+    app.host.link_port = 7607
+    app.host.links(False, None)  # the simulator: socket only (serial "auto" stays off beside it)
+    assert _names(app.host.coroutines()) == ["sock_link.py:serve"]
+    app.host.links(False, True)
+    assert _names(app.host.coroutines()) == ["sock_link.py:serve", "serial_link.py:serve"]
 
 
 def test_ble_when_the_radio_exists_and_serial_then_stays_off(app, monkeypatch):
@@ -101,20 +102,20 @@ def test_ble_when_the_radio_exists_and_serial_then_stays_off(app, monkeypatch):
     monkeypatch.delitem(sys.modules, "app.ble", raising=False)
     # MicroPython's IRQ-safe flag; only constructed here, never awaited
     monkeypatch.setattr(asyncio, "ThreadSafeFlag", asyncio.Event, raising=False)
-    app.links()
-    assert _names(app._link()) == ["ble.py:serve"]  # the radio seats its own links
-    app.links(None, True)
-    assert _names(app._link()) == ["ble.py:serve", "serial_link.py:serve"]
+    app.host.links()
+    assert _names(app.host.coroutines()) == ["ble.py:serve"]  # the radio seats its own links
+    app.host.links(None, True)
+    assert _names(app.host.coroutines()) == ["ble.py:serve", "serial_link.py:serve"]
 
 
 def test_published_records_are_the_confirmed_actions(app, monkeypatch):
     monkeypatch.setitem(sys.modules, "bluetooth", None)
     from bg import record
 
-    app.links(False, True)
-    _names(app._link())
+    app.host.links(False, True)
+    _names(app.host.coroutines())
     got = []
-    app.hub.publish = got.append
+    app.host.hub.publish = got.append
     app.ctl.outbox.append((record.ROLL, (0, 3, 1)))
     app.drain()
     assert [list(record.decode_stream(r)) for r in got] == [[(record.ROLL, (0, 3, 1))]]
@@ -128,11 +129,11 @@ def test_a_roll_press_confirms_a_shown_pairing_value_and_does_not_roll(app, monk
     from bg.link.session import Session
     from link_fakes import Rand
 
-    app.links(False, True)
-    _names(app._link())
+    app.host.links(False, True)
+    _names(app.host.coroutines())
     logs = []
     app.log = logs.append
-    board = app.hub.board
+    board = app.host.hub.board
     board.open_pairing(60000)
     roll = [b[1] for b in app.board.buttons].index("roll")
     s = Session(board, 185)
@@ -146,14 +147,14 @@ def test_a_roll_press_confirms_a_shown_pairing_value_and_does_not_roll(app, monk
     calls = []
     real = app.ctl.button
     app.ctl.button = lambda *a: calls.append(a) or real(*a)
-    app.on_button(roll, PRESS, 0)
+    app.presses.press(roll, PRESS, 0)
     assert board.hosts and board.hosts[0][0] == b"HOST0001"  # confirmed by the press
     assert "pairing confirmed" in logs
     assert calls == []  # the game never saw that press
     r = h.feed(s.pump())
     assert r[0][0] == P.RSP | P.REQ_PAIR_CONFIRM and h.pair_finish(r[0][1]) == board.hosts[0][1]
     # with nothing shown, the same press is the game's again
-    app.on_button(roll, PRESS, 0)
+    app.presses.press(roll, PRESS, 0)
     assert len(calls) == 1 and logs.count("pairing confirmed") == 1
 
 
@@ -166,11 +167,11 @@ def test_a_cube_press_refuses_a_shown_pairing_value(app, monkeypatch):
     from bg.link.session import Session
     from link_fakes import Rand
 
-    app.links(False, True)
-    _names(app._link())
+    app.host.links(False, True)
+    _names(app.host.coroutines())
     logs = []
     app.log = logs.append
-    board = app.hub.board
+    board = app.host.hub.board
     board.open_pairing(60000)
     cube = [b[1] for b in app.board.buttons].index("cube")
     s = Session(board, 185)
@@ -180,7 +181,7 @@ def test_a_cube_press_refuses_a_shown_pairing_value(app, monkeypatch):
     calls = []
     real = app.ctl.button
     app.ctl.button = lambda *a: calls.append(a) or real(*a)
-    app.on_button(cube, PRESS, 0)
+    app.presses.press(cube, PRESS, 0)
     assert calls == [] and "pairing refused" in logs and board.hosts == []
     r = h.feed(s.pump())
     assert r[0][0] == P.ERROR and P.parse_error(r[0][1])[0] == P.E_DENIED

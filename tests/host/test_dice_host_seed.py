@@ -31,11 +31,11 @@ def _journal_records(a):
 
 def test_the_board_journals_and_publishes_a_host_seed_before_the_opening(app, monkeypatch):  # noqa: F811
     monkeypatch.setitem(sys.modules, "bluetooth", None)
-    app.links(False, True)
-    _names(app._link())
+    app.host.links(False, True)
+    _names(app.host.coroutines())
     published = []
-    app.hub.publish = lambda r: published.append(bytes(r))
-    take = app.hub.board.on_player_seed
+    app.host.hub.publish = lambda r: published.append(bytes(r))
+    take = app.host.hub.board.on_player_seed
     assert take("laptop", bytes(32), SEED) is None  # no match yet: refused
     H.Robot(app.ctl).set_start()
     assert app.ctl.button(0, C.ROLL)

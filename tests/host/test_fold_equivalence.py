@@ -40,7 +40,7 @@ def _settings(rng, i):
 def _state(c):
     """What both sides must agree on, from the controller."""
     on_roll = c.side if c.phase in (C.AWAIT_ROLL, C.MOVING, C.CHOICE, C.DOUBLED) else -1
-    return (tuple(c.score), c.cube, c.owner, c.crawford_game, bytes(c.pos), on_roll, c.game_no)
+    return (tuple(c.mt.score), c.mt.cube, c.mt.owner, c.mt.crawford, bytes(c.mt.pos), on_roll, c.mt.game_no)
 
 
 def _host_state(r):
@@ -119,7 +119,7 @@ class Players:
             ph = c.phase
             if ph == C.AWAIT_ROLL:
                 side = c.side
-                if c.may_double and c.cube < 256 and self.chance(6):
+                if c.may_double and c.mt.cube < 256 and self.chance(6):
                     assert self.press(side, C.CUBE)
                     u = self.rng.below(10)
                     if u < 2:
@@ -206,7 +206,7 @@ def test_controller_and_host_model_agree_after_every_record_of_100_matches():
         s, j = _play_match(i)
         seen |= j.kinds
         m = model.build(j.records)  # the whole match is a valid one for the host
-        assert m.complete and list(m.final_score) == j.replay.score
+        assert m.complete and list(m.final_score) == j.replay.mt.score
         assert json_export.export(m)
         if not s.casual and not any(g.auto_doubles for g in m.games):
             assert mat.export(m)
@@ -241,7 +241,7 @@ def _jacoby_gammon_resigned():
         assert p.press(0, C.ROLL)
     side = c.side
     assert p.press(side, C.CUBE, C.LONG) and p.press(side, C.CUBE)  # a gammon
-    assert c.owner == -1 and p.press(1 - side, C.ROLL)
+    assert c.mt.owner == -1 and p.press(1 - side, C.ROLL)
     assert c.intent(0, C.I_END)
     p.r._drained(None)
     return c, j
@@ -255,8 +255,8 @@ def test_the_jacoby_rule_changed_in_bg_match_changes_every_consumer(monkeypatch,
     want = 1 if jacoby else 2
     c, j = _jacoby_gammon_resigned()
     end = [f for k, f in j.records if k == record.GAME_END][0]
-    assert end[1] == want and c.result[1] == want  # the controller scores it
-    assert max(c.score) == want
+    assert end[1] == want and c.mt.result[1] == want  # the controller scores it
+    assert max(c.mt.score) == want
     m = model.build(j.records)  # the host model accepts exactly that
     assert m.games[0].points == want and max(m.final_score) == want
     js = json_export.to_dict(m)

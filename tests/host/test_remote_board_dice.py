@@ -215,7 +215,7 @@ def test_each_boards_computer_is_the_other_player_and_the_hosts_carry_plays_and_
         _settle((a, b))
         assert there.c.opp.plan is not None  # the remote play on its LEDs
         T._follow(there)
-        assert there.c.pos == here.c.pos
+        assert there.c.mt.pos == here.c.mt.pos
         _settle((a, b))
         mine = sb if side == 0 else sa  # the board whose player is on roll now
         assert mine.r.press(1 - side, C.ROLL)

@@ -96,7 +96,7 @@ def test_an_offer_rejected_and_one_accepted_travel_and_both_journals_agree():
     here.r.play_turn()
     B._settle((a, b))
     T._follow(there)
-    assert there.c.pos == here.c.pos
+    assert there.c.mt.pos == here.c.mt.pos
     B._settle((a, b))
     # the other player, on roll now on their own board, resigns a single: accepted
     nxt = 1 - side
@@ -108,7 +108,7 @@ def test_an_offer_rejected_and_one_accepted_travel_and_both_journals_agree():
     assert here.r.press(side, C.ROLL)  # accepted
     B._settle((a, b))
     for s in (here, there):
-        assert s.c.phase in (C.GAME_OVER, C.MATCH_OVER) and s.c.score[side] == 1
+        assert s.c.phase in (C.GAME_OVER, C.MATCH_OVER) and s.c.mt.score[side] == 1
     assert _shared(here) == _shared(there)
     ends = [k for k, f in _shared(here) if k != record.ROLL][-6:]
     assert ends == [

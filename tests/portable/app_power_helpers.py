@@ -92,7 +92,7 @@ class _Hw:
 def _app(d, mv=3900, clock=None, log=None):
     hw = _Hw(d, mv, clock or _Clock())
     app = main.App(hw, _DESC, main.settings_from({"length": 3}), log or (lambda m: None))
-    app.animate = False
+    app.presses.animate = False
     app.boot()
     app.power.step(hw.clock.ms)  # the first battery reading
     return app, hw
@@ -106,12 +106,12 @@ def _sense(app, pos):
     """The players moved checkers to ``pos``: the scanner's stable reading, as the app gets it."""
     app.hw.clock.ms += 40
     app.sensing.counts[:] = rules.counts_of(pos, bytearray(rules.NLOC), app.ctl.cap)
-    app.on_board(app.hw.clock.ms)
+    app.engine.on_board(app.hw.clock.ms)
 
 
 def _press(app, role, side):
     app.hw.clock.ms += 40
-    app.on_button(_idx(app, role, side), C.PRESS, app.hw.clock.ms)
+    app.presses.press(_idx(app, role, side), C.PRESS, app.hw.clock.ms)
 
 
 def _pick(c):
@@ -123,7 +123,7 @@ def _pick(c):
         if box[0] is None:
             box[0] = tuple(st[: 2 * n])
 
-    movegen.for_each_end(c.pos, c.side, c.dice[0], c.dice[1], visit)
+    movegen.for_each_end(c.mt.pos, c.side, c.dice[0], c.dice[1], visit)
     return box[0] or ()
 
 

@@ -113,11 +113,11 @@ class Robot:
         run in is the board's, and the board never builds it either)."""
         c = self.c
         d1, d2 = c.dice[0], c.dice[1]
-        n = movegen.for_each_end(c.pos, c.side, d1, d2, _count)
+        n = movegen.for_each_end(c.mt.pos, c.side, d1, d2, _count)
         if not n:
             return ()
         pick = _Pick(self.rng.below(n))
-        movegen.for_each_end(c.pos, c.side, d1, d2, pick.visit)
+        movegen.for_each_end(c.mt.pos, c.side, d1, d2, pick.visit)
         return pick.steps
 
     def play_turn(self, play=None):
@@ -197,7 +197,7 @@ def roll_at(c, pos, side, d1, d2):
     roll before it rolled)."""
     from bg import match as M
 
-    c.pos[:] = pos
+    c.mt.pos[:] = pos
     mt = c.mt
     mt.phase = M.F_AWAIT
     mt.side = side

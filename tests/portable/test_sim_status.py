@@ -29,7 +29,7 @@ def test_one_line_per_change_and_none_while_nothing_changes():
     line = sent[0]
     assert line["t"] == "st" and line["ph"] == C.MOVING and line["s"] == c.side
     assert line["d"] == [c.dice[0], c.dice[1]] and line["pip"] == [167, 167] and line["lp"] is None
-    assert len(line["pos"]) == 2 * len(c.pos) and line["err"] is None
+    assert len(line["pos"]) == 2 * len(c.mt.pos) and line["err"] is None
     for k in range(20):  # nothing changed: nothing sent
         assert not st.poll(c, r.now + k)
     side = c.side

@@ -36,6 +36,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from tools import mpy
+
 ROOT = Path(__file__).resolve().parents[2]
 
 POSITIONS = Path(
@@ -197,12 +199,12 @@ del j
 rmtree(%(jdir)r)
 gc.collect()
 # 6: pairing's exponentiation
-from bg.link import crypto as C
+from bg.link import crypto
 k = bytes(range(32))
-u = C.dh_keypair(lambda n: bytes(n))[1]
+u = crypto.dh_keypair(lambda n: bytes(n))[1]
 ts = []
 for r in range(3):
-    t = time.ticks_us(); C.x25519(k, u); ts.append(time.ticks_diff(time.ticks_us(), t))
+    t = time.ticks_us(); crypto.x25519(k, u); ts.append(time.ticks_diff(time.ticks_us(), t))
 R('x25519_ms', med(ts) / 1000)
 gc.collect()
 R('heap_free', gc.mem_free())
@@ -278,16 +280,9 @@ def run_local(work):
         f.write(script())
         name = f.name
     # BENCH_FIRMWARE: another firmware tree (an older checkout) for before/after figures
-    env = dict(os.environ, MICROPYPATH=os.environ.get("BENCH_FIRMWARE", str(ROOT / "firmware")))
+    firmware = os.environ.get("BENCH_FIRMWARE", "firmware")
     try:
-        p = subprocess.run(
-            [tool("micropython"), "-X", "heapsize=256k", name],
-            cwd=str(work),
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
+        p = mpy.run([name], heap="256k", firmware=None, path=[firmware], cwd=work, timeout=600)
     finally:
         os.unlink(name)
     return parse(p.stdout + p.stderr)

@@ -101,7 +101,7 @@ def catch_up():
     lp = c.last_play
     if lp is not None and lp is not seen and lp[0] == 1:
         seen = lp
-        if bytes(r.pos) != bytes(c.pos):
+        if bytes(r.pos) != bytes(c.mt.pos):
             for k in range(0, len(lp[1]), 2):
                 apply_step(r.pos, 1, lp[1][k], lp[1][k + 1])
             r.sense()
@@ -110,7 +110,7 @@ def catch_up():
 for _ in range(200000):
     catch_up()
     ph = c.phase
-    if ph == C.AWAIT_ROLL and bytes(r.pos) != bytes(c.pos):
+    if ph == C.AWAIT_ROLL and bytes(r.pos) != bytes(c.mt.pos):
         raise RuntimeError("the board and the checkers differ after game %d" % games)
     if ph == C.GAME_OVER:
         gc.collect()
@@ -125,7 +125,7 @@ for _ in range(200000):
     elif ph == C.AWAIT_ROLL:
         r.press(0, C.ROLL)
     elif ph == C.MOVING and c.side == 0:
-        play = other.best(c.pos, 0, c.dice[0], c.dice[1])
+        play = other.best(c.mt.pos, 0, c.dice[0], c.dice[1])
         for k in range(0, len(play), 2):
             apply_step(r.pos, 0, play[k], play[k + 1])
         r.sense()
@@ -142,7 +142,7 @@ for _ in range(200000):
         raise RuntimeError("phase %d" % ph)
 first = sum(heap[:10]) // 10
 last = sum(heap[-10:]) // 10
-print(games, heap[0], heap[-1], max(heap), first, last, c.score[0], c.score[1])
+print(games, heap[0], heap[-1], max(heap), first, last, c.mt.score[0], c.mt.score[1])
 """
 
 

@@ -95,7 +95,7 @@ def main():
     app = M.App(hw, board, C.Settings(length=0, computer=COMPUTER), lambda m: None)
     steps.append(("app", _used() - a))
     app.recorder.verbose = False
-    app.animate = False
+    app.presses.animate = False
     counts = bytearray(28)
     chain = bytearray(board.nbytes)
     pos = B.start_position()
@@ -120,12 +120,12 @@ def main():
             hw.sensors.read_into(app.raw)
             if app.sensing.feed(app.raw):
                 now[0] += 5
-                app.on_board(now[0])
+                app.engine.on_board(now[0])
         app.view.paint(ctl, now[0])
 
     def press(i):
         now[0] += 50
-        app.on_button(i, C.PRESS, now[0])
+        app.presses.press(i, C.PRESS, now[0])
         app.view.paint(ctl, now[0])
 
     a = _used()
@@ -157,11 +157,11 @@ def main():
             pick.n = 0
             pick.len = 0
             pick.k = 0
-            total = movegen.for_each_end(ctl.pos, side, ctl.dice[0], ctl.dice[1], pick.visit)
+            total = movegen.for_each_end(ctl.mt.pos, side, ctl.dice[0], ctl.dice[1], pick.visit)
             if total:
                 pick.k = rng.below(total)
                 pick.n = 0
-                movegen.for_each_end(ctl.pos, side, ctl.dice[0], ctl.dice[1], pick.visit)
+                movegen.for_each_end(ctl.mt.pos, side, ctl.dice[0], ctl.dice[1], pick.visit)
             for i in range(0, pick.len, 2):
                 B.apply_step(pos, side, pick.steps[i], pick.steps[i + 1])
             sense()
@@ -184,7 +184,7 @@ def main():
         gc.collect()
         print(
             '{"game": %d, "heap_bytes": %d, "free_bytes": %d, "code_bytes": %d, "score": [%d, %d]}'
-            % (games, gc.mem_alloc(), gc.mem_free(), _code, ctl.score[0], ctl.score[1])
+            % (games, gc.mem_alloc(), gc.mem_free(), _code, ctl.mt.score[0], ctl.mt.score[1])
         )
         press(roll[0])  # next game
 

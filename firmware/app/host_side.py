@@ -1,0 +1,136 @@
+"""The board's side of the host link: ``app.link.Wiring`` made on first need, and what a host
+may ask of the match through it -- DECIDE for the board's computer (``gammon play``), JOINT for
+a match with another board (``gammon remote play``), PLAYER_SEED (a host's dice part), the
+pairing value on the LEDs; and the link's part in idle mode (``app.power``).
+
+Every answer goes through the controller's public methods; what they journal is stored and
+shown at once (``drain``, ``wake``). Nothing here allocates until a transport is wanted: the
+simulator without a link port spends no heap on the link.
+"""
+
+_AUTO = None  # a link transport's "decide from the hardware" setting
+
+
+class HostSide:
+    """``app``: ``app.main.App`` (its ``hw``, ``ctl``, ``recorder``, ``view``, ``power``,
+    ``wake``, ``drain()``, ``log``)."""
+
+    def __init__(self, app):
+        self.app = app
+        self.link_port = 0  # simulator: the link on a local TCP port
+        self.ble = _AUTO  # True/False; _AUTO: when the bluetooth module exists
+        self.serial = _AUTO  # True/False; _AUTO: on the USB serial port without BLE
+        self.wiring = None  # app.link.Wiring, made when a transport is wanted
+
+    def links(self, ble=_AUTO, serial=_AUTO):
+        """Which link transports to run besides ``link_port``: each True, False or ``_AUTO``
+        (None; see ``app.link.Wiring``)."""
+        self.ble = ble
+        self.serial = serial
+
+    @property
+    def hub(self):
+        """The link's ``Hub`` (None until a transport or a combo needs it)."""
+        w = self.wiring
+        return w.hub if w is not None else None
+
+    def coroutines(self):
+        """The host link's coroutines (docs/protocol.md), maybe none: ``app.link.Wiring`` over
+        the journal on every transport wanted."""
+        wanted = self.link_port or self.ble is not False or self.serial
+        if self.app.recorder.journal is None or not wanted:
+            return []  # no transport wanted (the simulator without --link-port): no heap spent
+        return self.make_wiring().coroutines(self.link_port, self.ble, self.serial)
+
+    def make_wiring(self):
+        if self.wiring is None:
+            from app.link import Wiring
+
+            app = self.app
+            self.wiring = Wiring(
+                hw=app.hw,
+                recorder=app.recorder,
+                show_code=self._show_code,
+                contribute=self._player_seed,
+                log=self._log,
+                trial=app.trial,
+                battery=app.power.info,
+                brain=self,
+            )
+        return self.wiring
+
+    def _log(self, m):
+        self.app.log(m)  # looked up at each call: the console may be swapped (tests)
+
+    def get_hub(self):
+        """The hub, built on first use (a socket connection, the pairing combo); None without
+        a journal (nothing to serve)."""
+        if self.app.recorder.journal is None:
+            return self.hub
+        return self.make_wiring().get_hub()
+
+    # idle mode (app.power): a session keeps the board awake; advertising slows down
+
+    def connected(self):
+        hub = self.hub
+        return hub is not None and bool(hub.board.sessions)
+
+    def advertise(self, ms):
+        ble = self.wiring.ble if self.wiring is not None else None
+        if ble is not None:
+            ble.advertise_every(ms)
+
+    # the link's requests
+
+    def _player_seed(self, name, commitment, part):
+        """A host's dice contribution (PLAYER_SEED): journaled and published at once."""
+        try:
+            mid = self.app.ctl.contribute(name, part, commitment)
+        except ValueError:
+            return None
+        self._decided(None)
+        return mid
+
+    def _show_code(self, code):
+        """The link's pairing value on the LED dice (``View.show_code``, docs/leds.md)."""
+        app = self.app
+        app.view.show_code(code, app.hw.clock.ticks_ms())
+        app.wake.set()
+
+    # ``Board.brain``: a host deciding for the computer (DECIDE: ``gammon play``; app.opponent)
+    def brain_hello(self, side, name, now):
+        return self._decided(self.app.ctl.hello(side, name, now))
+
+    def brain_play(self, turn, steps, now):
+        return self._decided(self.app.ctl.decide(turn, steps, now))
+
+    def brain_cube(self, turn, yes, now):
+        return self._decided(self.app.ctl.decide(turn, yes, now))
+
+    def brain_resign(self, turn, value, now):
+        return self._decided(self.app.ctl.decide(turn, value, now))
+
+    # a match with another board (JOINT: ``gammon remote play``; bg.dice.joint)
+    def joint_start(self, side, commitment):
+        try:
+            r = self.app.ctl.joint_start(side, commitment)
+        except ValueError as e:
+            return str(e)
+        self._decided(None)
+        return r
+
+    def joint_take(self, k, share, now):
+        try:
+            self.app.ctl.joint_take(k, share, now)
+        except ValueError as e:
+            return str(e)
+        return self._decided(None)
+
+    def joint_share(self, k):
+        return self.app.ctl.joint_share(k)
+
+    def _decided(self, err):
+        if err is None:
+            self.app.drain()
+            self.app.wake.set()
+        return err
