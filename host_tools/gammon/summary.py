@@ -170,3 +170,19 @@ def lines(m, judged=None):
                 % (g.number, m.names[a.side], a.dice[0], a.dice[1], a.text or "no move", best, err)
             )
     return out
+
+
+def main(argv=None):
+    """``python -m gammon.summary JOURNAL_FILE``: the summary lines of the match in a journal
+    file (the simulator's server runs it for its panel: GNU Backgammon's module only works
+    on a main thread)."""
+    import sys
+
+    argv = sys.argv[1:] if argv is None else argv
+    m = model.load_match(model.read_file(argv[0]))
+    sys.stdout.write("\n".join(lines(m, errors(m))) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -157,10 +157,19 @@ def test_the_first_game_of_the_guide(tmp_path, monkeypatch, capsys):
                     d.save_screenshot(str(shots / "gs-coach.png"))
                     steps = tuple(pe.best(pos, 0, dice[0], dice[1]))  # played as the LEDs show
                     seen.add("coach")
+                    # one checker moved, not confirmed yet: the panel's pips and dice follow it
+                    start_pips = B.pip_count(pos, 0)
+                    _move(d, pos, 0, steps[:2])
+                    die = steps[0] - steps[1]
+                    used = "one played, three to play" if dice[0] == dice[1] else "%d played" % die
+                    T._wait(lambda u=used: u in T._text(d, "st-dice"), what="the die used in the panel")
+                    assert T._text(d, "st-pips").startswith("white %d, black " % (start_pips - die))
+                    assert "at the turn's start: %d" % start_pips in T._text(d, "st-pips")
+                    rest = steps[2:]  # the rest of the play
                 else:  # a hitting play when there is one: the guide shows the bar
                     best = [p[0] for p in found if _hits(pos, 0, p[0])] or [p[0] for p in found]
-                    steps = tuple(best[0]) if best else ()
-                _move(d, pos, 0, steps)
+                    steps = rest = tuple(best[0]) if best else ()
+                _move(d, pos, 0, rest)
                 time.sleep(0.2)
                 _confirm(d, log, plays + 1)
                 if steps and "verdict" not in seen:  # learning mode's verdict in words
@@ -208,6 +217,16 @@ def test_the_first_game_of_the_guide(tmp_path, monkeypatch, capsys):
         score = ["white 0", "black 0"]
         score[side] = "%s %d" % (winner, points)
         assert T._text(d, "st-score") == ", ".join(score)
+        # the summary in the panel (the board's journal read back, as gammon show prints it)
+        panel = T._wait(
+            lambda: (
+                d.execute_script("return !document.getElementById('summary').hidden")
+                and T._text(d, "summary")
+            ),
+            30,
+            "the match's summary",
+        )
+        assert "(board's computer)" in panel and "game 1: " in panel, panel
         d.save_screenshot(str(shots / "gs-end.png"))
         assert seen == {"coach", "verdict", "computer", "hit", "bearoff"}, seen
         for name in SHOTS:
@@ -226,6 +245,9 @@ def test_the_first_game_of_the_guide(tmp_path, monkeypatch, capsys):
         assert "Summary" in shown and "pubeval (board's computer)" in shown, shown[-800:]
         assert "game 1: %s wins" % ("white", "pubeval")[side] in shown, shown[-800:]
         assert "by GNU Backgammon: error rate" in shown, shown[-800:]
+        # the page said the same
+        summary = shown.split("\nSummary\n", 1)[1].rsplit("\n\n", 1)[0]
+        assert [x.strip() for x in summary.splitlines()] == [x.strip() for x in panel.splitlines()]
         mat = tmp_path / "first.mat"
         assert cli.main(["export", "#1", "-f", "mat", "-o", str(mat)]) == 0
         gnubg = pytest.importorskip("gnubg")

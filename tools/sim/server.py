@@ -19,7 +19,8 @@ HTTP API (JSON)::
     GET  /                 the page          GET /board.json   hardware/board.json
     GET  /api/state        {"leds": hex, "physical": {...}, "log": [...], "frames": n, "status": {...},
                             "pairing": "NNNNNN" | null, "legend": [...], ...}
-    GET  /events           server-sent events: "leds", "log", "physical", "status", "pairing", "exit"
+    GET  /events           server-sent events: "leds", "log", "physical", "status", "pairing", "exit",
+                           "summary" (the match's summary once it ended: tools/sim/after_match.py)
     POST /api/physical     {"locs": [[colour, ...] x 28], "hand": [...]}   (a hand moved)
     POST /api/button       {"i": 0..3, "down": 0|1}
     POST /api/reset        {"setup": "start"|"clear"}  put the checkers on the start / away
@@ -156,6 +157,8 @@ class Sim:
         self._st = {}  # the raw status line and the one before it (the last play's start)
         self._st_before = {}
         self.pairing = None  # the pairing value the firmware shows (its console), else None
+        self.summary = None  # the last match's summary (lines) once it ended, else None
+        self._match = None  # the id prefix of the match being played (the console's MATCH_START)
         self._subs = []
         self._lock = threading.Lock()
         self._frame_cv = threading.Condition(self._lock)
@@ -360,6 +363,26 @@ class Sim:
             ev["d"] = decoded
         self._publish("log", ev)
         self._pairing_from_log(text)
+        self._summary_from_log(text)
+
+    def _summary_from_log(self, text):
+        """A new match hides the last one's summary; its end reads the journal for it (in a
+        thread: the image is read by MicroPython, the summary made by ``gammon.summary``)."""
+        if text.startswith("MATCH_START "):
+            self._match = text.split()[1].rstrip(".")
+            if self.summary is not None:
+                self.summary = None
+                self._publish("summary", {"lines": None})
+        elif text.startswith("MATCH_END ") and self._match and self.image:
+            threading.Thread(target=self._summarise, args=(self._match,), daemon=True).start()
+
+    def _summarise(self, prefix):
+        from tools.sim import after_match
+
+        lines = after_match.summary_lines(self.image, prefix)
+        if lines and self._match == prefix:
+            self.summary = lines
+            self._publish("summary", {"lines": lines})
 
     def _play_from(self, text):
         """The position a logged PLAY was played from (hex), for its notation's hit marks:
@@ -392,6 +415,7 @@ class Sim:
                 self._st_before = self._st  # the last play started from the previous position
             self._st = msg
             self.status = words.describe(msg, self._st_before)
+            self.status.update(words.live(msg, self.physical.locs))  # before the confirm
             # learning mode's verdict stays in the panel until the next play (the tray LED
             # shows it 3 s)
             if "verdict" in self.status:
@@ -469,7 +493,23 @@ class Sim:
 
     def set_physical(self, obj):
         self.physical.from_json(obj)
-        return self.send_bits()
+        sent = self.send_bits()
+        self._live()
+        return sent
+
+    def _live(self):
+        """The panel's pips and dice as the checkers lie now (``status.live``): a hand's
+        move shows before the firmware's status line changes (at the confirm)."""
+        with self._lock:
+            if not self._st:
+                return
+            st = dict(self.status)
+            st.update(words.confirmed(self._st))
+            st.update(words.live(self._st, self.physical.locs))
+            if st == self.status:
+                return
+            self.status = st
+        self._publish("status", st)
 
     def button(self, i, down):
         self._send({"t": "btn", "i": int(i), "down": 1 if down else 0})
@@ -530,6 +570,7 @@ class Sim:
                 "link_port": self.link_port,
                 "status": self.status,
                 "pairing": self.pairing,
+                "summary": self.summary,
                 "legend": words.legend(),
                 "settings": self.settings,
                 "resets": list(self.resets),
@@ -670,6 +711,7 @@ def make_handler(sim, static=STATIC):
                 self._sse("physical", st["physical"])
                 self._sse("status", st["status"])
                 self._sse("pairing", {"code": st["pairing"]})
+                self._sse("summary", {"lines": st["summary"]})
                 while True:
                     try:
                         ev, data = q.get(timeout=15)

@@ -78,10 +78,9 @@ def describe(st, before=None):
         "crawford": "yes: no doubling this game" if st.get("cr") else "no",
         "cube": "%d, centred" % cube if owner not in (0, 1) else "%d, owned by %s" % (cube, SIDES[owner]),
         "turn": who or "either player",
-        "dice": "%d-%d" % (d[0], d[1]) if d[0] else "-",
-        "pips": "white %d, black %d" % tuple(st.get("pip") or (0, 0)),
         "last": "-",
     }
+    out.update(confirmed(st))
     if phase == "game_over":  # the cube goes back to the middle for the next game
         out["cube"] = "1, centred (next game)"
     elif phase == "match_over":
@@ -105,6 +104,69 @@ def describe(st, before=None):
             )
     out["next"] = expect(st, phase, who, d)
     out["side"] = s  # the page numbers the points from this side (the mover's, as gnubg)
+    return out
+
+
+def confirmed(st):
+    """The panel's pips and dice of the confirmed position (the firmware's status line)."""
+    d = st.get("d") or [0, 0]
+    return {
+        "dice": "%d-%d" % (d[0], d[1]) if d[0] else "-",
+        "pips": "white %d, black %d" % tuple(st.get("pip") or (0, 0)),
+    }
+
+
+def live_pips(locs):
+    """Each side's pips as the checkers lie on the page now (``locs``: the physical board's
+    stacks of colours, tools/sim/physical.py; a checker in the hand counts nowhere)."""
+    pips = [0, 0]
+    for loc in range(24):
+        for c in locs[loc]:
+            pips[c] += loc + 1 if c == 0 else 24 - loc
+    for c in locs[24] + locs[25]:
+        pips[c] += 25
+    return pips
+
+
+def live(st, locs):
+    """The panel's pips and dice while the mover's checkers move, before the confirm: the
+    pips as the checkers lie, and which dice they used so far (pips arithmetic: the pips
+    moved equal one die, both, or k of a doublet's; a bear-off with a higher die than the
+    point, or a reading that is no part of a play, names none). ``{}`` outside a turn."""
+    if st.get("ph") is None or PHASES[st["ph"]] != "moving" or st.get("s") not in (0, 1):
+        return {}
+    pos = _pos(st.get("pos"))
+    d = st.get("d") or [0, 0]
+    if pos is None or len(pos) != len(B.new_position()) or not d[0]:
+        return {}
+    s = st["s"]
+    now = live_pips(locs)
+    before = [B.pip_count(pos, 0), B.pip_count(pos, 1)]
+    out = {}
+    if now != before:
+        out["pips"] = "white %d, black %d (at the turn's start: %d, %d)" % (
+            now[0],
+            now[1],
+            before[0],
+            before[1],
+        )
+    moved = before[s] - now[s]
+    d1, d2 = d
+    if d1 == d2:
+        n = moved // d1 if moved > 0 and moved % d1 == 0 and moved <= 4 * d1 else 0
+        if n == 4:
+            out["dice"] = "%d-%d: all four played" % (d1, d2)
+        elif n:
+            out["dice"] = "%d-%d: %s played, %s to play" % (
+                d1,
+                d2,
+                ("one", "two", "three")[n - 1],
+                ("three", "two", "one")[n - 1],
+            )
+    elif moved == d1 + d2:
+        out["dice"] = "%d-%d: both played" % (d1, d2)
+    elif moved in (d1, d2):
+        out["dice"] = "%d-%d: %d played, %d to play" % (d1, d2, moved, d1 + d2 - moved)
     return out
 
 

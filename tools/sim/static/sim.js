@@ -350,6 +350,7 @@ function connect() {
   es.addEventListener("log", (ev) => { const d = JSON.parse(ev.data); log(d.m, d.d); });
   es.addEventListener("status", (ev) => showStatus(JSON.parse(ev.data)));
   es.addEventListener("pairing", (ev) => showPairing(JSON.parse(ev.data).code));
+  es.addEventListener("summary", (ev) => showSummary(JSON.parse(ev.data).lines));
   es.addEventListener("settings", (ev) => showSettings(JSON.parse(ev.data), true));
   es.addEventListener("exit", (ev) => {
     document.getElementById("fw-status").textContent = "stopped (exit " + JSON.parse(ev.data).code + ")";
@@ -374,6 +375,14 @@ function showStatus(st) {
   }
   document.getElementById("numbering").textContent = black ? "black's numbers" : "white's numbers";
   sim.status = st;
+}
+
+// The match's summary once it ended (the lines `gammon show` prints: tools/sim/after_match.py);
+// hidden while a match is played.
+function showSummary(lines) {
+  const box = document.getElementById("summary");
+  box.textContent = lines ? lines.join("\n") : "";
+  box.hidden = !lines;
 }
 
 function showPairing(code) {
@@ -407,6 +416,7 @@ async function init() {
   st.log.forEach((l) => log(l));
   showStatus(st.status);
   showPairing(st.pairing);
+  showSummary(st.summary);
   showLegend(st.legend);
   showSettings(st.settings, false);
   document.getElementById("linkport").textContent = st.link_port ? "127.0.0.1:" + st.link_port : "off";
