@@ -249,8 +249,6 @@ def play_judge(plies=0):
     (0.0, '8/5 6/5')
     """
     gnubg = _gnubg()
-    from bg import engine as movegen
-    from bg import ids as bgids
     from bg import notation
 
     ec = gnubg.evalcontext(1, plies, 1, 1, 0.0)
@@ -258,25 +256,15 @@ def play_judge(plies=0):
     def judge(m, g, a):
         if a.kind != "play" or not a.steps:
             return None
-        moves = gnubg.findbestmoves(
-            gnubg.positionfromid(bgids.position_id(a.pos, a.side)),
-            gnubg.cubeinfo(a.cube, a.owner, a.side, m.length, tuple(g.score), int(g.crawford), 0),
-            ec,
-            tuple(a.dice),
-        )
+        ci = gnubg.cubeinfo(a.cube, a.owner, a.side, m.length, tuple(g.score), int(g.crawford), 0)
+        moves = gnubg_moves(gnubg, ec, ci, a.pos, a.side, a.dice)
         if len(moves) < 2:
             return None
-        mine = None
-        for mv in moves:
-            p = bytearray(a.pos)
-            movegen.apply(p, a.side, _gnubg_steps(mv["move"]))
-            if bytes(p) == a.after:
-                mine = mv["score"]
-                break
-        if mine is None:
+        mine = [score for score, _steps, end in moves if end == a.after]
+        if not mine:
             return None
-        err = max(0.0, moves[0]["score"] - mine)
-        return err, notation.format_play(a.pos, a.side, _gnubg_steps(moves[0]["move"]))
+        err = max(0.0, moves[0][0] - mine[0])
+        return err, notation.format_play(a.pos, a.side, moves[0][1])
 
     return judge
 
@@ -300,6 +288,70 @@ def analyze(m, plies=0, top=3):
             errors.append((err, g, a, best))
     errors.sort(key=lambda e: -e[0])
     return per, errors[:top]
+
+
+def gnubg_moves(gnubg, ec, ci, pos, side, dice):
+    """GNU Backgammon's ranked plays (``gnubg.findbestmoves`` with cube ``ci``) for ``side``
+    and ``dice`` as ``[(score, steps, end position)]``, best first, each play whole.
+
+    The Python module's move tuple stops at the first checker borne off (gnubg's C array
+    marks both "off" and its own end with -1), so a play that bears off before its last step
+    comes back cut short. Such a play is the engine's legal play (``bg.engine``) that no
+    other of gnubg's plays reaches and that continues the cut steps (the position after them
+    leads to it: each of the mover's checkers as far or further, none of the opponent's
+    come back from the bar); when several share the same cut steps, gnubg's scores go to
+    them in the order of gnubg's own evaluation of the position each leaves
+    (``gnubg.evaluate``, cubeless). A cut play it cannot place is left out."""
+    from bg import engine as movegen
+
+    moves = gnubg.findbestmoves(gnubg.positionfromid(bgids.position_id(pos, side)), ci, ec, tuple(dice))
+    legal = {end: steps for steps, end in movegen.plays(pos, side, dice[0], dice[1])}
+    out = [None] * len(moves)
+    taken = set()
+    cut = {}
+    for i, mv in enumerate(moves):
+        steps = _gnubg_steps(mv["move"])
+        try:
+            end = bytes(movegen.apply(bytearray(pos), side, steps))
+        except ValueError:
+            continue  # not a play of this position (cannot happen with gnubg's own moves)
+        if end in legal and end not in taken:
+            out[i] = (mv["score"], legal[end], end)
+            taken.add(end)
+        else:
+            cut.setdefault(end, []).append(i)
+    for part, idx in cut.items():
+        ends = [e for e in legal if e not in taken and _continues(part, e, side)]
+        if len(ends) != len(idx):
+            continue  # cannot tell which play gnubg meant: left out
+        if len(ends) > 1:  # best for the mover first: worst for the opponent on roll
+            ends.sort(key=lambda e: _equity(gnubg, ec, ci, e, 1 - side))
+        for i, e in zip(idx, ends):
+            out[i] = (moves[i]["score"], legal[e], e)
+            taken.add(e)
+    return [x for x in out if x is not None]
+
+
+def _continues(part, end, side):
+    """True when the position ``end`` can follow ``part`` (the cut play's position) by more
+    steps of ``side``: for every point, at least as many of its checkers at or past it
+    (borne off included), and the opponent's checkers the same but for more hit ones."""
+    from bg import board as B
+
+    ahead_part = ahead_end = 0
+    for q in range(0, 26):  # 0 = off, 25 = bar: "at or past q" counts points 0..q
+        ahead_part += B.count(part, side, q)
+        ahead_end += B.count(end, side, q)
+        if ahead_end < ahead_part:
+            return False
+    opp = 1 - side
+    return B.count(end, opp, 25) >= B.count(part, opp, 25) and B.pip_count(end, opp) >= B.pip_count(part, opp)
+
+
+def _equity(gnubg, ec, ci, pos, side):
+    """gnubg's cubeless equity of ``pos`` for ``side`` on roll (for ordering only)."""
+    p = gnubg.evaluate(gnubg.positionfromid(bgids.position_id(pos, side)), ci, ec)
+    return 2 * p[0] - 1 + p[1] - p[3] + p[2] - p[4]
 
 
 def _gnubg_steps(move):

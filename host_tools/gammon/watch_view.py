@@ -129,14 +129,19 @@ def learning_lines(r, judge=None):
     if a is not None and a.kind == "play" and r.phase == "await_roll":
         out.append(shots_line(r, a.side))
         if judge is not None:
-            got = judge(r.m, r.g, a)
-            if got is None:
-                out.append("%s had no choice" % _name(r, a.side))
-            elif got[0] < 0.0005:
-                out.append("%s made GNU Backgammon's best play" % _name(r, a.side))
-            else:
-                out.append("equity lost by %s: %.3f (best: %s)" % (_name(r, a.side), got[0], got[1]))
+            out.append(verdict_line(_name(r, a.side), judge(r.m, r.g, a)))
     return out
+
+
+def verdict_line(name, got):
+    """GNU Backgammon's verdict on ``name``'s play in words: ``got`` is ``play_judge``'s
+    answer (None: the roll left no choice). ``gammon watch --learn`` and ``gammon play
+    --learn`` print it."""
+    if got is None:
+        return "%s had no choice" % name
+    if got[0] < 0.0005:
+        return "%s made GNU Backgammon's best play" % name
+    return "equity lost by %s: %.3f (best: %s)" % (name, got[0], got[1])
 
 
 def blot_shots(pos, side):

@@ -14,7 +14,7 @@ from bg import link as P
 from bg import match as bgmatch
 from bg.link import decide as D
 from export_helpers import MatchWriter, random_match
-from gammon import analyze
+from gammon import analyze, model
 from gammon.brain import Brain, Follow
 from gammon.cli import UserError
 from gammon.commands import play as PL
@@ -403,3 +403,24 @@ def test_a_match_taken_over_credits_gnubg_in_the_library_and_the_mat(tmp_path, m
         lib.credit(m.id_hex, 1, "gnubg 2-ply")  # a later session at another strength
         assert lib.get(m.id_hex).players[1] == "%s, then gnubg 0-ply, then gnubg 2-ply" % first
         assert lib.get(m.id_hex).players[0] == m.names[0]
+
+
+def test_learn_says_gnubgs_verdict_after_each_of_the_players_plays():
+    """``gammon play --learn``: after each play of the player (not the computer's), one line
+    with GNU Backgammon's verdict -- the best play, or the equity lost and the best play."""
+    from gammon.analyze import play_judge
+
+    b = _Board(_match())
+    out = io.StringIO()
+    p = PL.Player(b.client, Brain(1), out, sleep=lambda s: None, clock=_Clock(), judge=play_judge())
+    assert p.run(matches=1) == 1
+    m = model.load_match(b"".join(b.recs))
+    fed = model.load_match(b"".join(b.recs[: b.shown]))
+    before = sum(1 for g in fed.games for a in g.actions if a.kind == "play" and a.side == 0)
+    mine = [a for g in m.games for a in g.actions if a.kind == "play" and a.side == 0][before:]
+    lines = [x for x in out.getvalue().splitlines() if " -- " in x]
+    assert len(lines) == len(mine) > 3, (lines, len(mine))
+    for line, a in zip(lines, mine):
+        assert line.startswith("%s played %s -- " % (m.names[0], a.text or "no move")), line
+        assert line.endswith(("had no choice", "made GNU Backgammon's best play", ")")), line
+    assert any("equity lost by" in x and "(best: " in x for x in lines), lines

@@ -10,6 +10,7 @@ points sends GNU Backgammon's play or cube answer (``gammon.brain.Brain``)::
     gnubg 2-ply plays side 1 (black) on board "salon"; Ctrl-C to stop
     black (gnubg 2-ply) plays 13/7 8/7
     black (gnubg 2-ply) does not double
+    white played 24/18 13/10 -- equity lost by white: 0.052 (best: 13/7 13/10)   (--learn)
     ...
 
 The board waits for the host's decision while it hears from it (a HELLO every few seconds);
@@ -77,8 +78,11 @@ class Player:
     """One ``gammon play`` session: ``connect()`` gives an authenticated ``Client`` (called
     again after the link dropped), ``out`` gets one line per decision and link event."""
 
-    def __init__(self, connect, brain, out, sleep=time.sleep, clock=time.monotonic, credit=None):
+    def __init__(self, connect, brain, out, sleep=time.sleep, clock=time.monotonic, credit=None, judge=None):
         self.connect = connect
+        # judge(m, g, a): GNU Backgammon's verdict on each play of the player (``--learn``:
+        # ``gammon.analyze.play_judge``), said after the play
+        self.judge = judge
         # credit(match id hex, side, name): the library names this engine beside the board's
         # computer in a match it took over (``Library.credit``)
         self.credit = credit
@@ -167,11 +171,26 @@ class Player:
                     raise ValueError("events were lost")
                 for k, fl in record.decode_stream(rec):
                     self.follow.feed(k, fl)
+                    if k == record.PLAY and self.judge is not None:
+                        self._verdict()
             except ValueError:
                 # lost events, or a record that does not follow (one was missed): the board's
                 # copy holds this one and those before it
                 self._resync()
                 return
+
+    def _verdict(self):
+        """The player's play just recorded, judged by GNU Backgammon (``--learn``)."""
+        from gammon.watch_view import verdict_line
+
+        r = self.follow.r
+        a = r.g.actions[-1] if r.g is not None and r.g.actions else None
+        if a is None or a.kind != "play" or a.side == self.brain.side:
+            return
+        name = r.m.names[a.side] or ("white", "black")[a.side]
+        self.say(
+            "%s played %s -- %s" % (name, a.text or "no move", verdict_line(name, self.judge(r.m, r.g, a)))
+        )
 
     def over(self):
         r = self.follow.r
@@ -253,7 +272,12 @@ def cmd_play(args):
     except ValueError as e:
         raise UserError(str(e)) from None
     print("%s plays side %d; Ctrl-C to stop" % (brain.name, side))
-    p = Player(lambda: open_board(args), brain, sys.stdout, credit=_credit)
+    judge = None
+    if args.learn:
+        from gammon.analyze import play_judge
+
+        judge = play_judge(args.ply)
+    p = Player(lambda: open_board(args), brain, sys.stdout, credit=_credit, judge=judge)
     try:
         p.run(matches=args.matches)
     except KeyboardInterrupt:
@@ -279,4 +303,9 @@ def register(sub):
     )
     p.add_argument("--ply", type=int, default=0, metavar="N", help="look-ahead 0..%d (default 0)" % MAX_PLIES)
     p.add_argument("--matches", type=int, metavar="N", help="stop after N matches ended (default: Ctrl-C)")
+    p.add_argument(
+        "--learn",
+        action="store_true",
+        help="after each of your plays, GNU Backgammon's verdict: its best play and the equity yours lost",
+    )
     p.set_defaults(func=cmd_play)
