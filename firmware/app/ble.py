@@ -21,8 +21,8 @@ in the lobby (its first writes kept, no session), and ``BleTransport.service``:
   churn a slot at most that often), and disconnects a newcomer that found none within
   ``LOBBY_MS``;
 - disconnects a connection that does not encrypt within ``ENCRYPT_MS`` (a bonded host
-  re-encrypts in a few connection events; while the board shows a passkey for it, a person is
-  typing: the session's ``UNAUTH_MS`` applies instead).
+  re-encrypts in a few connection events), or ``PASSKEY_MS`` once the board showed a passkey
+  for it (a person is typing it; the Security Manager's own timeout).
 
 A connection gets a session only once its link is encrypted, so a stranger that never bonds
 costs the heap a ``BleConn`` (~340 bytes on the board model), not a session (~1 kB more;
@@ -85,6 +85,7 @@ MAX_SLOTS = const(3)  # centrals served at once; the stack's last connection is 
 GRACE_MS = const(1000)  # a holder keeps its slot this long before a plain newcomer may take it
 LOBBY_MS = const(1500)  # a newcomer that claims nothing waits this long for a slot
 ENCRYPT_MS = const(3000)  # a connection not encrypted this long (no passkey shown) is dropped
+PASSKEY_MS = const(30000)  # ... with a passkey shown: SMP's 30 s pairing timeout
 _FIRST = const(128)  # a newcomer's first bytes kept in the lobby (INFO + AUTH_START or PAIR_START)
 _RX_CHUNKS = const(64)  # writes waiting for the link task; more: a flood, the central is dropped
 _TICK_MS = const(100)  # the serve task's round when nothing happens (deadlines)
@@ -421,7 +422,7 @@ class BleTransport(Waker):
                 c.since = now
             if c.link is not None:
                 taken += 1
-                if not c.encrypted and not c.passkey and not board.within(c.since, ENCRYPT_MS):
+                if not c.encrypted and not board.within(c.since, PASSKEY_MS if c.passkey else ENCRYPT_MS):
                     self._kick(c)  # a central that never bonds frees its slot
                     taken -= 1
                 elif c.rx:

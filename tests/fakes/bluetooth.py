@@ -366,6 +366,12 @@ class BLE:
         c.authenticated = mitm
         self._call(_IRQ_ENCRYPTION_UPDATE, (c.handle, True, mitm, True, 16))
 
+    def _start_pairing(self, conn=None):
+        """The central starts LE pairing with passkey entry and never finishes it (nobody types
+        the passkey): the stack asks the peripheral for one to show, the link stays in clear."""
+        c = self._c(conn)
+        self._call(_IRQ_PASSKEY_ACTION, (c.handle, _PASSKEY_ACTION_DISP, 0))
+
     def _encrypt(self, conn=None, key=b"peer-key"):
         """A bonded central reconnects and starts encryption with the stored keys: the stack
         looks the bond up (_IRQ_GET_SECRET) and, when the peripheral has it, the link is

@@ -18,6 +18,7 @@ ATTACKS = (
     "test_one_stranger_reconnecting_every_50ms",
     "test_idle_strangers_holding_every_connection",
     "test_garbage_writers_and_half_open_frames",
+    "test_a_logged_in_host_is_never_pushed_out_and_a_passkey_waits_only_so_long",
 )
 
 
@@ -50,4 +51,6 @@ def owner_module():
 def test_the_owner_gets_through_over_ble_on_cpython(owner_module, attack, capsys):
     getattr(owner_module, attack)()
     out = capsys.readouterr().out
+    if attack.startswith("test_a_logged"):
+        return  # no crowd: its asserts are the test's own
     assert "owner %d/%d" % (owner_module.REQUESTS, owner_module.REQUESTS) in out, out

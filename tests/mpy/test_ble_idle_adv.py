@@ -14,7 +14,8 @@ import bluetooth  # noqa: E402, F401
 from link_fakes import roomy, skip_all  # noqa: E402
 
 if roomy(120000, 90000):
-    from ble_central import B, setup
+    from app import ble
+    from ble_central import setup
 
 
 def test_idle_raises_the_advertising_interval_and_input_restores_it():
@@ -24,7 +25,7 @@ def test_idle_raises_the_advertising_interval_and_input_restores_it():
     t.advertise_every(1000)  # idle mode (board.json idle.adv_ms)
     t.service()  # the link task's next turn
     assert radio.adv[0] == 1000000
-    assert radio.adv[1:] and B.uuid128_le(B.SERVICE_UUID) in radio.adv[1]  # the same payload
+    assert radio.adv[1:] and ble.uuid128_le(ble.SERVICE_UUID) in radio.adv[1]  # the same payload
     t.advertise_every(0)  # a checker moved: the normal interval
     t.service()
     assert radio.adv[0] == normal
@@ -40,10 +41,10 @@ def test_advertising_goes_on_beside_a_central_while_a_slot_is_free():
     t.advertise_every(1000)
     t.service()
     assert radio.adv is not None and radio.adv[0] == 1000000 and t.adv_us == 1000000
-    for _ in range(B.STACK_CONNS - 1):
+    for _ in range(ble.STACK_CONNS - 1):
         radio._connect()
         t.service()
-    assert len(radio.conns) == B.STACK_CONNS and radio.adv is None  # the stack is full
+    assert len(radio.conns) == ble.STACK_CONNS and radio.adv is None  # the stack is full
 
 
 if not roomy(120000, 90000):

@@ -22,7 +22,8 @@ import bluetooth  # noqa: E402
 from link_fakes import roomy, skip_all  # noqa: E402
 
 if roomy():
-    from ble_central import B, Central, P, setup
+    from app import ble
+    from ble_central import Central, P, setup
 
 
 def test_services_and_advertising():
@@ -33,11 +34,11 @@ def test_services_and_advertising():
     assert radio.config("io") == 0  # display only: the board shows passkeys
     assert t.h_rx != t.h_tx
     svc = radio.services[0]
-    assert svc[0] == bluetooth.UUID(B.SERVICE_UUID)
+    assert svc[0] == bluetooth.UUID(ble.SERVICE_UUID)
     assert svc[1][0][1] & bluetooth.FLAG_WRITE and svc[1][1][1] & bluetooth.FLAG_NOTIFY
     interval, adv, resp, connectable = radio.adv
-    assert connectable and len(adv) <= 31 and B.uuid128_le(B.SERVICE_UUID) in adv
-    assert bluetooth.UUID(B.uuid128_le(B.SERVICE_UUID)) == bluetooth.UUID(B.SERVICE_UUID)
+    assert connectable and len(adv) <= 31 and ble.uuid128_le(ble.SERVICE_UUID) in adv
+    assert bluetooth.UUID(ble.uuid128_le(ble.SERVICE_UUID)) == bluetooth.UUID(ble.SERVICE_UUID)
     assert b"Kitchen" in resp
 
 
@@ -104,7 +105,7 @@ def test_a_central_that_never_encrypts_is_disconnected_sooner_and_costs_no_sessi
     link_step = Central(radio, link, t, plain=True).step
     link_step()
     assert len(t.slots()) == 1 and link.session is None and board.sessions == []
-    board.clock.advance(B.ENCRYPT_MS - 1)
+    board.clock.advance(ble.ENCRYPT_MS - 1)
     link_step()
     assert radio.conn is not None
     board.clock.advance(1)

@@ -19,7 +19,8 @@ import bluetooth  # noqa: E402, F401
 from link_fakes import roomy, skip_all  # noqa: E402
 
 if roomy():
-    from ble_central import B, Central, pair_and_auth, setup
+    from app import ble
+    from ble_central import Central, pair_and_auth, setup
     from ble_crowd import Stranger, owner_trial
 
 REQUESTS = 55  # owner requests per attack (four attacks: 220 in all)
@@ -54,7 +55,7 @@ def _attack(strangers, seed):
         )
     )
     assert owner.ok == REQUESTS, (owner.ok, owner.errors)
-    assert len(t.slots()) <= B.MAX_SLOTS and len(radio.conns) <= B.STACK_CONNS
+    assert len(t.slots()) <= ble.MAX_SLOTS and len(radio.conns) <= ble.STACK_CONNS
     return owner, t
 
 
@@ -71,7 +72,7 @@ def test_one_stranger_reconnecting_every_50ms():
 
 
 def test_idle_strangers_holding_every_connection():
-    s = [Stranger("idle") for _ in range(B.STACK_CONNS)]
+    s = [Stranger("idle") for _ in range(ble.STACK_CONNS)]
     owner, t = _attack(s, 3)
     assert t.evicted > 0  # the owner's arrivals pushed idle ones out
 
@@ -79,6 +80,40 @@ def test_idle_strangers_holding_every_connection():
 def test_garbage_writers_and_half_open_frames():
     s = [Stranger("garbage"), Stranger("garbage"), Stranger("halfopen"), Stranger("halfopen")]
     _attack(s, 4)
+
+
+def test_a_logged_in_host_is_never_pushed_out_and_a_passkey_waits_only_so_long():
+    radio, board, hub, t, link = setup()
+    radio._connect()
+    radio._pair(key=b"owner")
+    c = Central(radio, link, t)
+    pair_and_auth(c, board, hub)
+    owner = radio.conn
+    typing = radio._connect()
+    radio._start_pairing(typing)  # a passkey on the dice, nobody types it
+    c.step()
+    assert board.codes and len(t.slots()) == 2
+    for _ in range(30):  # newcomers, each after the last one's grace
+        board.clock.advance(ble.GRACE_MS)
+        radio._connect()
+        c.step()
+        seat = [x for x in t.slots() if x.handle == owner]
+        assert owner in radio.conns and seat and seat[0].link.session.mac_in is not None  # logged in
+    assert t.evicted >= 28 and typing not in radio.conns  # pushed out, like any stranger
+    # alone with the board, a connection shown a passkey waits the pairing's own timeout
+    radio._disconnect(owner)
+    for h in list(radio.conns):
+        radio._disconnect(h)
+    c.step()
+    typing = radio._connect()
+    radio._start_pairing(typing)
+    c.step()
+    board.clock.advance(ble.PASSKEY_MS - 1)
+    c.step()
+    assert typing in radio.conns
+    board.clock.advance(1)
+    c.step()
+    assert typing not in radio.conns and t.slots() == []
 
 
 if not roomy():
