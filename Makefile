@@ -104,15 +104,15 @@ lint: $(STAMP)
 
 # make deploy exercised for real: the unix port behind a pseudo-terminal plays the board.
 deploy-test: $(STAMP)
-	$(PY) -m tools.deploy_test
+	$(PY) -m tools.deploy.deploy_test
 
 # make bench-device exercised for real: the unix port behind a pseudo-terminal plays the board.
 bench-device-test: $(STAMP)
-	$(PY) -m tools.device_bench_test
+	$(PY) -m tools.deploy.device_bench_test
 
 # make test-device exercised for real: the unix port behind a pseudo-terminal plays the board.
 test-device-test: $(STAMP)
-	$(PY) -m tools.test_device_test
+	$(PY) -m tools.deploy.test_device_test
 
 # docs/getting-started.md's and the README's pictures: the browser tests that walk those steps
 # write their screenshots to docs/img (make test runs the same steps, pictures to a temp folder)
@@ -154,7 +154,7 @@ hardware: $(STAMP)
 
 # --- a real ESP32 -------------------------------------------------------------------------
 deploy: $(STAMP)
-	$(PY) tools/deploy.py --port $(PORT)
+	$(PY) -m tools.deploy --port $(PORT)
 
 release: $(STAMP)
 	$(PY) tools/release.py build $(if $(RELEASE_KEY),--key $(RELEASE_KEY)) $(if $(VERSION),--version $(VERSION)) \
@@ -168,7 +168,7 @@ bench-device: $(STAMP)
 # the portable test suite on a board that has the firmware (make deploy), module by module
 # through the raw REPL, with each module's heap: -> build/test-device/report.json
 test-device: $(STAMP)
-	$(PY) -m tools.test_device --port $(PORT) $(if $(MODULES),--modules $(MODULES))
+	$(PY) -m tools.deploy.test_device --port $(PORT) $(if $(MODULES),--modules $(MODULES))
 
 repl: $(STAMP)
 	$(VENV)/bin/mpremote connect $(PORT) repl

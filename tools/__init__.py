@@ -4,10 +4,14 @@ without any script editing ``sys.path``.
 
 * ``tools.mpy`` -- the one way to run MicroPython (the unix port, the ROM image, the board model);
 * ``tools.sim`` -- the simulator (server, demo, headless heap checks);
-* ``tools.bench`` -- ``make bench`` and its benchmarks;
-* ``tools.deploy`` -- a real ESP32: deploy, the device benchmarks and tests, and their pty tests;
-* ``tools.hardware`` -- KiCad, OpenSCAD and ngspice files from hardware/board.json;
-* ``romfs``, ``rom_boot``, ``release``, ``board_model``: the firmware's images and builds.
+* ``tools.bench`` -- ``make bench``: one module per area;
+* ``tools.deploy`` -- a real ESP32: ``make deploy``, the portable tests on a board
+  (``test_device``) and the pty tests of both and of the device benchmarks;
+* ``tools.hardware`` -- KiCad, OpenSCAD and ngspice files from hardware/board.json (its scripts
+  still run by path: ``make hardware``);
+* ``romfs``, ``rom_boot``, ``release``, ``board_model``: the firmware's images and builds;
+  ``slot_study``, ``recognize_timing``, ``power_budget``, ``wiring_svg``, ``stub_fixes``: studies
+  and generators.
 """
 
 # The firmware's portable core (bg) and the CPython micropython shim: gammon._paths is the one

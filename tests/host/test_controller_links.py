@@ -123,7 +123,6 @@ def test_published_records_are_the_confirmed_actions(app, monkeypatch):
 
 def test_a_roll_press_confirms_a_shown_pairing_value_and_does_not_roll(app, monkeypatch):
     monkeypatch.setitem(sys.modules, "bluetooth", None)
-    sys.path.insert(0, str(ROOT / "tests" / "portable"))
     from bg import link as P
     from bg.link.host import HostEnd
     from bg.link.session import Session
@@ -160,7 +159,6 @@ def test_a_roll_press_confirms_a_shown_pairing_value_and_does_not_roll(app, monk
 
 def test_a_cube_press_refuses_a_shown_pairing_value(app, monkeypatch):
     monkeypatch.setitem(sys.modules, "bluetooth", None)
-    sys.path.insert(0, str(ROOT / "tests" / "portable"))
     from app.ctl_defs import PRESS
     from bg import link as P
     from bg.link.host import HostEnd

@@ -23,11 +23,6 @@ FLAG_PREFIXES = ("OPT_", "GAME_", "OPEN_", "PLAY_", "END_", "SRC_")
 
 def _record_names():
     """{name: value} of bg.record's kinds (the names ``record.name()`` knows) and flags."""
-    import sys
-
-    for p in (str(FW), str(ROOT / "host_tools" / "shim")):
-        if p not in sys.path:
-            sys.path.insert(0, p)
     from bg import record as R
 
     kinds = {R.name(k) for k in range(1, 64)} - {"0x%02x" % k for k in range(64)}
@@ -81,11 +76,6 @@ def test_vocabulary_numbers_are_written_once():
 def test_the_controllers_names_are_the_records_values():
     # the K_* names the controller reads are bg.record's values (imported, so this holds by
     # construction; the test guards the aliases' spelling, e.g. PLAY_ILLEGAL_ACCEPTED)
-    import sys
-
-    for p in (str(FW), str(ROOT / "host_tools" / "shim")):
-        if p not in sys.path:
-            sys.path.insert(0, p)
     from app import ctl_defs as D
     from bg import record as R
 

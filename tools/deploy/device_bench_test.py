@@ -1,6 +1,6 @@
 """Exercise `make bench-device` for real against the MicroPython unix port behind a pseudo-terminal.
 
-As tools/deploy_test.py does for `make deploy`: socat gives the unix port a pty exactly as a
+As tools/deploy/deploy_test.py does for `make deploy`: socat gives the unix port a pty exactly as a
 USB-serial ESP32 appears, the "board" holds the firmware (as source: the unix port cannot load
 the xtensawin ``.mpy`` files ``make deploy`` writes) and ``hardware/board.json`` at its root, and
 ``tools/bench/device.py --port PTY`` copies the positions over mpremote, runs the benchmarks
@@ -17,10 +17,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from tools import deploy_test  # noqa: F401 - the same socat set-up (installs socat when missing)
 from tools.bench import device as bench_device
+from tools.deploy import deploy_test  # noqa: F401 - the same socat set-up (installs socat when missing)
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def main():

@@ -1,7 +1,7 @@
 """The portable test suite on a board, over its serial port (``make test-device PORT=...``).
 
-    .venv/bin/python -m tools.test_device --port /dev/ttyUSB0
-    .venv/bin/python -m tools.test_device --port PTY --resume --modules test_dice_core,test_leds_frame
+    .venv/bin/python -m tools.deploy.test_device --port /dev/ttyUSB0
+    .venv/bin/python -m tools.deploy.test_device --port PTY --resume --modules test_dice_core,test_leds_frame
 
 The board has the firmware (``make deploy``). The test modules of ``tests/portable`` (and
 their helpers) are staged as ``make deploy`` stages the firmware: compiled with ``mpy-cross
@@ -23,8 +23,9 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-from tools import deploy  # noqa: E402
+from tools import deploy
+
+ROOT = Path(__file__).resolve().parents[2]
 
 DEVICE_DIR = "tests"
 

@@ -1,9 +1,9 @@
 """Exercise `make test-device` for real against the MicroPython unix port behind a pseudo-terminal.
 
-As tools/device_bench_test.py does for `make bench-device`: socat gives the unix port a pty as
+As tools/deploy/device_bench_test.py does for `make bench-device`: socat gives the unix port a pty as
 a USB-serial ESP32 appears, the "board" holds the firmware (as source: the unix port cannot
 load the xtensawin native code ``make deploy`` writes) and ``hardware/board.json``, and
-``tools/test_device.py --port PTY`` stages and runs a few portable modules there, plus one
+``tools/deploy/test_device.py --port PTY`` stages and runs a few portable modules there, plus one
 planted module whose test fails. The checks: each real module reports what the same module
 reports under ``tests/mpy_runner.py`` on the same interpreter (passed / failed / skipped) with
 its heap, the planted failure fails the run and is named, and the board's file system is left
@@ -19,13 +19,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from tools import (
+from tools import mpy
+from tools.deploy import (
     deploy_test,  # noqa: F401 - the same socat set-up (installs socat when missing)
-    mpy,
     test_device,
 )
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 MODULES = ("test_dice_core", "test_leds_frame", "test_hwdesc_board")
 PLANTED = """
