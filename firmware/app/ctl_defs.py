@@ -2,8 +2,8 @@
 ``Settings`` and the match ``Clock``: the definitions every ``ctl_*`` module shares, kept apart
 from the controller's behaviour."""
 
-from bg import dice as _D
-from bg import record as _R
+from bg import dice
+from bg import record as R
 from micropython import const
 
 # Action kinds and flags: one vocabulary, ``bg.record``'s (the journal's format), which the
@@ -11,9 +11,9 @@ from micropython import const
 # them (``K_PLAY``, ``OPT_JACOBY``, ``PLAY_ILLEGAL_ACCEPTED``, ... -- the controller's API, for
 # its users and tests) are read through ``__getattr__`` below, not stored: a module's dict
 # entry costs the board's heap (docs/memory.md). The values are never repeated here.
-SRC_HOST = _D.SRC_HOST  # who gave a player-seed contribution (bg.dice)
-SRC_BUTTONS = _D.SRC_BUTTONS
-OPT_COMPUTER = (_R.OPT_COMPUTER0, _R.OPT_COMPUTER1)
+SRC_HOST = dice.SRC_HOST  # who gave a player-seed contribution (bg.dice)
+SRC_BUTTONS = dice.SRC_BUTTONS
+OPT_COMPUTER = (R.OPT_COMPUTER0, R.OPT_COMPUTER1)
 
 
 def __getattr__(name):
@@ -21,13 +21,13 @@ def __getattr__(name):
     flags (``OPT_*``, ``GAME_CRAWFORD``, ``OPEN_*``, ``END_*``) are bg.record's own names;
     ``PLAY_ILLEGAL_ACCEPTED`` is ``bg.record.PLAY_CASUAL_ACCEPTED_ILLEGAL``."""
     if name.startswith("K_"):
-        return getattr(_R, name[2:])
+        return getattr(R, name[2:])
     if name.startswith("I_") and name[2:] in _INTENTS:
         return _INTENTS.index(name[2:])
     if name == "PLAY_ILLEGAL_ACCEPTED":
-        return _R.PLAY_CASUAL_ACCEPTED_ILLEGAL
+        return R.PLAY_CASUAL_ACCEPTED_ILLEGAL
     if name.startswith(("OPT_", "END_", "OPEN_")) or name == "GAME_CRAWFORD":
-        return getattr(_R, name)
+        return getattr(R, name)
     raise AttributeError(name)
 
 
@@ -143,17 +143,17 @@ class Settings:
     def flags(self):
         f = 0
         if self.crawford:
-            f |= _R.OPT_CRAWFORD
+            f |= R.OPT_CRAWFORD
         if self.jacoby:
-            f |= _R.OPT_JACOBY
+            f |= R.OPT_JACOBY
         if self.beaver:
-            f |= _R.OPT_BEAVER
+            f |= R.OPT_BEAVER
         if self.casual:
-            f |= _R.OPT_CASUAL
+            f |= R.OPT_CASUAL
         if self.house:
-            f |= _R.OPT_HOUSE_OPENING
+            f |= R.OPT_HOUSE_OPENING
         if self.clock_s:
-            f |= _R.OPT_CLOCK
+            f |= R.OPT_CLOCK
         if self.computer >= 0:
             f |= OPT_COMPUTER[self.computer]
         return f
@@ -165,14 +165,14 @@ class Settings:
         comp = 0 if fl & OPT_COMPUTER[0] else (1 if fl & OPT_COMPUTER[1] else -1)
         return cls(
             f[2],
-            bool(fl & _R.OPT_CRAWFORD),
-            bool(fl & _R.OPT_JACOBY),
-            bool(fl & _R.OPT_BEAVER),
+            bool(fl & R.OPT_CRAWFORD),
+            bool(fl & R.OPT_JACOBY),
+            bool(fl & R.OPT_BEAVER),
             f[4],
-            bool(fl & _R.OPT_CASUAL),
+            bool(fl & R.OPT_CASUAL),
             f[5],
             f[6],
-            bool(fl & _R.OPT_HOUSE_OPENING),
+            bool(fl & R.OPT_HOUSE_OPENING),
             (f[7], f[8]),
             comp,
             f[7 + comp] if comp >= 0 else "pubeval",

@@ -24,7 +24,7 @@ try:
 except ImportError:  # pragma: no cover
     from ubinascii import hexlify
 
-from bg import board as B
+from bg import board as _board
 from micropython import const
 
 _N = const(16)  # fields compared: see _fields
@@ -98,7 +98,7 @@ class Status:
             "sc": [ctl.mt.score[0], ctl.mt.score[1]],
             "len": ctl.settings.length,
             "cr": 1 if ctl.mt.crawford else 0,
-            "pip": [B.pip_count(pos, 0), B.pip_count(pos, 1)],
+            "pip": [_board.pip_count(pos, 0), _board.pip_count(pos, 1)],
             "pos": hexlify(pos).decode(),
             "lp": [lp[0], list(lp[1])] if lp else None,
             "m": ctl.message,

@@ -40,10 +40,10 @@ battery        on request (ROLL held alone, ``app.power``): the charge as a bar 
 =============  ===============================================================================
 """
 
-from app import ctl_defs as C
+from app import ctl_defs as D
 from bg import battery as B
 from bg import leds as L
-from bg import recognize as R
+from bg import recognize as _rec
 from micropython import const
 
 CODE_DIGIT_MS = const(1200)  # pairing code: each digit 0.95 s on the dice, then 0.25 s dark
@@ -55,9 +55,9 @@ _LOW_SHOW_MS = const(2000)
 _TICKS_MASK = const(0x3FFFFFFF)  # ticks_ms wraps at 2^30 on the ESP32
 
 # phase groups, built once: a tuple of module attributes in ``paint`` would be built per frame
-_SETUP = (C.IDLE, C.OPENING)
-_TURN = (C.MOVING, C.ILLEGAL)
-_OVER = (C.GAME_OVER, C.MATCH_OVER)
+_SETUP = (D.IDLE, D.OPENING)
+_TURN = (D.MOVING, D.ILLEGAL)
+_OVER = (D.GAME_OVER, D.MATCH_OVER)
 
 
 class View:
@@ -150,14 +150,14 @@ class View:
             b = p.board
             for s in (0, 1):
                 p.set(b.turn_led[s], L.SIDE_COLOURS[s], lvl)
-            if ph == C.OPENING and ctl.house_first is not None:
+            if ph == D.OPENING and ctl.house_first is not None:
                 p.dice(ctl.dice[0], ctl.dice[1], 0)
                 p.turn(1)
-        elif ph == C.CHOICE:
+        elif ph == D.CHOICE:
             p.turn(side)
             p.dice(ctl.dice[0], ctl.dice[1], side)
             p.cube(ctl.mt.cube, owner)
-        elif ph == C.AWAIT_ROLL:
+        elif ph == D.AWAIT_ROLL:
             if not ctl.board_matches():
                 self._guide(ctl)
                 left = -1
@@ -169,14 +169,14 @@ class View:
             p.cube(ctl.mt.cube, owner)
         elif ph in _TURN:
             lvl = 255
-            if ph == C.ILLEGAL:
+            if ph == D.ILLEGAL:
                 p.errors(ctl.missing, ctl.extra)  # the rows of the play the opponent judges
                 left = -1
             else:
                 lvl = self._turn(ctl, side, now)
                 if self.busy:
                     left = -1
-            if ph == C.ILLEGAL:
+            if ph == D.ILLEGAL:
                 b = p.board
                 p.set(b.turn_led[1 - side], L.SIDE_COLOURS[1 - side], p.fast.level)
             else:
@@ -186,18 +186,18 @@ class View:
                 p.dice(self.anim[0], self.anim[1], side, 64)
             else:
                 p.dice(ctl.dice[0], ctl.dice[1], side, lvl)
-        elif ph == C.DOUBLED:
+        elif ph == D.DOUBLED:
             p.cube(2 * ctl.mt.cube, owner, offered=True, by=side)
             p.turn(1 - side)
-        elif ph == C.RESIGNING:
+        elif ph == D.RESIGNING:
             p.turn(1 - side)
             p.dice(ctl.resign_value, 0, side, p.fast.level)
             p.cube(ctl.mt.cube, owner)
         elif ph in _OVER and ctl.mt.result is not None:
             r = ctl.mt.result
-            p.result(r[0], r[2], ph == C.MATCH_OVER)
+            p.result(r[0], r[2], ph == D.MATCH_OVER)
             p.cube(ctl.mt.cube, owner)
-            if r[3] == C.END_TIME:
+            if r[3] == D.END_TIME:
                 L.flag_fall(p, 1 - r[0])
         if left >= 0:
             L.clock_bar(p, ctl.clock.side, left, ctl.settings.clock_s * 1000)
@@ -251,22 +251,22 @@ class View:
         o = ctl.opp
         if o is not None and o.showing(ctl) and self._plan(ctl, o, side, st, now):
             return 255
-        if st == R.AMBIGUOUS and (ctl.selecting or r.ncand > 1):
+        if st == _rec.AMBIGUOUS and (ctl.selecting or r.ncand > 1):
             src, dst = r.show(r.selected)  # the steps that tell the candidates apart
             p.rows(dst, c, 255)
             p.rows(src, c, p.fast.level)
             return 255
-        if st == R.ILLEGAL and ctl.show_errors(now):
+        if st == _rec.ILLEGAL and ctl.show_errors(now):
             p.errors(ctl.missing, ctl.extra)
             return 255
-        if st == R.LIFTED:
+        if st == _rec.LIFTED:
             p.destinations(r.dest_points(), side, r.lifted_point())
             return 255
-        if st == R.PARTIAL and r.pending:
-            p.errors(1 << (R.ROW_BAR0 + 1 - side), r.pending)  # hit blot: to its bar
+        if st == _rec.PARTIAL and r.pending:
+            p.errors(1 << (_rec.ROW_BAR0 + 1 - side), r.pending)  # hit blot: to its bar
             return 255
         self.busy = False
-        if st == R.NO_PLAY:
+        if st == _rec.NO_PLAY:
             return p.slow.level
         return 255
 
@@ -282,7 +282,7 @@ class View:
         if o.wrong:
             p.errors(o.missing, o.extra)
             return True
-        if st == R.ILLEGAL and ctl.show_errors(now):
+        if st == _rec.ILLEGAL and ctl.show_errors(now):
             return False
         k = o.stage
         if o.coaching and ctl.sensed != o.stage_counts(k):
@@ -290,9 +290,9 @@ class View:
         c = L.DEST if o.coaching else L.SIDE_COLOURS[side]
         p.plan(o.plan, side, k, c)
         if k < o.nstages - 1 and o.hits[k]:
-            bar = R.ROW_BAR0 + 1 - side
+            bar = _rec.ROW_BAR0 + 1 - side
             if ctl.sensed[bar] == o.stage_counts(k)[bar]:  # the blot is not on the bar yet
-                p.errors(1 << bar, 1 << R.row_of(side, o.plan[2 * k + 1]))
+                p.errors(1 << bar, 1 << _rec.row_of(side, o.plan[2 * k + 1]))
         return True
 
     def _guide(self, ctl):
