@@ -10,11 +10,21 @@ import sys
 
 fw = None
 fw_root = None
+
+
+def _rom():
+    # the ROM partition a whole firmware's image is copied into, asked for only when such a
+    # slot is chosen (hal: vfs.rom_ioctl on the ESP32; None where there is none)
+    import hal
+
+    return hal.load(hal.backend()).rom_partition()
+
+
 try:
     from bg.update import boot as fw
 
     fw_root = fw.root()
-    fw.start(sys.path, sys.modules, fw_root, True)  # the slot's modules over the built-in
+    fw.start(sys.path, sys.modules, fw_root, True, _rom)  # the slot's modules over the built-in
 except Exception as e:  # noqa: BLE001 - boot the built-in firmware whatever happened
     fw = None
     print("fw: built-in firmware:", e)

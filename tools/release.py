@@ -16,7 +16,9 @@ The manifest's security counter is ``bg.update.boot.COUNTER`` of the firmware bu
 overrides it): a board refuses a bundle below the counter it last confirmed, so a release that
 fixes a flaw raises ``COUNTER`` in the source and older releases can never be put back.
 ``--only`` packs just the named modules: the board lays them over its built-in firmware.
-``--romfs`` packs the whole firmware as one ROMFS image, mounted ahead of the built-in one.
+``--romfs`` packs the whole firmware as one ROMFS image, mounted ahead of the built-in one; on
+the ESP32 the board copies it into its ``romfs`` partition at boot (``bg.update.romslot``), so an
+image larger than that partition (``ESP32_ROM_PARTITION``, docs/update.md) is refused here.
 """
 
 import argparse
@@ -31,6 +33,9 @@ for _sub in ("firmware", "host_tools/shim", "host_tools", "tools"):
 from gammon import release as R  # noqa: E402
 
 DEV_KEY = ROOT / "build" / "dev-release.key"
+# The ESP32's ROM partition (the ``romfs`` row of the partition table in docs/update.md): a whole
+# firmware's image must fit it.
+ESP32_ROM_PARTITION = 0x40000
 
 
 def dev_key():
@@ -85,13 +90,15 @@ def default_counter():
 
 
 def build(key, version, arch, out, counter=None, only=None, rom=False):
-    if rom and arch == "xtensawin":
-        # the slot keeps the image as a littlefs file, which the ESP32 cannot map, and the
-        # write path to its second ROM partition is not there yet (docs/update.md)
-        raise ValueError("--romfs: the ESP32 cannot boot a ROM image from a slot yet")
     seed = R.read_key(key) if key else dev_key()
     if rom:
         files = romfs_files(arch, Path(out) / ("romfs-" + arch))
+        n = len(files[0][1])
+        if arch == "xtensawin" and n > ESP32_ROM_PARTITION:
+            # the board would copy it into a partition it does not fit, and roll it back
+            raise ValueError(
+                "--romfs: image of %d bytes > the ESP32's ROM partition of %d" % (n, ESP32_ROM_PARTITION)
+            )
     else:
         files = bundle_files(arch, Path(out) / ("mpy-" + arch), only)
     blob = R.build_bundle(version, files, seed, default_counter() if counter is None else counter)

@@ -309,3 +309,17 @@ def make(config=None):
     )
     setattr(hw, "board", board)  # noqa: B010 - an extra part the sim backend does not have
     return hw
+
+
+def rom_partition():
+    """The ROM partition a whole firmware's image is copied into (``bg.update.romslot``): the
+    ``esp32.Partition`` labelled ``romfs`` that MicroPython 1.25 hands out as
+    ``vfs.rom_ioctl(2, 0)`` (docs/update.md: the partition table); None when the build has no
+    ``vfs.rom_ioctl`` (``MICROPY_VFS_ROM`` off) or the table no ``romfs`` partition."""
+    import vfs
+
+    f = getattr(vfs, "rom_ioctl", None)
+    if f is None or f(1) < 1:
+        return None
+    dev = f(2, 0)
+    return None if isinstance(dev, int) else dev  # a negative errno when there is none

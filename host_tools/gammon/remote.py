@@ -346,6 +346,41 @@ class DiceExchange:
             self.other_shares,
         )
 
+    def state(self):
+        """What a restarted host needs to go on with this exchange (JSON; ``from_state``)."""
+
+        def h(b):
+            return None if b is None else b.hex()
+
+        return {
+            "side": self.side,
+            "match_id": self.match_id.hex(),
+            "own_commit": self.own_commit.hex(),
+            "other_commit": h(self.other_commit),
+            "other_match_id": h(self.other_match_id),
+            "parts": [h(p) for p in self.parts],
+            "own_part_sent": self.own_part_sent,
+            "own_shares": [s.hex() for s in self.own_shares],
+            "other_shares": [s.hex() for s in self.other_shares],
+            "throws": [list(t) for t in self.throws],
+            "other_seed": h(self.other_seed),
+        }
+
+    @classmethod
+    def from_state(cls, d):
+        def u(v):
+            return None if v is None else bytes.fromhex(v)
+
+        x = cls(d["side"], bytes.fromhex(d["match_id"]), bytes.fromhex(d["own_commit"]))
+        x.other_commit, x.other_match_id = u(d["other_commit"]), u(d["other_match_id"])
+        x.parts = [u(p) for p in d["parts"]]
+        x.own_part_sent = bool(d["own_part_sent"])
+        x.own_shares = [bytes.fromhex(s) for s in d["own_shares"]]
+        x.other_shares = [bytes.fromhex(s) for s in d["other_shares"]]
+        x.throws = [tuple(t) for t in d["throws"]]
+        x.other_seed = u(d["other_seed"])
+        return x
+
 
 class BoardDice:
     """This host's part of the joint dice: between its board (link request JOINT and
@@ -386,6 +421,34 @@ class BoardDice:
         early, self.early = self.early, []
         for body in early:
             self.x.take(body)
+
+    def state(self):
+        """What a restarted host needs (JSON): the exchange with the other host (this host's
+        part and every share sent and taken), the last "rolled" told, the early messages.
+        Its own part is in it before the part goes anywhere (``send`` writes the state
+        first), so a restarted host never sends another part."""
+        return {"x": None if self.x is None else self.x.state(), "rolled": self.rolled, "early": self.early}
+
+    def restore(self, d, records):
+        """A restarted host: the exchange ``state`` saved, if it is the one of the board's
+        live match ``records`` ((kind, fields) from its MATCH_START: the board's copy). What
+        was handed to the board is read from those records, not the saved state (the board's
+        journal is the truth, and a part handed in again would be taken as the other side's).
+        Returns True when the saved exchange is that match's (else nothing changes)."""
+        from bg.dice import SRC_HOST
+
+        x = d.get("x") if isinstance(d, dict) else None
+        if x is None or not records or records[0][0] != record.MATCH_START:
+            return False
+        if bytes(records[0][1][0]).hex() != x["match_id"]:
+            return False  # another match began while this host was away
+        self.x = DiceExchange.from_state(x)
+        self.rolled = d.get("rolled", -1)
+        self.early = list(d.get("early", []))
+        self.started = any(k == record.JOINT_START for k, f in records)
+        self.parts_in = sum(1 for k, f in records if k == record.SEED_PART and f[0] == SRC_HOST)
+        self.shares_in = sum(1 for k, f in records if k == record.JOINT_SHARE)
+        return True
 
     def take(self, body):
         if self.x is None:
@@ -446,6 +509,87 @@ class BoardDice:
         self.send(x.share_message(k, bytes(r[5:37])))
 
 
+class SeatFile:
+    """This host's seat in a relay room, kept where a restarted host finds it
+    (``$GAMMON_HOME/remote/<room>-<seat>.json``; ``path`` None: in memory only), written
+    atomically (a temporary file, fsync, rename: a power cut leaves the old file or the new).
+
+    ``sent``: every message this seat sent, in order (number i + 1), each written here
+    **before** it goes to the relay (``post``) -- a message the relay may have got is never
+    forgotten, nor its number reused with another body (the relay would refuse that as a
+    replay); sending one again is acknowledged again. ``acked``: how many the relay took;
+    ``taken``: the last remote number taken; ``data``: the rest (the joint dice,
+    ``BoardDice.state``, and how many of each match's decisions were posted)."""
+
+    def __init__(self, path=None):
+        from pathlib import Path
+
+        self.path = None if path is None else Path(path)
+        self.sent = []
+        self.acked = 0
+        self.taken = 0
+        self.data = {}
+        self._written = None
+        if self.path is not None and self.path.exists():
+            try:
+                d = json.loads(self.path.read_text(encoding="utf-8"))
+                self.sent = list(d["sent"])
+                self.acked = min(int(d["acked"]), len(self.sent))
+                self.taken = int(d["taken"])
+                self.data = dict(d["data"])
+            except (OSError, ValueError, KeyError, TypeError) as e:
+                raise UserError("%s: not a readable remote seat (%s)" % (self.path, e)) from None
+
+    @staticmethod
+    def for_room(room, seat):
+        """The file of ``room``'s ``seat`` in this host's library directory."""
+        import re
+
+        from gammon.library import home
+
+        if not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", room or ""):
+            raise UserError("a room is letters, digits, - and _ (got %r)" % (room,))
+        return SeatFile(home() / "remote" / ("%s-%d.json" % (room, seat)))
+
+    def save(self):
+        """Write the seat when it changed (atomically)."""
+        import os
+
+        obj = {"sent": self.sent, "acked": self.acked, "taken": self.taken, "data": self.data}
+        text = json.dumps(obj, sort_keys=True)
+        if self.path is None or text == self._written:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(".tmp")
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, self.path)
+        self._written = text
+
+    def post(self, body):
+        """Number ``body`` as this seat's next message and write it down (before sending)."""
+        self.sent.append(body)
+        self.save()
+        return len(self.sent)
+
+    def push(self, relay):
+        """Send every message the relay has not acknowledged yet, in order. A relay that does
+        not answer leaves them for the next call (ClubError other than 409 is returned);
+        409 (this seat's numbers refused: another program sends for it) is raised."""
+        while self.acked < len(self.sent):
+            try:
+                relay.send(self.acked + 1, self.sent[self.acked])
+            except ClubError as e:
+                if e.status == 409:
+                    raise
+                return e
+            self.acked += 1
+        self.save()
+        return None
+
+
 def pump(relay, referee, wait=0.0, say=print):
     """Take every remote message the relay holds after the last one taken; a refused one is
     shown and not forwarded. Returns how many were forwarded."""
@@ -462,7 +606,7 @@ def pump(relay, referee, wait=0.0, say=print):
     return n
 
 
-__all__ = ["BoardDice", "ClubError", "Refused", "Relay", "Referee", "pump"]
+__all__ = ["BoardDice", "ClubError", "Refused", "Relay", "Referee", "SeatFile", "pump"]
 
 
 class RemoteBrain:

@@ -89,7 +89,7 @@ def test_a_cheating_remote_is_refused_and_nothing_reaches_the_board(servers, eve
     _refused(lambda: home.take(3, dict(honest, turn=turn + 1)), "turn %d" % (turn + 1))
     _refused(lambda: home.take(4, {"kind": "cube", "turn": turn, "yes": True}), "cube")
     _refused(lambda: home.take(6, honest), "out of order")  # a gap: number 5 not taken
-    _refused(lambda: home.take(5, {"kind": "resign"}), "unknown message")
+    _refused(lambda: home.take(5, {"kind": "surrender"}), "unknown message")
     assert sent == [] and len(home.refused) == 6 and home.last_seq == 5
     # the honest play is taken; the same number again (a replaying relay) is refused
     home.take(6, honest)
@@ -263,4 +263,5 @@ def test_decisions_journaled_while_the_relay_or_the_link_was_down_go_later_in_or
     assert relay.got == want, out.getvalue()  # every one, in order, none twice
     assert "sending again later" in out.getvalue()
     assert board.fetches == 2  # at the start, and after the lost events
-    assert board.decisions == [(D.DEC_HELLO, b"\x01remote")]  # the HELLO: nothing came from away
+    # the HELLO (bit 7: a player at another board decides): nothing came from away
+    assert board.decisions == [(D.DEC_HELLO, b"\x81remote")]

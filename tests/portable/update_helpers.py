@@ -3,14 +3,14 @@ bundles of a few small files, a fresh firmware root on the host's filesystem."""
 
 import os
 
-from bg.update.sign import bundle, public_key
-
 SEED = bytes(range(1, 33))  # the tests' release key (never the board's)
 _PUB = []
 
 
 def pub():
     if not _PUB:
+        from bg.update.sign import public_key  # imported when needed: the curve's code is big
+
         _PUB.append(public_key(SEED))
     return _PUB[0]
 
@@ -26,6 +26,8 @@ def files(tag=b"v2", n=3, size=300):
 
 def make(version="2.0.0", tag=b"v2", seed=SEED, n=3, size=300, security=1):
     import gc
+
+    from bg.update.sign import bundle
 
     gc.collect()
     return bundle(version, files(tag, n, size), seed, security)

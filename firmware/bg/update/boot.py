@@ -37,6 +37,9 @@ _HOOK: list = [None]  # bg.update.overlay while its import hook may be installed
 ROM_IMAGE = "fw.romfs"
 ROM_MOUNT = "/fwrom"
 _BOOTED = [False]  # start() ran as main.py's boot (its slot laid over the built-in modules)
+# main.py's way to the ROM partition (hal: vfs.rom_ioctl on the ESP32), called only when a
+# whole firmware's image is chosen; None, or answering None: the image is read into the heap
+_ROM: list = [None]
 
 
 def root():
@@ -159,15 +162,36 @@ def _purge(modules):
         del modules[k]
 
 
-def _mount_rom(img, size):
-    # The board model (the unix port) cannot map a file: the image is read into one buffer,
-    # allocated at boot before the app (as tools/rom_boot.py does for the built-in image).
-    # The ESP32 would map its second ROM partition instead (vfs.rom_ioctl; docs/update.md).
+def _image_digest(root, s):
+    # the manifest's SHA-256 of the slot's ROM image (its header verified at receipt)
+    from bg.update.bundle import HEAD, SIG_LEN, entries
+
+    with open(slot_dir(root, s) + "/.bundle", "rb") as f:
+        head = f.read()
+    for name, _, digest in entries(memoryview(head)[HEAD : len(head) - SIG_LEN]):
+        if name == ROM_IMAGE:
+            return digest
+    raise ValueError("no ROM image in the slot's manifest")
+
+
+def _mount_rom(root, s, size):
+    # With a ROM partition (the ESP32) the image is copied into it now, before anything runs
+    # from it, unless it holds it already (bg.update.romslot), and runs from the mapped flash.
+    # Without one (the board model: the unix port cannot map a file) the image is read into
+    # one buffer, allocated at boot before the app (as tools/rom_boot.py does).
     import vfs
 
-    buf = bytearray(size)
-    with open(img, "rb") as f:
-        f.readinto(buf)
+    img = slot_dir(root, s) + "/" + ROM_IMAGE
+    dev = _ROM[0]() if _ROM[0] is not None else None
+    if dev is not None:
+        from bg.update import romslot
+
+        romslot.install(dev, img, size, _image_digest(root, s))
+        buf = romslot.mapped(dev)
+    else:
+        buf = bytearray(size)
+        with open(img, "rb") as f:
+            f.readinto(buf)
     vfs.mount(vfs.VfsRom(buf), ROM_MOUNT)  # pyright: ignore[reportAttributeAccessIssue] - 1.25
 
 
@@ -193,7 +217,7 @@ def _use(path, modules, root, s, hook):
     except OSError:
         rom = 0
     if rom and hook:  # main.py's boot (tests of the choice alone mount nothing)
-        _mount_rom(d + "/" + ROM_IMAGE, rom)
+        _mount_rom(root, s, rom)
         path.insert(0, ROM_MOUNT)
     elif hook:
         pkg = modules.get("bg")
@@ -211,12 +235,14 @@ def _use(path, modules, root, s, hook):
     path.append(d)
 
 
-def start(path, modules, root, hook=False):
+def start(path, modules, root, hook=False, rom=None):
     """At boot: the chosen slot runs (on ``path``; with ``hook``, main.py's boot, its modules
-    are laid over the built-in ones). Returns the slot."""
+    are laid over the built-in ones; ``rom()`` the ROM partition a whole firmware's image is
+    copied into, or None). Returns the slot."""
     if root is None:
         return NONE
     _BOOTED[0] = hook
+    _ROM[0] = rom
     s = choose(root)
     if s != NONE:
         _use(path, modules, root, s, hook)

@@ -18,6 +18,7 @@ and changes nothing.
 
 import hashlib
 import os
+import sys
 
 from bg.update.boot import NONE, confirmed, read_state, running, slot_dir, write_state
 from bg.update.bundle import (
@@ -67,6 +68,19 @@ def _makedirs(d):
         if i < 0:
             return
         at = i + 1
+
+
+def _forget_crypto():
+    # The signature is checked once per transfer: its modules (the curve's constants, SHA-512,
+    # ~1.6 kB on the board model) go back to the heap for the rest of it, which the app and
+    # its link are using meanwhile (docs/update.md: receiving while the app runs).
+    m = sys.modules
+    for name in ("bg.update.ed25519", "bg.update.sha512"):
+        if m.pop(name, None) is not None:
+            try:
+                delattr(m["bg.update"], name[10:])
+            except (KeyError, AttributeError):
+                pass
 
 
 def _size(p):
@@ -174,6 +188,8 @@ class Updater:
             version, _, total = parse_manifest(man)
         except ValueError:
             return None
+        finally:
+            _forget_crypto()
         if counter(man) < confirmed(self.root):
             return None  # emptied: the header, sent again, is refused
         if len(head) + total != size:
@@ -256,6 +272,7 @@ class Updater:
             version, _, total = parse_manifest(man)
         except ValueError as e:
             self._fail(str(e))
+        _forget_crypto()
         if len(head) + total != self.size:
             self._fail("bundle size differs from its manifest")
         self._forward(man)

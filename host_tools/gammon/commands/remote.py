@@ -184,7 +184,11 @@ def cmd_play(args):
         "room %s: this board plays side %d, the other host side %d; Ctrl-C to stop"
         % (args.room, seat, 1 - seat)
     )
-    p = remote_player(lambda: open_board(args), r, 1 - seat, sys.stdout)
+    from gammon.remote import SeatFile
+
+    # this seat's state on disk: a host restarted mid-match goes on where it stopped
+    state = SeatFile.for_room(args.room, seat)
+    p = remote_player(lambda: open_board(args), r, 1 - seat, sys.stdout, seat=state)
     try:
         p.run(matches=args.matches)
     except KeyboardInterrupt:
@@ -219,32 +223,55 @@ def register(sub):
     q.set_defaults(func=cmd_verify)
 
 
-def remote_player(connect, relay, remote_side, out, say=None):
+def remote_player(connect, relay, remote_side, out, say=None, seat=None):
     """A ``gammon play`` Player whose brain is the other board's host (``RemoteBrain``) and
-    which sends this board's own side's decisions to the relay as they are journaled."""
+    which sends this board's own side's decisions to the relay as they are journaled.
+    ``seat``: a ``gammon.remote.SeatFile`` (``gammon remote play``: on disk, so a restarted
+    host goes on where it stopped: its numbers, the last remote one taken, the joint dice);
+    None: in memory."""
     from gammon.commands import play
-    from gammon.remote import BoardDice, ClubError, RecordingFollow, RemoteBrain
+    from gammon.remote import BoardDice, RecordingFollow, RemoteBrain, SeatFile
 
     class RemotePlayer(play.Player):
         def __init__(self):
             brain = RemoteBrain(relay, remote_side, say=say or self.say)
             play.Player.__init__(self, connect, brain, out)
             self.follow = RecordingFollow(remote_side)
-            self.sent_seq = 0  # the last number this seat sent
-            self.sent_of = {}  # match key -> how many of its messages were sent
+            self.seat = seat if seat is not None else SeatFile(None)
+            self.sent_seq = self.seat.acked  # the last number the relay took from this seat
+            # match key -> how many of its decisions were posted (kept with the seat)
+            self.sent_of = self.seat.data.setdefault("sent_of", {})
+            self.brain.referee.last_seq = self.seat.taken
             # the joint dice (docs/remote.md): this board's side is the other one's
             self.dice = BoardDice(1 - remote_side, self._send)
             self.brain.referee.dice = self.dice
             self.dice_key = None
+            self.restore = self.seat.data.get("dice")  # a restarted host's exchange
 
         def _send(self, body):
-            relay.send(self.sent_seq + 1, body)
-            self.sent_seq += 1
+            self.seat.data["dice"] = self.dice.state()  # (its part or share in it first)
+            self.seat.post(body)
+            self._push()
+
+        def _push(self):
+            e = self.seat.push(relay)  # 409 (another program sends for this seat) raises
+            self.sent_seq = self.seat.acked
+            if e is not None:
+                self.say("the relay did not take it (%s): sending again later" % e)
+
+        def _save(self):
+            self.seat.taken = self.brain.referee.last_seq
+            self.seat.data["dice"] = self.dice.state()
+            self.seat.save()
 
         def _dice(self):
             """A new match the board published (its commitment, no throw yet): the joint
             dice begin; then each step of them."""
             f = self.follow
+            if self.restore is not None and f.key is not None:
+                if self.dice.restore(self.restore, f.records):
+                    self.dice_key = f.key  # the saved exchange is the live match's
+                self.restore = None
             if f.key is not None and f.key != self.dice_key and f.r.g is None:
                 ms = f.records[0][1]
                 self.dice_key = f.key
@@ -260,17 +287,12 @@ def remote_player(connect, relay, remote_side, out, say=None):
             if f.key is None:
                 return
             n = self.sent_of.get(f.key, 0)
-            for msg in f.outgoing[n:]:
-                try:
-                    relay.send(self.sent_seq + 1, msg)
-                except ClubError as e:
-                    if e.status != 409:
-                        self.say("the relay did not take it (%s): sending again later" % e)
-                        return
-                    raise  # our own numbers refused: another program sends for this seat
-                self.sent_seq += 1
-                n += 1
-                self.sent_of[f.key] = n
+            if n < len(f.outgoing):
+                # numbered and written down first (``SeatFile``), then sent, in order
+                self.seat.sent.extend(f.outgoing[n:])
+                self.sent_of[f.key] = len(f.outgoing)
+                self.seat.save()
+            self._push()
 
         def _resync(self):
             c = self.client
@@ -314,6 +336,7 @@ def remote_player(connect, relay, remote_side, out, say=None):
                     self._flush()
                     self._dice()
                     self._act()
+                    self._save()
                     if self.clock() - self.last_hello >= play.HEARTBEAT_S:
                         play._hello(self.client, self.brain)
                         self.last_hello = self.clock()
