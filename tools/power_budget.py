@@ -164,7 +164,7 @@ def battery_figures(desc, b):
 
 
 def render_battery(desc, b):
-    from bg import battery as B
+    from bg import battery
 
     bat = desc["battery"]
     lines = []
@@ -276,8 +276,8 @@ def render_battery(desc, b):
     worst = cases[1][3]
     typical = cases[0][3]
     sag = worst * bat["internal_mohm"] / 1000.0
-    p_low = B.percent(bat["low_mv"], mv, pct)
-    p_crit = B.percent(bat["critical_mv"], mv, pct)
+    p_low = battery.percent(bat["low_mv"], mv, pct)
+    p_crit = battery.percent(bat["critical_mv"], mv, pct)
     w(
         "| level | cell | ADC pin (divider %s / %s) | charge | what the board does |"
         % (_ohms(top), _ohms(bottom))
@@ -293,7 +293,7 @@ def render_battery(desc, b):
     )
     w(
         "| critical (%d readings in a row) | < %d mV | %.0f mV | %d %% | journal closed, game halted |"
-        % (B.CONFIRM, bat["critical_mv"], bat["critical_mv"] * ratio, p_crit)
+        % (battery.CONFIRM, bat["critical_mv"], bat["critical_mv"] * ratio, p_crit)
     )
     w("| cutoff (brown-out) | %d mV | %.0f mV | 0 %% | - |" % (bat["cutoff_mv"], bat["cutoff_mv"] * ratio))
     w("")
@@ -315,7 +315,10 @@ def render_battery(desc, b):
         "- Time from critical to cutoff: %d %% of %.0f mAh at the worst-case %.0f mA = **%.1f min**"
         % (p_crit, usable, worst, p_crit / 100.0 * usable / worst * 60)
     )
-    w("  (the journal closes within one battery poll, %d s, after %d readings)." % (bat["poll_s"], B.CONFIRM))
+    w(
+        "  (the journal closes within one battery poll, %d s, after %d readings)."
+        % (bat["poll_s"], battery.CONFIRM)
+    )
     w(
         "- Warning before the halt: from low (%d %%) to critical (%d %%) in typical play: **%.0f min**."
         % (p_low, p_crit, (p_low - p_crit) / 100.0 * usable / typical * 60)

@@ -9,9 +9,8 @@ import gc
 import sys
 import time
 
-from bg import board
+from bg import board, recognize
 from bg import engine as movegen
-from bg import recognize as R
 
 try:
     ticks_us = time.ticks_us
@@ -68,13 +67,13 @@ def scenarios():
 
 
 def main(reps):
-    r = R.Recognizer()
+    r = recognize.Recognizer()
     obs = bytearray(28)
     other = bytearray(28)
     res = {}
     for name, start, side, d1, d2, end in scenarios():
         r.begin(start, side, d1, d2)
-        R.observe(end, obs, r.caps)
+        recognize.observe(end, obs, r.caps)
         for i in range(28):
             other[i] = obs[i]
         other[27] = 15 if obs[27] != 15 else 14  # an illegal reading to alternate with
@@ -94,7 +93,11 @@ def main(reps):
             r.update(obs)
             alloc = gc.mem_alloc() - a
             gc.enable()
-        res[name] = {"us_per_update": round(dt, 1), "state": R.STATE_NAMES[state], "alloc_bytes": alloc}
+        res[name] = {
+            "us_per_update": round(dt, 1),
+            "state": recognize.STATE_NAMES[state],
+            "alloc_bytes": alloc,
+        }
     impl = sys.implementation.name
     print('{"impl": "%s", "results": %s}' % (impl, _json(res)))
 

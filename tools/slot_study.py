@@ -14,7 +14,7 @@ press has to ask (stack or colour ambiguity, or a reading that could also be an 
 
 Usage::
 
-    .venv/bin/python tools/slot_study.py [--games 10000] [--seed 1] [--jobs 2] [--force]
+    .venv/bin/python -m tools.slot_study [--games 10000] [--seed 1] [--jobs 2] [--force]
 
 Results are cached in ``build/slot_study.json`` (reused when the parameters match) and
 ``docs/slot-study.md`` quotes them. About 3 minutes on two cores (random policy; gnubg ~1.5).
@@ -29,15 +29,11 @@ import time
 from multiprocessing import Pool
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-for sub in ("firmware", "host_tools/shim"):
-    if str(ROOT / sub) not in sys.path:
-        sys.path.insert(0, str(ROOT / sub))
+import numpy as np
+from bg import board, recognize
+from bg import engine as movegen
 
-import numpy as np  # noqa: E402
-from bg import board  # noqa: E402
-from bg import engine as movegen  # noqa: E402
-from bg import recognize as R  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 CACHE = ROOT / "build" / "slot_study.json"
 VERSION = 2
@@ -159,7 +155,7 @@ def recognizer_sample(first, count, seed, policy="random"):
     out = {}
     for n in RECOGNIZER_SLOTS:
         out[str(n)] = {"turns": 0, "complete": 0, "asked_ambiguous": 0, "asked_unfinished": 0, "wrong": 0}
-    recs = {n: R.Recognizer(slots=n) for n in RECOGNIZER_SLOTS}
+    recs = {n: recognize.Recognizer(slots=n) for n in RECOGNIZER_SLOTS}
     buf = bytearray(28)
     for g in range(first, first + count):
         rng = random.Random(seed * 1_000_003 + g)
@@ -175,13 +171,13 @@ def recognizer_sample(first, count, seed, policy="random"):
                 for n, r in recs.items():
                     o = out[str(n)]
                     r.begin(pos, side, d1, d2)
-                    st = r.update(R.observe(end, buf, r.caps))
+                    st = r.update(recognize.observe(end, buf, r.caps))
                     o["turns"] += 1
-                    if st == R.COMPLETE:
+                    if st == recognize.COMPLETE:
                         o["complete"] += 1
                         if r.end(0) != end:
                             o["wrong"] += 1
-                    elif st == R.AMBIGUOUS:
+                    elif st == recognize.AMBIGUOUS:
                         o["asked_ambiguous"] += 1
                     else:
                         o["asked_unfinished"] += 1

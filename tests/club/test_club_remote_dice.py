@@ -9,8 +9,7 @@ import hashlib
 import json
 
 import pytest
-from bg.dice import commitment
-from bg.dice import joint as J
+from bg.dice import commitment, joint
 from gammon import remote
 from gammon.cli import main
 
@@ -56,7 +55,7 @@ def _start(h0, h1):
         h.send(h.ex.part_message(part))
     for h in (h0, h1):
         h.take_next()
-        h.board = J.JointDice(h.ex.side, h.commit, h.seed, h.ex.other_commit, h.ex.player_seed())
+        h.board = joint.JointDice(h.ex.side, h.commit, h.seed, h.ex.other_commit, h.ex.player_seed())
 
 
 def _throws(h0, h1, n, falsify=None):

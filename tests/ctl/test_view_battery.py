@@ -4,8 +4,7 @@ critical frame that lights nothing but each player's point 1, idle mode's dimmin
 
 import ctl_helpers as H
 from app import power as PW
-from bg import battery as B
-from bg import leds as L
+from bg import battery, leds
 from hal import sim
 from link_fakes import Clock
 
@@ -32,7 +31,7 @@ def _bar(v, side):
 def test_gauge_on_request_shows_the_charge_on_both_sides_for_three_seconds():
     board, v, pw, clock, bat, c = _setup(3800)
     now = clock.ticks_ms()
-    n = L.battery_segments(pw.percent())
+    n = leds.battery_segments(pw.percent())
     assert 0 < n < 10
     v.paint(c, now)
     plain = [_bar(v, 0), _bar(v, 1)]
@@ -48,7 +47,7 @@ def test_low_battery_bar_comes_back_every_half_minute_in_yellow():
     bat.mv = board.battery["low_mv"] - 30
     clock.advance(board.battery["poll_s"] * 1000)
     pw.tick(clock.ticks_ms())
-    assert pw.level() == B.LOW
+    assert pw.level() == battery.LOW
     seen = []
     for t in range(0, 60000, 500):
         v.paint(c, t)
@@ -63,7 +62,7 @@ def test_low_battery_bar_comes_back_every_half_minute_in_yellow():
 def test_critical_frame_lights_only_point_one_of_each_side():
     board, v, pw, clock, bat, c = _setup()
     bat.mv = board.battery["critical_mv"] - 50
-    for _ in range(B.CONFIRM):
+    for _ in range(battery.CONFIRM):
         clock.advance(board.battery["poll_s"] * 1000)
         pw.tick(clock.ticks_ms())
     assert pw.halted

@@ -5,7 +5,7 @@ a board that sends a malformed page is a one-line error, nothing printed as if i
 import pytest
 from bg import crashlog as CL
 from gammon import cli, link
-from gammon.commands import board as B
+from gammon.commands import board as board_cmd
 
 test_link_e2e = pytest.importorskip("test_link_e2e")
 
@@ -75,4 +75,4 @@ def test_a_malformed_page_is_an_error_not_a_log():
         [good, good],  # the second page restarts at 0: it would loop or duplicate
     ):
         with pytest.raises(link.LinkError):
-            B.crash_log(_Liar(pages))
+            board_cmd.crash_log(_Liar(pages))

@@ -5,7 +5,7 @@ or a leftover temp file never loses anything. (Power cuts: tests/mpy/test_journa
 import os
 
 import pack_games as PG
-from bg import journal as J
+from bg import journal
 from bg import record as R
 from bg.journal import pack as jpack
 
@@ -38,7 +38,7 @@ def _legal_game(seed, no):
 
 def test_finished_games_are_packed_and_replay_unchanged(tmp_path):
     root = str(tmp_path)
-    j = J.Journal(root)
+    j = journal.Journal(root)
     j.open()
     j.begin_match(_start(), SEED)
     g1, g2 = _legal_game(1, 1), _legal_game(2, 2)
@@ -53,18 +53,18 @@ def test_finished_games_are_packed_and_replay_unchanged(tmp_path):
     assert _kinds(_path(root)) == [R.MATCH_START, R.GAME_PACKED, R.GAME_PACKED]
     assert PG.same_actions(head + g1 + g2, open(_path(root), "rb").read(), False)
     # a reboot replays the same actions and appends resume at the right place
-    k = J.Journal(root)
+    k = journal.Journal(root)
     assert PG.same_actions(head + g1 + g2, b"".join(bytes(R.encode(*a)) for a in k.open()))
     k.end_match(0, 1, 1)
     data = open(_path(root), "rb").read()
     tail = R.encode(R.MATCH_END, (0, 1, 1)) + R.encode(R.SEED_REVEAL, (SEED,))
     assert PG.same_actions(head + g1 + g2 + tail, data)
-    assert k.list_matches() == [(MID, len(data), J.MATCH_DONE)]
+    assert k.list_matches() == [(MID, len(data), journal.MATCH_DONE)]
 
 
 def test_game_with_a_casual_illegal_play_stays_raw(tmp_path):
     root = str(tmp_path)
-    j = J.Journal(root)
+    j = journal.Journal(root)
     j.open()
     j.begin_match(_start(), SEED)
     rng = PG.Rng(5)
@@ -83,7 +83,7 @@ def _kinds_of(b):
 
 def test_a_failed_swap_keeps_the_raw_game(tmp_path, monkeypatch):
     root = str(tmp_path)
-    j = J.Journal(root)
+    j = journal.Journal(root)
     j.open()
     j.begin_match(_start(), SEED)
     g = _legal_game(3, 1)
@@ -94,7 +94,7 @@ def test_a_failed_swap_keeps_the_raw_game(tmp_path, monkeypatch):
     monkeypatch.setattr(jpack.os, "rename", full)
     _append_game(j, g)  # GAME_END itself is stored; the swap fails quietly
     monkeypatch.undo()
-    assert j.error == J.OK
+    assert j.error == journal.OK
     raw = R.encode(R.MATCH_START, _start()) + g
     assert open(_path(root), "rb").read() == raw
     assert not os.path.exists(_path(root)[:-2] + ".t")
@@ -106,7 +106,7 @@ def test_a_leftover_temp_file_is_discarded_and_the_compaction_redone_at_boot(tmp
     # A power cut after the temp file was written but before the rename: the raw file is
     # authoritative; open() deletes the temp file and packs the finished game again.
     root = str(tmp_path)
-    j = J.Journal(root)
+    j = journal.Journal(root)
     j.open()
     j.begin_match(_start(), SEED)
     g = _legal_game(4, 1)
@@ -119,7 +119,7 @@ def test_a_leftover_temp_file_is_discarded_and_the_compaction_redone_at_boot(tmp
     tmp = _path(root)[:-2] + ".t"
     with open(tmp, "wb") as f:
         f.write(b"\x01\x02half a packed file")
-    k = J.Journal(root)
+    k = journal.Journal(root)
     acts = list(k.open())
     assert not os.path.exists(tmp)
     assert _kinds(_path(root)) == [R.MATCH_START, R.GAME_PACKED]
@@ -130,6 +130,6 @@ def test_a_leftover_temp_file_is_discarded_and_the_compaction_redone_at_boot(tmp
     size = os.path.getsize(_path(root))
     with open(tmp, "wb") as f:
         f.write(b"junk")
-    m = J.Journal(root)
+    m = journal.Journal(root)
     assert len(list(m.open())) == len(acts) + 1
     assert not os.path.exists(tmp) and os.path.getsize(_path(root)) == size

@@ -57,7 +57,7 @@ def test_a_damaged_match_has_its_own_state_and_is_kept(tmp_path):
     assert m == mid and state == P.STATE_DAMAGED and size > 0
     # over the link: like a live match, neither deleted nor revealed (E_STATE)
     sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1] / "portable"))
-    import link_helpers as H
+    import link_helpers
     from bg.link.board import Board
     from bg.link.host import HostEnd
     from bg.link.session import Session
@@ -69,19 +69,19 @@ def test_a_damaged_match_has_its_own_state_and_is_kept(tmp_path):
     b.open_pairing(60000)
     s = Session(b, 185)
     h = HostEnd(Rand(b"host"))
-    H.auth(s, h, H.pair(b, s, h))
+    link_helpers.auth(s, h, link_helpers.pair(b, s, h))
     with open(path, "rb") as f:
         digest = hashlib.sha256(f.read()).digest()  # exactly the board's bytes: still refused
-    r = H.exchange(s, h, h.request(P.REQ_DELETE, mid + digest))
-    assert H.error_code(r[0]) == P.E_STATE
-    r = H.exchange(s, h, h.request(P.REQ_REVEAL, mid))
-    assert H.error_code(r[0]) == P.E_STATE
+    r = link_helpers.exchange(s, h, h.request(P.REQ_DELETE, mid + digest))
+    assert link_helpers.error_code(r[0]) == P.E_STATE
+    r = link_helpers.exchange(s, h, h.request(P.REQ_REVEAL, mid))
+    assert link_helpers.error_code(r[0]) == P.E_STATE
     assert store.list_matches()[0][0] == mid  # still there
 
 
 def _info_board_id(store):
     sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1] / "portable"))
-    import link_helpers as H
+    import link_helpers
     from bg.link.board import Board
     from bg.link.host import HostEnd
     from bg.link.session import Session
@@ -89,7 +89,7 @@ def _info_board_id(store):
 
     s = Session(Board(store, Clock(), Rand(b"id")), 185)
     h = HostEnd(Rand(b"host"))
-    t, p = H.one(s, h, h.request(P.REQ_INFO), P.RSP | P.REQ_INFO)
+    t, p = link_helpers.one(s, h, h.request(P.REQ_INFO), P.RSP | P.REQ_INFO)
     return bytes(p[5:13])
 
 

@@ -9,14 +9,13 @@ recogniser accepts any order of hands; see docs/recognition.md).
 
 import random
 
-from bg import board
+from bg import board, recognize
 from bg import engine as movegen
-from bg import recognize as R
 
 
 def test_forward_hints_contain_every_engine_hint():
     rng = random.Random(3)
-    r = R.Recognizer(slots=15, bar_slots=15)  # uncapped: hints are about rules, not stacks
+    r = recognize.Recognizer(slots=15, bar_slots=15)  # uncapped: hints are about rules, not stacks
     buf = bytearray(28)
     cur_obs = bytearray(28)
     checked = equal = 0
@@ -37,15 +36,21 @@ def test_forward_hints_contain_every_engine_hint():
                         if not cur[i]:
                             continue
                         # a legal prefix; it may also be a whole legal play (same position)
-                        assert r.update(R.observe(cur, cur_obs, r.caps)) in (R.PARTIAL, R.COMPLETE)
+                        assert r.update(recognize.observe(cur, cur_obs, r.caps)) in (
+                            recognize.PARTIAL,
+                            recognize.COMPLETE,
+                        )
                         lifted = bytearray(cur)
                         lifted[i] -= 1
-                        assert r.update(R.observe(lifted, buf, r.caps)) in (R.LIFTED, R.ILLEGAL)
+                        assert r.update(recognize.observe(lifted, buf, r.caps)) in (
+                            recognize.LIFTED,
+                            recognize.ILLEGAL,
+                        )
                         want = 0
                         m = movegen.hints(pos, side, d1, d2, cur, p)
                         for q in range(25):
                             if m >> q & 1:
-                                want |= 1 << R.row_of(side, q)
+                                want |= 1 << recognize.row_of(side, q)
                         got = r.forward_hints()
                         assert got & want == want, (list(pos), side, d1, d2, steps, k, p)
                         checked += 1

@@ -8,8 +8,8 @@ both boards to the same throws, which both journals prove. Two real controllers 
 clients answering as the app does (tests/host/test_remote_board_dice.py), a real library."""
 
 import pytest
-import test_controller_joint as T
-import test_remote_board_dice as B
+import test_controller_joint as joint_tests
+import test_remote_board_dice as remote_board_dice
 import test_remote_resign as RR
 from app import controller as C
 from bg import record
@@ -35,8 +35,8 @@ def _offer(host, lib, data):
 
 
 def test_the_automatic_seed_is_refused_before_and_after_the_other_commitment():
-    relay = B.Relay()
-    a, b = RR.Host(relay, 0, T.P0), RR.Host(relay, 1, T.P1)
+    relay = remote_board_dice.Relay()
+    a, b = RR.Host(relay, 0, joint_tests.P0), RR.Host(relay, 1, joint_tests.P1)
     sa, sb = a.client.board, b.client.board
     mid, com, data = _ms(sa)
     with Library.open() as lib:
@@ -56,7 +56,7 @@ def test_the_automatic_seed_is_refused_before_and_after_the_other_commitment():
             raise AssertionError("a part naming this board's commitment was taken")
         except ValueError as e:
             assert "other board's commitment" in str(e)
-    B._settle((a, b))
+    remote_board_dice._settle((a, b))
     for s in (sa, sb):
         assert [k for k, f in s.j][:4] == [
             record.MATCH_START,
@@ -64,13 +64,13 @@ def test_the_automatic_seed_is_refused_before_and_after_the_other_commitment():
             record.SEED_PART,
             record.SEED_PART,
         ]
-        assert [f[2] for k, f in s.j if k == record.SEED_PART] == [T.P0, T.P1]
+        assert [f[2] for k, f in s.j if k == record.SEED_PART] == [joint_tests.P0, joint_tests.P1]
     # the match plays on with the same throws on both boards; a resignation ends it and both
     # journals prove the dice
     while sa.c.phase == C.OPENING or sb.c.phase == C.OPENING:
         for s in (sa, sb):
             s.r.press(s.c.joint_side, C.ROLL)
-        B._settle((a, b))
+        remote_board_dice._settle((a, b))
     assert (sa.c.dice[0], sa.c.dice[1]) == (sb.c.dice[0], sb.c.dice[1])
     side = sa.c.side
     here, there = (sa, sb) if side == 0 else (sb, sa)
@@ -78,9 +78,9 @@ def test_the_automatic_seed_is_refused_before_and_after_the_other_commitment():
         assert here.c.phase == C.MOVING and here.c.side == side
         ok = here.r.press(side, C.CUBE, C.LONG) and here.r.press(side, C.CUBE)
         assert ok and here.r.press(side, C.CUBE) and here.r.press(side, C.ROLL)  # a backgammon
-        B._settle((a, b))
+        remote_board_dice._settle((a, b))
         assert there.r.press(1 - side, C.ROLL)  # accepted
-        B._settle((a, b))
+        remote_board_dice._settle((a, b))
         if here.c.phase == C.MATCH_OVER:
             break
     assert here.c.phase == there.c.phase == C.MATCH_OVER
@@ -91,7 +91,7 @@ def test_the_automatic_seed_is_refused_before_and_after_the_other_commitment():
 
 
 def test_a_board_alone_still_takes_the_automatic_seed():
-    s = T.Side(0)
+    s = joint_tests.Side(0)
     mid, com, data = _ms(s)
 
     class Client:

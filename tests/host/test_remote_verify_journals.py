@@ -5,22 +5,22 @@ them alone -- as files and as a match in this host's library. A journal whose ta
 falsified (a cheating board 0: the share it sent is not its seed's), whose throw was changed,
 or that holds no two-board match fails, one line."""
 
-import test_controller_joint as T
+import test_controller_joint as joint_tests
 from app import controller as C
 from bg import record
 from gammon.cli import main
 
 
 def _match():
-    a, b = T._joined()
+    a, b = joint_tests._joined()
     while a.c.phase == C.OPENING:
-        T._throw(a, b)
+        joint_tests._throw(a, b)
     for _ in range(3):
-        T._play(a, b)
+        joint_tests._play(a, b)
         side = a.c.side
         first, second = (a, b) if side == 0 else (b, a)
-        T._throw(first, second, side)
-    T._play(a, b)
+        joint_tests._throw(first, second, side)
+    joint_tests._play(a, b)
     side = a.c.side
     for s in (a, b):
         assert s.r.press(side, C.CUBE, C.LONG) and s.r.press(1 - side, C.ROLL)

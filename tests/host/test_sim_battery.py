@@ -9,13 +9,11 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from bg import battery, hwdesc, leds
+
+from tools.sim import server
+
 ROOT = Path(__file__).resolve().parents[2]
-
-from bg import battery as B  # noqa: E402
-from bg import hwdesc  # noqa: E402
-from bg import leds as L  # noqa: E402
-
-from tools.sim import server  # noqa: E402
 
 
 def _http(port, path, obj=None):
@@ -61,7 +59,7 @@ def test_page_sets_the_battery_and_the_gauge_shows_it(tmp_path):
         sim.click(roll0, hold=1.2)  # ROLL held alone: the gauge for 3 s
         time.sleep(0.3)
         frame = bytes.fromhex(json.loads(_http(port, "/api/state")[1])["leds"])
-        n = L.battery_segments(B.percent(mv, board.battery_mv, board.battery_pct))
+        n = leds.battery_segments(battery.percent(mv, board.battery_mv, board.battery_pct))
         assert 0 < n < 10
         assert _lit_points(frame, board, 0) == list(range(1, n + 1))
         assert _lit_points(frame, board, 1) == list(range(1, n + 1))

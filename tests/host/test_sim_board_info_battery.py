@@ -6,15 +6,14 @@ the low warning, and the critical level, where the game is halted but the link s
 import time
 from pathlib import Path
 
+import link_scenario as S
+from bg import battery, hwdesc
+from gammon import link as L
+from gammon.commands.board import _battery
+
+from tools.sim import server
+
 ROOT = Path(__file__).resolve().parents[2]
-
-import link_scenario as S  # noqa: E402
-from bg import battery as B  # noqa: E402
-from bg import hwdesc  # noqa: E402
-from gammon import link as L  # noqa: E402
-from gammon.commands.board import _battery  # noqa: E402
-
-from tools.sim import server  # noqa: E402
 
 
 def _pair(sim, address):
@@ -38,7 +37,7 @@ def test_board_info_reports_the_simulated_battery_low_and_critical(tmp_path, mon
             time.sleep(0.05)
         _pair(sim, address)
         with L.connect(address) as c:
-            pct = B.percent(4000, board.battery_mv, board.battery_pct)  # the model's start
+            pct = battery.percent(4000, board.battery_mv, board.battery_pct)  # the model's start
             assert _battery(c).startswith("%d %% (4.00 V)" % pct)
         sim.battery(board.battery["low_mv"] - 50)
         _wait_poll(board)

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from bg import board as B
-from bg import leds as L
+from bg import leds
 
 from tools.sim import demo, server
 from tools.sim import status as words
@@ -164,8 +164,8 @@ def test_legend_is_the_palette_of_docs_leds_from_the_firmware_constants():
         if m:
             rows.append({"role": m.group(1), "name": m.group(2), "rgb": [int(m.group(i)) for i in (3, 4, 5)]})
     assert rows and rows == words.legend()
-    assert words.legend()[0]["rgb"] == list(L.SIDE_COLOURS[0]) and words.legend()[1]["rgb"] == list(
-        L.SIDE_COLOURS[1]
+    assert words.legend()[0]["rgb"] == list(leds.SIDE_COLOURS[0]) and words.legend()[1]["rgb"] == list(
+        leds.SIDE_COLOURS[1]
     )
 
 

@@ -3,16 +3,15 @@ agrees with a plain recount, and more slots never make a play more ambiguous."""
 
 import random
 
-from bg import board
+from bg import board, recognize
 from bg import engine as movegen
-from bg import recognize as R
 
 from tools import slot_study
 
 
 def _plain_count(games, seed, n, bar=6, tray=15):
     """Ambiguous chosen plays, counted the slow obvious way (dict of readings per turn)."""
-    caps = R.make_caps(n, bar, tray)
+    caps = recognize.make_caps(n, bar, tray)
     buf = bytearray(28)
     amb = turns = 0
     for g in range(games):
@@ -27,10 +26,10 @@ def _plain_count(games, seed, n, bar=6, tray=15):
                 k = rng.randrange(len(pl))
                 seen = {}
                 for _, e in pl:
-                    key = bytes(R.observe(e, buf, caps))
+                    key = bytes(recognize.observe(e, buf, caps))
                     seen[key] = seen.get(key, 0) + 1
                 turns += 1
-                amb += seen[bytes(R.observe(pl[k][1], buf, caps))] > 1
+                amb += seen[bytes(recognize.observe(pl[k][1], buf, caps))] > 1
                 pos = bytearray(pl[k][1])
                 if pos[50 + side] == 15:
                     break

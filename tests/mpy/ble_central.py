@@ -13,7 +13,7 @@ import asyncio
 import gc
 
 import bluetooth
-from app import ble as B
+from app import ble
 from app.link import Hub
 from bg import link as P
 from link_board import make_board
@@ -146,7 +146,7 @@ def setup():
     gc.collect()
     board = make_board()
     hub = Hub(board)
-    t = B.BleTransport(name="Kitchen", show_code=board.codes.append, urandom=Rand(b"pk"))
+    t = ble.BleTransport(name="Kitchen", show_code=board.codes.append, urandom=Rand(b"pk"))
     t.hub = hub  # serve() sets it; the tests step the radio and its links themselves
     hub.radios.append(t)
     return radio, board, hub, t, Slots(t)

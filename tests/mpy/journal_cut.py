@@ -4,7 +4,7 @@ itself compiles in the 64k heap)."""
 import gc
 
 import journal_flash as F
-import journal_script as S
+import journal_script
 from bg import journal, record
 
 NBLK = 64
@@ -15,15 +15,15 @@ class _Run:
     def __init__(self):
         self.stage = 0  # 0 begin_match in flight, 1 playing, 2 end_match in flight, 3 done
         self.done = 0  # script actions whose append() returned
-        self.plan = S.plan()
+        self.plan = journal_script.plan()
 
 
 def _expected(run, n):
     # The first n script actions as decoded actions (MATCH_START first).
-    yield record.MATCH_START, S.match_fields(record)
+    yield record.MATCH_START, journal_script.match_fields(record)
     for i in range(n):
-        kind, fields = S.action(record, run.plan, i)
-        yield from S.expand(record, kind, fields)
+        kind, fields = journal_script.action(record, run.plan, i)
+        yield from journal_script.expand(record, kind, fields)
 
 
 def _same(replay, run, n, tail=()):
@@ -47,27 +47,27 @@ def _verify(run, buf):
     assert j.error == journal.OK, j.error
     if run.stage == 0 and j.active is None:
         assert list(replay) == []
-        assert F.missing(S.MPATH)
+        assert F.missing(journal_script.MPATH)
         return "empty"
     if run.stage >= 2 and j.active is None:
         # end_match committed: the reveal is stored and the secret is gone.
         assert not list(j.replay())
-        assert F.missing(S.MPATH[:-2] + ".s")
-        with open(S.MPATH, "rb") as f:
+        assert F.missing(journal_script.MPATH[:-2] + ".s")
+        with open(journal_script.MPATH, "rb") as f:
             assert _same(record.decode_stream(f), run, len(run.plan), (record.MATCH_END, record.SEED_REVEAL))
         return "done"
-    assert j.active == S.MATCH_ID, (run.stage, run.done, j.error, j.active)
+    assert j.active == journal_script.MATCH_ID, (run.stage, run.done, j.error, j.active)
     n = run.done
     if not _same(j.replay(), run, n):
         # The action in flight is either wholly there or not at all.
         assert run.stage == 1 and _same(j.replay(), run, n + 1), "replay mismatch"
         n += 1
-    assert j.secret_seed() == S.SEED
+    assert j.secret_seed() == journal_script.SEED
     # What the link would serve (read_match reads only this file) never holds the secret.
-    assert not F.contains(S.MPATH, S.SEED[:8], buf)
+    assert not F.contains(journal_script.MPATH, journal_script.SEED[:8], buf)
     # Resume: the next action appends and replays.
     if n < len(run.plan):
-        kind, fields = S.action(record, run.plan, n)
+        kind, fields = journal_script.action(record, run.plan, n)
         j.append(kind, fields)
         assert _same(j.replay(), run, n + 1)
     return "live"
@@ -105,10 +105,10 @@ def test_power_cut_at_every_write():
             POWERCUT_POINTS[0] += 1
 
         dev.hook = hook
-        j.begin_match(S.match_fields(record), S.SEED)
+        j.begin_match(journal_script.match_fields(record), journal_script.SEED)
         run.stage = 1
         for i in range(len(run.plan)):
-            kind, fields = S.action(record, run.plan, i)
+            kind, fields = journal_script.action(record, run.plan, i)
             j.append(kind, fields)
             run.done = i + 1
         run.stage = 2

@@ -2,7 +2,7 @@
 before the firmware modules load into the 64k heap)."""
 
 import journal_flash as F
-from bg import journal as J
+from bg import journal
 from bg import record as R
 
 MID = b"\x01\x01\x02\x03\x05\x08\x0d\x15"
@@ -31,7 +31,7 @@ def _count(it):
 def test_storage_full_loses_nothing_and_recovers_after_a_delete():
     dev = F.fresh(F.tmpdir() + "/full.img", 9, "/full")
     try:
-        j = J.Journal("/full")
+        j = journal.Journal("/full")
         j.open()
         # an old, finished match the host has not synced yet fills part of the volume
         with open("/full/journal/22375990e97962db.m", "wb") as f:
@@ -44,8 +44,8 @@ def test_storage_full_loses_nothing_and_recovers_after_a_delete():
         while True:
             try:
                 j.append(R.TURN, _turn(n))
-            except J.JournalError as e:
-                assert e.code == J.ERR_FULL and j.error == J.ERR_FULL
+            except journal.JournalError as e:
+                assert e.code == journal.ERR_FULL and j.error == journal.ERR_FULL
                 break
             n += 1
             assert n < 20000, "never filled"
@@ -55,11 +55,11 @@ def test_storage_full_loses_nothing_and_recovers_after_a_delete():
         assert _count(j.replay(OLD)) == 1 + 2 * 1500 + 1
         F.umount("/full")
         F.mount(dev, "/full")
-        k = J.Journal("/full")
+        k = journal.Journal("/full")
         assert _count(k.open()) == 1 + 2 * n and k.active == MID
         k.delete_match(OLD)
         k.append(R.TURN, _turn(n))
-        assert k.error == J.OK and _count(k.replay()) == 3 + 2 * n
+        assert k.error == journal.OK and _count(k.replay()) == 3 + 2 * n
     finally:
         F.umount("/full")
         dev.close()
@@ -69,7 +69,7 @@ def test_bytes_flipped_in_the_flash_image():
     # Damage the match file's data block on the device itself (bit rot littlefs cannot see).
     dev = F.fresh(F.tmpdir() + "/rot.img", 16, "/rot")
     try:
-        j = J.Journal("/rot")
+        j = journal.Journal("/rot")
         j.open()
         j.begin_match(_start(MID), bytes(range(32)))
         for i in range(200):
@@ -88,27 +88,27 @@ def test_bytes_flipped_in_the_flash_image():
                     break
         assert hit, "match data not found on the device"
         F.mount(dev, "/rot")
-        k = J.Journal("/rot")
+        k = journal.Journal("/rot")
         n = _count(k.open())
-        assert k.error == J.ERR_CORRUPT and n == 1 + 2 * 100, (k.error, n, hit)
+        assert k.error == journal.ERR_CORRUPT and n == 1 + 2 * 100, (k.error, n, hit)
         ((mid, size, state),) = k.list_matches()
-        assert state == J.MATCH_DAMAGED and len(k.read_match(MID, 0, 4096)) == size
+        assert state == journal.MATCH_DAMAGED and len(k.read_match(MID, 0, 4096)) == size
         try:
             k.append(R.TAKE, (0,))
             raise AssertionError("appended after damage")
-        except J.JournalError as e:
-            assert e.code == J.ERR_CORRUPT
+        except journal.JournalError as e:
+            assert e.code == journal.ERR_CORRUPT
     finally:
         F.umount("/rot")
         dev.close()
 
 
 def test_missing_and_vanishing_volume():
-    j = J.Journal("/nothing-mounted-here")
-    assert list(j.open()) == [] and j.error == J.ERR_NO_FS
+    j = journal.Journal("/nothing-mounted-here")
+    assert list(j.open()) == [] and j.error == journal.ERR_NO_FS
     dev = F.fresh(F.tmpdir() + "/gone.img", 16, "/gone")
     try:
-        j = J.Journal("/gone")
+        j = journal.Journal("/gone")
         j.open()
         j.begin_match(_start(MID), bytes(range(32)))
         j.append(R.TURN, _turn(0))
@@ -117,12 +117,12 @@ def test_missing_and_vanishing_volume():
     try:
         j.append(R.TURN, _turn(1))
         raise AssertionError("append without a volume")
-    except J.JournalError as e:
-        assert e.code == J.ERR_NO_FS
+    except journal.JournalError as e:
+        assert e.code == journal.ERR_NO_FS
     F.mount(dev, "/gone")
     try:
-        k = J.Journal("/gone")
-        assert _count(k.open()) == 3 and k.error == J.OK
+        k = journal.Journal("/gone")
+        assert _count(k.open()) == 3 and k.error == journal.OK
     finally:
         F.umount("/gone")
         dev.close()

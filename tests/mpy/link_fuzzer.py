@@ -5,7 +5,7 @@ import gc
 import struct
 
 from bg import link as P
-from bg.link import crypto as C
+from bg.link import crypto
 from bg.link.board import Board
 from bg.link.session import Session
 from bg.link.store import MemoryStore
@@ -56,10 +56,10 @@ def _auth(board, s):
     d = P.Decoder()
     d.feed(f)
     ch = d.next()[1].payload
-    hp, bp, skey = C.auth_proofs(b"K" * 32, b"HOST0001", hn, ch)
+    hp, bp, skey = crypto.auth_proofs(b"K" * 32, b"HOST0001", hn, ch)
     s.feed(P.encode_frame(P.REQ_AUTH_PROOF, 2, hp))
     assert s.pump() is not None and s.mac_in is not None
-    return C.Mac(skey)
+    return crypto.Mac(skey)
 
 
 def _snap(board, s):

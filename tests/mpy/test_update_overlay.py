@@ -12,9 +12,8 @@ import os
 import sys
 
 gc.collect()
-import update_helpers as H  # noqa: E402
-from bg.update import boot as B  # noqa: E402
-from bg.update import overlay  # noqa: E402
+import update_helpers  # noqa: E402
+from bg.update import boot, overlay  # noqa: E402
 from bg.update.bundle import bundle_id, header_len  # noqa: E402
 from bg.update.sign import bundle  # noqa: E402
 from bg.update.slots import Updater  # noqa: E402
@@ -37,19 +36,19 @@ def _restore(snap):
 
 
 def test_one_module_bundle_overlays_the_built_in_package():
-    r = H.root()
+    r = update_helpers.root()
     snap = _snapshot()
     builtin = sys.modules["bg"].__path__
     try:
-        blob = bundle("2.0.1", [("bg/notation.py", _SRC)], H.SEED, B.COUNTER)
-        u = Updater(r, [""], H.pub())
+        blob = bundle("2.0.1", [("bg/notation.py", _SRC)], update_helpers.SEED, boot.COUNTER)
+        u = Updater(r, [""], update_helpers.pub())
         u.begin(bundle_id(blob[: header_len(blob)]), len(blob))
-        H.send(u, blob)
+        update_helpers.send(u, blob)
         assert u.commit() == "2.0.1"
         del u, blob
         gc.collect()
         sys.modules.pop("bg.notation", None)
-        assert B.start(sys.path, sys.modules, r, True) == "a"  # as main.py boots it
+        assert boot.start(sys.path, sys.modules, r, True) == "a"  # as main.py boots it
         assert "bg" not in sys.modules  # the built-in modules imported so far are forgotten
         import bg.notation
 
@@ -63,21 +62,21 @@ def test_one_module_bundle_overlays_the_built_in_package():
         from bg import dice  # a sub-package through ``from``: built-in
 
         assert dice.__path__.find(r) < 0
-        assert B.healthy(r, sys.path) and B.read_state(r) == ("a", "-", 0)
+        assert boot.healthy(r, sys.path) and boot.read_state(r) == ("a", "-", 0)
         # the slot fails to start: off the path, hook removed, the built-in modules back
-        assert B.fallback(sys.path, sys.modules, r)
+        assert boot.fallback(sys.path, sys.modules, r)
         assert overlay.installed() is None
         import bg.notation as n2
 
         assert not hasattr(n2, "FROM_SLOT")
     finally:
         _restore(snap)
-        H.rm(r)
+        update_helpers.rm(r)
 
 
 def test_slot_ahead_on_the_path_hides_the_package():
     # The rule the overlay replaces, shown failing: the slot's directory first on sys.path.
-    r = H.root()
+    r = update_helpers.root()
     snap = _snapshot()
     try:
         d = r + "/fw/a/bg"
@@ -97,4 +96,4 @@ def test_slot_ahead_on_the_path_hides_the_package():
             raise AssertionError("the slot's package found the built-in engine")
     finally:
         _restore(snap)
-        H.rm(r)
+        update_helpers.rm(r)

@@ -6,8 +6,8 @@ import hashlib
 import os
 
 import journal_flash as F
-import update_helpers as H
-from bg.update import boot as B
+import update_helpers
+from bg.update import boot
 from bg.update.bundle import bundle_id, header_len
 from bg.update.slots import Updater
 
@@ -23,8 +23,8 @@ def _kind(kind):
     if kind == "one module":
         return [("bg/notation.py", b"#" * SIZE)]
     if kind == "whole":
-        return [(B.ROM_IMAGE, b"R" * (SIZE + 500))]
-    return H.files(b"v2", 3, SIZE)
+        return [(boot.ROM_IMAGE, b"R" * (SIZE + 500))]
+    return update_helpers.files(b"v2", 3, SIZE)
 
 
 class _Run:
@@ -35,7 +35,7 @@ class _Run:
         # 4 booted (on trial), 5 healthy() in flight, 6 confirmed
         gc.collect()
         files = _kind(kind)
-        self.blob = bundle("2.0.0", files, H.SEED, B.COUNTER + 2)
+        self.blob = bundle("2.0.0", files, update_helpers.SEED, boot.COUNTER + 2)
         self.want = {}
         for name, data in files:
             self.want[name] = hashlib.sha256(data).digest()
@@ -45,7 +45,7 @@ class _Run:
 def _intact(root, slot, want, buf):
     for name, digest in want.items():
         h = hashlib.sha256()
-        with open(B.slot_dir(root, slot) + "/" + name, "rb") as f:
+        with open(boot.slot_dir(root, slot) + "/" + name, "rb") as f:
             while True:
                 n = f.readinto(buf)
                 if not n:
@@ -59,18 +59,18 @@ def _intact(root, slot, want, buf):
 def _verify(run, buf):
     """The cut image boots the old (built-in) firmware or the whole new one, as far as the
     update had got; then the update resumes and completes from what is on flash."""
-    state = B.read_state("/snap")
+    state = boot.read_state("/snap")
     # the security counter rises with the confirmation, never before it, never back
-    c = B.confirmed("/snap")
+    c = boot.confirmed("/snap")
     if run.stage < 5:
-        assert c == B.COUNTER, (run.stage, c)
+        assert c == boot.COUNTER, (run.stage, c)
     elif run.stage == 6:
-        assert c == B.COUNTER + 2, (run.stage, c)
+        assert c == boot.COUNTER + 2, (run.stage, c)
     else:
-        assert c in (B.COUNTER, B.COUNTER + 2) and (c == B.COUNTER) == (state[0] != "a"), (c, state)
+        assert c in (boot.COUNTER, boot.COUNTER + 2) and (c == boot.COUNTER) == (state[0] != "a"), (c, state)
     path = [""]
-    s = B.start(path, {}, "/snap")
-    if s == B.NONE:
+    s = boot.start(path, {}, "/snap")
+    if s == boot.NONE:
         assert run.stage <= 1, (run.stage, state)  # committed means the next boot tries it
         out = "old"
     else:
@@ -80,9 +80,9 @@ def _verify(run, buf):
     if run.stage == 0:
         # the transfer resumes from what survived and completes
         blob = run.blob
-        u = Updater("/snap", [""], H.pub())
+        u = Updater("/snap", [""], update_helpers.pub())
         off = u.begin(bundle_id(blob[: header_len(blob)]), len(blob))
-        H.send(u, blob, off, step=256)
+        update_helpers.send(u, blob, off, step=256)
         assert u.commit() == "2.0.0"
         assert _intact("/snap", "a", run.want, buf)
         out = "resumed"
@@ -129,20 +129,20 @@ def _cut_everywhere(kind):
             POINTS[0] += 1
 
         dev.hook = hook
-        u = Updater("/flash", [""], H.pub())
+        u = Updater("/flash", [""], update_helpers.pub())
         assert u.begin(bundle_id(blob[: header_len(blob)]), len(blob)) == 0
-        H.send(u, blob, step=256)
+        update_helpers.send(u, blob, step=256)
         run.stage = 1
         assert u.commit() == "2.0.0"
         run.stage = 3
         path = [""]
-        assert B.start(path, {}, "/flash") == "a"
+        assert boot.start(path, {}, "/flash") == "a"
         run.stage = 5
-        assert B.healthy("/flash", path)
+        assert boot.healthy("/flash", path)
         run.stage = 6
-        assert B.confirmed("/flash") == B.COUNTER + 2
+        assert boot.confirmed("/flash") == boot.COUNTER + 2
         dev.hook = None
-        assert B.read_state("/flash") == ("a", "-", 0)
+        assert boot.read_state("/flash") == ("a", "-", 0)
     finally:
         F.umount("/flash")
         dev.close()

@@ -18,10 +18,10 @@ import sys
 
 from bg import board as bgboard
 from bg import engine as movegen
-from bg import recognize as R
+from bg import recognize
 from bg.recognize import Recognizer, observe
 
-__all__ = ("R", "bgboard", "movegen", "Table", "Lcg", "position", "MICROPYTHON", "SkipTest")
+__all__ = ("recognize", "bgboard", "movegen", "Table", "Lcg", "position", "MICROPYTHON", "SkipTest")
 
 try:
     from unittest import SkipTest  # noqa: F401 - pytest treats it as a skip

@@ -32,11 +32,11 @@ def test_counts_bar_and_trays():
 
 
 def test_counts_are_the_recognisers_reading_and_caps_follow_the_slots():
-    from bg import recognize as R
+    from bg import recognize
 
     pos = B.from_points({6: 8, 8: 6, 25: 1}, {1: 7, 23: 4, 25: 2})
     for cap in (5, 6, 8):
-        want = R.observe(pos, bytearray(28), R.make_caps(cap, cap, 15))
+        want = recognize.observe(pos, bytearray(28), recognize.make_caps(cap, cap, 15))
         assert rules.counts_of(pos, cap=cap) == want
     assert rules.counts_of(pos, cap=5)[5] == 5 and rules.counts_of(pos, cap=8)[5] == 8
     r = rules.recognizer(5, 4, 15)

@@ -4,8 +4,7 @@ player seed parts, swapped sides and a copied commitment."""
 
 import hashlib
 
-from bg.dice import SRC_HOST, SeedMixer, commitment, faces_from_bytes
-from bg.dice import joint as J
+from bg.dice import SRC_HOST, SeedMixer, commitment, faces_from_bytes, joint
 
 MID0 = bytes.fromhex("a0a1a2a3a4a5a6a7")
 MID1 = bytes.fromhex("b0b1b2b3b4b5b6b7")
@@ -27,22 +26,22 @@ def _match(seed0=SEED0, seed1=SEED1, ps=None, n=N):
     """Both boards' honest transcripts: what each sent and journaled."""
     ps = ps or _ps()
     c0, c1 = commitment(MID0, seed0), commitment(MID1, seed1)
-    jid = J.joint_id(c0, c1)
-    g0, g1 = J.Share(jid, 0, seed0, ps), J.Share(jid, 1, seed1, ps)
+    jid = joint.joint_id(c0, c1)
+    g0, g1 = joint.Share(jid, 0, seed0, ps), joint.Share(jid, 1, seed1, ps)
     shares0, shares1, throws = [], [], []
     for k in range(n):
         s0, s1 = g0.share(k), g1.share(k)
         shares0.append(s0)
         shares1.append(s1)
-        d = J.combine(s0, s1)
+        d = joint.combine(s0, s1)
         throws.append((d[0], d[1]))
-    b0 = J.Board(MID0, c0, seed0, list(throws), shares0)
-    b1 = J.Board(MID1, c1, seed1, list(throws), shares1)
+    b0 = joint.Board(MID0, c0, seed0, list(throws), shares0)
+    b1 = joint.Board(MID1, c1, seed1, list(throws), shares1)
     return b0, b1, ps
 
 
 def _fails(b0, b1, ps, index=None, words=""):
-    ok, idx, msg = J.verify_joint(b0, b1, ps)
+    ok, idx, msg = joint.verify_joint(b0, b1, ps)
     assert not ok and msg.startswith("FAIL"), msg
     if index is not None:
         assert idx == index, (idx, msg)
@@ -52,7 +51,7 @@ def _fails(b0, b1, ps, index=None, words=""):
 
 def test_the_honest_pair_verifies():
     b0, b1, ps = _match()
-    ok, idx, msg = J.verify_joint(b0, b1, ps)
+    ok, idx, msg = joint.verify_joint(b0, b1, ps)
     assert ok and idx == -1 and ("all %d throws" % N) in msg, msg
     for d1, d2 in b0.throws:
         assert 1 <= d1 <= 6 and 1 <= d2 <= 6
@@ -61,7 +60,7 @@ def test_the_honest_pair_verifies():
 def test_the_honest_pair_verifies_without_the_shares():
     b0, b1, ps = _match()
     b0.shares = b1.shares = None
-    assert J.verify_joint(b0, b1, ps)[0]
+    assert joint.verify_joint(b0, b1, ps)[0]
 
 
 def test_each_board_alone_does_not_fix_the_throws():
@@ -76,14 +75,14 @@ def test_each_board_alone_does_not_fix_the_throws():
 def test_a_share_is_the_board_s_hmac_with_its_side_byte():
     ps = _ps()
     c0, c1 = commitment(MID0, SEED0), commitment(MID1, SEED1)
-    jid = J.joint_id(c0, c1)
+    jid = joint.joint_id(c0, c1)
     assert jid == hashlib.sha256(b"smartgammon-joint-v1" + c0 + c1).digest()[:8]
     from bg.dice import hmac_sha256
 
     msg = jid + ps + bytes((0, 0, 1, 2)) + b"\x01"
-    assert J.Share(jid, 1, SEED1, ps).share(258) == hmac_sha256(SEED1, msg)
+    assert joint.Share(jid, 1, SEED1, ps).share(258) == hmac_sha256(SEED1, msg)
     # the same seed on the other side gives another share: a copied seed does not cancel out
-    assert J.Share(jid, 0, SEED1, ps).share(258) != J.Share(jid, 1, SEED1, ps).share(258)
+    assert joint.Share(jid, 0, SEED1, ps).share(258) != joint.Share(jid, 1, SEED1, ps).share(258)
 
 
 def test_combine_uses_bg_dice_rejection_and_chains_when_a_block_runs_out():
@@ -92,10 +91,10 @@ def test_combine_uses_bg_dice_rejection_and_chains_when_a_block_runs_out():
     block = bytes(a ^ b for a, b in zip(s0, s1))  # 255, 254, ... 224: first four rejected
     out = bytearray(2)
     assert faces_from_bytes(block, out) == 2
-    assert bytes(J.combine(s0, s1)) == bytes(out) == bytes((251 % 6 + 1, 250 % 6 + 1))
+    assert bytes(joint.combine(s0, s1)) == bytes(out) == bytes((251 % 6 + 1, 250 % 6 + 1))
     # every byte rejected: the block is hashed on (the rule stays total)
     full = bytes([0xFC] * 32)
-    d = J.combine(full, bytes(32))
+    d = joint.combine(full, bytes(32))
     nxt = hashlib.sha256(full).digest()
     assert faces_from_bytes(nxt, out) == 2 and bytes(d) == bytes(out)
 
@@ -174,7 +173,7 @@ def test_bad_lengths_are_a_failure_not_a_crash():
     _fails(b0, b1, ps, -1, "seed of board 0")
     b0, b1, ps = _match()
     _fails(b0, b1, ps[:15], -1, "player seed")
-    for bad in ((lambda: J.Share(bytes(8), 2, SEED0)), (lambda: J.combine(bytes(31), bytes(32)))):
+    for bad in ((lambda: joint.Share(bytes(8), 2, SEED0)), (lambda: joint.combine(bytes(31), bytes(32)))):
         try:
             bad()
         except ValueError:
@@ -185,7 +184,7 @@ def test_bad_lengths_are_a_failure_not_a_crash():
 def _pair_of_boards(counter=0):
     ps = _ps()
     c0, c1 = commitment(MID0, SEED0), commitment(MID1, SEED1)
-    return J.JointDice(0, c0, SEED0, c1, ps, counter), J.JointDice(1, c1, SEED1, c0, ps, counter)
+    return joint.JointDice(0, c0, SEED0, c1, ps, counter), joint.JointDice(1, c1, SEED1, c0, ps, counter)
 
 
 def test_two_boards_throw_the_same_dice_that_verify_derives():

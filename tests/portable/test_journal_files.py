@@ -15,7 +15,7 @@ gc.collect()
 from bg.record import decode as recdec  # noqa: E402, F401 - compiled early: the heap is 64k under MicroPython
 
 gc.collect()
-from bg import journal as J  # noqa: E402
+from bg import journal  # noqa: E402
 
 gc.collect()
 from bg.journal import recover as jrecover  # noqa: E402, F401
@@ -73,8 +73,8 @@ def _read(path):
 def test_match_lifecycle_and_replay_after_reboot():
     root = _root()
     try:
-        j = J.Journal(root)
-        assert list(j.open()) == [] and j.error == J.OK and j.active is None
+        j = journal.Journal(root)
+        assert list(j.open()) == [] and j.error == journal.OK and j.active is None
         j.begin_match(_start(), SEED)
         j.append(R.GAME_START, (1, 0, 0, 0))
         exp = [(R.MATCH_START, _start()), (R.GAME_START, (1, 0, 0, 0))] + _turns(j, 20)
@@ -82,7 +82,7 @@ def test_match_lifecycle_and_replay_after_reboot():
         j.append(R.TAKE, (1,))
         exp += [(R.DOUBLE, (0, 2)), (R.TAKE, (1,))]
         # reboot: a new Journal on the same files replays exactly the confirmed actions
-        k = J.Journal(root)
+        k = journal.Journal(root)
         assert list(k.open()) == exp and k.active == MID and k.secret_seed() == SEED
         k.append(R.GAME_END, (0, 2, 1, R.END_BEAROFF))
         k.end_match(0, 2, 0)
@@ -90,13 +90,13 @@ def test_match_lifecycle_and_replay_after_reboot():
         got = list(R.decode_stream(_read(_path(root, MID, ".m"))))
         assert got[:-2] == exp + [(R.GAME_END, (0, 2, 1, R.END_BEAROFF))]
         assert got[-2:] == [(R.MATCH_END, (0, 2, 0)), (R.SEED_REVEAL, (SEED,))]
-        assert k.list_matches() == [(MID, len(_read(_path(root, MID, ".m"))), J.MATCH_DONE)]
+        assert k.list_matches() == [(MID, len(_read(_path(root, MID, ".m"))), journal.MATCH_DONE)]
         try:
             k.secret_seed(MID)
             raise AssertionError("seed still held after the reveal")
         except ValueError:
             pass
-        assert list(J.Journal(root).open()) == []
+        assert list(journal.Journal(root).open()) == []
     finally:
         _rm(root)
 
@@ -104,14 +104,14 @@ def test_match_lifecycle_and_replay_after_reboot():
 def test_link_api_never_serves_the_secret_and_refuses_live_deletes():
     root = _root()
     try:
-        j = J.Journal(root)
+        j = journal.Journal(root)
         j.open()
         j.begin_match(_start(MID2), bytes(32))
         j.end_match(1, 0, 3)
         j.begin_match(_start(), SEED)
         _turns(j, 5)
         lst = j.list_matches()
-        assert [(m, s) for m, _, s in lst] == [(MID, J.MATCH_LIVE), (MID2, J.MATCH_DONE)]
+        assert [(m, s) for m, _, s in lst] == [(MID, journal.MATCH_LIVE), (MID2, journal.MATCH_DONE)]
         data = b""
         while True:
             chunk = j.read_match(MID, len(data), 7)
@@ -144,7 +144,7 @@ def test_link_api_never_serves_the_secret_and_refuses_live_deletes():
 def test_torn_tail_is_dropped_and_appending_resumes():
     root = _root()
     try:
-        j = J.Journal(root)
+        j = journal.Journal(root)
         j.open()
         j.begin_match(_start(), SEED)
         exp = [(R.MATCH_START, _start())] + _turns(j, 6)
@@ -152,11 +152,11 @@ def test_torn_tail_is_dropped_and_appending_resumes():
         for cut in range(1, len(whole)):
             with open(_path(root, MID, ".m"), "ab") as f:  # a power cut mid-append
                 f.write(whole[:cut])
-            k = J.Journal(root)
-            assert list(k.open()) == exp and k.error == J.OK, cut
+            k = journal.Journal(root)
+            assert list(k.open()) == exp and k.error == journal.OK, cut
             assert len(_read(_path(root, MID, ".m"))) == k.list_matches()[0][1]
         k.append(R.TURN, (0, 6, 6, (24, 18, 18, 12, 13, 7, 13, 7), 0))
-        assert len(list(J.Journal(root).open())) == len(exp) + 2
+        assert len(list(journal.Journal(root).open())) == len(exp) + 2
     finally:
         _rm(root)
 
@@ -164,7 +164,7 @@ def test_torn_tail_is_dropped_and_appending_resumes():
 def test_damaged_file_is_kept_whole_and_appends_refused():
     root = _root()
     try:
-        j = J.Journal(root)
+        j = journal.Journal(root)
         j.open()
         j.begin_match(_start(), SEED)
         exp = [(R.MATCH_START, _start())] + _turns(j, 30)
@@ -174,17 +174,17 @@ def test_damaged_file_is_kept_whole_and_appends_refused():
         raw[at] ^= 0x5A
         with open(path, "wb") as f:
             f.write(raw)
-        k = J.Journal(root)
+        k = journal.Journal(root)
         got = list(k.open())
-        assert k.error == J.ERR_CORRUPT and 0 < len(got) < len(exp) and got == exp[: len(got)]
+        assert k.error == journal.ERR_CORRUPT and 0 < len(got) < len(exp) and got == exp[: len(got)]
         assert _read(path) == raw  # nothing rewritten
-        assert k.list_matches() == [(MID, len(raw), J.MATCH_DAMAGED)]
+        assert k.list_matches() == [(MID, len(raw), journal.MATCH_DAMAGED)]
         assert k.read_match(MID, 0, 4096) == raw  # the host gets every byte
         try:
             k.append(R.TAKE, (0,))
             raise AssertionError("appended to a damaged file")
-        except J.JournalError as e:
-            assert e.code == J.ERR_CORRUPT
+        except journal.JournalError as e:
+            assert e.code == journal.ERR_CORRUPT
         k.abandon_match()  # reveal goes after the damage
         assert _read(path)[: len(raw)] == raw
         assert bytes(_read(path)[-34:-2]) == SEED
@@ -197,7 +197,7 @@ def test_damaged_first_record_keeps_the_match_and_its_seed():
     # (which drops an empty match file): every stored byte stays for the host.
     root = _root()
     try:
-        j = J.Journal(root)
+        j = journal.Journal(root)
         j.open()
         j.begin_match(_start(), SEED)
         _turns(j, 10)
@@ -206,9 +206,9 @@ def test_damaged_first_record_keeps_the_match_and_its_seed():
         raw[3] ^= 0x5A
         with open(path, "wb") as f:
             f.write(raw)
-        k = J.Journal(root)
+        k = journal.Journal(root)
         got = list(k.open())
-        assert got == [] and k.error == J.ERR_CORRUPT and k.active is None
+        assert got == [] and k.error == journal.ERR_CORRUPT and k.active is None
         assert _read(path) == raw
         assert os.stat(_path(root, MID, ".s"))[6] == 34  # the secret seed is kept too
         assert k.read_match(MID, 0, 4096) == raw
@@ -219,13 +219,13 @@ def test_damaged_first_record_keeps_the_match_and_its_seed():
 def test_power_cut_inside_begin_match_drops_the_empty_match():
     root = _root()
     try:
-        j = J.Journal(root)
+        j = journal.Journal(root)
         j.open()
         j.begin_match(_start(), SEED)
         with open(_path(root, MID, ".m"), "wb"):
             pass  # littlefs shows a file created but never synced as empty
-        k = J.Journal(root)
-        assert list(k.open()) == [] and k.error == J.OK
+        k = journal.Journal(root)
+        assert list(k.open()) == [] and k.error == journal.OK
         left = [n for n in os.listdir(root + "/journal") if n.endswith(".m") or n.endswith(".s")]
         assert left == []  # ("active" may still name it; open() ignores a match that is gone)
     finally:
@@ -235,15 +235,15 @@ def test_power_cut_inside_begin_match_drops_the_empty_match():
 def test_damaged_secret_and_state_files():
     root = _root()
     try:
-        j = J.Journal(root)
+        j = journal.Journal(root)
         j.open()
         j.begin_match(_start(), SEED)
         with open(root + "/journal/active", "wb") as f:
             f.write(b"not an id")
         with open(root + "/journal/zz.m", "wb") as f:  # a stray file is ignored
             f.write(b"junk")
-        k = J.Journal(root)
-        assert len(list(k.open())) == 1 and k.active == MID and k.error == J.OK
+        k = journal.Journal(root)
+        assert len(list(k.open())) == 1 and k.active == MID and k.error == journal.OK
         assert [m for m, _, _ in k.list_matches()] == [MID]
         raw = bytearray(_read(_path(root, MID, ".s")))
         raw[3] ^= 1
@@ -252,24 +252,24 @@ def test_damaged_secret_and_state_files():
         try:
             k.secret_seed()
             raise AssertionError("damaged seed accepted")
-        except J.JournalError as e:
-            assert e.code == J.ERR_CORRUPT
+        except journal.JournalError as e:
+            assert e.code == journal.ERR_CORRUPT
     finally:
         _rm(root)
 
 
 def test_missing_filesystem_is_a_state_not_a_crash():
-    j = J.Journal("/nonexistent-bg-volume")
-    assert list(j.open()) == [] and j.error == J.ERR_NO_FS
+    j = journal.Journal("/nonexistent-bg-volume")
+    assert list(j.open()) == [] and j.error == journal.ERR_NO_FS
     for call in (lambda: j.begin_match(_start(), SEED), j.list_matches, lambda: j.read_match(MID, 0, 4)):
         try:
             call()
             raise AssertionError("no error without a filesystem")
-        except J.JournalError as e:
-            assert e.code == J.ERR_NO_FS
+        except journal.JournalError as e:
+            assert e.code == journal.ERR_NO_FS
     root = _root()
     try:
-        j = J.Journal(root)
+        j = journal.Journal(root)
         j.open()
         j.begin_match(_start(), SEED)
     finally:
@@ -277,5 +277,5 @@ def test_missing_filesystem_is_a_state_not_a_crash():
     try:
         j.append(R.TAKE, (1,))
         raise AssertionError("append without a filesystem")
-    except J.JournalError as e:
-        assert e.code == J.ERR_NO_FS and j.error == J.ERR_NO_FS
+    except journal.JournalError as e:
+        assert e.code == journal.ERR_NO_FS and j.error == journal.ERR_NO_FS

@@ -15,7 +15,7 @@ from link_fakes import roomy
 
 if roomy(120000, 90000):
     from bg import link as P
-    from bg.link import decide as D
+    from bg.link import decide
     from link_helpers import error_code, one, paired_session
 
 
@@ -52,14 +52,16 @@ def _req(kind, *rest):
 def test_decisions_reach_the_brain_and_echo_their_kind():
     b, s, h, _ = paired_session()
     brain = b.brain = _Brain()
-    one(s, h, h.request(P.REQ_DECIDE, _req(D.DEC_HELLO, 1) + b"gnubg 2-ply"), P.RSP | P.REQ_DECIDE)
-    _, p = one(s, h, h.request(P.REQ_DECIDE, _req(D.DEC_PLAY, 0x34, 0x12, 13, 7, 8, 7)), P.RSP | P.REQ_DECIDE)
-    assert p == bytes([D.DEC_PLAY])
-    one(s, h, h.request(P.REQ_DECIDE, _req(D.DEC_PLAY, 5, 0)), P.RSP | P.REQ_DECIDE)  # no legal play
-    one(s, h, h.request(P.REQ_DECIDE, _req(D.DEC_CUBE, 9, 0, 1)), P.RSP | P.REQ_DECIDE)
-    one(s, h, h.request(P.REQ_DECIDE, _req(D.DEC_CUBE, 9, 0, 0)), P.RSP | P.REQ_DECIDE)
-    one(s, h, h.request(P.REQ_DECIDE, _req(D.DEC_RESIGN, 9, 0, 2)), P.RSP | P.REQ_DECIDE)
-    one(s, h, h.request(P.REQ_DECIDE, _req(D.DEC_HELLO, 0x81) + b"ana"), P.RSP | P.REQ_DECIDE)
+    one(s, h, h.request(P.REQ_DECIDE, _req(decide.DEC_HELLO, 1) + b"gnubg 2-ply"), P.RSP | P.REQ_DECIDE)
+    _, p = one(
+        s, h, h.request(P.REQ_DECIDE, _req(decide.DEC_PLAY, 0x34, 0x12, 13, 7, 8, 7)), P.RSP | P.REQ_DECIDE
+    )
+    assert p == bytes([decide.DEC_PLAY])
+    one(s, h, h.request(P.REQ_DECIDE, _req(decide.DEC_PLAY, 5, 0)), P.RSP | P.REQ_DECIDE)  # no legal play
+    one(s, h, h.request(P.REQ_DECIDE, _req(decide.DEC_CUBE, 9, 0, 1)), P.RSP | P.REQ_DECIDE)
+    one(s, h, h.request(P.REQ_DECIDE, _req(decide.DEC_CUBE, 9, 0, 0)), P.RSP | P.REQ_DECIDE)
+    one(s, h, h.request(P.REQ_DECIDE, _req(decide.DEC_RESIGN, 9, 0, 2)), P.RSP | P.REQ_DECIDE)
+    one(s, h, h.request(P.REQ_DECIDE, _req(decide.DEC_HELLO, 0x81) + b"ana"), P.RSP | P.REQ_DECIDE)
     assert brain.calls == [
         ("hello", 1, "gnubg 2-ply"),
         ("play", 0x1234, (13, 7, 8, 7)),
@@ -77,23 +79,23 @@ def test_malformed_decisions_are_refused_before_the_brain_hears_them():
     bad = [
         b"",  # no kind
         _req(7, 0, 0),  # unknown kind
-        _req(D.DEC_HELLO, 0),  # no strength
-        _req(D.DEC_HELLO, 2) + b"x",  # no such side
-        _req(D.DEC_HELLO, 0x82) + b"x",  # no such side, at another board
-        _req(D.DEC_RESIGN, 1, 0, 0),  # resigning nothing
-        _req(D.DEC_RESIGN, 1, 0, 4),  # more than a backgammon
-        _req(D.DEC_RESIGN, 1, 0),  # no value
-        _req(D.DEC_HELLO, 0) + b"x" * 17,  # a strength longer than a record's name
-        _req(D.DEC_HELLO, 0) + b"\xff\xfe",  # not UTF-8
-        _req(D.DEC_PLAY, 1),  # no turn
-        _req(D.DEC_PLAY, 1, 0, 13),  # half a step
-        _req(D.DEC_PLAY, 1, 0, 13, 7, 13, 7, 13, 7, 13, 7, 13, 7),  # five steps
-        _req(D.DEC_PLAY, 1, 0, 7, 13),  # a step backwards
-        _req(D.DEC_PLAY, 1, 0, 26, 20),  # from beyond the bar
-        _req(D.DEC_PLAY, 1, 0, 0, 0),  # from the tray
-        _req(D.DEC_CUBE, 1, 0),  # no answer
-        _req(D.DEC_CUBE, 1, 0, 2),  # neither yes nor no
-        _req(D.DEC_CUBE, 1, 0, 1, 0),  # too long
+        _req(decide.DEC_HELLO, 0),  # no strength
+        _req(decide.DEC_HELLO, 2) + b"x",  # no such side
+        _req(decide.DEC_HELLO, 0x82) + b"x",  # no such side, at another board
+        _req(decide.DEC_RESIGN, 1, 0, 0),  # resigning nothing
+        _req(decide.DEC_RESIGN, 1, 0, 4),  # more than a backgammon
+        _req(decide.DEC_RESIGN, 1, 0),  # no value
+        _req(decide.DEC_HELLO, 0) + b"x" * 17,  # a strength longer than a record's name
+        _req(decide.DEC_HELLO, 0) + b"\xff\xfe",  # not UTF-8
+        _req(decide.DEC_PLAY, 1),  # no turn
+        _req(decide.DEC_PLAY, 1, 0, 13),  # half a step
+        _req(decide.DEC_PLAY, 1, 0, 13, 7, 13, 7, 13, 7, 13, 7, 13, 7),  # five steps
+        _req(decide.DEC_PLAY, 1, 0, 7, 13),  # a step backwards
+        _req(decide.DEC_PLAY, 1, 0, 26, 20),  # from beyond the bar
+        _req(decide.DEC_PLAY, 1, 0, 0, 0),  # from the tray
+        _req(decide.DEC_CUBE, 1, 0),  # no answer
+        _req(decide.DEC_CUBE, 1, 0, 2),  # neither yes nor no
+        _req(decide.DEC_CUBE, 1, 0, 1, 0),  # too long
     ]
     for payload in bad:
         assert error_code(one(s, h, h.request(P.REQ_DECIDE, payload))) == P.E_PAYLOAD, payload
@@ -102,10 +104,10 @@ def test_malformed_decisions_are_refused_before_the_brain_hears_them():
 
 def test_the_brains_refusal_and_a_board_without_one():
     b, s, h, _ = paired_session()
-    fr = one(s, h, h.request(P.REQ_DECIDE, _req(D.DEC_CUBE, 1, 0, 1)))
+    fr = one(s, h, h.request(P.REQ_DECIDE, _req(decide.DEC_CUBE, 1, 0, 1)))
     assert error_code(fr) == P.E_STATE and "no decisions" in _text(fr)
     b.brain = _Brain("not the computer's play")
-    fr = one(s, h, h.request(P.REQ_DECIDE, _req(D.DEC_PLAY, 3, 0, 24, 18)))
+    fr = one(s, h, h.request(P.REQ_DECIDE, _req(decide.DEC_PLAY, 3, 0, 24, 18)))
     assert error_code(fr) == P.E_STATE and _text(fr) == "not the computer's play"
 
 
@@ -118,7 +120,7 @@ def test_a_stranger_cannot_decide():
     s = Session(b, 185)
     h = HostEnd(Rand())
     brain = b.brain = _Brain()
-    fr = one(s, h, h.request(P.REQ_DECIDE, _req(D.DEC_CUBE, 1, 0, 1)))
+    fr = one(s, h, h.request(P.REQ_DECIDE, _req(decide.DEC_CUBE, 1, 0, 1)))
     assert error_code(fr) == P.E_AUTH and brain.calls == []
 
 

@@ -4,7 +4,7 @@ Runs unchanged under CPython and the MicroPython unix port.
 """
 
 from bg import link as P
-from bg.link import crypto as C
+from bg.link import crypto
 
 
 def _h(s):
@@ -26,7 +26,7 @@ def test_frame_layout():
 
 
 def test_roundtrip_with_mac():
-    mac = C.Mac(b"x" * 32)
+    mac = crypto.Mac(b"x" * 32)
     f = P.encode_frame(P.DATA, 9, b"hello", P.FLAG_LAST, mac, b"B")
     d = P.Decoder()
     d.feed(f)

@@ -16,7 +16,7 @@ from link_fakes import roomy
 
 if roomy(120000, 90000):
     from bg import link as P
-    from bg.link import joint as J
+    from bg.link import joint as link_joint
     from link_helpers import error_code, one, paired_session
 
 
@@ -45,15 +45,18 @@ def _u32(k):
 def test_commitment_shares_and_the_boards_own_share():
     b, s, h, _ = paired_session()
     brain = b.brain = _Brain()
-    _, p = one(s, h, h.request(P.REQ_JOINT, bytes([J.J_START, 1]) + b"c" * 32), P.RSP | P.REQ_JOINT)
-    assert bytes(p) == bytes([J.J_START]) + b"M" * 8 + b"C" * 32
+    _, p = one(s, h, h.request(P.REQ_JOINT, bytes([link_joint.J_START, 1]) + b"c" * 32), P.RSP | P.REQ_JOINT)
+    assert bytes(p) == bytes([link_joint.J_START]) + b"M" * 8 + b"C" * 32
     _, p = one(
-        s, h, h.request(P.REQ_JOINT, bytes([J.J_SHARE]) + _u32(0x01020304) + b"s" * 32), P.RSP | P.REQ_JOINT
+        s,
+        h,
+        h.request(P.REQ_JOINT, bytes([link_joint.J_SHARE]) + _u32(0x01020304) + b"s" * 32),
+        P.RSP | P.REQ_JOINT,
     )
-    assert bytes(p) == bytes([J.J_SHARE]) + _u32(0x01020304)
-    _, p = one(s, h, h.request(P.REQ_JOINT, bytes([J.J_MINE]) + _u32(3)), P.RSP | P.REQ_JOINT)
-    assert bytes(p) == bytes([J.J_MINE]) + _u32(3) + bytes([3]) * 32
-    fr = one(s, h, h.request(P.REQ_JOINT, bytes([J.J_MINE]) + _u32(4)))  # not asked for yet
+    assert bytes(p) == bytes([link_joint.J_SHARE]) + _u32(0x01020304)
+    _, p = one(s, h, h.request(P.REQ_JOINT, bytes([link_joint.J_MINE]) + _u32(3)), P.RSP | P.REQ_JOINT)
+    assert bytes(p) == bytes([link_joint.J_MINE]) + _u32(3) + bytes([3]) * 32
+    fr = one(s, h, h.request(P.REQ_JOINT, bytes([link_joint.J_MINE]) + _u32(4)))  # not asked for yet
     assert error_code(fr) == P.E_STATE and "not asked for" in P.parse_error(fr[1])[4]
     assert brain.calls == [("start", 1, b"c" * 32), ("take", 0x01020304, b"s" * 32), ("mine", 3), ("mine", 4)]
 
@@ -64,11 +67,11 @@ def test_malformed_requests_are_refused_before_the_brain_hears_them():
     bad = [
         b"",  # no kind
         bytes([3]) + _u32(0),  # unknown kind
-        bytes([J.J_START, 2]) + b"c" * 32,  # no such side
-        bytes([J.J_START, 0]) + b"c" * 31,  # a short commitment
-        bytes([J.J_SHARE]) + _u32(0) + b"s" * 31,  # a short share
-        bytes([J.J_SHARE]) + _u32(0) + b"s" * 33,  # a long one
-        bytes([J.J_MINE, 0, 0]),  # no throw
+        bytes([link_joint.J_START, 2]) + b"c" * 32,  # no such side
+        bytes([link_joint.J_START, 0]) + b"c" * 31,  # a short commitment
+        bytes([link_joint.J_SHARE]) + _u32(0) + b"s" * 31,  # a short share
+        bytes([link_joint.J_SHARE]) + _u32(0) + b"s" * 33,  # a long one
+        bytes([link_joint.J_MINE, 0, 0]),  # no throw
     ]
     for payload in bad:
         assert error_code(one(s, h, h.request(P.REQ_JOINT, payload))) == P.E_PAYLOAD, payload
@@ -77,12 +80,12 @@ def test_malformed_requests_are_refused_before_the_brain_hears_them():
 
 def test_the_boards_refusal_and_a_board_without_another():
     b, s, h, _ = paired_session()
-    fr = one(s, h, h.request(P.REQ_JOINT, bytes([J.J_MINE]) + _u32(0)))
+    fr = one(s, h, h.request(P.REQ_JOINT, bytes([link_joint.J_MINE]) + _u32(0)))
     assert error_code(fr) == P.E_STATE and "no other board" in P.parse_error(fr[1])[4]
     b.brain = _Brain("a share for throw 5; throw 4 is due")
-    fr = one(s, h, h.request(P.REQ_JOINT, bytes([J.J_SHARE]) + _u32(5) + b"s" * 32))
+    fr = one(s, h, h.request(P.REQ_JOINT, bytes([link_joint.J_SHARE]) + _u32(5) + b"s" * 32))
     assert error_code(fr) == P.E_STATE and P.parse_error(fr[1])[4] == "a share for throw 5; throw 4 is due"
-    fr = one(s, h, h.request(P.REQ_JOINT, bytes([J.J_START, 0]) + b"c" * 32))
+    fr = one(s, h, h.request(P.REQ_JOINT, bytes([link_joint.J_START, 0]) + b"c" * 32))
     assert error_code(fr) == P.E_STATE
 
 
@@ -95,5 +98,5 @@ def test_a_stranger_cannot_hand_in_a_share():
     s = Session(b, 185)
     h = HostEnd(Rand())
     brain = b.brain = _Brain()
-    fr = one(s, h, h.request(P.REQ_JOINT, bytes([J.J_SHARE]) + _u32(0) + b"s" * 32))
+    fr = one(s, h, h.request(P.REQ_JOINT, bytes([link_joint.J_SHARE]) + _u32(0) + b"s" * 32))
     assert error_code(fr) == P.E_AUTH and brain.calls == []

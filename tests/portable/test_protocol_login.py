@@ -18,7 +18,7 @@ from link_fakes import TICKS_PERIOD, roomy, skip_all
 
 if roomy(120000, 90000):
     from bg import link as P
-    from bg.link import crypto as C
+    from bg.link import crypto
     from bg.link.host import HostEnd
     from bg.link.session import Session
     from link_helpers import (
@@ -93,7 +93,7 @@ def test_a_logged_in_host_may_authenticate_again_hours_later():
     challenge = d.next()[1].payload
     board.poll()  # between the challenge and the proof
     assert not s.expired
-    proof = C.auth_proofs(key, HOST_ID, b"n" * 16, bytes(challenge))[0]
+    proof = crypto.auth_proofs(key, HOST_ID, b"n" * 16, bytes(challenge))[0]
     s.feed(P.encode_frame(P.REQ_AUTH_PROOF, 1, proof))
     d.feed(s.pump())
     assert d.next()[1].type == P.RSP | P.REQ_AUTH_PROOF and s.authenticated

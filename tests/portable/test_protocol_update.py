@@ -14,10 +14,10 @@ if roomy(120000, 90000):
     import struct
 
     gc.collect()
-    import update_helpers as H
+    import update_helpers
     from bg import link as P
     from bg.link.session import Session
-    from bg.update import boot as B
+    from bg.update import boot
     from bg.update.bundle import bundle_id, header_len
     from bg.update.slots import Updater
     from link_helpers import error_code, exchange, make_board, one, paired_session
@@ -45,11 +45,11 @@ def _send(s, h, blob, start=0, end=None, step=100):
 
 
 def test_update_through_the_link_then_reconnect_resumes():
-    r = H.root()
+    r = update_helpers.root()
     try:
         b, s, h, _ = paired_session()
-        b.updater = Updater(r, [""], H.pub())
-        blob = H.make("2.1.0", n=2, size=120)
+        b.updater = Updater(r, [""], update_helpers.pub())
+        blob = update_helpers.make("2.1.0", n=2, size=120)
         t, p = _call(s, h, P.REQ_FW_BEGIN, _begin(blob))
         assert t == P.RSP | P.REQ_FW_BEGIN and struct.unpack("<II", p) == (0, len(blob))
         half = _send(s, h, blob, 0, len(blob) // 2)
@@ -60,9 +60,9 @@ def test_update_through_the_link_then_reconnect_resumes():
         _send(s2, h2, blob, half)
         t, p = _call(s2, h2, P.REQ_FW_COMMIT, b"")
         assert t == P.RSP | P.REQ_FW_COMMIT and p == b"2.1.0"
-        assert B.read_state(r) == ("-", "a", 0)
+        assert boot.read_state(r) == ("-", "a", 0)
     finally:
-        H.rm(r)
+        update_helpers.rm(r)
 
 
 def paired_again(b):
@@ -77,29 +77,29 @@ def paired_again(b):
 
 
 def test_stranger_cannot_update_and_signature_is_checked_for_paired_hosts():
-    r = H.root()
+    r = update_helpers.root()
     try:
         b = make_board(b"board")
-        b.updater = Updater(r, [""], H.pub())
+        b.updater = Updater(r, [""], update_helpers.pub())
         from bg.link.host import HostEnd
         from link_fakes import Rand
 
         s = Session(b, 185)
         h = HostEnd(Rand(b"x"))
-        blob = H.make(n=2, size=120)
+        blob = update_helpers.make(n=2, size=120)
         for t, pl in ((P.REQ_FW_BEGIN, _begin(blob)), (P.REQ_FW_CHUNK, bytes(8)), (P.REQ_FW_COMMIT, b"")):
             assert error_code(one(s, h, h.request(t, pl))) == P.E_AUTH
         assert b.updater.id is None
         # a paired host with a bundle signed by another key: refused at the header
         b, s, h, _ = paired_session()
-        b.updater = Updater(r, [""], H.pub())
-        forged = H.make("9.9.9", b"evil", seed=bytes(32), n=2, size=120)
+        b.updater = Updater(r, [""], update_helpers.pub())
+        forged = update_helpers.make("9.9.9", b"evil", seed=bytes(32), n=2, size=120)
         _call(s, h, P.REQ_FW_BEGIN, _begin(forged))
         hl = header_len(forged)
         t, p = _call(s, h, P.REQ_FW_CHUNK, struct.pack("<I", 0) + forged[:hl])
         assert t == P.ERROR and P.parse_error(p)[0] == P.E_PAYLOAD and "signature" in P.parse_error(p)[4]
         assert error_code(_call(s, h, P.REQ_FW_COMMIT, b"")) == P.E_PAYLOAD
-        assert B.read_state(r) == ("-", "-", 0)
+        assert boot.read_state(r) == ("-", "-", 0)
         # malformed requests
         assert error_code(_call(s, h, P.REQ_FW_BEGIN, b"short")) == P.E_PAYLOAD
         assert error_code(_call(s, h, P.REQ_FW_CHUNK, b"\x00\x00")) == P.E_PAYLOAD
@@ -108,7 +108,7 @@ def test_stranger_cannot_update_and_signature_is_checked_for_paired_hosts():
         b.updater = None
         assert error_code(_call(s, h, P.REQ_FW_BEGIN, _begin(blob))) == P.E_STATE
     finally:
-        H.rm(r)
+        update_helpers.rm(r)
 
 
 if not roomy(120000, 90000):

@@ -11,7 +11,7 @@ sample (its heap holds the engine's play list only for small positions).
 import gc
 
 # everything through the helpers: their source compiles first, while the heap is empty
-from recognize_helpers import MICROPYTHON, Lcg, R, bgboard, movegen
+from recognize_helpers import MICROPYTHON, Lcg, bgboard, movegen, recognize
 
 if MICROPYTHON:
     POSITIONS, MAX_PLAYS, SLOTS = 16, 24, (6,)
@@ -83,7 +83,7 @@ def _positions(rng, n):
 
 
 def _reading(pos, caps, buf):
-    return bytes(R.observe(pos, buf, caps))
+    return bytes(recognize.observe(pos, buf, caps))
 
 
 def _mistake(rng, end, side):
@@ -123,7 +123,7 @@ def _mistake(rng, end, side):
 
 
 def _check(slots, positions, rng):
-    r = R.Recognizer(slots=slots)
+    r = recognize.Recognizer(slots=slots)
     caps = r.caps
     buf = bytearray(28)
     n_complete = n_asked = n_mistakes = n_refused = checked = 0
@@ -139,23 +139,23 @@ def _check(slots, positions, rng):
         for end in ends:
             by_reading.setdefault(_reading(end, caps, buf), []).append(end)
         if not ends:
-            assert r.state == R.NO_PLAY
+            assert r.state == recognize.NO_PLAY
         for end in ends:
             key = _reading(end, caps, buf)
             st = r.update(key)
             same = by_reading[key]
-            assert r.ncand == len(same) or (r.overflow and r.ncand == R.MAX_CANDIDATES)
+            assert r.ncand == len(same) or (r.overflow and r.ncand == recognize.MAX_CANDIDATES)
             for k in range(r.ncand):
                 assert r.end(k) in same
-            if st == R.COMPLETE:
+            if st == recognize.COMPLETE:
                 assert len(same) == 1 and r.end(0) == end
                 got = bytearray(start)
                 movegen.apply(got, side, r.confirm())
                 assert bytes(got) == end
                 n_complete += 1
             else:
-                assert st in (R.AMBIGUOUS, R.WAITING, R.PARTIAL), st
-                assert r.confirm() is None or st == R.AMBIGUOUS
+                assert st in (recognize.AMBIGUOUS, recognize.WAITING, recognize.PARTIAL), st
+                assert r.confirm() is None or st == recognize.AMBIGUOUS
                 n_asked += 1
             bad = _mistake(rng, end, side)
             if bad is None:
@@ -166,7 +166,7 @@ def _check(slots, positions, rng):
             if key in by_reading:  # the sensors cannot see this mistake: it reads legal
                 assert r.ncand == len(by_reading[key]) or r.overflow
             else:
-                assert st not in (R.COMPLETE, R.AMBIGUOUS) and r.ncand == 0
+                assert st not in (recognize.COMPLETE, recognize.AMBIGUOUS) and r.ncand == 0
                 assert r.confirm() is None
                 n_refused += 1
     return checked, n_complete, n_asked, n_mistakes, n_refused

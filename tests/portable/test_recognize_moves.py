@@ -6,7 +6,7 @@ debouncer; a confirm press records only what the recogniser calls complete.
 """
 
 # everything through the helpers: their source compiles first, while the heap is empty
-from recognize_helpers import R, Table, bgboard, movegen
+from recognize_helpers import Table, bgboard, movegen, recognize
 
 
 def _start(side=0, d1=6, d2=1, **kw):
@@ -20,18 +20,18 @@ def _recorded_end(t, play):
 
 def test_waiting_at_start_and_confirm_records_nothing():
     t = _start()
-    assert t.r.state == R.WAITING and t.settle() == R.WAITING
+    assert t.r.state == recognize.WAITING and t.settle() == recognize.WAITING
     assert t.r.confirm() is None
-    assert t.r.state == R.WAITING
+    assert t.r.state == recognize.WAITING
 
 
 def test_one_die_is_partial_then_complete():
     t = _start(d1=6, d2=1)
     t.move(13, 7)
-    assert t.r.state == R.PARTIAL
+    assert t.r.state == recognize.PARTIAL
     assert t.r.confirm() is None  # half a play is never recorded
     t.move(8, 7)
-    assert t.settle() == R.COMPLETE
+    assert t.settle() == recognize.COMPLETE
     play = t.r.confirm()
     assert _recorded_end(t, play) == bytes(t.pos)
     assert movegen.is_legal(t.r.start, 0, 6, 1, play)
@@ -42,8 +42,8 @@ def test_dice_in_either_order_and_checkers_in_any_order():
         t = _start(d1=1, d2=6)
         for f, to in order:
             t.move(f, to)
-            assert t.r.state in (R.PARTIAL, R.COMPLETE)
-        assert t.settle() == R.COMPLETE
+            assert t.r.state in (recognize.PARTIAL, recognize.COMPLETE)
+        assert t.settle() == recognize.COMPLETE
         assert _recorded_end(t, t.r.confirm()) == bytes(t.pos)
 
 
@@ -51,8 +51,8 @@ def test_slide_across_points_only_final_state_counts():
     # 6-5: 24/13 slid over every point in between, each long enough to be debounced
     t = _start(d1=6, d2=5)
     t.move(24, 13, dwell=t.debounce + 2)
-    assert R.COMPLETE not in t.states[:-1]
-    assert t.settle() == R.COMPLETE
+    assert recognize.COMPLETE not in t.states[:-1]
+    assert t.settle() == recognize.COMPLETE
     assert _recorded_end(t, t.r.confirm()) == bytes(t.pos)
 
 
@@ -62,27 +62,27 @@ def test_transient_complete_during_slide_is_not_recorded():
     t = _start(d1=2, d2=1)
     t.move(6, 5)
     t.move(13, 10, dwell=t.debounce + 2)
-    assert R.COMPLETE in t.states  # seen in passing...
-    assert t.settle() == R.ILLEGAL  # ...but the stable state is what a confirm press sees
+    assert recognize.COMPLETE in t.states  # seen in passing...
+    assert t.settle() == recognize.ILLEGAL  # ...but the stable state is what a confirm press sees
     assert t.r.confirm() is None
     # the last legal state was the transient 13/11 6/5: put the checker back on 11
-    assert t.r.missing == 1 << R.row_of(0, 11) and t.r.extra == 1 << R.row_of(0, 10)
+    assert t.r.missing == 1 << recognize.row_of(0, 11) and t.r.extra == 1 << recognize.row_of(0, 10)
     t.move(10, 11)
-    assert t.settle() == R.COMPLETE
+    assert t.settle() == recognize.COMPLETE
     assert _recorded_end(t, t.r.confirm()) == bytes(t.pos)
 
 
 def test_lift_shows_hints_and_put_back_restores():
     t = _start(d1=6, d2=1)
     t.lift(0, 13)
-    assert t.r.state == R.LIFTED
+    assert t.r.state == recognize.LIFTED
     assert t.r.lifted == 12  # row of point 13
     # 13/7 (one die), 13/7/6 (both); 13/12 is closed (side 1's mid-point): rows 6, 5
     assert t.r.hints == (1 << 6) | (1 << 5)
     assert t.r.dest_points() == (1 << 6) | (1 << 5)
     assert t.r.lifted_point() == 13
     t.put(0, 13)
-    assert t.settle() == R.WAITING
+    assert t.settle() == recognize.WAITING
 
 
 def test_hints_agree_with_the_engine_at_the_start():
@@ -95,11 +95,11 @@ def test_hints_agree_with_the_engine_at_the_start():
             got = 0
             for q in range(0, 25):
                 if want >> q & 1:
-                    got |= 1 << R.row_of(side, q)
-            assert t.r.state == R.LIFTED
+                    got |= 1 << recognize.row_of(side, q)
+            assert t.r.state == recognize.LIFTED
             assert t.r.hints == got and t.r.forward_hints() == got, (side, d1, d2, p)
             t.put(side, p)
-            assert t.settle() == R.WAITING
+            assert t.settle() == recognize.WAITING
 
 
 def test_fast_move_between_scans():
@@ -108,7 +108,7 @@ def test_fast_move_between_scans():
     t.put(0, 7, scans=0)
     t.lift(0, 8, scans=0)
     t.put(0, 7)
-    assert t.states == [R.WAITING, R.COMPLETE]  # one debounced change, nothing in between
+    assert t.states == [recognize.WAITING, recognize.COMPLETE]  # one debounced change, nothing in between
     assert _recorded_end(t, t.r.confirm()) == bytes(t.pos)
 
 
@@ -118,8 +118,8 @@ def test_fast_move_within_debounce():
     t.put(0, 7, scans=1)
     t.lift(0, 8, scans=1)
     t.put(0, 7)
-    assert R.COMPLETE not in t.states[:-1]  # transients (a checker in hand) are never complete
-    assert t.settle() == R.COMPLETE
+    assert recognize.COMPLETE not in t.states[:-1]  # transients (a checker in hand) are never complete
+    assert t.settle() == recognize.COMPLETE
     assert _recorded_end(t, t.r.confirm()) == bytes(t.pos)
 
 
@@ -127,9 +127,9 @@ def test_doubles_partial_progress_every_step():
     t = _start(d1=3, d2=3)
     for f, to in ((24, 21), (13, 10), (21, 18)):
         t.move(f, to)
-        assert t.r.state == R.PARTIAL
+        assert t.r.state == recognize.PARTIAL
     t.move(8, 5)
-    assert t.settle() == R.COMPLETE
+    assert t.settle() == recognize.COMPLETE
     assert _recorded_end(t, t.r.confirm()) == bytes(t.pos)
 
 
@@ -137,17 +137,17 @@ def test_take_back_after_complete():
     t = _start(d1=6, d2=1)
     t.move(13, 7)
     t.move(8, 7)
-    assert t.settle() == R.COMPLETE
+    assert t.settle() == recognize.COMPLETE
     t.lift(0, 7)  # changes their mind: either checker may go back where it came from
-    assert t.r.state == R.LIFTED and t.r.lifted_point() == 7
-    assert t.r.hints == (1 << R.row_of(0, 13)) | (1 << R.row_of(0, 8))
+    assert t.r.state == recognize.LIFTED and t.r.lifted_point() == 7
+    assert t.r.hints == (1 << recognize.row_of(0, 13)) | (1 << recognize.row_of(0, 8))
     assert t.r.forward_hints() == 0 and t.r.dest_points() == 0  # no die carries it further
     assert t.r.dest_points(take_backs=True) == (1 << 12) | (1 << 7)
     t.put(0, 8)
-    assert t.r.state == R.PARTIAL and t.r.confirm() is None
+    assert t.r.state == recognize.PARTIAL and t.r.confirm() is None
     t.move(24, 18)
-    assert t.r.state == R.ILLEGAL  # 24/18 on top of 13/7 would use the 6 twice
+    assert t.r.state == recognize.ILLEGAL  # 24/18 on top of 13/7 would use the 6 twice
     t.move(18, 24)
     t.move(24, 23)
-    assert t.settle() == R.COMPLETE  # 13/7 24/23
+    assert t.settle() == recognize.COMPLETE  # 13/7 24/23
     assert _recorded_end(t, t.r.confirm()) == bytes(t.pos)

@@ -8,7 +8,7 @@ never holds the event loop at once: docs/performance.md.
 
 import gc
 
-from recognize_helpers import Lcg, R, bgboard, movegen, position
+from recognize_helpers import Lcg, bgboard, movegen, position, recognize
 
 # readings: the start, a finished play, a lifted checker, half a play, a mistake
 
@@ -83,13 +83,13 @@ def _readings(start, side, d1, d2, rng, k):
     """``k`` readings of this turn: ends of legal plays, ends with one checker lifted back
     off, a first step only, and the start."""
     nv = movegen.for_each_end(start, side, d1, d2, _Trace().visit)
-    caps = R.make_caps()
-    out = [R.observe(start, bytearray(28), caps)]
+    caps = recognize.make_caps()
+    out = [recognize.observe(start, bytearray(28), caps)]
     for _ in range(k):
         if not nv:
             break
         p = _nth(start, side, d1, d2, rng.below(nv))
-        obs = R.observe(p.end, bytearray(28), caps)
+        obs = recognize.observe(p.end, bytearray(28), caps)
         kind = rng.below(3)
         if kind == 1:  # a checker of the play still in the hand: one row reads one short
             rows = [x for x in range(28) if obs[x]]
@@ -97,7 +97,7 @@ def _readings(start, side, d1, d2, rng, k):
         elif kind == 2:  # the first step only
             half = bytearray(start)
             bgboard.apply_step(half, side, p.steps[0], p.steps[1])
-            obs = R.observe(half, bytearray(28), caps)
+            obs = recognize.observe(half, bytearray(28), caps)
         out.append(obs)
     return out
 
@@ -138,8 +138,8 @@ def _sliced(r, start, side, d1, d2, obs, n):
 
 def test_slices_of_any_size_give_what_update_gives():
     rng = Lcg(4242)
-    whole = R.Recognizer()
-    part = R.Recognizer()
+    whole = recognize.Recognizer()
+    part = recognize.Recognizer()
     gc.collect()
     checked = sliced = 0
     for start, side, d1, d2 in _positions(rng, 24):
@@ -157,10 +157,10 @@ def test_slices_of_any_size_give_what_update_gives():
 
 
 def test_the_worst_position_pauses_and_finishes():
-    r = R.Recognizer()
+    r = recognize.Recognizer()
     start = _worst()
     first = _nth(start, 0, 1, 1, 0).end
-    obs = R.observe(first, bytearray(28), r.caps)
+    obs = recognize.observe(first, bytearray(28), r.caps)
     r.begin(start, 0, 1, 1)
     assert r.feed(obs) and r.busy
     before = r.state
@@ -169,17 +169,17 @@ def test_the_worst_position_pauses_and_finishes():
         n += 1
         assert r.busy and r.state == before  # the previous reading's answer until done
     assert n >= 20  # 2,140 plays in slices of 100
-    assert r.state == R.COMPLETE and r.ncand == 1
+    assert r.state == recognize.COMPLETE and r.ncand == 1
     assert r.end(0) == bytes(first)
     assert not r.feed(obs)  # the same reading again: nothing to do, the answer kept
 
 
 def test_a_new_reading_half_way_drops_the_old_search():
-    r = R.Recognizer()
-    ref = R.Recognizer()
+    r = recognize.Recognizer()
+    ref = recognize.Recognizer()
     start = _worst()
-    first = R.observe(_nth(start, 0, 1, 1, 0).end, bytearray(28), r.caps)
-    second = R.observe(_nth(start, 0, 1, 1, 2).end, bytearray(28), r.caps)
+    first = recognize.observe(_nth(start, 0, 1, 1, 0).end, bytearray(28), r.caps)
+    second = recognize.observe(_nth(start, 0, 1, 1, 2).end, bytearray(28), r.caps)
     r.begin(start, 0, 1, 1)
     assert r.feed(first)
     assert not r.work(50)
@@ -192,20 +192,20 @@ def test_a_new_reading_half_way_drops_the_old_search():
 
 
 def test_update_with_the_reading_being_worked_on_finishes_it():
-    r = R.Recognizer()
+    r = recognize.Recognizer()
     start = _worst()
-    obs = R.observe(_nth(start, 0, 1, 1, 0).end, bytearray(28), r.caps)
+    obs = recognize.observe(_nth(start, 0, 1, 1, 0).end, bytearray(28), r.caps)
     r.begin(start, 0, 1, 1)
     assert r.feed(obs)
     assert not r.work(10)
-    assert r.update(obs) == R.COMPLETE and not r.busy
+    assert r.update(obs) == recognize.COMPLETE and not r.busy
 
 
 def test_another_query_between_slices_restarts_the_search_not_corrupts_it():
-    r = R.Recognizer()
-    ref = R.Recognizer()
+    r = recognize.Recognizer()
+    ref = recognize.Recognizer()
     start = _worst()
-    obs = R.observe(_nth(start, 0, 1, 1, 4).end, bytearray(28), r.caps)
+    obs = recognize.observe(_nth(start, 0, 1, 1, 4).end, bytearray(28), r.caps)
     r.begin(start, 0, 1, 1)
     assert r.feed(obs)
     assert not r.work(300)

@@ -12,11 +12,11 @@ import gc
 import os
 
 gc.collect()
-from bg.update import boot as B  # noqa: E402
+from bg.update import boot  # noqa: E402
 from bg.update.slots import Updater  # noqa: E402
 
 gc.collect()
-import update_helpers as H  # noqa: E402
+import update_helpers  # noqa: E402
 from bg.update.bundle import bundle_id, header_len  # noqa: E402
 
 
@@ -26,10 +26,10 @@ def _id(blob):
 
 def _install(r, blob):
     """Send and commit ``blob``; returns the commit's answer, or the refusal's text."""
-    u = Updater(r, [""], H.pub())
+    u = Updater(r, [""], update_helpers.pub())
     try:
         off = u.begin(_id(blob), len(blob))
-        H.send(u, blob, off)
+        update_helpers.send(u, blob, off)
         return u.commit()
     except ValueError as e:
         return "refused: " + str(e)
@@ -37,9 +37,9 @@ def _install(r, blob):
 
 def _boot_and_confirm(r):
     path = [""]
-    s = B.start(path, {}, r)
-    assert s != B.NONE
-    assert B.healthy(r, path)
+    s = boot.start(path, {}, r)
+    assert s != boot.NONE
+    assert boot.healthy(r, path)
     return path
 
 
@@ -52,97 +52,97 @@ def _exists(p):
 
 
 def test_older_signed_bundle_refused_same_bundle_harmless():
-    r = H.root()
+    r = update_helpers.root()
     try:
-        assert B.confirmed(r) == B.COUNTER
-        v3 = H.make("3.0.0", b"v3", security=B.COUNTER + 2)
+        assert boot.confirmed(r) == boot.COUNTER
+        v3 = update_helpers.make("3.0.0", b"v3", security=boot.COUNTER + 2)
         assert _install(r, v3) == "3.0.0"
         path = _boot_and_confirm(r)
-        assert B.confirmed(r) == B.COUNTER + 2 and B.read_state(r) == ("a", "-", 0)
+        assert boot.confirmed(r) == boot.COUNTER + 2 and boot.read_state(r) == ("a", "-", 0)
         # an older release, validly signed: refused when its header arrives, nothing stored
-        old = H.make("2.0.0", b"v2", security=B.COUNTER + 1)
-        u = Updater(r, path, H.pub())
+        old = update_helpers.make("2.0.0", b"v2", security=boot.COUNTER + 1)
+        u = Updater(r, path, update_helpers.pub())
         u.begin(_id(old), len(old))
         try:
-            H.send(u, old)
+            update_helpers.send(u, old)
         except ValueError as e:
             msg = str(e)
         else:
             raise AssertionError("older bundle accepted")
-        assert msg.startswith("downgrade refused") and "%d" % (B.COUNTER + 1) in msg, msg
+        assert msg.startswith("downgrade refused") and "%d" % (boot.COUNTER + 1) in msg, msg
         assert not _exists(r + "/fw/b/.bundle") and u.id is None
-        assert B.read_state(r) == ("a", "-", 0)
+        assert boot.read_state(r) == ("a", "-", 0)
         # the bundle running, sent again: nothing to send, nothing changes
-        u = Updater(r, path, H.pub())
+        u = Updater(r, path, update_helpers.pub())
         assert u.begin(_id(v3), len(v3)) == len(v3)
         assert u.commit() == "3.0.0 (already installed)"
-        assert B.read_state(r) == ("a", "-", 0) and not _exists(r + "/fw/b")
+        assert boot.read_state(r) == ("a", "-", 0) and not _exists(r + "/fw/b")
         # the same counter in another bundle is no downgrade (a rebuild, a fix of no flaw)
-        same = H.make("3.0.1", b"w3", security=B.COUNTER + 2)
+        same = update_helpers.make("3.0.1", b"w3", security=boot.COUNTER + 2)
         assert _install(r, same) == "3.0.1"
-        assert B.read_state(r) == ("a", "b", 0)
+        assert boot.read_state(r) == ("a", "b", 0)
     finally:
-        H.rm(r)
+        update_helpers.rm(r)
 
 
 def test_counter_survives_rollback_failed_start_cut_and_damage():
-    r = H.root()
+    r = update_helpers.root()
     try:
-        assert _install(r, H.make("3.0.0", b"v3", security=5)) == "3.0.0"
+        assert _install(r, update_helpers.make("3.0.0", b"v3", security=5)) == "3.0.0"
         _boot_and_confirm(r)
-        assert B.confirmed(r) == 5
+        assert boot.confirmed(r) == 5
         # a newer version never becomes healthy: rolled back, the counter stays
-        v9 = H.make("9.0.0", b"v9", security=9)
+        v9 = update_helpers.make("9.0.0", b"v9", security=9)
         assert _install(r, v9) == "9.0.0"
-        for _ in range(B.MAX_BOOTS):
-            assert B.start([""], {}, r) == "b"
-        assert B.start([""], {}, r) == "a" and B.read_state(r) == ("a", "-", 0)
-        assert B.confirmed(r) == 5
-        assert _install(r, H.make("4.0.0", b"v4", security=4)).startswith("refused: downgrade")
+        for _ in range(boot.MAX_BOOTS):
+            assert boot.start([""], {}, r) == "b"
+        assert boot.start([""], {}, r) == "a" and boot.read_state(r) == ("a", "-", 0)
+        assert boot.confirmed(r) == 5
+        assert _install(r, update_helpers.make("4.0.0", b"v4", security=4)).startswith("refused: downgrade")
         # the active version fails to start: the built-in firmware runs, the counter stays
         path = [""]
-        assert B.start(path, {}, r) == "a" and B.fallback(path, {}, r)
-        assert B.read_state(r) == ("-", "-", 0) and B.confirmed(r) == 5
-        assert _install(r, H.make("4.0.0", b"v4", security=4)).startswith("refused: downgrade")
+        assert boot.start(path, {}, r) == "a" and boot.fallback(path, {}, r)
+        assert boot.read_state(r) == ("-", "-", 0) and boot.confirmed(r) == 5
+        assert _install(r, update_helpers.make("4.0.0", b"v4", security=4)).startswith("refused: downgrade")
         # a cut between the confirmation's state switch and fw/counter: the active slot's
         # counter counts
-        assert _install(r, H.make("7.0.0", b"v7", security=7)) == "7.0.0"
-        slot = B.read_state(r)[1]
-        B.write_state(r, slot, "-", 0)
-        assert B.confirmed(r) == 7
+        assert _install(r, update_helpers.make("7.0.0", b"v7", security=7)) == "7.0.0"
+        slot = boot.read_state(r)[1]
+        boot.write_state(r, slot, "-", 0)
+        assert boot.confirmed(r) == 7
         # a damaged counter file: still the active slot's, never below the built-in's
         with open(r + "/fw/counter", "w") as f:
             f.write("zz")
-        assert B.confirmed(r) == 7
+        assert boot.confirmed(r) == 7
         # a slot below the counter is neither tried nor run (the state names it anyway)
-        B.write_state(r, "-", "-", 0)
-        assert B.confirmed(r) == B.COUNTER
+        boot.write_state(r, "-", "-", 0)
+        assert boot.confirmed(r) == boot.COUNTER
         with open(r + "/fw/counter", "w") as f:
             f.write("8\n")
-        B.write_state(r, "-", slot, 0)
-        assert B.start([""], {}, r) == "-" and B.read_state(r) == ("-", "-", 0)
-        B.write_state(r, slot, "-", 0)
-        assert B.start([""], {}, r) == "-"
+        boot.write_state(r, "-", slot, 0)
+        assert boot.start([""], {}, r) == "-" and boot.read_state(r) == ("-", "-", 0)
+        boot.write_state(r, slot, "-", 0)
+        assert boot.start([""], {}, r) == "-"
     finally:
-        H.rm(r)
+        update_helpers.rm(r)
 
 
 def test_pending_bundle_overtaken_is_refused_at_commit():
-    r = H.root()
+    r = update_helpers.root()
     try:
-        low = H.make("3.0.0", b"v3", security=3)
-        u = Updater(r, [""], H.pub())
+        low = update_helpers.make("3.0.0", b"v3", security=3)
+        u = Updater(r, [""], update_helpers.pub())
         u.begin(_id(low), len(low))
-        H.send(u, low, 0, len(low) - 10)  # all but the end: then a newer one is confirmed
+        update_helpers.send(u, low, 0, len(low) - 10)  # all but the end: then a newer one is confirmed
         with open(r + "/fw/counter", "w") as f:
             f.write("4\n")
-        H.send(u, low, len(low) - 10)
+        update_helpers.send(u, low, len(low) - 10)
         try:
             u.commit()
         except ValueError as e:
             assert str(e).startswith("downgrade refused"), e
         else:
             raise AssertionError("committed below the counter")
-        assert B.read_state(r) == ("-", "-", 0)
+        assert boot.read_state(r) == ("-", "-", 0)
     finally:
-        H.rm(r)
+        update_helpers.rm(r)

@@ -8,9 +8,9 @@ ticks_diff from a recorded start, across the ticks wrap -- and rolled back after
 # The 64-bit port (ROM image) passes from 68k (the test signs its bundle); declared + 8k. The
 # board model runs it at the board's 64k.
 
-import update_helpers as H
+import update_helpers
 from app.update import Trial
-from bg.update import boot as B
+from bg.update import boot
 from bg.update.bundle import bundle_id, header_len
 from bg.update.slots import Updater
 
@@ -30,57 +30,57 @@ class _Clock:
 
 
 def _pending(r):
-    blob = H.make()
-    u = Updater(r, [""], H.pub())
+    blob = update_helpers.make()
+    u = Updater(r, [""], update_helpers.pub())
     u.begin(bundle_id(blob[: header_len(blob)]), len(blob))
-    H.send(u, blob)
+    update_helpers.send(u, blob)
     u.commit()
 
 
 def test_confirmed_when_alive_restarted_when_late_then_rolled_back():
-    r = H.root()
+    r = update_helpers.root()
     try:
         _pending(r)
         path = [""]
-        assert B.start(path, {}, r) == "a"
+        assert boot.start(path, {}, r) == "a"
         clock = _Clock(_WRAP - 5000)  # the deadline runs across the ticks wrap
         restarts = []
         t = Trial(clock, lambda m: None, lambda: restarts.append(1), r, path)
         assert t.on_trial() and t.version() == "2.0.0"
         assert t.check(lambda: False) is None
-        clock.t = (clock.t + B.HEALTHY_MS - 1) % _WRAP
+        clock.t = (clock.t + boot.HEALTHY_MS - 1) % _WRAP
         assert t.check(lambda: False) is None and not restarts
         clock.t = (clock.t + 1) % _WRAP
         assert t.check(lambda: False) == "restart" and restarts == [1]
-        assert B.read_state(r) == ("-", "a", 1)  # still pending: the restart counts a boot
+        assert boot.read_state(r) == ("-", "a", 1)  # still pending: the restart counts a boot
         assert t.check(lambda: True) is None  # once
         # the next boots: alive at once, confirmed
         path = [""]
-        assert B.start(path, {}, r) == "a"
+        assert boot.start(path, {}, r) == "a"
         t = Trial(_Clock(0), lambda m: None, lambda: restarts.append(2), r, path)
         assert t.check(lambda: True) == "healthy"
-        assert B.read_state(r) == ("a", "-", 0) and restarts == [1]
+        assert boot.read_state(r) == ("a", "-", 0) and restarts == [1]
         assert not t.on_trial()
         # a version that is never alive: restarted each time, rolled back after MAX_BOOTS
         _pending_b(r)
-        for _ in range(B.MAX_BOOTS):
+        for _ in range(boot.MAX_BOOTS):
             path = [""]
-            assert B.start(path, {}, r) == "b"
+            assert boot.start(path, {}, r) == "b"
             clock = _Clock(0)
             t = Trial(clock, lambda m: None, lambda: restarts.append(3), r, path)
-            clock.t = B.HEALTHY_MS
+            clock.t = boot.HEALTHY_MS
             assert t.check(lambda: False) == "restart"
         path = [""]
-        assert B.start(path, {}, r) == "a"  # back on the last confirmed version
-        assert B.read_state(r) == ("a", "-", 0) and restarts.count(3) == B.MAX_BOOTS
+        assert boot.start(path, {}, r) == "a"  # back on the last confirmed version
+        assert boot.read_state(r) == ("a", "-", 0) and restarts.count(3) == boot.MAX_BOOTS
     finally:
-        H.rm(r)
+        update_helpers.rm(r)
 
 
 def _pending_b(r):
-    blob = H.make("3.0.0", b"v3")
-    u = Updater(r, [r + "/fw/a"], H.pub())
+    blob = update_helpers.make("3.0.0", b"v3")
+    u = Updater(r, [r + "/fw/a"], update_helpers.pub())
     u.begin(bundle_id(blob[: header_len(blob)]), len(blob))
-    H.send(u, blob)
+    update_helpers.send(u, blob)
     assert u.commit() == "3.0.0"
-    assert B.read_state(r) == ("a", "b", 0)
+    assert boot.read_state(r) == ("a", "b", 0)

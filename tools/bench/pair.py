@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 _CODE = """
 import time
-from bg.link import crypto as C
+from bg.link import crypto
 from bg import link as P
 from bg.link.host import HostEnd
 from bg.link.board import Board
@@ -37,8 +37,8 @@ def best(f, n):
     return b / 1000
 
 k = bytes(range(32))
-u = C.dh_keypair(lambda n: bytes(n))[1]
-x = best(lambda: C.x25519(k, u), 5)
+u = crypto.dh_keypair(lambda n: bytes(n))[1]
+x = best(lambda: crypto.x25519(k, u), 5)
 
 def pairing(out):
     b = Board(make_store(), Clock(), Rand(b"b"))
