@@ -18,18 +18,17 @@ import pytest
 from bg import link as P
 from gammon import link as L
 
+from tools import mpy
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
 class Server:
     def __init__(self, store="memory"):
         self.port = S.free_port()
-        env = dict(os.environ)
-        env["MICROPYPATH"] = ":".join(str(ROOT / d) for d in ("firmware", "tests/mpy")) + ":.frozen"
-        exe = Path(sys.executable).parent / "micropython"
         self.proc = subprocess.Popen(
-            [str(exe), "-X", "heapsize=256k", str(ROOT / "tests/mpy/link_server.py"), str(self.port), store],
-            env=env,
+            mpy.command([ROOT / "tests" / "mpy" / "link_server.py", self.port, store], "256k"),
+            env=mpy.environ(["tests/mpy"]),
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
