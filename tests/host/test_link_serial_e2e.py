@@ -24,6 +24,8 @@ import pytest
 from bg import link as P
 from gammon import link as L
 
+from tools import mpy
+
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 START_TIMEOUT = 20.0  # the first HELLO is answered once MicroPython has imported the link
@@ -45,12 +47,10 @@ class SerialBoard:
 
     def __init__(self, tmp):
         self.pty = tmp / "tty"
-        env = dict(os.environ)
-        env["MICROPYPATH"] = ":".join(str(ROOT / d) for d in ("firmware", "tests/mpy")) + ":.frozen"
-        mpy = "%s -X heapsize=256k -i %s" % (BIN / "micropython", ROOT / "tests/mpy/link_serial_board.py")
+        board = " ".join(mpy.command(["-i", ROOT / "tests" / "mpy" / "link_serial_board.py"], "256k"))
         self.proc = subprocess.Popen(
-            ["socat", "PTY,link=%s,raw,echo=0" % self.pty, "EXEC:%s,pty,raw,echo=0,stderr,setsid" % mpy],
-            env=env,
+            ["socat", "PTY,link=%s,raw,echo=0" % self.pty, "EXEC:%s,pty,raw,echo=0,stderr,setsid" % board],
+            env=mpy.environ(["tests/mpy"]),
             cwd=str(tmp),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
