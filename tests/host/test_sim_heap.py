@@ -14,7 +14,6 @@ Twice (docs/memory.md):
   are about twice the ESP32's size, so this guards the simulator's figure, not the board's.
 """
 
-import subprocess
 from pathlib import Path
 
 from bg import record
@@ -48,9 +47,8 @@ def run_on_board_model(games, image, heap=BOARD_HEAP, *extra):
 
     # the firmware can only come from the binary (MICROPYPATH: .frozen and nothing else)
     proc = mpy.run([HEAPCHECK, games, image, *extra], heap=heap, firmware="board", timeout=300)
-    binary = mpy.board_model()
     rows = [json.loads(x) for x in proc.stdout.splitlines() if x.startswith("{")]
-    return binary, proc, rows
+    return proc, rows
 
 
 def flat(heaps):
@@ -67,10 +65,10 @@ def flat(heaps):
 
 def test_whole_match_fits_the_boards_64k_heap_on_the_board_model(tmp_path):
     img = tmp_path / "flash.lfs"
-    binary, proc, rows = run_on_board_model(14, img)
+    proc, rows = run_on_board_model(14, img)
     assert proc.returncode == 0 and len(rows) == 14, proc.stdout[-2000:] + proc.stderr[-2000:]
     # the model really is 32-bit, as the ESP32 (small ints and pointers of its size)
-    bits = subprocess.run([binary, "-c", "import sys; print(sys.maxsize)"], capture_output=True, text=True)
+    bits = mpy.run(["-c", "import sys; print(sys.maxsize)"], heap=None, firmware="board")
     assert bits.stdout.strip() == str(2**31 - 1), bits.stdout
     heaps = [r["heap_bytes"] for r in rows]
     assert max(heaps) + min(r["free_bytes"] for r in rows) <= 64 * 1024  # the heap was 64k, no more
@@ -83,7 +81,7 @@ def test_games_against_the_computer_fit_the_boards_64k_heap_on_the_board_model(t
     app.opponent): money games to the end at the board's 64k, the heap flat between games,
     every game journaled."""
     img = tmp_path / "flash.lfs"
-    binary, proc, rows = run_on_board_model(14, img, BOARD_HEAP, "heap", "computer")
+    proc, rows = run_on_board_model(14, img, BOARD_HEAP, "heap", "computer")
     assert proc.returncode == 0 and len(rows) == 14, proc.stdout[-2000:] + proc.stderr[-2000:]
     heaps = [r["heap_bytes"] for r in rows]
     assert max(heaps) + min(r["free_bytes"] for r in rows) <= 64 * 1024
