@@ -7,9 +7,9 @@ import hashlib
 import json
 
 from bg.dice import SRC_HOST, SeedMixer, commitment
-from bg.dice import joint as J
+from bg.dice import joint as dice_joint
 from gammon.cli import main
-from gammon.commands import remote as R
+from gammon.commands import remote as remote_cmd
 
 MIDS = (bytes.fromhex("0102030405060708"), bytes.fromhex("1112131415161718"))
 SEEDS = (hashlib.sha256(b"home").digest(), hashlib.sha256(b"away").digest())
@@ -23,18 +23,18 @@ def _pair(tmp_path):
         m.add(SRC_HOST, p)
     ps = m.digest()
     cs = [commitment(MIDS[i], SEEDS[i]) for i in (0, 1)]
-    gens = [J.Share(J.joint_id(cs[0], cs[1]), i, SEEDS[i], ps) for i in (0, 1)]
+    gens = [dice_joint.Share(dice_joint.joint_id(cs[0], cs[1]), i, SEEDS[i], ps) for i in (0, 1)]
     shares = ([], [])
     throws = []
     for k in range(N):
         s = [g.share(k) for g in gens]
         shares[0].append(s[0])
         shares[1].append(s[1])
-        d = J.combine(s[0], s[1])
+        d = dice_joint.combine(s[0], s[1])
         throws.append((d[0], d[1]))
     out = []
     for i in (0, 1):
-        t = R.transcript(i, MIDS[i], cs[i], SEEDS[i], cs[1 - i], PARTS, shares[i], throws)
+        t = remote_cmd.transcript(i, MIDS[i], cs[i], SEEDS[i], cs[1 - i], PARTS, shares[i], throws)
         out.append(t)
     return out
 

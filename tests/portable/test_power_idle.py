@@ -8,7 +8,7 @@ nothing. The HAL's battery and sleep are the simulator's models."""
 # 62k; tools/bench/heapmargin.py), declared +8k; 28k on the board model.
 
 from app import power as PW
-from bg import battery as B
+from bg import battery as bgbattery
 from hal import sim
 from link_fakes import TICKS_PERIOD, Clock
 from sensing_helpers import board
@@ -86,8 +86,8 @@ def test_battery_polled_every_poll_s_only():
     _run(c, p, 100)
     assert bat.reads == 2
     mv, pct, flags = p.info()
-    assert mv == 4000 and pct == B.percent(4000, board().battery_mv, board().battery_pct)
-    assert flags == B.F_BATTERY
+    assert mv == 4000 and pct == bgbattery.percent(4000, board().battery_mv, board().battery_pct)
+    assert flags == bgbattery.F_BATTERY
 
 
 def test_low_warns_critical_halts_and_a_charge_resumes():
@@ -97,20 +97,20 @@ def test_low_warns_critical_halts_and_a_charge_resumes():
     p.tick(c.ticks_ms())
     bat.mv = d["low_mv"] - 20
     assert _run(c, p, poll) & PW.LEVEL_CHANGED
-    assert p.level() == B.LOW and not p.halted
-    assert p.info()[2] & B.F_LOW
+    assert p.level() == bgbattery.LOW and not p.halted
+    assert p.info()[2] & bgbattery.F_LOW
     bat.mv = d["critical_mv"] - 20
     _run(c, p, poll)  # one reading under critical: not yet
     assert not p.halted
     assert _run(c, p, poll) & PW.LEVEL_CHANGED
-    assert p.halted and p.level() == B.CRITICAL and p.info()[2] & B.F_CRITICAL
+    assert p.halted and p.level() == bgbattery.CRITICAL and p.info()[2] & bgbattery.F_CRITICAL
     assert p.scan_period_ms() == 1000 // board().idle["scan_hz"]  # halted: slow scans
     bat.mv = d["low_mv"]  # the load is off, the cell recovers a little: still halted
     _run(c, p, 3 * poll)
     assert p.halted
     bat.mv = d["low_mv"] + d["hysteresis_mv"] + 100  # a charger
     assert _run(c, p, poll) & PW.LEVEL_CHANGED
-    assert not p.halted and p.level() == B.OK
+    assert not p.halted and p.level() == bgbattery.OK
 
 
 def test_a_failing_or_absurd_reading_changes_nothing():
@@ -131,7 +131,7 @@ def test_a_failing_or_absurd_reading_changes_nothing():
 def test_no_battery_reports_none_and_never_halts():
     c, _, p = _power(battery=False)
     _run(c, p, 20000)
-    assert p.info() == (0, B.NO_BATTERY, 0) and not p.halted and p.level() == B.OK
+    assert p.info() == (0, bgbattery.NO_BATTERY, 0) and not p.halted and p.level() == bgbattery.OK
 
 
 def test_the_gauge_shows_on_request_for_three_seconds_and_wakes():

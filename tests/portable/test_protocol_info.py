@@ -12,7 +12,7 @@ knows; a reply cut short is refused by the decoder instead of read past its end.
 from link_fakes import roomy, skip_all
 
 if roomy(120000, 90000):
-    from bg import battery as B
+    from bg import battery as bgbattery
     from bg import link as P
     from bg.link import info as I
     from bg.link.host import HostEnd
@@ -30,10 +30,10 @@ def _old_host_decode(p):
 
 def test_logged_in_host_reads_the_battery():
     b, s, h, _ = paired_session()
-    b.battery = lambda: (3712, 31, B.F_BATTERY | B.F_LOW)
+    b.battery = lambda: (3712, 31, bgbattery.F_BATTERY | bgbattery.F_LOW)
     _, p = one(s, h, h.request(P.REQ_INFO), P.RSP | P.REQ_INFO)
     d = I.decode(p)
-    assert d["authenticated"] and d["battery"] == (3712, 31, B.F_BATTERY | B.F_LOW)
+    assert d["authenticated"] and d["battery"] == (3712, 31, bgbattery.F_BATTERY | bgbattery.F_LOW)
     assert d["board_id"] == b"BOARD042" and d["name"] == "Kitchen"
 
 
@@ -43,7 +43,7 @@ def test_stranger_learns_nothing_about_the_battery():
 
     def battery():
         asked.append(1)
-        return (3300, 0, B.F_BATTERY | B.F_CRITICAL)
+        return (3300, 0, bgbattery.F_BATTERY | bgbattery.F_CRITICAL)
 
     b.battery = battery
     s = Session(b, 185)
@@ -56,7 +56,7 @@ def test_stranger_learns_nothing_about_the_battery():
 
 def test_an_older_host_reads_the_same_fields_from_the_longer_reply():
     b, s, h, _ = paired_session()
-    b.battery = lambda: (4100, 88, B.F_BATTERY)
+    b.battery = lambda: (4100, 88, bgbattery.F_BATTERY)
     _, p = one(s, h, h.request(P.REQ_INFO), P.RSP | P.REQ_INFO)
     assert _old_host_decode(p) == (b"BOARD042", b"Kitchen", bytes(b.firmware, "ascii"))
     b.battery = None  # a board without the battery option: no block, the same prefix
@@ -66,8 +66,8 @@ def test_an_older_host_reads_the_same_fields_from_the_longer_reply():
 
 
 def test_no_battery_fitted_is_told_apart_from_not_reported():
-    p = I.encode(1, 512, 1, b"BOARD042", "Kitchen", "1.0", (0, B.NO_BATTERY, 0))
-    assert I.decode(p)["battery"] == (0, B.NO_BATTERY, 0)
+    p = I.encode(1, 512, 1, b"BOARD042", "Kitchen", "1.0", (0, bgbattery.NO_BATTERY, 0))
+    assert I.decode(p)["battery"] == (0, bgbattery.NO_BATTERY, 0)
     assert I.decode(I.encode(1, 512, 1, b"BOARD042", "Kitchen", "1.0"))["battery"] is None
 
 

@@ -34,7 +34,7 @@ from bg import link as P  # noqa: E402
 from bg import serialwire  # noqa: E402
 from bg.update.bundle import bundle_id, header_len  # noqa: E402
 from gammon import fwupdate  # noqa: E402
-from gammon import release as R  # noqa: E402
+from gammon import release as gammon_release  # noqa: E402
 
 from tools import mpy  # noqa: E402
 from tools import release as REL  # noqa: E402
@@ -135,10 +135,10 @@ def main():
     out = Path(sys.argv[1] if len(sys.argv) > 1 else ROOT / "build" / "bench")
     out.mkdir(parents=True, exist_ok=True)
     seed = REL.dev_key()
-    pub = R.public_key(seed)
+    pub = gammon_release.public_key(seed)
     with tempfile.TemporaryDirectory() as d:
         files = REL.bundle_files("xtensawin", Path(d) / "mpy")
-    blob = R.build_bundle("9.9.9-bench", files, seed, REL.default_counter())
+    blob = gammon_release.build_bundle("9.9.9-bench", files, seed, REL.default_counter())
     path = out / "update-bench.gbun"
     path.write_bytes(blob)
     version, ups, downs = frames(blob, pub)
@@ -149,7 +149,7 @@ def main():
     (t_sig, t_recv, t_commit), heap_need = board_side(path, pub)
     # the whole firmware as one ROM image for the board model (tools/release.py --romfs)
     with tempfile.TemporaryDirectory() as d:
-        rom = R.build_bundle("9.9.9-rom", REL.romfs_files("x86", d), seed, REL.default_counter())
+        rom = gammon_release.build_bundle("9.9.9-rom", REL.romfs_files("x86", d), seed, REL.default_counter())
     rom_path = out / "update-bench-rom.gbun"
     rom_path.write_bytes(rom)
     _, rom_heap_need = board_side(rom_path, pub)
