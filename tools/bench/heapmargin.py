@@ -26,6 +26,7 @@ fails; ``fragile`` names every module with one (it should be empty too: a failur
 below the declaration is one path change away from a red CI).
 """
 
+import ast
 import json
 import re
 import sys
@@ -105,21 +106,28 @@ def ctl_module(spec):
     return name, _measure(run, declared)
 
 
+def ctl_modules():
+    """The controller modules and their declared heaps: the list their test declares
+    (tests/host/test_controller_mpy.py's MODULES), read from its source, not imported."""
+    src = (ROOT / "tests" / "host" / "test_controller_mpy.py").read_text()
+    for node in ast.parse(src).body:
+        targets = getattr(node, "targets", ())
+        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in targets] == ["MODULES"]:
+            return ast.literal_eval(node.value)
+    raise RuntimeError("tests/host/test_controller_mpy.py declares no MODULES")
+
+
 def main(argv):
     out = Path(argv[1] if len(argv) > 1 else ROOT / "build" / "bench")
     out.mkdir(parents=True, exist_ok=True)
     mpy.rom_image()
     mpy.board_model()
-    # the controller modules and their heaps are declared in their test (tests/host); read there
-    sys.path.insert(0, str(ROOT / "tests" / "host"))
-    import test_controller_mpy as CM
-
     rom, board, ctl = {}, {}, {}
     with ThreadPoolExecutor(2) as ex:
         for name, r, b in ex.map(bridge_module, MODULES):
             rom[name], board[name] = r, b
             print("%-32s 64-bit ROM %s   board model %s" % (name, r, b), flush=True)
-        for name, b in ex.map(ctl_module, CM.MODULES):
+        for name, b in ex.map(ctl_module, ctl_modules()):
             ctl[name] = b
             print("%-32s board model %s" % (name, b), flush=True)
 
