@@ -408,5 +408,5 @@ def main(outdir):
 
 if __name__ == "__main__":
     if len(sys.argv) != 2:
-        sys.exit("usage: bench_journal.py OUTDIR")
+        sys.exit("usage: python -m tools.bench.journal OUTDIR")
     main(sys.argv[1])

@@ -6,7 +6,7 @@ secret; PAIR_CONFIRM: commitment, transcript, proofs, value), under the MicroPyt
     .venv/bin/python -m tools.bench.pair OUTDIR      -> OUTDIR/pair.json
 
 Best of several runs (the machine is shared). ``esp32_estimate_ms`` scales the unix port's
-figure by ``bench_link.ESP32_SLOWDOWN`` (an estimate, not a measurement: no ESP32 here).
+figure by ``tools.bench.link.ESP32_SLOWDOWN`` (an estimate, not a measurement: no ESP32 here).
 """
 
 import json

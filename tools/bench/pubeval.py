@@ -162,7 +162,7 @@ def gnubg_agreement():
 
 def main(argv):
     if len(argv) != 1:
-        print("usage: bench_pubeval.py OUTDIR")
+        print("usage: python -m tools.bench.pubeval OUTDIR")
         return 2
     out = Path(argv[0])
     out.mkdir(parents=True, exist_ok=True)

@@ -84,7 +84,7 @@ print("RESULT", used / (2 * N), t_quiet, t_chg / max(1, nchg), led_used / 200, t
 
 def main(argv):
     if len(argv) != 1:
-        print("usage: bench_sensing.py OUTDIR")
+        print("usage: python -m tools.bench.sensing OUTDIR")
         return 2
     out = Path(argv[0])
     out.mkdir(parents=True, exist_ok=True)

@@ -17,7 +17,7 @@ Models (stated, not measured; the BLE radio model is ``tools/bench/link.py``'s):
 writes) goes out in one event, the board answers in the next, the host sends the next chunk in
 the event after: two events per chunk (stop-and-wait). Serial: 115200 baud 8N1 (10 bits per
 byte), the host's frames byte-stuffed (``bg.serialwire``). Board CPU: the board model's time on
-this machine times ``ESP32_SLOWDOWN`` (bench_link's estimate; flash writes are the host's
+this machine times ``ESP32_SLOWDOWN`` (tools.bench.link's estimate; flash writes are the host's
 file writes here, not the ESP32's flash: stated as a limit).
 """
 

@@ -12,7 +12,7 @@ count, so it includes the construct's share of the globals dict and of the qstr 
 generated name is new; qstr *text* stays in the image, only the pool entry is in the heap).
 
 Then it counts the same constructs in the modules a match keeps loaded (``MATCH``, read with
-``ast``) and multiplies: the estimate says where ``bench_sim``'s measured module objects go.
+``ast``) and multiplies: the estimate says where ``tools.bench.sim``'s measured module objects go.
 ``measure()`` returns both for ``tools/bench/sim.py``.
 """
 
