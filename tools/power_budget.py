@@ -238,8 +238,8 @@ def render_battery(desc, b):
         "- The LED chain's quiescent current (%.1f mA per LED) flows whatever the frame: it is the"
         % (desc["leds"].get("idle_ma_per_led", 1.0))
     )
-    w("  largest part of idle mode. A load switch on the LED rail (off in idle mode) would remove")
-    w("  it: not fitted (rev B).")
+    w("  largest part of idle mode. The LED rail's current-limited switch could remove it (off in")
+    w("  idle mode) were its EN on a GPIO: rev B ties EN on, the switch only limits.")
     w(
         "- The reed pull-ups draw while checkers sit on their switches (%d closed: all checkers"
         % (2 * desc["power"]["checkers_per_side"] + 1)
@@ -410,7 +410,15 @@ def render(desc, droop=None):
         % (750 - others)
     )
     w("is a comfort setting, the budget is the safety setting: change `leds.budget_ma` only")
-    w("together with the supply, the fuse and the droop figures below.")
+    w("together with the supply, the fuse, the LED rail's limit and the droop figures below.")
+    w("")
+    w("The budget is kept by the firmware; the hardware keeps a limit of its own: the LED rail")
+    w("(every LED, the level shifter, the chain cables' 5 V) comes through a current-limited")
+    w("switch (Silergy SY6280AAC, I_lim = 6800 A*ohm / R_ISET; 15 k: 453 mA, 340..567 mA over")
+    w("its +-25 % spread). At its lowest it still gives the budget with the quiescent current")
+    w("(302 mA); at its highest it stays under what the fuse leaves the LEDs (607 mA), so a")
+    w("frame the budget missed (3.2 A asked) or a shorted cable stops at the switch, not at the")
+    w("fuse, and the ESP32 keeps its supply (`tools/hardware/ledlimit.py`, ngspice; hardware/README.md).")
     w("")
     w("The LED 5 V rail has a 1000 uF electrolytic at the first LED (inrush of the chain, per the")
     w("WS2812B application note) and a 100 nF ceramic per LED on the strip PCBs.")

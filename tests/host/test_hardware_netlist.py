@@ -252,8 +252,10 @@ def test_battery_option_is_on_the_centre_board_and_passes_erc():
     # the cell's voltage, halved, is within what the ESP32 reads at 11 dB (150..2450 mV)
     ratio = bat["divider_bottom_ohm"] / (bat["divider_top_ohm"] + bat["divider_bottom_ohm"])
     assert erc.ADC_MIN_MV <= bat["critical_mv"] * ratio < bat["full_mv"] * ratio <= bat["adc_max_mv"]
-    # the boost drives the 5 V rail the LEDs and the DevKit take; USB only feeds the charger
-    assert any(t == "pwr_out" and r == _role(centre, "boost")[0].ref for r, _n, _nm, t in nets["5V"])
+    # the boost drives the 5 V supply the DevKit and the LEDs' limiting switch take; USB only
+    # feeds the charger
+    boost = _role(centre, "boost")[0].ref
+    assert any(t == "pwr_out" and r == boost for r, _n, _nm, t in nets[design.SUPPLY])
     assert "ERC centre" in build.text_outputs(b)["centre/centre-erc.txt"]
     assert ": 0 error(s)" in build.text_outputs(b)["centre/centre-erc.txt"]
 
@@ -288,5 +290,5 @@ def test_usb_only_board_has_no_battery_parts():
     del b["battery"]
     centre = _centre(b)
     assert "BAT" not in centre.nets() and not _role(centre, "charger")
-    assert centre.part("F1").net_of("2") == "5V"  # the fused USB is the rail again
+    assert centre.part("F1").net_of("2") == design.SUPPLY  # the fused USB is the supply again
     assert erc.check(centre) == [] and erc.check_battery(centre, None) == []

@@ -121,7 +121,7 @@ def test_boost_pins_follow_the_datasheet_pin_table():
     ind = [p for p in centre.parts if p.role == ("boost_l",)][0]
     assert {ind.net_of("1"), ind.net_of("2")} == {nets["VIN"], nets["SW"]}
     top = [p for p in centre.parts if p.role == ("fb_top",)][0]
-    assert top.net_of("1") == nets["VOUT"] == "5V" and top.net_of("2") == nets["FB"]
+    assert top.net_of("1") == nets["VOUT"] == design.SUPPLY and top.net_of("2") == nets["FB"]
     assert nets["GND"] == "GND" and nets["EN"] == nets["VIN"]
 
 
@@ -190,18 +190,20 @@ def test_the_devkits_own_usb_stays_off_the_boards_5v_rail():
     centre = boards[0]
     mcu = [p for p in centre.parts if p.role == ("mcu",)][0]
     diode = [p for p in centre.parts if p.role == ("devkit_feed",)][0]
-    assert mcu.net_of("5V") == diode.net_of("K") == "DEVKIT_5V" and diode.net_of("A") == "5V"
+    assert mcu.net_of("5V") == diode.net_of("K") == "DEVKIT_5V" and diode.net_of("A") == design.SUPPLY
     assert misplug.check(boards, cables) == [] and erc.check(centre) == []
     # rev A: the DevKitC's 5 V pin on the rail, no diode: its USB and the board's supply meet
     centre.parts.remove(diode)
-    mcu.pins = [(n, name, t, "5V" if net == "DEVKIT_5V" else net) for n, name, t, net in mcu.pins]
+    mcu.pins = [(n, name, t, design.SUPPLY if net == "DEVKIT_5V" else net) for n, name, t, net in mcu.pins]
     source = "boost" if b.get("battery") else "flag"
     other = [p.ref for p in centre.parts if p.role == (source,)][0]
     assert any(
-        e.startswith("supply shorted: 5V on one net") and "centre/U1" in e and "centre/" + other in e
+        e.startswith("supply shorted: %s on one net" % design.SUPPLY)
+        and "centre/U1" in e
+        and "centre/" + other in e
         for e in misplug.check(boards, cables)
     )
-    assert any(e.startswith("outputs tied: net 5V") for e in erc.check(centre))
+    assert any(e.startswith("outputs tied: net %s" % design.SUPPLY) for e in erc.check(centre))
 
 
 def test_every_line_the_esp32_drives_rests_on_a_pull_through_reset():

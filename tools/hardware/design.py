@@ -34,10 +34,18 @@ BUS_OHM = 100
 # 74LVC3G17 (TI SCES470, DCT/DCU): pin of each buffer's input and output, and its supply
 BUS_BUFFER_PINS = {"SCK": (1, 7), "PL": (3, 5), "CE": (6, 2)}
 POWER_NETS = ("3V3", "5V", "GND")
+# the centre board's 5 V supply (the fused USB, or the boost with the battery option): the
+# DevKitC's feed and the LED rail's current-limited switch (``_led_switch``) take it
+SUPPLY = "5V_IN"
 
 LETTERS = "ABCDEFGH"
 # 74HC165 (SOIC-16): pin number of parallel input A..H
 HC165_INPUT_PIN = (11, 12, 13, 14, 3, 4, 5, 6)
+
+# ESP32 (Espressif's datasheet): the strapping pins, read at reset to choose the boot mode and
+# the flash voltage, and the pins the module's flash takes
+STRAPPING = (0, 2, 5, 12, 15)
+FLASH_PINS = (6, 7, 8, 9, 10, 11)
 
 # ESP32-DevKitC-32E header pins (J2 left 1..19, J3 right 1..19), as pad numbers 1..38
 DEVKIT = (
@@ -299,7 +307,14 @@ def system(board):
     bat = board.get("battery")
     if bat is not None:
         gpio[bat["adc_pin"]] = ("BAT_SENSE", "in")
-    if len(gpio) != 6 + len(board["buttons"]) + (bat is not None):
+        # the charger's open-drain status outputs, each on an input that is no strapping pin:
+        # the charger pulls them low whenever it likes, a reset included
+        for key, net in (("chg_pin", "CHG_N"), ("pgood_pin", "PGOOD_N")):
+            if bat[key] in STRAPPING or bat[key] in FLASH_PINS:
+                why = "board.json: battery.%s GPIO %d is a strapping or flash pin"
+                raise ValueError(why % (key, bat[key]))
+            gpio[bat[key]] = (net, "in")
+    if len(gpio) != 6 + len(board["buttons"]) + 3 * (bat is not None):
         raise ValueError("board.json: two functions share one GPIO")
     mcu = centre.add("U", "ESP32-DevKitC-32E", "DEVKITC_38", ("mcu",))
     for n, name in enumerate(DEVKIT):
@@ -322,7 +337,7 @@ def system(board):
         r = centre.add("R", ohms(BUS_OHM), "R_0603", ("bus_series", sig))
         r.pin(1, "1", "passive", sig + "_Y").pin(2, "2", "passive", sig)
     d = centre.add("D", "B5819W", "D_SOD-123", ("devkit_feed",))
-    d.pin(1, "K", "passive", "DEVKIT_5V").pin(2, "A", "passive", "5V")
+    d.pin(1, "K", "passive", "DEVKIT_5V").pin(2, "A", "passive", SUPPLY)
     # the ESP32's pins float through reset and boot: each line it drives is held at its idle
     # level meanwhile (SCK low, PL and CE high: no load, clock inhibited; LED data low, so
     # the LEDs do not take noise for a frame)
@@ -350,8 +365,8 @@ def system(board):
     # surges and discharges on the cable clamp at VBUS, before the fuse (5 V stand-off)
     tvs = centre.add("D", "SMF5.0A", "D_SOD-123F", ("vbus_tvs",))
     tvs.pin(1, "K", "passive", "VBUS").pin(2, "A", "passive", "GND")
-    # without the battery the fused USB is the 5 V rail; with it, the charger's input
-    fused = "VIN" if bat is not None else "5V"
+    # without the battery the fused USB is the board's 5 V supply; with it, the charger's input
+    fused = "VIN" if bat is not None else SUPPLY
     centre.add("F", "PTC 750mA", "F_1206", ("fuse",)).pin(1, "1", "passive", "VBUS").pin(
         2, "2", "passive", fused
     )
@@ -368,6 +383,10 @@ def system(board):
         esd.pin(1, "1", "passive", "BTN_" + btn["name"]).pin(2, "2", "passive", "GND")
     rest = [(i, e) for i, e in enumerate(chain) if i not in on_strips]
     _led_chain(centre, rest, "RETURN_LED", last_nc=True)
+    # rev B's additions last, so that every earlier part keeps its reference
+    _led_switch(centre)
+    if bat is not None:
+        _battery_status(centre)
     return boards, cables
 
 
@@ -400,14 +419,15 @@ def _cap(b, value, net, role):
 
 
 def _battery(b, bat):
-    """The battery option (board.json ``battery``) on the centre board: the cell on a 3-way
-    connector (+, -, its 10 k NTC), a power-path charger (BQ24074: OUT runs the board from USB
-    while the cell charges, and from the cell without USB), a 5 V boost (TPS61023) from the
-    charger's OUT to the 5 V rail, and the cell's voltage halved (board.json divider) on an
-    ADC1 pin with a filter capacitor. Pin numbers: BQ24074RGT (QFN-16) and TPS61023DRL
-    (SOT-563) as their datasheets' pin tables give them."""
-    j = b.add("J", "battery 1S Li-ion", "JST_PH_3", ("battery",))
-    j.pin(1, "+", "pwr_out", "BAT").pin(2, "-", "passive", "GND").pin(3, "NTC", "passive", "TS")
+    """The battery option (board.json ``battery``) on the centre board: the cell on a 2-way
+    connector (+, -), a power-path charger (BQ24074: OUT runs the board from USB while the cell
+    charges, and from the cell without USB) with an on/off switch on its SYSOFF and its CHG /
+    PGOOD outputs on two ESP32 inputs (board.json ``chg_pin``, ``pgood_pin``), a 5 V boost
+    (TPS61023) from the charger's OUT to the board's supply, and the cell's voltage halved
+    (board.json divider) on an ADC1 pin with a filter capacitor. Pin numbers: BQ24074RGT
+    (QFN-16) and TPS61023DRL (SOT-563) as their datasheets' pin tables give them."""
+    j = b.add("J", "battery 1S Li-ion", "JST_PH_2", ("battery",))
+    j.pin(1, "+", "pwr_out", "BAT").pin(2, "-", "passive", "GND")
     u = b.add("U", "BQ24074", "QFN-16", ("charger",))
     for num, name, type_, net in (
         (1, "TS", "passive", "TS"),
@@ -416,15 +436,15 @@ def _battery(b, bat):
         (4, "~CE", "in", "GND"),  # charging always enabled
         (5, "EN2", "in", "SYS"),  # EN2 = 1, EN1 = 0: input current limit set by ILIM
         (6, "EN1", "in", "GND"),
-        (7, "~PGOOD", "nc", None),
+        (7, "~PGOOD", "out", "PGOOD_N"),
         (8, "VSS", "pwr_in", "GND"),
-        (9, "~CHG", "nc", None),
+        (9, "~CHG", "out", "CHG_N"),
         (10, "OUT", "pwr_out", "SYS"),
         (11, "OUT", "passive", "SYS"),
         (12, "ILIM", "passive", "ILIM"),
         (13, "IN", "pwr_in", "VIN"),
         (14, "TMR", "nc", None),  # open: the default safety timers
-        (15, "SYSOFF", "in", "GND"),
+        (15, "SYSOFF", "in", "SYSOFF"),  # the on/off switch below
         (16, "ISET", "passive", "ISET"),
         (17, "EP", "passive", "GND"),
     ):
@@ -445,20 +465,57 @@ def _battery(b, bat):
         (3, "VIN", "pwr_in", "SYS"),
         (4, "GND", "pwr_in", "GND"),
         (5, "SW", "passive", "SW"),
-        (6, "VOUT", "pwr_out", "5V"),
+        (6, "VOUT", "pwr_out", SUPPLY),
     ):
         boost.pin(num, name, type_, net)
     b.add("L", "1u", "L_4040", ("boost_l",)).pin(1, "1", "passive", "SYS").pin(2, "2", "passive", "SW")
     # VOUT = 0.6 V x (1 + 732k / 100k) = 5.0 V
-    b.add("R", "732k", "R_0603", ("fb_top",)).pin(1, "1", "passive", "5V").pin(2, "2", "passive", "FB")
+    b.add("R", "732k", "R_0603", ("fb_top",)).pin(1, "1", "passive", SUPPLY).pin(2, "2", "passive", "FB")
     b.add("R", "100k", "R_0603", ("fb_bottom",)).pin(1, "1", "passive", "FB").pin(2, "2", "passive", "GND")
-    _cap(b, "22u", "5V", "boost_out")
+    _cap(b, "22u", SUPPLY, "boost_out")
     top, bottom = bat["divider_top_ohm"], bat["divider_bottom_ohm"]
     r = b.add("R", ohms(top), "R_0603", ("divider", "top", top))
     r.pin(1, "1", "passive", "BAT").pin(2, "2", "passive", "BAT_SENSE")
     r = b.add("R", ohms(bottom), "R_0603", ("divider", "bottom", bottom))
     r.pin(1, "1", "passive", "BAT_SENSE").pin(2, "2", "passive", "GND")
     _cap(b, "100n", "BAT_SENSE", "divider_filter")
+
+
+# The LED rail's current limit: a current-limited power switch (Silergy SY6280AAC, SOT-23-5;
+# AN_SY6280 pin table: 1 OUT, 2 GND, 3 ISET, 4 EN, 5 IN; I_lim = 6800 A*ohm / R_ISET)
+LED_SWITCH = "SY6280AAC"
+LED_ISET = "15k"
+
+
+def _led_switch(b):
+    """The LED rail (``5V``: every WS2812B, the level shifter, the chain cables) behind a
+    current-limited switch from the board's supply (``SUPPLY``: the fused USB or the boost):
+    the firmware's frame budget is the working limit, this one holds when the firmware does
+    not (3.1 A at full white) or a cable shorts, below the fuse's hold current so the DevKitC's
+    supply stays up (``tools/hardware/ledlimit.py`` checks the window, with ngspice)."""
+    u = b.add("U", LED_SWITCH, "SOT-23-5", ("led_switch",))
+    u.pin(1, "OUT", "pwr_out", "5V").pin(2, "GND", "pwr_in", "GND").pin(3, "ISET", "passive", "LED_ISET")
+    u.pin(4, "EN", "in", SUPPLY).pin(5, "IN", "pwr_in", SUPPLY)  # EN: "do not float", always on
+    r = b.add("R", LED_ISET, "R_0603", ("led_iset",))
+    r.pin(1, "1", "passive", "LED_ISET").pin(2, "2", "passive", "GND")
+    _cap(b, "4u7", SUPPLY, "led_switch_in")
+
+
+def _battery_status(b):
+    """The charger's TS, CHG, PGOOD and SYSOFF (BQ24074 pin table)."""
+    # the cell holder has no thermistor: TS on the datasheet's fixed 10 k to VSS (the pin
+    # table: "for applications that do not utilize the TS function"); floating, TS stops charging
+    b.add("R", "10k", "R_0603", ("ts",)).pin(1, "1", "passive", "TS").pin(2, "2", "passive", "GND")
+    # CHG and PGOOD are open drain (low: charging, USB present); pulled up to the ESP32's 3.3 V,
+    # not 5 V: its pins take at most 3.6 V (the datasheet allows 1 k to 100 k to any rail)
+    for net, role in (("CHG_N", "chg_pullup"), ("PGOOD_N", "pgood_pullup")):
+        b.add("R", "100k", "R_0603", (role,)).pin(1, "1", "passive", net).pin(2, "2", "passive", "3V3")
+    # on/off: SYSOFF high opens the FET between the cell and OUT (the cell then gives only the
+    # charger's leakage); the common contact on SYSOFF, ON throws it to GND, OFF to BAT. With
+    # USB plugged and the switch off the board runs from USB but the cell does not charge
+    # (the datasheet: "when an adapter is connected, charging is also disabled")
+    sw = b.add("SW", "power on/off", "SW_SLIDE_SPDT", ("power_switch",))
+    sw.pin(1, "1", "passive", "GND").pin(2, "2", "passive", "SYSOFF").pin(3, "3", "passive", "BAT")
 
 
 def kinds(boards):

@@ -90,8 +90,14 @@ def footprint_pads(name):
     if name == "BTN_12MM":  # pad 1: the legs at -y, pad 2: the legs at +y; the switch closes 1-2
         x, y = BTN_LEGS_X / 2, BTN_LEGS_Y / 2
         return False, [(1, -x, -y, 2.0, 2.0), (1, x, -y, 2.0, 2.0), (2, -x, y, 2.0, 2.0), (2, x, y, 2.0, 2.0)]
-    if name == "JST_PH_3":  # S3B-PH-K (2.0 mm, through-hole): the battery's + / - / NTC
-        return False, [(i + 1, -2.0 + 2.0 * i, 0, 1.75, 1.75) for i in range(3)]
+    if name == "JST_PH_2":  # S2B-PH-K (2.0 mm, through-hole): the battery's + / -
+        return False, [(i + 1, -1.0 + 2.0 * i, 0, 1.75, 1.75) for i in range(2)]
+    if name == "SW_SLIDE_SPDT":
+        # C&K OS102011MS2QN1, KiCad's SW_Slide_1P2T_CK_OS102011MS2Q: contacts 1-2-3 2.0 mm
+        # apart (2 the common), two mounting legs 4.1 mm either side of the common; "" pads
+        # are the legs (drilled 1.5 mm, no net)
+        pads = [(i + 1, -2.0 + 2.0 * i, 0, 1.5, 2.5) for i in range(3)]
+        return False, pads + [("", -4.1, 0, 2.2, 3.5), ("", 4.1, 0, 2.2, 3.5)]
     if name == "QFN-16":  # 3 x 3 mm, 0.5 mm pitch, pin 1 top left, counter-clockwise; 17 = pad
         pads = [(1 + i, -1.45, -0.75 + 0.5 * i, 0.8, 0.25) for i in range(4)]
         pads += [(5 + i, -0.75 + 0.5 * i, 1.45, 0.25, 0.8) for i in range(4)]
@@ -109,8 +115,10 @@ def footprint_pads(name):
     raise ValueError("no footprint %s" % name)
 
 
-def drill(name):
-    """Hole diameter (mm) of a through-hole footprint's pads."""
+def drill(name, pad=None):
+    """Hole diameter (mm) of a through-hole footprint's pad ``pad`` (its number)."""
+    if name == "SW_SLIDE_SPDT":  # KiCad's footprint: 0.8 mm contacts, 1.5 mm mounting legs
+        return 1.5 if pad == "" else 0.8
     return 1.1 if name == "BTN_12MM" else 1.0
 
 

@@ -52,7 +52,11 @@ ORDER = {
     "chain CHAIN": _SH,
     "chain RETURN": _SH,
     # the battery option (board.json "battery"; hardware/bom.md)
-    "battery 1S Li-ion": ("JST S3B-PH-K-S", "", "through-hole, hand-soldered"),
+    "battery 1S Li-ion": ("JST S2B-PH-K-S", "", "through-hole, hand-soldered"),
+    "power on/off": ("C&K OS102011MS2QN1 (SPDT slide)", "", "through-hole, hand-soldered"),
+    # the LED rail's current limit (design.LED_SWITCH) and its ISET resistor
+    "SY6280AAC": ("Silergy SY6280AAC", "C55136", _BOMS),
+    "15k": ("UNI-ROYAL 0603WAF1502T5E", "C22809", _BOMS),
     "BQ24074": ("TI BQ24074RGTR", "C54313", _ONE),
     "TPS61023": ("TI TPS61023DRLR", "C919459", _BOMS),
     "1u": ("1 uH 4 x 4 mm shielded inductor, Isat >= 4 A", "", _UNSURE + "no part chosen by MPN yet"),

@@ -164,6 +164,11 @@ class Layout:
         fixed.update({"boost": (296, 50), "boost_l": (304, 50), "fb_top": (312, 47), "fb_bottom": (312, 53)})
         fixed.update({"boost_out": (318, 50), "divider_top": (262, 10), "divider_bottom": (268, 10)})
         fixed.update({"divider_filter": (274, 10)})
+        # the LED rail's current-limited switch between the bulk capacitor and the battery
+        # row; the charger's TS resistor, status pull-ups and on/off switch (at the edge)
+        fixed.update({"led_switch": (246, 42), "led_iset": (246, 47), "led_switch_in": (246, 52)})
+        fixed.update({"ts": (268, 44), "chg_pullup": (262, 44), "pgood_pullup": (262, 40)})
+        fixed.update({"power_switch": (292, 6)})
         # the bus's termination resistors in a row between the DevKitC and the CHAIN connector
         for k, sig in enumerate(design.BUS):
             fixed["bus_series_" + sig] = (172 + 3.5 * k, 8)
@@ -250,7 +255,8 @@ class Pcb:
                 pad.SetAttribute(pcbnew.PAD_ATTRIB_PTH)
                 pad.SetShape(pcbnew.PAD_SHAPE_CIRCLE if num != 1 else pcbnew.PAD_SHAPE_RECT)
                 pad.SetLayerSet(pad.PTHMask())
-                pad.SetDrillSize(pcbnew.wxSize(MM(drill(part.footprint)), MM(drill(part.footprint))))
+                hole = MM(drill(part.footprint, str(num)))
+                pad.SetDrillSize(pcbnew.wxSize(hole, hole))
             pad.SetSize(pcbnew.wxSize(MM(w), MM(h)))
             pad.SetPos0(_pt(dx, dy))
             pad.SetPosition(_pt(x0 + dx, y0 + dy))
