@@ -22,8 +22,8 @@ could not store it, so a watching host still sees the game as it is played.
 controller, so a power cut loses nothing confirmed.
 
 The journal's rarely used modules (recovery, compaction, decoding) are dropped from
-``sys.modules`` after boot and after a match starts (``release``) and imported again from flash
-when next needed: measured in docs/memory.md.
+``sys.modules`` after boot, after a match starts and after a game's end (``release``) and
+imported again from flash when next needed: measured in docs/memory.md.
 
 Example::
 
@@ -39,10 +39,12 @@ from bg import record as R
 from bg.journal import ERR_NOMEM
 from micropython import const
 
-# After boot and after a match starts these go until next needed. Not after every game:
-# measured (docs/memory.md), that lowers the heap between games by ~7.7 kB but not the peak
-# (compaction needs them), and in ~5% of games a stale pointer on the C stack keeps some of
-# them alive until the next game.
+# After boot, after a match starts and after each game's end (its compaction done or given up)
+# these go until next needed. At a game's end the compaction imports them again: the peak is
+# the same, but the game in between has their heap (board model, 14 games against the
+# computer: 0.5 kB more free between games; docs/memory.md). In ~5% of games a stale pointer on
+# the C stack keeps some of them alive until the next game; the compaction then meets a
+# MemoryError and leaves that game raw, as designed.
 _RESERVE = const(1024)  # bytes the journal keeps in reserve (see Recorder)
 _RARE = ("journal.recover", "journal.pack", "record.packenc", "record.packdec", "record.decode")
 
@@ -161,9 +163,9 @@ class Recorder:
             self.store(k, f)
             for w in self.watchers:
                 w(k, f)
-            rare = rare or k == R.MATCH_START
+            rare = rare or k == R.MATCH_START or k == R.GAME_END
         if rare:
-            release()  # the new match's file is made: recovery's modules go until next time
+            release()  # a new match's file is made, a game compacted: until next time
 
     def store(self, k, f):
         """Store one action; a MemoryError is met with the reserve (see ``__init__``), and when
