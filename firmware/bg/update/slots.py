@@ -72,7 +72,7 @@ def _makedirs(d):
 
 def _forget_crypto():
     # The signature is checked once per transfer: its modules (the curve's constants, SHA-512,
-    # ~1.6 kB on the board model) go back to the heap for the rest of it, which the app and
+    # ~0.9 kB on the board model) go back to the heap for the rest of it, which the app and
     # its link are using meanwhile (docs/update.md: receiving while the app runs).
     m = sys.modules
     for name in ("bg.update.ed25519", "bg.update.sha512"):
