@@ -38,7 +38,7 @@ def test_one_die_then_both():
     got = words.live(st, _locs(now))
     assert got == {
         "dice": "6-1: 6 played, 1 to play",
-        "pips": "white 161, black 167 (at the turn's start: 167, 167)",
+        "pips": "white 161 (was 167), black 167",
     }
     B.apply_step(now, 0, 8, 7)
     assert words.live(st, _locs(now))["dice"] == "6-1: both played"
@@ -54,8 +54,8 @@ def test_a_doublet_counts_its_dice_and_a_hit_moves_the_opponents_pips():
     B.apply_step(now, 0, 24, 21)  # hits black's blot on its 4 point: it goes to its bar
     got = words.live(st, _locs(now))
     assert got["dice"] == "3-3: one played, three to play"
-    want = (before[0] - 3, before[1] + 21, before[0], before[1])
-    assert got["pips"] == "white %d, black %d (at the turn's start: %d, %d)" % want
+    want = (before[0] - 3, before[0], before[1] + 21, before[1])
+    assert got["pips"] == "white %d (was %d), black %d (was %d)" % want
     for f, t in ((21, 18), (8, 5), (8, 5)):
         B.apply_step(now, 0, f, t)
     assert words.live(st, _locs(now))["dice"] == "3-3: all four played"

@@ -159,6 +159,7 @@ class Sim:
         self.pairing = None  # the pairing value the firmware shows (its console), else None
         self.summary = None  # the last match's summary (lines) once it ended, else None
         self._match = None  # the id prefix of the match being played (the console's MATCH_START)
+        self._ended = None  # the id prefix of the match that ended, until its summary is made
         self._subs = []
         self._lock = threading.Lock()
         self._frame_cv = threading.Condition(self._lock)
@@ -367,14 +368,23 @@ class Sim:
 
     def _summary_from_log(self, text):
         """A new match hides the last one's summary; its end reads the journal for it (in a
-        thread: the image is read by MicroPython, the summary made by ``gammon.summary``)."""
+        thread: the image is read by MicroPython, the summary made by ``gammon.summary``) --
+        once a page is there to show it (tests and demos without one pay nothing)."""
         if text.startswith("MATCH_START "):
             self._match = text.split()[1].rstrip(".")
+            self._ended = None
             if self.summary is not None:
                 self.summary = None
                 self._publish("summary", {"lines": None})
         elif text.startswith("MATCH_END ") and self._match and self.image:
-            threading.Thread(target=self._summarise, args=(self._match,), daemon=True).start()
+            self._ended = self._match
+            if self._subs:
+                self._summarise_soon()
+
+    def _summarise_soon(self):
+        prefix, self._ended = self._ended, None
+        if prefix:
+            threading.Thread(target=self._summarise, args=(prefix,), daemon=True).start()
 
     def _summarise(self, prefix):
         from tools.sim import after_match
@@ -543,6 +553,7 @@ class Sim:
         q = queue.Queue(maxsize=500)
         with self._lock:
             self._subs.append(q)
+        self._summarise_soon()  # a match that ended before any page looked
         return q
 
     def unsubscribe(self, q):

@@ -143,12 +143,10 @@ def live(st, locs):
     now = live_pips(locs)
     before = [B.pip_count(pos, 0), B.pip_count(pos, 1)]
     out = {}
-    if now != before:
-        out["pips"] = "white %d, black %d (at the turn's start: %d, %d)" % (
-            now[0],
-            now[1],
-            before[0],
-            before[1],
+    if now != before:  # short: the row keeps one line, the controls below stay in place
+        out["pips"] = ", ".join(
+            "%s %d" % (SIDES[k], now[k]) + (" (was %d)" % before[k] if now[k] != before[k] else "")
+            for k in (0, 1)
         )
     moved = before[s] - now[s]
     d1, d2 = d
