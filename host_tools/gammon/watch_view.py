@@ -9,8 +9,13 @@ shots the opponent has at the blots it left (x/36, the board's blocking points c
 ``bg.aids.shots``) and the equity it lost against GNU Backgammon's best play
 (``gammon.analyze.play_judge``, when the ``gnubg`` module is there).
 
+In a match with another board (``gammon remote``, its ``JOINT_START``) the side played at
+the other board is named "(remote)" in every line, and ``screen`` says when the board waits
+for that player (``waiting_line``).
+
 ``r`` is the replay the watch folds the actions into (``gammon.model._Replay``): these
-functions only read it."""
+functions only read it, but for the remote side, which ``event_lines`` notes on it from the
+``JOINT_START`` (no action of the match model)."""
 
 from bg import aids, board, notation, record
 
@@ -21,8 +26,36 @@ from gammon.render import render_board
 _ACTING = ("choice", "await_roll", "moving", "doubled", "resigning")
 
 
+def _remote(r):
+    """The side played at the other board in a match with another board, or -1."""
+    return getattr(r, "remote_side", -1)
+
+
 def _name(r, side):
-    return r.m.names[side] or "side %d" % side
+    name = r.m.names[side] or "side %d" % side
+    return name + " (remote)" if side == _remote(r) else name
+
+
+def waiting_line(r):
+    """In a match with another board: whom the board waits for when it is the player at the
+    other board ("waiting for black (remote) to play 31"), or what they offer; else ""."""
+    rs = _remote(r)
+    if rs < 0 or r.m is None or r.g is None:
+        return ""
+    mt = r.mt
+    ph = r.phase
+    who = _name(r, rs)
+    if ph == "await_roll" and r.side == rs:
+        return "waiting for %s to roll or double" % who
+    if ph == "moving" and r.side == rs:
+        return "waiting for %s to play %d%d" % (who, r.dice[0], r.dice[1])
+    if ph == "doubled" and mt.offer == 1 - rs:
+        return "waiting for %s to take or drop" % who
+    if ph == "resigning":
+        if mt.resign_offer == 1 - rs:
+            return "waiting for %s to accept or reject the resignation" % who
+        return "%s offers to resign: ROLL accepts, CUBE rejects" % who
+    return ""
 
 
 def event_lines(r, kind, fields, n_before):
@@ -70,6 +103,10 @@ def event_lines(r, kind, fields, n_before):
     if kind == record.ROLL:
         side, d1, d2 = fields
         return ["%s rolls %d%d" % (_name(r, side), d1, d2)]
+    if kind == record.JOINT_START:
+        r.remote_side = 1 - fields[0]  # (this board plays fields[0])
+        who = _name(r, r.remote_side)
+        return ["a match with another board: %s plays there (the dice are both boards')" % who]
     out = []
     for a in r.g.actions[n_before:] if r.g is not None else ():
         who = _name(r, a.side) if a.side >= 0 else "board"
@@ -103,6 +140,9 @@ def screen(r):
     out += render_board(r.pos, r.side if acting else 0, m.names, on_roll=acting) + "\n"
     if r.g is not None:
         out += "cube %d%s\n" % (r.g.cube, "" if r.g.owner < 0 else " (%s)" % m.names[r.g.owner])
+    w = waiting_line(r)
+    if w:
+        out += w + "\n"
     return out
 
 
