@@ -190,6 +190,10 @@ class Power:
         if g is None or g.pct == B.NO_BATTERY:
             return 0, B.NO_BATTERY, flags
         flags |= B.F_BATTERY
+        ch = getattr(self.battery, "charger", None)
+        st = ch() if ch is not None else None  # (charging, usb); None: not wired
+        if st is not None:
+            flags |= (B.F_CHARGING if st[0] else 0) | (B.F_USB if st[1] else 0)
         if g.level == B.LOW:
             flags |= B.F_LOW
         elif g.level == B.CRITICAL:

@@ -77,8 +77,10 @@ class Radio:
 
 class Battery:
     """The cell of the battery option (hardware/board.json ``battery``). ``read_mv()`` is its
-    voltage in millivolts: several ADC samples averaged, the divider undone. A board without
-    the battery option has no ``Battery`` (``Hardware.battery`` is None)."""
+    voltage in millivolts: several ADC samples averaged, the divider undone. ``charger()`` is
+    ``(charging, usb)`` from the charger's CHG and PGOOD outputs (board.json ``chg_pin``,
+    ``pgood_pin``), or None when the board does not wire them. A board without the battery
+    option has no ``Battery`` (``Hardware.battery`` is None)."""
 
 
 class Sleep:

@@ -227,6 +227,16 @@ class Battery(hal.Battery):
         self._n = d["adc_samples"]
         top, bottom = d["divider_top_ohm"], d["divider_bottom_ohm"]
         self._k = (top + bottom) * 1024 // bottom  # pin mV -> cell mV, scaled by 1024
+        # the charger's open-drain CHG / PGOOD: the board pulls them up (GPIO 34-39 have no
+        # pull-ups of their own), low means charging / USB present
+        self._chg = Pin(d["chg_pin"], Pin.IN) if "chg_pin" in d else None
+        self._pg = Pin(d["pgood_pin"], Pin.IN) if "pgood_pin" in d else None
+
+    def charger(self):
+        chg, pg = self._chg, self._pg
+        if chg is None or pg is None:  # the loader keeps both or neither
+            return None
+        return chg.value() == 0, pg.value() == 0
 
     def read_mv(self):
         adc = self._adc

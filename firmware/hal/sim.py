@@ -8,6 +8,7 @@ connects to it. Both sides speak JSON lines (one object per line, key ``t`` = ty
                          {"t": "radio", "d": "<hex>"}          # radio bytes (HAL Radio part)
                          {"t": "time", "unix": 1767225600}     # the page's wall clock
                          {"t": "battery", "mv": 3700}          # the modelled cell's voltage
+                         {"t": "battery", "charging": true, "usb": true}  # CHG / PGOOD
                          {"t": "quit"}                         # stop the firmware
                          {"t": "fault", "task": "scan", "how": "block"}  # test hook (Faults)
     firmware -> server   {"t": "hello", "sensor_bytes": N, "leds": M, "buttons": K}
@@ -316,11 +317,18 @@ class Storage(hal.Storage):
 
 class Battery(hal.Battery):
     """The modelled cell: ``mv`` is what the next reading returns (tests and the page set it;
-    the server's ``{"t": "battery", "mv": N}`` line does). ``reads`` counts the readings."""
+    the server's ``{"t": "battery", "mv": N}`` line does). ``reads`` counts the readings.
+    ``charging`` and ``usb`` are the charger's CHG and PGOOD as the ESP32 reads them
+    (``{"t": "battery", "charging": true, "usb": true}``)."""
 
     def __init__(self, mv=4000):
         self.mv = mv
         self.reads = 0
+        self.charging = False
+        self.usb = False
+
+    def charger(self):
+        return self.charging, self.usb
 
     def read_mv(self):
         self.reads += 1

@@ -106,11 +106,14 @@ class Bus:
             if f is not None and msg.get("how") in ("raise", "block", "stall"):
                 f.want[str(msg.get("task"))] = msg["how"]
         elif t == "battery" and hw.battery is not None:
-            mv = msg.get("mv")
+            mv = msg.get("mv", hw.battery.mv)
             if isinstance(mv, int) and 0 <= mv <= 6000:
                 hw.battery.mv = mv
             else:
                 self.log("bad battery reading ignored")
+            for k in ("charging", "usb"):  # the charger's CHG / PGOOD pins
+                if isinstance(msg.get(k), bool):
+                    setattr(hw.battery, k, msg[k])
         elif t == "quit":
             self.closed = True
             if self.on_quit:

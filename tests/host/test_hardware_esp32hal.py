@@ -314,6 +314,16 @@ def test_battery_reads_the_cell_through_the_divider_on_its_adc1_pin(esp32):
         assert abs(got - mv) <= 4, (mv, got)  # the +-40 mV noise averages out
 
 
+def test_battery_reads_the_chargers_chg_and_pgood_pins(esp32):
+    d, pins, bat = esp32.board.battery, esp32.pins, esp32.hw.battery
+    chg, pg = pins[d["chg_pin"]], pins[d["pgood_pin"]]
+    assert bat.charger() == (False, False)  # both released: the board's pull-ups read high
+    chg.level, pg.level = 0, 0  # USB in, the cell charging (open drain: low is active)
+    assert bat.charger() == (True, True)
+    chg.level = 1  # the charge done
+    assert bat.charger() == (False, True)
+
+
 def test_light_sleep_between_idle_scans(esp32):
     esp32.hw.sleep.nap(100)
     esp32.hw.sleep.nap(0)  # nothing to wait for: no sleep at all

@@ -89,8 +89,13 @@ def fill(b, desc):
         if pins[k] in used:
             raise ValueError("board.json: GPIO %d used twice (pins.%s and a button)" % (pins[k], k))
         used.add(pins[k])
-    if b.battery is not None and b.battery["adc_pin"] in used:
-        raise ValueError("board.json: GPIO %d used twice (battery.adc_pin)" % b.battery["adc_pin"])
+    if b.battery is not None:
+        for k in ("adc_pin", "chg_pin", "pgood_pin"):
+            pin = b.battery.get(k)
+            if pin in used:
+                raise ValueError("board.json: GPIO %d used twice (battery.%s)" % (pin, k))
+            if pin is not None:
+                used.add(pin)
 
 
 def _idle(b, d):
@@ -151,6 +156,16 @@ def _battery(b, d):
     keep = {}  # the numbers the firmware uses: the parsed section (texts, curve) goes
     for k in _BATTERY_KEYS:
         keep[k] = d[k]
+    # the charger's open-drain CHG and PGOOD, both or neither: inputs the charger may pull low
+    # through a reset, so never a strapping pin (0, 2, 5, 12, 15) nor a flash pin (6-11)
+    if ("chg_pin" in d) != ("pgood_pin" in d):
+        raise ValueError("board.json: battery.chg_pin and battery.pgood_pin go together")
+    for k in ("chg_pin", "pgood_pin"):
+        if k in d:
+            pin = _int(d, k, "battery", 0, 39)
+            if pin in (0, 2, 5, 12, 15) or 6 <= pin <= 11:
+                raise ValueError("board.json: battery.%s GPIO %d is a strapping or flash pin" % (k, pin))
+            keep[k] = pin
     b.battery = keep
     b.battery_mv = mv
     b.battery_pct = pct

@@ -3,7 +3,7 @@
 Layout: version u8, flags u8, max payload u16, paired hosts u8, board id 8, name length u8 +
 UTF-8, firmware length u8 + ASCII; then, on an authenticated session only, the battery block:
 millivolts u16, percent u8 (``bg.battery.NO_BATTERY`` = 255: no battery fitted or not read
-yet), state u8 (``bg.battery.F_*``: fitted, low, critical, idle). Fields are only ever
+yet), state u8 (``bg.battery.F_*``: fitted, low, critical, idle, charging, on USB). Fields are only ever
 appended: an older host reads what it knows and ignores the rest; a newer host reading an older
 board (or a session not logged in) finds no battery block and says so (``battery`` None).
 

@@ -30,6 +30,10 @@ def battery_text(block):
         words.append("critical: journal closed, game halted until charged")
     elif state & B.F_LOW:
         words.append("low: charge soon")
+    if state & B.F_CHARGING:
+        words.append("charging")
+    if state & B.F_USB:
+        words.append("on USB")
     if state & B.F_IDLE:
         words.append("idle mode")
     return ", ".join(words)
