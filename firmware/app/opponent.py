@@ -421,6 +421,8 @@ class Opponent:
             take = c == 1 or (c == -1 and self.takes(ctl.mt.pos, comp))
             return ctl.intent(comp, D.I_TAKE if take else D.I_DROP, None, now)
         if ph == D.RESIGNING and side != comp:
+            if self.remote and ctl.mt.phase != F_RESIGNING:
+                return False  # the player has not sent the offer yet (ROLL): nobody to wait for
             c = self._host_says(ctl, now) if self.remote else -1
             if c is None:
                 return False  # the player at the other board is deciding

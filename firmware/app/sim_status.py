@@ -17,6 +17,8 @@ actions). The keys (docs/simulator.md, "Status panel")::
     md  1 when the roller may double now (``bg.match``'s rules: the page offers CUBE only then)
     cp  the side the computer plays (-1)          pl   [steps, 1 if the coach's] on the LEDs
     lv  learning mode's verdict on the last play: [side, 1 if the best, play, best play]
+    rm  1 when the computer's side is a player at another board (``gammon remote``)
+    wt  1 while the board waits for its host's decision (that player's, or an engine's)
 """
 
 try:
@@ -27,7 +29,7 @@ except ImportError:  # pragma: no cover
 from bg import board as _board
 from micropython import const
 
-_N = const(16)  # fields compared: see _fields
+_N = const(18)  # fields compared: see _fields
 _RETRY_POLLS = const(10)  # after a MemoryError: try again 10 polls (1 s) later
 
 
@@ -56,6 +58,8 @@ class Status:
         o = ctl.opp  # the computer's or the coach's play on the LEDs (app.opponent)
         out[14] = o.plan if o is not None and o.showing(ctl) else None
         out[15] = o.verdict if o is not None else None  # learning mode's (a new one: a new tuple)
+        out[16] = o is not None and o.remote
+        out[17] = o is not None and o.waiting
 
     def poll(self, ctl, now):
         """Send the status when a field the page shows changed; returns True if it did.
@@ -88,6 +92,7 @@ class Status:
         pos = ctl.mt.pos
         lp = ctl.last_play
         res = ctl.mt.result
+        o = ctl.opp
         return {
             "t": "st",
             "ph": ctl.phase,
@@ -108,6 +113,8 @@ class Status:
             "cp": ctl.settings.computer,
             "pl": self._plan(ctl),
             "lv": self._verdict(ctl),
+            "rm": 1 if o is not None and o.remote else 0,
+            "wt": 1 if o is not None and o.waiting else 0,
         }
 
     def _verdict(self, ctl):

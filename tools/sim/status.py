@@ -59,6 +59,17 @@ def _rows(mask, side=0):
     return ", ".join(out)
 
 
+def _remote(st):
+    """The side a player at another board plays (``gammon remote``), or -1."""
+    cp = st.get("cp", -1)
+    return cp if st.get("rm") and cp in (0, 1) else -1
+
+
+def _who(st, side):
+    """A side's name on the panel: "black (remote)" for the player at the other board."""
+    return SIDES[side] + (" (remote)" if side == _remote(st) else "")
+
+
 def describe(st, before=None):
     """The page's status panel from the firmware's status line ``st`` (a dict, keys in
     ``app.sim_status``); ``before`` is the previous status (its position is the one the
@@ -77,7 +88,7 @@ def describe(st, before=None):
         "score": "white %d, black %d" % (sc[0], sc[1]),
         "crawford": "yes: no doubling this game" if st.get("cr") else "no",
         "cube": "%d, centred" % cube if owner not in (0, 1) else "%d, owned by %s" % (cube, SIDES[owner]),
-        "turn": who or "either player",
+        "turn": _who(st, s) if who else "either player",
         "last": "-",
     }
     out.update(confirmed(st))
@@ -88,7 +99,7 @@ def describe(st, before=None):
     lp = st.get("lp")
     if lp:
         prev = _pos(before.get("pos")) if before else None
-        out["last"] = "%s %s" % (SIDES[lp[0]], play_words(prev, lp[0], tuple(lp[1])))
+        out["last"] = "%s %s" % (_who(st, lp[0]), play_words(prev, lp[0], tuple(lp[1])))
     lv = st.get("lv")
     if lv and lp:
         prev = _pos(before.get("pos")) if before else None
@@ -216,6 +227,11 @@ def expect(st, phase, who, d):
     where = WHERE[st.get("s")] if who else ""
     msg = st.get("m") or ""
     err = st.get("err")
+    rs = _remote(st)
+    if rs >= 0 and phase in ("await_roll", "moving", "doubled", "resigning"):
+        text = _remote_expect(st, phase, rs, d)
+        if text:
+            return text
     if phase == "idle":
         return "press ROLL to start the match (the checkers on the start position: 'set up checkers')"
     if phase == "opening":
@@ -293,6 +309,40 @@ def expect(st, phase, who, d):
     if phase == "match_over":
         return won + "match over: press ROLL"
     return msg or "-"
+
+
+def _remote_expect(st, phase, rs, d):
+    """What the board expects next when a player at another board is involved, or "" (the
+    local player's usual line)."""
+    s = st.get("s")
+    them = _who(st, rs)
+    plan = st.get("pl")
+    if phase == "await_roll" and s == rs:
+        return "waiting for %s: they roll or double at their board" % them
+    if phase == "moving" and s == rs:
+        if plan:
+            pos = _pos(st.get("pos"))
+            steps = play_words(pos, rs, tuple(plan[0])) if plan[0] else "no move"
+            head = "%s played %d-%d: %s" % (them, d[0], d[1], steps)
+            msg = st.get("m")
+            if msg:
+                return "%s -- %s" % (head, msg)
+            return head + " -- move those checkers as the LEDs show; the board records the play itself"
+        return "waiting for %s to play %d-%d at their board" % (them, d[0], d[1])
+    if phase == "doubled":
+        if s == rs:
+            return "%s doubles: %s ROLL takes, CUBE drops" % (them, SIDES[1 - rs])
+        return "waiting for %s to take or drop" % them
+    if phase == "resigning":
+        if s == rs:
+            return "%s offers to resign: %s ROLL accepts, CUBE rejects" % (them, SIDES[1 - rs])
+        if st.get("wt"):
+            return "waiting for %s to accept or reject the resignation" % them
+        return "%s offers to resign: ROLL sends the offer to %s (CUBE raises it, hold CUBE withdraws)" % (
+            SIDES[s],
+            them,
+        )
+    return ""
 
 
 # record kinds whose first field is a side (or a winner)
