@@ -146,3 +146,62 @@ def test_a_cheating_host_offer_or_answer_at_the_wrong_time_is_refused_and_never_
     except LinkError as e:
         assert "only on its turn" in str(e)
     assert len(victim.client.board.j) == n
+
+
+def test_gammon_play_hands_the_board_a_remote_resignation_and_its_answer():
+    """``gammon play``'s Player with the remote player as its brain: the other host's offer
+    becomes DECIDE RESIGN on the board (its player then answers), and says so in words; the
+    answer to this board's offer becomes DECIDE CUBE."""
+    import io
+
+    from gammon.commands import play
+
+    a, b = _two()
+    side, here, there = _boards(a, b)
+    k = here.c.throws
+
+    class Brain:
+        name = "remote"
+        remote = True
+
+        def __init__(self, side):
+            self.side = side
+            self.queue = []
+
+        def decide(self, follow):
+            return self.queue.pop(0) if self.queue else None
+
+    class Client:
+        def __init__(self, board):
+            self.board = board
+            self.calls = []
+
+        def decide(self, code, body=b""):
+            self.calls.append((code, bytes(body)))
+            _decide(self.board, code, body)
+
+    def player(board, remote_side):
+        out = io.StringIO()
+        p = play.Player(lambda: None, Brain(remote_side), out)
+        p.client = Client(board)
+        f = remote.RecordingFollow(remote_side)
+        for kk, ff in board.j:
+            f.feed(kk, ff)
+        p.follow = f
+        return p, out
+
+    p, out = player(there, side)  # on ``there`` the remote side is ``side``
+    p.brain.queue.append((remote.RESIGN, k, 2))
+    p._act()
+    assert p.client.calls == [(D.DEC_RESIGN, struct.pack("<HB", k, 2))]
+    assert there.c.phase == C.RESIGNING and there.j[-1] == (record.RESIGN, (side, 2))
+    assert "resigns (a gammon)" in out.getvalue(), out.getvalue()
+    assert there.r.press(1 - side, C.ROLL)  # accepted on ``there``
+    # on ``here`` (whose player offered: confirmed with ROLL) the answer is DECIDE CUBE yes
+    assert here.r.press(side, C.CUBE, C.LONG) and here.r.press(side, C.CUBE) and here.r.press(side, C.ROLL)
+    q, out = player(here, 1 - side)
+    q.brain.queue.append((remote.CUBE, k, True))
+    q._act()
+    assert q.client.calls == [(D.DEC_CUBE, struct.pack("<HB", k, 1))]
+    assert "accepts the resignation" in out.getvalue(), out.getvalue()
+    assert here.c.phase in (C.GAME_OVER, C.MATCH_OVER) and _shared(here) == _shared(there)
