@@ -88,8 +88,9 @@ class _Evaluator:
     """Cube equities of one position at one score: ``nd``, ``dt``, ``dp`` (and ``db`` for a
     beaver) from the doubler's side, normalised to the cube before the double."""
 
-    def __init__(self, gnubg, ec, m, g, pos, side, cube, owner):
+    def __init__(self, gnubg, ec, m, g, pos, side, cube, owner, x=CUBE_X):
         self.gnubg = gnubg
+        self.x = x  # the cube's efficiency (gnubg's for the position's class: ``cube_x``)
         self.m = m
         self.g = g
         self.side = side
@@ -114,14 +115,14 @@ class _Evaluator:
         me = self.side
         if self.m.money:
             gp = 0.0 if (self.m.jacoby and owner == -1) else 1.0
-            eq = cubeful(self.probs, ((gp, gp), (gp, gp)), owner, me, CUBE_X)
+            eq = cubeful(self.probs, ((gp, gp), (gp, gp)), owner, me, self.x)
             return eq * cube / self.cube
         ci = self._ci(cube, owner)
         (g0, b0), (g1, b1) = ci["gammonprice"]
         prices = ((g0, b0), (g1, b1)) if me == 0 else ((g1, b1), (g0, b0))
         # a redouble is worth nothing once the cube covers what its holder needs
         live = [s for s in (0, 1) if owner in (-1, s) and cube < self._away(s)]
-        x = CUBE_X if live else 0.0
+        x = self.x if live else 0.0
         eq = cubeful(self.probs, prices, owner, me, x)
         mwc = self.gnubg.eq2mwc(eq, ci)
         return self.gnubg.mwc2eq(mwc, self._ci(self.cube, self.owner))
@@ -399,3 +400,92 @@ def analysis_lines(m, plies=0, top=3):
             out.append("game %d, cube: %s (-%.3f; %s)" % (item.game.number, item.text, err, eqs))
             out.append(render_board(item.action.pos, item.doubler, m.names))
     return out
+
+
+ROLLS = tuple((d1, d2) for d1 in range(1, 7) for d2 in range(d1, 7))  # the 21 distinct rolls
+
+
+def cube_x(gnubg, pos, side):
+    """gnubg's cube efficiency for ``side`` on roll in ``pos`` (its eval.c): 0.68 in contact,
+    0.6 in a bear-off class, in a race 0.55 + 0.00125 x the roller's pips within 0.6..0.7."""
+    from bg import board as B
+
+    cls = gnubg.classify(gnubg.positionfromid(bgids.position_id(pos, side)))
+    if cls >= 9:  # crashed, contact
+        return CUBE_X
+    if cls == 8:  # race
+        return min(0.7, max(0.6, 0.55 + 0.00125 * B.pip_count(pos, side)))
+    return 0.6  # bear-off classes (over: no cube left to value)
+
+
+def luck(m, plies=0, gnubg=None):
+    """Each side's luck as GNU Backgammon's analysis rates it (``luck_rolls`` summed):
+    ``per_side[s] = [rolls, total luck]``."""
+    per = [[0, 0.0], [0, 0.0]]
+    for _g, a, value, _exact in luck_rolls(m, plies, gnubg):
+        per[a.side][0] += 1
+        per[a.side][1] += value
+    return per
+
+
+def luck_rolls(m, plies=0, gnubg=None):
+    """``(game, play, luck, exact)`` for every roll played: the equity after the best play
+    with that roll minus the average over the 36 rolls of the equity after the best play with
+    each (the mover's view, cubeful at the game's score and cube, the units of the errors).
+    The opening throw (one die each, the higher die moves) averages over the 30 throws, half
+    of them the opponent's. A roll with no legal play leaves the position to the opponent: its
+    equity comes from the cube model of the cube analysis (Janowski's, gnubg's cube
+    efficiency for the position's class), not from gnubg itself, so ``exact`` is False for a
+    roll some other roll of which cannot be played (gnubg's analysis differs there, most in
+    the games after the Crawford game, where its own model knows the trailer's double)."""
+    if gnubg is None:
+        gnubg = _gnubg()
+    ec = gnubg.evalcontext(1, plies, 1, 1, 0.0)
+    for g in m.games:
+        for a in g.actions:
+            if a.kind != model.PLAY or not a.dice:
+                continue
+            ci = gnubg.cubeinfo(a.cube, a.owner, a.side, m.length, tuple(g.score), int(g.crawford), 0)
+            board = gnubg.positionfromid(bgids.position_id(a.pos, a.side))
+            dance = None
+            total = 0.0
+            mine = 0.0
+            for d1, d2 in ROLLS:
+                moves = gnubg.findbestmoves(board, ci, ec, (d1, d2))
+                if moves:
+                    eq = moves[0]["score"]
+                else:  # no legal play: the opponent on roll in the same position
+                    if dance is None:
+                        dance = _dance(gnubg, ec, ci, m, g, a)
+                    eq = dance
+                total += eq if d1 == d2 else 2 * eq
+                if (d1, d2) in (tuple(a.dice), tuple(a.dice)[::-1]):
+                    mine = eq
+            if a.opening:
+                total = _opening_average(gnubg, ec, m, g, a)
+            else:
+                total /= 36.0
+            yield g, a, mine - total, dance is None
+
+
+def _dance(gnubg, ec, ci, m, g, a):
+    """The mover's equity when a roll cannot be played: minus the opponent's on roll."""
+    x = 0.0 if g.crawford else cube_x(gnubg, a.pos, 1 - a.side)  # (no cube in the Crawford game)
+    e = _Evaluator(gnubg, ec, m, g, a.pos, 1 - a.side, a.cube, a.owner, x)
+    if m.money:
+        return -e.nd
+    # the opponent's match winning chance, in the mover's units
+    return gnubg.mwc2eq(1.0 - gnubg.eq2mwc(e.nd, e._ci(a.cube, a.owner)), ci)
+
+
+def _opening_average(gnubg, ec, m, g, a):
+    """The average equity of the opening throw for ``a``'s mover: over the 30 throws (one die
+    each, never a tie) the higher die moves, so half of them are the opponent's play."""
+    total = 0.0
+    for side, sign in ((a.side, 1.0), (1 - a.side, -1.0)):
+        ci = gnubg.cubeinfo(a.cube, a.owner, side, m.length, tuple(g.score), int(g.crawford), 0)
+        board = gnubg.positionfromid(bgids.position_id(a.pos, side))
+        for d1, d2 in ROLLS:
+            if d1 != d2:
+                total += sign * gnubg.findbestmoves(board, ci, ec, (d1, d2))[0]["score"]
+    return total / 30.0

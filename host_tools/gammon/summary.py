@@ -1,7 +1,8 @@
 """What a match came to, in a few lines: the score, each game's result and cube, who played
 each side (a person, the board's computer, GNU Backgammon), the dice each side threw (the
 luck a player sees without an engine) and, when GNU Backgammon's module is installed, each
-side's error rate and the costliest plays with the better one.
+side's error rate, its luck (the equity its rolls gave against an average roll) and the
+costliest plays with the better one.
 
 One computation, two readers: ``gammon show`` prints ``lines(m)`` after the moves, and the
 simulator's panel shows the same lines when a match ends (its server reads the board's
@@ -94,13 +95,15 @@ def _score_now(m):
 
 
 def errors(m, plies=0, top=3):
-    """GNU Backgammon's verdict (``gammon.analyze``): ``(per_side, worst)`` with
-    ``per_side[s] = (plays with a choice, equity lost)`` and the ``top`` costliest plays as
-    ``(error, game, action, best play)``; None without the ``gnubg`` module."""
+    """GNU Backgammon's verdict (``gammon.analyze``): ``(per_side, worst, luck)`` with
+    ``per_side[s] = (plays with a choice, equity lost)``, the ``top`` costliest plays as
+    ``(error, game, action, best play)`` and ``luck[s] = (rolls, total luck)``; None without
+    the ``gnubg`` module."""
     from gammon import analyze
 
     try:
-        return analyze.analyze(m, plies=plies, top=top)
+        per, worst = analyze.analyze(m, plies=plies, top=top)
+        return per, worst, analyze.luck(m, plies=plies)
     except MissingPackage:
         return None
 
@@ -155,12 +158,13 @@ def lines(m, judged=None):
     if f["top_cube"] > 1:
         out.append("  highest cube: %d" % f["top_cube"])
     if judged is not None:
-        per, worst = judged
+        per, worst, luck = judged
         for s in (0, 1):
             n, tot = per[s]
             out.append(
-                "  %s by GNU Backgammon: error rate %.1f (equity x 1000 per play with a choice, %d plays)"
-                % (m.names[s], 1000.0 * tot / n if n else 0.0, n)
+                "  %s by GNU Backgammon: error rate %.1f (equity x 1000 per play with a choice, %d plays);"
+                " luck %+.3f (%d rolls)"
+                % (m.names[s], 1000.0 * tot / n if n else 0.0, n, luck[s][1], luck[s][0])
             )
         for err, g, a, best in worst:
             if err <= 0:

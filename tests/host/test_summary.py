@@ -58,14 +58,18 @@ def test_the_figures_are_gnubgs(tmp_path, seed, length):
         assert [d["pips_thrown"], d["doublets"], d["doubled"], d["took"], d["dropped"]] == sides[s], s
     assert f["score"] == m.final_score
     text = "\n".join(summary.lines(m))
-    assert "%s (player) %d - %s (player) %d, %d-point match: %s won" % (
-        m.names[0],
-        m.final_score[0],
-        m.names[1],
-        m.final_score[1],
-        length,
-        m.names[m.winner],
-    ) in text.splitlines()[0]
+    assert (
+        "%s (player) %d - %s (player) %d, %d-point match: %s won"
+        % (
+            m.names[0],
+            m.final_score[0],
+            m.names[1],
+            m.final_score[1],
+            length,
+            m.names[m.winner],
+        )
+        in text.splitlines()[0]
+    )
 
 
 def test_show_prints_the_summary_and_gnubgs_error_rates_when_it_is_installed(monkeypatch):
@@ -75,6 +79,12 @@ def test_show_prints_the_summary_and_gnubgs_error_rates_when_it_is_installed(mon
     m = model.load_match(random_match(1, length=5)[0])
     text = "\n".join(show_lines(m))
     assert "\nSummary\n" in text and "by GNU Backgammon: error rate" in text
+    from gammon import analyze
+
+    for s, (rolls, total) in enumerate(analyze.luck(m)):  # each side's luck, gnubg's measure
+        assert (
+            "%s by GNU Backgammon: " % m.names[s] in text and "luck %+.3f (%d rolls)" % (total, rolls) in text
+        )
     assert text.count("  costly: game ") == 3
     assert "Summary" not in "\n".join(show_lines(m, 1))  # one game: its moves only
     # without GNU Backgammon's module: the summary, no engine verdict
