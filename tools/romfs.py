@@ -17,7 +17,7 @@ Example::
 
     >>> img = build()                       # doctest: +SKIP
     >>> heapsize_for("64k", 136034)   # a 133 KiB image beside 64k of working heap
-    203346
+    203347
 """
 
 import argparse
@@ -161,8 +161,9 @@ def build(arch=None, firmware=FIRMWARE, out_dir=BUILD):
 def gc_total(heapsize, misalign=0):
     """Bytes of allocatable heap the unix port's GC makes out of ``-X heapsize=heapsize``;
     gc_init first aligns the area's end down to a block, which loses ``misalign`` bytes
-    (0..GC_BLOCK-1, depending on where malloc put the area)."""
-    return (heapsize - misalign) * 8 // _GC_DIVISOR * 4 * GC_BLOCK
+    (0..GC_BLOCK-1, depending on where malloc put the area), and keeps one byte between its
+    allocation and finaliser tables (py/gc.c's ALLOC_TABLE_GAP_BYTE)."""
+    return (heapsize - misalign - 1) * 8 // _GC_DIVISOR * 4 * GC_BLOCK
 
 
 def parse_size(text):

@@ -115,11 +115,11 @@ class EngineTask:
                     self.busy = True
                     t0 = _ticks_us()  # (the set-up counts in the first slice)
                     if ctl.recognise(self.reading, self.caps, self.irregular):
-                        await self._slices(self._recognise_step, t0)
+                        await self._slices(False, t0)
                     if self.busy:  # (else a button press delivered it meanwhile: settle)
                         self._deliver()
                 if self._thinking():
-                    await self._slices(self._think_step, _ticks_us())
+                    await self._slices(True, _ticks_us())
                     ctl.thought(app.hw.clock.ticks_ms())
                     app.drain()
                     app.wake.set()
@@ -130,23 +130,18 @@ class EngineTask:
             self.ev = None
             self.busy = False
 
-    async def _slices(self, step, t0):
-        """Run ``step(CHUNK_PLAYS)`` until it returns True, giving the loop back each time
-        ``slice_us`` have passed since ``t0``."""
-        while not step(CHUNK_PLAYS):
+    async def _slices(self, think, t0):
+        """Search in chunks of ``CHUNK_PLAYS`` plays until done, giving the loop back each time
+        ``slice_us`` have passed since ``t0``: pubeval's search (``think``) or the reading's,
+        which is over too when a button press delivered it meanwhile (``settle``). (No step
+        function is passed: a bound method would be allocated at each call.)"""
+        ctl = self.app.ctl
+        while not (ctl.opp.think(ctl, CHUNK_PLAYS) if think else not self.busy or ctl.rec.work(CHUNK_PLAYS)):
             if _us_since(t0) >= self.slice_us:
                 self.slices += 1
                 await asyncio.sleep_ms(0)
                 self.app.beat(watch.RECOGNISE)
                 t0 = _ticks_us()
-
-    def _recognise_step(self, n):
-        # the reading's search; over when a button press delivered it meanwhile (settle)
-        return not self.busy or self.app.ctl.rec.work(n)
-
-    def _think_step(self, n):
-        ctl = self.app.ctl
-        return ctl.opp.think(ctl, n)
 
     def _thinking(self):
         """True when the turn in progress needs its best play computed (``Opponent.wants``);

@@ -8,8 +8,6 @@ shown at once (``drain``, ``wake``). Nothing here allocates until a transport is
 simulator without a link port spends no heap on the link.
 """
 
-_AUTO = None  # a link transport's "decide from the hardware" setting
-
 
 class HostSide:
     """``app``: ``app.main.App`` (its ``hw``, ``ctl``, ``recorder``, ``view``, ``power``,
@@ -18,13 +16,13 @@ class HostSide:
     def __init__(self, app):
         self.app = app
         self.link_port = 0  # simulator: the link on a local TCP port
-        self.ble = _AUTO  # True/False; _AUTO: when the bluetooth module exists
-        self.serial = _AUTO  # True/False; _AUTO: on the USB serial port without BLE
+        self.ble = None  # True/False; None: when the bluetooth module exists
+        self.serial = None  # True/False; None: on the USB serial port without BLE
         self.wiring = None  # app.link.Wiring, made when a transport is wanted
 
-    def links(self, ble=_AUTO, serial=_AUTO):
-        """Which link transports to run besides ``link_port``: each True, False or ``_AUTO``
-        (None; see ``app.link.Wiring``)."""
+    def links(self, ble=None, serial=None):
+        """Which link transports to run besides ``link_port``: each True, False or None
+        ("auto": see ``app.link.Wiring``)."""
         self.ble = ble
         self.serial = serial
 

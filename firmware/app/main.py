@@ -187,12 +187,6 @@ class App:
             self.beat(watch.CLOCK)
             await asyncio.sleep_ms(_CLOCK_MS)
 
-    def status_to(self, send):
-        """Send the simulator's status line (``app.sim_status``) through ``send(obj)``."""
-        from app.sim_status import Status
-
-        self.status = Status(send)
-
     async def run(self):
         booted = watch.boot_log(self.hw, self.log)  # the crash log: first, before anything stays
         self.boot()
@@ -297,7 +291,9 @@ def run(backend=None, config=None, settings=None):
     app = App(hw, board, settings or settings_from(cfg.get("settings")), log, cfg.get("fw_key"))
     app.host.link_port = int(cfg.get("link_port", 0))
     if bus is not None and cfg.get("status", True):
-        app.status_to(bus.send_line)
+        from app.sim_status import Status  # the simulator's status line
+
+        app.status = Status(bus.send_line)
     app.host.links(cfg.get("ble"), cfg.get("serial_link"))
     asyncio.run(app.run())
     return app
