@@ -82,13 +82,6 @@ class State:
         if self.opp is not None:
             self.opp.new_match()  # its turn keys (``throws``) start over
 
-    @property
-    def may_double(self):
-        """The side on roll may offer the cube now: before rolling and as ``bg.match``'s rules
-        allow (cube centred or its own, not in the Crawford game, match play up to the 64 of
-        the physical cube)."""
-        return self.phase == D.AWAIT_ROLL and self.mt.can_double(self.side)
-
     def expected(self):
         """The counts the physical board should read when it is at rest now."""
         return _rec.observe(self.mt.pos, self._expect, self.caps)

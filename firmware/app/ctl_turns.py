@@ -37,7 +37,9 @@ class Turns(State):
 
     @property
     def may_double(self):
-        """``State.may_double``, and not once a two-board roll was asked for: its share is out."""
+        """The side on roll may offer the cube now: before rolling, as ``bg.match``'s rules allow
+        (cube centred or its own, not in the Crawford game, match play up to the 64 of the
+        physical cube), and not once a two-board roll was asked for: its share is out."""
         return self.phase == D.AWAIT_ROLL and not self.joint_due and self.mt.can_double(self.side)
 
     def apply(self, k, f):
