@@ -372,6 +372,7 @@ def analysis_lines(m, plies=0, top=3):
         per_cube, cube_errors = analyze_cube(m, plies=plies)
     except ImportError:
         raise MissingPackage("analysis needs GNU Backgammon's Python module: pip install gnubg") from None
+    lucky = luck(m, plies=plies)
     out = ["GNU Backgammon %d-ply analysis of %s - %s" % (plies, m.names[0], m.names[1])]
     for s in (0, 1):
         out.append("  %s" % m.names[s])
@@ -381,6 +382,11 @@ def analysis_lines(m, plies=0, top=3):
                 "    %-15s %4d decisions, error rate %6.1f (equity x 1000 per %s), total %.3f"
                 % (what + " errors:", n, rate, unit, tot)
             )
+        n, tot = lucky[s]
+        out.append(
+            "    %-15s %4d rolls, %+.3f in all (the equity the dice gave against average rolls)"
+            % ("luck:", n, tot)
+        )
     mistakes = [(err, 0, "checker", (g, a, best)) for err, g, a, best in worst]
     mistakes += [(e.error, 1, "cube", e) for e in cube_errors[:top]]
     mistakes.sort(key=lambda t: -t[0])

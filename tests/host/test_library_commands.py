@@ -369,6 +369,7 @@ def test_analyze_reports_error_rates_and_the_biggest_mistakes(tmp_path, capsys):
     _run(capsys, "import", str(_journal(tmp_path, random_match(1, length=7)[0])))
     code, out, _ = _run(capsys, "analyze", "#1", "--top", "2")
     assert code == 0 and "Alice" in out and "error rate" in out and out.count("BAR") == 2
+    assert out.count("    luck:") == 2  # each side's, gnubg's measure (tests/host/test_analyze_luck.py)
 
 
 def test_gammon_show_game_through_the_cli(tmp_path, capsys):
