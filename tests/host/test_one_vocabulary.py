@@ -93,7 +93,7 @@ def test_the_link_identifiers_are_written_once():
     found = {}
     for d in ("firmware", "host_tools", "tests", "tools"):
         for p in (ROOT / d).rglob("*.py"):
-            if ".venv" in p.parts or p == owner:
+            if _generated(p.relative_to(ROOT)) or p == owner:
                 continue
             text = p.read_text()
             for lit in uuids + ((magic,) if d != "tests" else ()):
@@ -101,3 +101,20 @@ def test_the_link_identifiers_are_written_once():
                     found.setdefault(lit, []).append(str(p.relative_to(ROOT)))
     assert all(lit in owner.read_text() for lit in uuids + (magic,))
     assert found == {}, found
+
+
+# Folders of copies, not sources: a wheel build (host_tools/build, its gammon/_fw holds a copy of
+# firmware/bg), a packaging run's dist/ and *.egg-info, a virtual environment; .gitignore keeps
+# them out of the repository.
+GENERATED = {"build", "dist", ".venv", "__pycache__"}
+
+
+def _generated(rel):
+    return any(part in GENERATED or part.endswith(".egg-info") for part in rel.parts[:-1])
+
+
+def test_build_folders_are_left_out_but_sources_are_not():
+    assert _generated(Path("host_tools/build/lib.linux-x86_64-cpython-311/gammon/_fw/bg/serialwire.py"))
+    assert _generated(Path("host_tools/dist/x.py")) and _generated(Path("host_tools/gammon.egg-info/x.py"))
+    # a source whose own name says build is still read
+    assert not _generated(Path("tools/build.py")) and not _generated(Path("host_tools/gammon/link/client.py"))

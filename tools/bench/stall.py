@@ -4,7 +4,7 @@
 
 1. The longest stall on the board model (tools/board_model.py: 32-bit, firmware frozen,
    ``-X heapsize=64k``): a 100 Hz ticker task (the scan task's period) records how late each
-   tick runs while a second task works as app.main's engine task does (``Recognizer.begin``/
+   tick runs while a second task works as app.engine_task does (``Recognizer.begin``/
    ``feed`` + ``work(CHUNK_PLAYS)`` until a slice's time is spent, then a yield; the slice is
    the chip's ``SLICE_US`` divided by the calibration ratio): it recognises the worst position
    (1-1, 2,140 plays: a finished play, then the hints of a lifted checker) and the first 1,000
@@ -24,11 +24,12 @@ Figures are the median of ``REPEATS`` runs of (1) (the machine is shared).
 """
 
 import json
-import re
 import statistics
 import sys
 import tempfile
 from pathlib import Path
+
+from app.engine_task import CHUNK_PLAYS, SLICE_US  # the engine task's own figures (one copy)
 
 from tools import mpy
 
@@ -36,22 +37,9 @@ ROOT = Path(__file__).resolve().parents[2]
 REPEATS = 5
 NPOS = 1000
 ESP32_RATIO = 49  # the unix port -> ESP32 calibration of docs/performance.md (an estimate)
-# firmware/app/main.py's recognition task: chunks of CHUNK_PLAYS plays, a yield once SLICE_US
-# have passed on the chip; here the slice is the chip's divided by ESP32_RATIO, so that the
-# holds measured here times ESP32_RATIO are the chip's (an estimate, as the ratio is)
-
-
-def _app_const(name):
-    """One of app.main's constants, read from its source (one copy of the figure)."""
-    src = (ROOT / "firmware" / "app" / "main.py").read_text()
-    m = re.search(r"^%s = const\((\d+)\)" % name, src, re.M)
-    if m is None:
-        raise RuntimeError("firmware/app/main.py has no %s = const(...)" % name)
-    return int(m.group(1))
-
-
-CHUNK_PLAYS = _app_const("CHUNK_PLAYS")
-SLICE_US = _app_const("SLICE_US")
+# app.engine_task's searches: chunks of CHUNK_PLAYS plays, a yield once SLICE_US have passed
+# on the chip; here the slice is the chip's divided by ESP32_RATIO, so that the holds measured
+# here times ESP32_RATIO are the chip's (an estimate, as the ratio is)
 
 SCRIPT = r"""
 import asyncio, time, gc, sys
@@ -83,7 +71,7 @@ async def ticker():
         state[1] += 1
         last = now
 CHUNK = int(sys.argv[3])  # plays per work() call (0: the whole search at once)
-SLICE_US = int(sys.argv[4])  # yield once a slice has run this long (as app.main's task does)
+SLICE_US = int(sys.argv[4])  # yield once a slice has run this long (as app.engine_task does)
 hold = [0]
 from array import array
 hist = array('I', bytes(4 * 201))  # holds in 10 us buckets (the last: 2 ms and more)
@@ -95,7 +83,7 @@ def mark():
     b = dt // 10
     hist[b if b < 200 else 200] += 1
 async def slices(step):
-    # one search in slices, as app.main's engine task runs it: chunks of CHUNK plays until
+    # one search in slices, as app.engine_task runs it: chunks of CHUNK plays until
     # SLICE_US have passed since the loop was last given back (the set-up counts), then a yield
     while not step(CHUNK):
         if time.ticks_diff(time.ticks_us(), hold[0]) >= SLICE_US:
