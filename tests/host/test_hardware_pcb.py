@@ -5,6 +5,7 @@ except when GAMMON_REQUIRE_KICAD is set (.ci/run sets it), where a missing KiCad
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -44,13 +45,18 @@ def test_committed_pcb_and_fabrication_files_are_current(fresh):
             assert (kind + "/" + name % kind) in fresh_files
 
 
-def test_routed_strips_have_zero_drc_errors_and_nothing_unconnected(fresh):
-    _, summary = fresh
-    for kind in ("point", "bar", "tray"):
+def test_every_board_is_routed_with_zero_drc_errors_and_nothing_unconnected(fresh):
+    out, summary = fresh
+    for kind in ("point", "bar", "tray", "centre"):
         assert summary[kind] == dict(summary[kind], routed=True, drc_errors=0, unconnected_pads=0), kind
-    # the centre board is placed with its ratsnest: no violations, the airwires remain
-    assert summary["centre"]["drc_errors"] == 0 and summary["centre"]["unconnected_pads"] > 0
-    assert "** Found 0 DRC violations **" in (KICAD / "point" / "point-drc.txt").read_text()
+        drc = (out / kind / ("%s-drc.txt" % kind)).read_text()
+        assert "** Found 0 DRC violations **" in drc and "** Found 0 unconnected pads **" in drc, kind
+    # the centre board by the grid router (tools/hardware/route.py): tracks on both layers
+    # and vias, not pads joined by the pours alone
+    text = (out / "centre" / "centre.kicad_pcb").read_text()
+    for layer in ("F.Cu", "B.Cu"):
+        assert len(re.findall(r'\(segment [^\n]*\(layer "%s"\)' % layer, text)) > 200, layer
+    assert text.count("(via ") > 50
 
 
 SHORT = r"""
@@ -180,12 +186,13 @@ def test_every_routed_board_has_filled_ground_pours_on_both_layers_and_wide_supp
     from hardware import footprints
 
     summary = json.loads((KICAD / "pcb-summary.json").read_text())
-    for kind, s in summary.items():
+    for kind in sorted(summary):
         text = (KICAD / kind / ("%s.kicad_pcb" % kind)).read_text()
         zones = re.findall(r'\(zone \(net \d+\) \(net_name "([^"]*)"\) \(layer "([^"]*)"\)', text)
         assert sorted(zones) == [("GND", "B.Cu"), ("GND", "F.Cu")], (kind, zones)
         assert text.count("(filled_polygon") >= 2, kind  # filled, not just outlined
-        if not s["routed"]:  # the centre board: its ground pads joined by the pours alone
+        if kind == "centre":
+            _centre_supplies_at_their_width(text)
             continue
         # the supply lanes are drawn at their width (the droop model's figure)
         for net, w in footprints.POWER_TRACK.items():
@@ -194,6 +201,37 @@ def test_every_routed_board_has_filled_ground_pours_on_both_layers_and_wide_supp
                 float(x) for x in re.findall(r"\(width ([\d.]+)\) \(layer \"B.Cu\"\) \(net %s\)" % code, text)
             }
             assert widths == {w}, (kind, net, widths)
+
+
+def _centre_supplies_at_their_width(text):
+    """The centre board's supplies run at their width but within ``route.NECK`` of their pads
+    (a 1 mm track cannot reach a 1 mm-pitch pin), where they are a signal's 0.25 mm; ground
+    is the pours (its stitches and ties at most 0.5 mm)."""
+    import re
+
+    from hardware import design, footprints
+
+    names = dict(re.findall(r'\(net (\d+) "([^"]*)"\)', text))
+    runs = {}
+    for x1, y1, x2, y2, w, code in re.findall(
+        r"\(segment \(start ([\d.-]+) ([\d.-]+)\) \(end ([\d.-]+) ([\d.-]+)\) \(width ([\d.]+)\) "
+        r'\(layer "[^"]+"\) \(net (\d+)\)',
+        text,
+    ):
+        length = ((float(x2) - float(x1)) ** 2 + (float(y2) - float(y1)) ** 2) ** 0.5
+        key = (names[code], float(w))
+        runs[key] = runs.get(key, 0.0) + length
+    assert design.SUPPLY in footprints.CENTRE_POWER
+    supplies = (set(footprints.CENTRE_POWER) | set(footprints.POWER_TRACK)) - {"GND"}
+    for net in sorted(supplies):
+        full = footprints.centre_width(net)
+        widths = {w for (n, w) in runs if n == net}
+        assert widths <= {full, 0.25}, (net, widths)
+        total = sum(v for (n, _), v in runs.items() if n == net)
+        assert total > 0, net
+        if total > 30:  # a long supply runs mostly at its width: the necks are its pads' few mm
+            assert runs.get((net, full), 0) >= 0.5 * total, (net, runs.get((net, full)), total)
+    assert {w for (n, w) in runs if n == "GND"} <= {0.2, 0.25, 0.5}
 
 
 def test_every_footprint_has_courtyard_fab_silkscreen_reference_and_pin_1():

@@ -11,6 +11,17 @@ the library exception) say so; the pads are drawn here, not copied.
 # lane widths of the supply nets on the strips (mm; signals 0.25 mm): the LED supply's droop
 # at the firmware's budget stays within 0.25 V with them (droop.py, hardware/README.md)
 POWER_TRACK = {"5V": 1.0, "GND": 1.0, "3V3": 0.5}
+# the centre board's other supplies (route.py's widths there): the board's 5 V supply
+# (design.SUPPLY: the LED rail's switch and the DevKitC take it) as wide as the rail; the USB
+# input, the charger's and the boost's power paths and the DevKitC's feed carry the whole
+# board's current (750 mA fuse)
+CENTRE_POWER = {"5V_IN": 1.0, "VBUS": 0.5, "VIN": 0.5, "SYS": 0.5, "BAT": 0.5, "SW": 0.5, "DEVKIT_5V": 0.5}
+
+
+def centre_width(net):
+    """A centre-board net's track width (mm; signals 0.25)."""
+    return CENTRE_POWER.get(net, POWER_TRACK.get(net, 0.25))
+
 
 # JST SH side-entry headers (SM..B-SRSS-TB): signal contacts 1.0 mm apart on one row, two
 # fitting nails (mechanical pads) 1.3 mm beyond the end contacts and 3.875 mm behind the

@@ -15,6 +15,11 @@ that needs both is left unrouted and the DRC reports it). Each pad drops a verti
 to a via on its net's lane. Lanes share a row when their x spans do not overlap. With pads of
 neighbouring parts at least a millimetre apart this is DRC-clean by construction; the DRC
 (``pcbnew.WriteDRCReport``) checks it anyway.
+
+Routing (centre board): ``route.py``'s grid router (KiCad 6 has no autorouter): every net but
+ground as tracks, the supplies at their widths (``footprints.centre_width``), ground by
+the pours with each ground pad stitched to them by a via and tied by tracks where the other
+tracks cut the pours. About 15 s; the DRC checks the result.
 """
 
 import json
@@ -27,8 +32,8 @@ import pcbnew
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from hardware import design, fab  # noqa: E402
-from hardware.footprints import POWER_TRACK, drill, extent, footprint_pads  # noqa: E402
+from hardware import design, fab, route  # noqa: E402
+from hardware.footprints import POWER_TRACK, centre_width, drill, extent, footprint_pads  # noqa: E402
 
 MM = pcbnew.FromMM
 STAMP = re.compile(
@@ -110,7 +115,7 @@ class Layout:
         buttons, turn and bar-1 LEDs; the two dice as 3 x 3 pip patterns (``dice_pips``, seen
         from side 0: "top" towards side 1 = +x, "left" = -y); the ESP32 and the power parts; the
         cube column (owner 0, 2 .. 64, owner 1); bar-0 and turn LEDs and side 1's buttons.
-        Every LED's 100 nF sits 5 mm beside it. Placed only: routing it is open work."""
+        Every LED's 100 nF sits 5 mm beside it. Routed by ``build_centre``."""
         W, mid = 60.0, 30.0
         pip = {"top_left": (1, -1), "mid_left": (0, -1), "bottom_left": (-1, -1), "centre": (0, 0)}
         pip.update({"top_right": (1, 1), "mid_right": (0, 1), "bottom_right": (-1, 1)})
@@ -488,11 +493,53 @@ def build_strip(board, board_json):
     return pcb, width, True
 
 
+def router_pads(b):
+    """The board's pads as the router sees them (placed unrotated: sizes along x and y; the
+    position from the footprint's and the pad's offset, as the saved file has them)."""
+    out = []
+    for pad in b.GetPads():
+        at, off, size = pad.GetParent().GetPosition(), pad.GetPos0(), pad.GetSize()
+        pos = pcbnew.wxPoint(at.x + off.x, at.y + off.y)
+        layers = [n for n, layer in ((0, pcbnew.F_Cu), (1, pcbnew.B_Cu)) if pad.IsOnLayer(layer)]
+        pth = pad.GetAttribute() == pcbnew.PAD_ATTRIB_PTH
+        out.append(
+            route.Pad(
+                pcbnew.ToMM(pos.x),
+                pcbnew.ToMM(pos.y),
+                pcbnew.ToMM(size.x),
+                pcbnew.ToMM(size.y),
+                layers,
+                pad.GetNetname(),
+                drill=pcbnew.ToMM(pad.GetDrillSize().x) if pth else 0.0,
+                round_=pad.GetShape() == pcbnew.PAD_SHAPE_CIRCLE,
+                key="%s.%s" % (pad.GetParent().GetReference(), pad.GetNumber()),
+                part_xy=(pcbnew.ToMM(at.x), pcbnew.ToMM(at.y)),
+            )
+        )
+    return out
+
+
 def build_centre(board, board_json):
+    """Placed by ``Layout._grid``, routed by ``route.Router``: every net but ground as tracks,
+    ground by the pours, each ground pad stitched to them by a via of its own."""
     pcb = Pcb(board, board_json)
-    pcb.outline(pcb.layout.length, pcb.layout.height)
-    pcb.pour("GND", pcb.layout.length, pcb.layout.height)  # its ground pads joined by the pours
-    return pcb, pcb.layout.height
+    w, h = pcb.layout.length, pcb.layout.height
+    pcb.outline(w, h)
+    router = route.Router(w, h, router_pads(pcb.b), centre_width)
+    nets = sorted({p.net for p in router.pads if p.net and p.net != "GND"})
+    nets = [n for n in nets if sum(1 for p in router.pads if p.net == n) > 1]
+    router.join_exposed("GND")
+    pcb.unrouted = router.route(nets)
+    pcb.unrouted += router.stitch("GND")
+    pcb.unrouted += router.tie("GND")
+    layers = (pcbnew.F_Cu, pcbnew.B_Cu)
+    for net, (segs, vias) in sorted(list(router.routes.items()) + list(router.fixed.items())):
+        for x1, y1, x2, y2, layer, width in segs:
+            pcb.track(x1, y1, x2, y2, layers[layer], net, width)
+        for x, y in vias:
+            pcb.via(x, y, net)
+    pcb.pour("GND", w, h)
+    return pcb, h
 
 
 def drc(path, report):
@@ -523,7 +570,7 @@ def main(argv):
         d.mkdir(parents=True, exist_ok=True)
         if b.kind == "centre":
             pcb, width = build_centre(b, board_json)
-            routed = False
+            routed = not pcb.unrouted
         else:
             pcb, width, routed = build_strip(b, board_json)
         path = d / (b.kind + ".kicad_pcb")
