@@ -4,27 +4,7 @@ Functions ``f(session, frame)`` dispatched by ``bg.link.session``; each checks e
 before it changes anything.
 """
 
-from bg.link import (
-    E_BACKOFF,
-    E_BUSY,
-    E_DENIED,
-    E_FULL,
-    E_PAIRING,
-    E_STATE,
-    ID_LEN,
-    KEY_LEN,
-    MAX_HOSTS,
-    MAX_NAME,
-    MAX_PAYLOAD,
-    NONCE_LEN,
-    PUB_LEN,
-    REQ_AUTH_PROOF,
-    REQ_AUTH_START,
-    REQ_INFO,
-    REQ_PAIR_START,
-    RSP,
-    check_name,
-)
+from bg import link as P
 from bg.link.board import (
     P_BOARD_NONCE,
     P_BOARD_PUB,
@@ -51,17 +31,19 @@ from bg.link.info import encode
 
 def info(s, fr):
     b = s.board
-    name = b.store.get_name().encode()[:MAX_NAME]
+    name = b.store.get_name().encode()[: P.MAX_NAME]
     fw = b.firmware.encode()[:16]
     # whether the pairing window is open is told to paired hosts only (a stranger learns it
     # only by trying PAIR_START, and even then pairing needs the board's button)
     flags = (1 | (2 if b.pairing_open() else 0)) if s.mac_in is not None else 0
     # the battery block (appended: older hosts ignore it) goes to logged-in hosts only
     bat = b.battery() if b.battery is not None and s.mac_in is not None else None
-    s._reply(RSP | REQ_INFO, encode(flags, MAX_PAYLOAD, len(b.hosts), b.store.board_id(), name, fw, bat))
+    s._reply(
+        P.RSP | P.REQ_INFO, encode(flags, P.MAX_PAYLOAD, len(b.hosts), b.store.board_id(), name, fw, bat)
+    )
 
 
-_HEAD = ID_LEN + KEY_LEN + PUB_LEN  # host id, commitment, host public value
+_HEAD = P.ID_LEN + P.KEY_LEN + P.PUB_LEN  # host id, commitment, host public value
 
 
 def pair_start(s, fr):
@@ -71,30 +53,39 @@ def pair_start(s, fr):
     p = fr.payload
     if len(p) < _HEAD + 1:
         raise ValueError("pair start needs host id, commitment, public value and name")
-    name = check_name(p[_HEAD:])
+    name = P.check_name(p[_HEAD:])
     if not b.pairing_open():
-        return s._error(E_PAIRING, fr.type, fr.seq, 0, "pairing is closed: press the pair combo")
-    host_id = bytes(p[:ID_LEN])
-    if len(b.hosts) >= MAX_HOSTS and b.find_host(host_id) is None:
-        return s._error(E_FULL, fr.type, fr.seq)
+        return s._error(P.E_PAIRING, fr.type, fr.seq, 0, "pairing is closed: press the pair combo")
+    host_id = bytes(p[: P.ID_LEN])
+    if len(b.hosts) >= P.MAX_HOSTS and b.find_host(host_id) is None:
+        return s._error(P.E_FULL, fr.type, fr.seq)
     pr = b.current_pairing()
     if pr is not None and pr[0] is not s:
         b.contest_pairing()  # the number shown is not this host's: it goes away (Board)
-        return s._error(E_BUSY, fr.type, fr.seq, 0, "another host is pairing")
+        return s._error(P.E_BUSY, fr.type, fr.seq, 0, "another host is pairing")
     wait = b.start_gap_ms()
     if wait:
-        return s._error(E_BACKOFF, fr.type, fr.seq, wait)
+        return s._error(P.E_BACKOFF, fr.type, fr.seq, wait)
     b.last_start = b.clock.ticks_ms()  # the key work below counts even when X is refused
-    host_pub = bytes(p[ID_LEN + KEY_LEN : _HEAD])
+    host_pub = bytes(p[P.ID_LEN + P.KEY_LEN : _HEAD])
     x, board_pub = dh_keypair(b.urandom)
     shared = dh_shared(x, host_pub)  # ValueError (nothing changed) for a low-order value
-    board_nonce = b.urandom(NONCE_LEN)
+    board_nonce = b.urandom(P.NONCE_LEN)
     b.cancel_pairing()  # this session's earlier attempt, if any
     b.begin_pairing(
         s,
-        [shared, host_id, name, host_pub, bytes(p[ID_LEN : ID_LEN + KEY_LEN]), board_nonce, board_pub, None],
+        [
+            shared,
+            host_id,
+            name,
+            host_pub,
+            bytes(p[P.ID_LEN : P.ID_LEN + P.KEY_LEN]),
+            board_nonce,
+            board_pub,
+            None,
+        ],
     )
-    s._reply(RSP | REQ_PAIR_START, board_nonce + board_pub)
+    s._reply(P.RSP | P.REQ_PAIR_START, board_nonce + board_pub)
 
 
 def pair_confirm(s, fr):
@@ -103,12 +94,12 @@ def pair_confirm(s, fr):
     its button is pressed (``Board.confirm_pairing``)."""
     b = s.board
     p = fr.payload
-    if len(p) != NONCE_LEN + KEY_LEN:
+    if len(p) != P.NONCE_LEN + P.KEY_LEN:
         raise ValueError("pair confirm needs the host nonce and a 32-byte proof")
     pr = b.current_pairing()
     if pr is None or pr[0] is not s or pr[2] != 1:
-        return s._error(E_PAIRING, fr.type, fr.seq)
-    host_nonce = bytes(p[:NONCE_LEN])
+        return s._error(P.E_PAIRING, fr.type, fr.seq)
+    host_nonce = bytes(p[: P.NONCE_LEN])
     keys = pair_keys(
         pr[P_SHARED],
         pair_transcript(
@@ -116,47 +107,47 @@ def pair_confirm(s, fr):
         ),
     )
     ok = equal(pair_commit(pr[P_HOST_ID], pr[P_HOST_PUB], host_nonce), pr[P_COMMIT])
-    if not (equal(keys[0], p[NONCE_LEN:]) and ok):
+    if not (equal(keys[0], p[P.NONCE_LEN :]) and ok):
         b.cancel_pairing()  # one reveal per attempt
-        return s._error(E_DENIED, fr.type, fr.seq, 0, "pairing proof or commitment is wrong")
+        return s._error(P.E_DENIED, fr.type, fr.seq, 0, "pairing proof or commitment is wrong")
     pr[P_KEYS] = keys
     pr[P_SHARED] = None
     b.show_value(pr, pair_value(pr[P_HOST_PUB], pr[P_BOARD_PUB], host_nonce, pr[P_BOARD_NONCE]))
 
 
 def auth_start(s, fr):
-    if len(fr.payload) != ID_LEN + NONCE_LEN:
+    if len(fr.payload) != P.ID_LEN + P.NONCE_LEN:
         raise ValueError("auth start needs host id and nonce")
     wait = s.backoff_ms()
     if wait:
-        return s._error(E_BACKOFF, fr.type, fr.seq, wait)
-    board_nonce = s.board.urandom(NONCE_LEN)
+        return s._error(P.E_BACKOFF, fr.type, fr.seq, wait)
+    board_nonce = s.board.urandom(P.NONCE_LEN)
     if s.mac_in is not None:  # a logged-in host authenticating again: a fresh deadline
         s.opened = s.board.clock.ticks_ms()
     s._logout()
-    s.auth = (bytes(fr.payload[:ID_LEN]), bytes(fr.payload[ID_LEN:]), board_nonce)
+    s.auth = (bytes(fr.payload[: P.ID_LEN]), bytes(fr.payload[P.ID_LEN :]), board_nonce)
     # a paired host's id: this connection keeps its slot while it proves (Session.claimed)
     s.proving_at = s.board.clock.ticks_ms() if s.board.find_host(s.auth[0]) is not None else None
-    s._reply(RSP | REQ_AUTH_START, board_nonce)
+    s._reply(P.RSP | P.REQ_AUTH_START, board_nonce)
 
 
 def auth_proof(s, fr):
     b = s.board
-    if len(fr.payload) != KEY_LEN:
+    if len(fr.payload) != P.KEY_LEN:
         raise ValueError("auth proof needs a 32-byte proof")
     wait = s.backoff_ms()
     if wait:
-        return s._error(E_BACKOFF, fr.type, fr.seq, wait)
+        return s._error(P.E_BACKOFF, fr.type, fr.seq, wait)
     a = s.auth
     if a is None:
-        return s._error(E_STATE, fr.type, fr.seq, 0, "send AUTH_START first")
+        return s._error(P.E_STATE, fr.type, fr.seq, 0, "send AUTH_START first")
     s.auth = None  # a challenge answers one proof only
     host = b.find_host(a[0])
-    key = host[1] if host is not None else b.urandom(KEY_LEN)
+    key = host[1] if host is not None else b.urandom(P.KEY_LEN)
     host_proof, board_proof, skey = auth_proofs(key, a[0], a[1], a[2])
     if host is None or not equal(host_proof, fr.payload):
         s.failed()  # this connection backs off; other connections (the owner's) do not
-        return s._error(E_DENIED, fr.type, fr.seq, s.backoff_ms())
+        return s._error(P.E_DENIED, fr.type, fr.seq, s.backoff_ms())
     s.fails = 0
     s.fail_at = None
     s.proving_at = None
@@ -167,4 +158,4 @@ def auth_proof(s, fr):
     s.mac_in = Mac(skey)
     s.mac_out = Mac(skey)
     s.seq_out = 0
-    s._reply(RSP | REQ_AUTH_PROOF, board_proof)
+    s._reply(P.RSP | P.REQ_AUTH_PROOF, board_proof)

@@ -4,23 +4,7 @@ progress, the deadlines and the live-watch fan-out, shared by every connection's
 Frames and crypto live in ``bg.link``; ``docs/protocol.md`` is the specification.
 """
 
-from bg.link import (
-    E_BUSY,
-    E_DENIED,
-    E_FULL,
-    E_PAIRING,
-    E_STORE,
-    EVENT_QUEUE,
-    ID_LEN,
-    KEY_LEN,
-    MAX_HOSTS,
-    PAIR_CODE_MS,
-    PAIR_GAP_MS,
-    PAIR_TRIES,
-    REQ_PAIR_CONFIRM,
-    RSP,
-    UNAUTH_MS,
-)
+from bg import link as P
 
 # Board.pairing: a list [session, started ticks, stage, ...] (stage 1: answered PAIR_START,
 # waiting for the host's nonce; stage 2: the value is shown, waiting for the button)
@@ -55,13 +39,13 @@ def unpack_hosts(blob):
     i = 2
     try:
         for _ in range(blob[1]):
-            hid = bytes(blob[i : i + ID_LEN])
-            key = bytes(blob[i + ID_LEN : i + ID_LEN + KEY_LEN])
-            i += ID_LEN + KEY_LEN
+            hid = bytes(blob[i : i + P.ID_LEN])
+            key = bytes(blob[i + P.ID_LEN : i + P.ID_LEN + P.KEY_LEN])
+            i += P.ID_LEN + P.KEY_LEN
             n = blob[i]
             name = bytes(blob[i + 1 : i + 1 + n]).decode()
             i += 1 + n
-            if len(hid) != ID_LEN or len(key) != KEY_LEN:
+            if len(hid) != P.ID_LEN or len(key) != P.KEY_LEN:
                 return []
             hosts.append((hid, key, name))
     except (IndexError, UnicodeError):
@@ -151,7 +135,7 @@ class Board:
 
     def pairing_open(self):
         """True while a PAIR_START may be answered: the window is open and has tries left."""
-        if self.tries >= PAIR_TRIES:
+        if self.tries >= P.PAIR_TRIES:
             return False
         if self.pair_without_button and not self.hosts:
             return True
@@ -163,8 +147,8 @@ class Board:
         """Milliseconds until the next PAIR_START may generate a key (0 = now)."""
         if self.last_start is not None:
             d = self.elapsed(self.last_start)
-            if 0 <= d < PAIR_GAP_MS:
-                return PAIR_GAP_MS - d
+            if 0 <= d < P.PAIR_GAP_MS:
+                return P.PAIR_GAP_MS - d
             self.last_start = None
         return 0
 
@@ -174,8 +158,10 @@ class Board:
         A host reveals its nonce at once (stage 1 lasts at most ``UNAUTH_MS``); the user has
         ``PAIR_CODE_MS`` from PAIR_START to compare and press."""
         pr = self.pairing
-        if pr is not None and not self.within(pr[_P_START], PAIR_CODE_MS if pr[_P_STAGE] == 2 else UNAUTH_MS):
-            self._end_pairing(pr, E_PAIRING, "not confirmed on the board in time")
+        if pr is not None and not self.within(
+            pr[_P_START], P.PAIR_CODE_MS if pr[_P_STAGE] == 2 else P.UNAUTH_MS
+        ):
+            self._end_pairing(pr, P.E_PAIRING, "not confirmed on the board in time")
             pr = None
         return pr
 
@@ -221,13 +207,13 @@ class Board:
         try:
             self.add_host(pr[P_HOST_ID], keys[2], pr[P_NAME])
         except ValueError:
-            s._error(E_FULL, REQ_PAIR_CONFIRM)
+            s._error(P.E_FULL, P.REQ_PAIR_CONFIRM)
             return False
         except (OSError, MemoryError):  # the key file could not be written: nothing stored
-            s._error(E_STORE, REQ_PAIR_CONFIRM, 0, 0, "could not store the key")
+            s._error(P.E_STORE, P.REQ_PAIR_CONFIRM, 0, 0, "could not store the key")
             return False
         s.opened = self.clock.ticks_ms()  # a fresh unauthenticated deadline to log in
-        s._reply(RSP | REQ_PAIR_CONFIRM, keys[1])
+        s._reply(P.RSP | P.REQ_PAIR_CONFIRM, keys[1])
         return True
 
     def reject_pairing(self):
@@ -236,7 +222,7 @@ class Board:
         pr = self.current_pairing()
         if pr is None or pr[_P_STAGE] != 2:
             return False
-        self._end_pairing(pr, E_DENIED, "rejected on the board")
+        self._end_pairing(pr, P.E_DENIED, "rejected on the board")
         return True
 
     def contest_pairing(self):
@@ -246,7 +232,7 @@ class Board:
         again (the newcomer is told not to press: ``gammon.link.client.BUSY_TEXT``)."""
         pr = self.current_pairing()
         if pr is not None:
-            self._end_pairing(pr, E_BUSY, "another host tried to pair at the same time: start again")
+            self._end_pairing(pr, P.E_BUSY, "another host tried to pair at the same time: start again")
 
     def _end_pairing(self, pr, code, msg):
         """End ``pr`` without a key; a host waiting for the answer (stage 2) gets ``code``, and
@@ -254,7 +240,7 @@ class Board:
         self.cancel_pairing()
         if pr[_P_STAGE] == 2:
             s = pr[_P_SESSION]
-            s._error(code, REQ_PAIR_CONFIRM, 0, 0, msg)
+            s._error(code, P.REQ_PAIR_CONFIRM, 0, 0, msg)
             s.opened = self.clock.ticks_ms()
 
     # -- deadlines
@@ -267,7 +253,7 @@ class Board:
         for s in self.sessions:
             s.backoff_ms()
             if s.mac_in is None and (pr is None or pr[_P_SESSION] is not s):
-                if not self.within(s.opened, UNAUTH_MS):
+                if not self.within(s.opened, P.UNAUTH_MS):
                     s.expired = True
 
     def find_host(self, host_id):
@@ -282,7 +268,7 @@ class Board:
 
     def add_host(self, host_id, key, name):
         hosts = [h for h in self.hosts if h[0] != host_id]
-        if len(hosts) >= MAX_HOSTS:
+        if len(hosts) >= P.MAX_HOSTS:
             raise ValueError("too many paired hosts")
         hosts.append((host_id, key, name))
         self._save(hosts)
@@ -312,7 +298,7 @@ class Board:
         session whose queue is full counts the loss and later sends an EV_LOST event."""
         for s in self.sessions:
             if s.watching and s.mac_in is not None:
-                if len(s.events) < EVENT_QUEUE:
+                if len(s.events) < P.EVENT_QUEUE:
                     s.events.append(bytes(record))
                 else:
                     s.lost += 1

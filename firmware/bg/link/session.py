@@ -14,56 +14,7 @@ Example::
 
 import struct
 
-from bg.link import (
-    BACKOFF_BASE_MS,
-    BACKOFF_MAX_MS,
-    BAD,
-    CRC_LEN,
-    DATA,
-    E_AUTH,
-    E_BUSY,
-    E_NOT_FOUND,
-    E_PAYLOAD,
-    E_STORE,
-    E_TYPE,
-    ERROR,
-    EV_LOST,
-    EV_RECORD,
-    EVENT,
-    FLAG_LAST,
-    HEADER,
-    MAC_LEN,
-    MAX_PAYLOAD,
-    OUT_QUEUE,
-    PROVE_MS,
-    REQ_ACK,
-    REQ_AUTH_PROOF,
-    REQ_AUTH_START,
-    REQ_CANCEL,
-    REQ_CRASH_LOG,
-    REQ_DECIDE,
-    REQ_DELETE,
-    REQ_FETCH,
-    REQ_FW_BEGIN,
-    REQ_FW_CHUNK,
-    REQ_FW_COMMIT,
-    REQ_HOSTS,
-    REQ_INFO,
-    REQ_JOINT,
-    REQ_LIST,
-    REQ_PAIR_CONFIRM,
-    REQ_PAIR_START,
-    REQ_PLAYER_SEED,
-    REQ_RENAME,
-    REQ_REVEAL,
-    REQ_SET_CLOCK,
-    REQ_UNPAIR,
-    REQ_WATCH,
-    SEQ_MAX,
-    Decoder,
-    encode_frame,
-    error_payload,
-)
+from bg import link as P
 from bg.link.crypto import (
     check_seq,
 )
@@ -76,7 +27,7 @@ class Session:
 
     def __init__(self, board, mtu=23):
         self.board = board
-        self.dec = Decoder()
+        self.dec = P.Decoder()
         self.mtu = mtu
         self.out = []
         self.dropped = 0
@@ -99,9 +50,9 @@ class Session:
         """Milliseconds until this connection may try another proof (0 = now)."""
         if self.fail_at is None:
             return 0
-        wait = BACKOFF_BASE_MS << min(self.fails - 1, 20)
-        if wait > BACKOFF_MAX_MS:
-            wait = BACKOFF_MAX_MS
+        wait = P.BACKOFF_BASE_MS << min(self.fails - 1, 20)
+        if wait > P.BACKOFF_MAX_MS:
+            wait = P.BACKOFF_MAX_MS
         d = self.board.elapsed(self.fail_at)
         if 0 <= d < wait:
             return wait - d
@@ -126,7 +77,7 @@ class Session:
         if p is not None and p[0] is self:
             return True
         t = self.proving_at
-        if t is not None and not b.within(t, PROVE_MS):
+        if t is not None and not b.within(t, P.PROVE_MS):
             self.proving_at = t = None  # cleared once passed: never back after a ticks wrap
         return t is not None
 
@@ -145,7 +96,7 @@ class Session:
         MAC'd with the session key (after this the board can no longer sign anything, and the
         host refuses unsigned frames): ERROR E_AUTH with ``why``."""
         if self.mac_out is not None and why:
-            self._error(E_AUTH, 0, 0, 0, why)
+            self._error(P.E_AUTH, 0, 0, 0, why)
         self._logout()
 
     def close(self):
@@ -163,11 +114,11 @@ class Session:
 
     def chunk_size(self):
         """Data bytes per DATA frame so one frame fits one ATT packet (MTU - 3) when it can."""
-        n = self.mtu - 3 - (HEADER + MAC_LEN + CRC_LEN) - 4
+        n = self.mtu - 3 - (P.HEADER + P.MAC_LEN + P.CRC_LEN) - 4
         if n < 32:
             n = 32
-        if n > MAX_PAYLOAD - 4:
-            n = MAX_PAYLOAD - 4
+        if n > P.MAX_PAYLOAD - 4:
+            n = P.MAX_PAYLOAD - 4
         return n
 
     @property
@@ -178,21 +129,21 @@ class Session:
     def _send(self, ftype, payload, flags=0):
         if self.mac_out is None:
             self.seq_out = (self.seq_out + 1) & 0xFFFF
-        elif self.seq_out >= SEQ_MAX:  # 2^32 frames: this session key signs no more
+        elif self.seq_out >= P.SEQ_MAX:  # 2^32 frames: this session key signs no more
             self._logout()
             self.seq_out = 1
         else:
             self.seq_out += 1  # 32-bit: the header carries the low half, the MAC the epoch
-        return encode_frame(ftype, self.seq_out, payload, flags, self.mac_out, b"B")
+        return P.encode_frame(ftype, self.seq_out, payload, flags, self.mac_out, b"B")
 
     def _reply(self, ftype, payload, flags=0):
-        if len(self.out) >= OUT_QUEUE:
+        if len(self.out) >= P.OUT_QUEUE:
             self.dropped += 1
             return
         self.out.append(self._send(ftype, payload, flags))
 
     def _error(self, code, req_type=0, req_seq=0, retry_ms=0, msg=None):
-        self._reply(ERROR, error_payload(code, req_type, req_seq, retry_ms, msg))
+        self._reply(P.ERROR, P.error_payload(code, req_type, req_seq, retry_ms, msg))
 
     def pump(self):
         """The next frame (bytes) to transmit, or None when there is nothing to send."""
@@ -200,9 +151,9 @@ class Session:
             return self.out.pop(0)
         if self.lost and self.mac_out is not None:
             n, self.lost = self.lost, 0
-            return self._send(EVENT, bytes([EV_LOST]) + struct.pack("<I", n))
+            return self._send(P.EVENT, bytes([P.EV_LOST]) + struct.pack("<I", n))
         if self.events:
-            return self._send(EVENT, bytes([EV_RECORD]) + self.events.pop(0))
+            return self._send(P.EVENT, bytes([P.EV_RECORD]) + self.events.pop(0))
         x = self.xfer
         if x is not None and x[3] > 0:
             mid, pos, end = x[0], x[1], x[2]
@@ -216,13 +167,13 @@ class Session:
                 data = None
             if data is None or len(data) != n:
                 self.xfer = None
-                return self._send(ERROR, error_payload(E_STORE, REQ_FETCH, 0, 0, "read failed"))
+                return self._send(P.ERROR, P.error_payload(P.E_STORE, P.REQ_FETCH, 0, 0, "read failed"))
             last = pos + n >= end
             x[1] = pos + n
             x[3] -= 1
             if last:
                 self.xfer = None
-            return self._send(DATA, struct.pack("<I", pos) + data, FLAG_LAST if last else 0)
+            return self._send(P.DATA, struct.pack("<I", pos) + data, P.FLAG_LAST if last else 0)
         return None
 
     # -- input
@@ -239,7 +190,7 @@ class Session:
                 if r is None:
                     break
                 handled += 1
-                if r[0] == BAD:
+                if r[0] == P.BAD:
                     self._error(r[1])
                 else:
                     self.handle(r[1])
@@ -257,54 +208,54 @@ class Session:
                 return self._error(-full, t, fr.seq)
             self.last_seq = full
         elif fr.mac is not None:
-            return self._error(E_AUTH, t, fr.seq)
+            return self._error(P.E_AUTH, t, fr.seq)
         h = _HANDLERS.get(t)
         if h is None:
-            return self._error(E_TYPE, t, fr.seq)
+            return self._error(P.E_TYPE, t, fr.seq)
         if h[2] and self.mac_in is None:
-            return self._error(E_AUTH, t, fr.seq)
+            return self._error(P.E_AUTH, t, fr.seq)
         try:
             _handler(h)(self, fr)
-            if t == REQ_AUTH_PROOF and self.mac_in is not None:
+            if t == P.REQ_AUTH_PROOF and self.mac_in is not None:
                 _forget("auth")  # logged in: the pre-login requests are not needed until the next
         except ValueError as e:
-            self._error(E_PAYLOAD, t, fr.seq, 0, str(e))
+            self._error(P.E_PAYLOAD, t, fr.seq, 0, str(e))
         except KeyError:
-            self._error(E_NOT_FOUND, t, fr.seq)
+            self._error(P.E_NOT_FOUND, t, fr.seq)
         except OSError:
-            self._error(E_STORE, t, fr.seq)
+            self._error(P.E_STORE, t, fr.seq)
         except MemoryError:  # the heap is full or fragmented now (a flood just ended...)
-            self._error(E_BUSY, t, fr.seq, 1000, "out of memory")  # retry in a second
+            self._error(P.E_BUSY, t, fr.seq, 1000, "out of memory")  # retry in a second
         except Exception:  # noqa: BLE001 - a hostile payload must never reach the game
-            self._error(E_PAYLOAD, t, fr.seq, 0, "rejected")
+            self._error(P.E_PAYLOAD, t, fr.seq, 0, "rejected")
 
 
 # type -> (module, function name, needs authentication). The handler modules are imported on
 # first use, so a board that is never paired does not pay for them.
 _HANDLERS = {
-    REQ_INFO: (0, "info", False),
-    REQ_PAIR_START: (0, "pair_start", False),
-    REQ_PAIR_CONFIRM: (0, "pair_confirm", False),
-    REQ_AUTH_START: (0, "auth_start", False),
-    REQ_AUTH_PROOF: (0, "auth_proof", False),
-    REQ_LIST: (1, "list_matches", True),
-    REQ_FETCH: (1, "fetch", True),
-    REQ_ACK: (1, "ack", True),
-    REQ_CANCEL: (1, "cancel", True),
-    REQ_DELETE: (1, "delete", True),
-    REQ_WATCH: (1, "watch", True),
-    REQ_REVEAL: (1, "reveal", True),
-    REQ_SET_CLOCK: (1, "set_clock", True),
-    REQ_RENAME: (1, "rename", True),
-    REQ_UNPAIR: (1, "unpair", True),
-    REQ_HOSTS: (1, "hosts", True),
-    REQ_PLAYER_SEED: (1, "player_seed", True),
-    REQ_FW_BEGIN: (2, "begin", True),  # a paired host only; the bundle's signature regardless
-    REQ_FW_CHUNK: (2, "chunk", True),
-    REQ_FW_COMMIT: (2, "commit", True),
-    REQ_CRASH_LOG: (1, "crash_log", True),
-    REQ_DECIDE: (3, "decide", True),  # bg.link.decide: gammon play's only
-    REQ_JOINT: (4, "joint", True),  # bg.link.joint: gammon remote play's only
+    P.REQ_INFO: (0, "info", False),
+    P.REQ_PAIR_START: (0, "pair_start", False),
+    P.REQ_PAIR_CONFIRM: (0, "pair_confirm", False),
+    P.REQ_AUTH_START: (0, "auth_start", False),
+    P.REQ_AUTH_PROOF: (0, "auth_proof", False),
+    P.REQ_LIST: (1, "list_matches", True),
+    P.REQ_FETCH: (1, "fetch", True),
+    P.REQ_ACK: (1, "ack", True),
+    P.REQ_CANCEL: (1, "cancel", True),
+    P.REQ_DELETE: (1, "delete", True),
+    P.REQ_WATCH: (1, "watch", True),
+    P.REQ_REVEAL: (1, "reveal", True),
+    P.REQ_SET_CLOCK: (1, "set_clock", True),
+    P.REQ_RENAME: (1, "rename", True),
+    P.REQ_UNPAIR: (1, "unpair", True),
+    P.REQ_HOSTS: (1, "hosts", True),
+    P.REQ_PLAYER_SEED: (1, "player_seed", True),
+    P.REQ_FW_BEGIN: (2, "begin", True),  # a paired host only; the bundle's signature regardless
+    P.REQ_FW_CHUNK: (2, "chunk", True),
+    P.REQ_FW_COMMIT: (2, "commit", True),
+    P.REQ_CRASH_LOG: (1, "crash_log", True),
+    P.REQ_DECIDE: (3, "decide", True),  # bg.link.decide: gammon play's only
+    P.REQ_JOINT: (4, "joint", True),  # bg.link.joint: gammon remote play's only
 }
 
 
