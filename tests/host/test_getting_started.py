@@ -104,7 +104,7 @@ def test_the_first_game_of_the_guide(tmp_path, monkeypatch, capsys):
             T._wait(lambda: d.execute_script("return !document.getElementById('g-pair').disabled"))
             T._click(d, "roll0")
 
-        L.pair("tcp:127.0.0.1:%d" % port, show_value, host_name="first-game")
+        board_id = L.pair("tcp:127.0.0.1:%d" % port, show_value, host_name="first-game")
         T._wait(lambda: "pairing confirmed" in T._text(d, "log"), what="pairing confirmed")
 
         # 3. set up the checkers; ROLL starts the match, ROLL throws the opening
@@ -236,6 +236,8 @@ def test_the_first_game_of_the_guide(tmp_path, monkeypatch, capsys):
         capsys.readouterr()
         assert cli.main(["sync"]) == 0
         assert "1 new or updated match" in capsys.readouterr().out
+        assert cli.main(["boards"]) == 0  # the factory name: "Gammon" and the id's last 4 hex
+        assert "Gammon %s" % board_id[-4:] in capsys.readouterr().out
         assert cli.main(["list"]) == 0
         listed = capsys.readouterr().out
         assert "pubeval" in listed, listed
