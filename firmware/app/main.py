@@ -293,7 +293,7 @@ def run(backend=None, config=None, settings=None):
     if bus is not None and cfg.get("status", True):
         from app.sim_status import Status  # the simulator's status line
 
-        app.status = Status(bus.send_line)
+        app.status = Status(bus.send_line)  # pyright: ignore[reportAttributeAccessIssue]
     app.host.links(cfg.get("ble"), cfg.get("serial_link"))
     asyncio.run(app.run())
     return app
