@@ -10,8 +10,9 @@ Two backends implement it:
   socket; the firmware above this layer cannot tell it from the hardware.
 
 ``load(name)`` returns the backend module; each backend exposes ``make(config)`` returning a
-``Hardware`` with the parts below. The classes here document the shape (and are the base
-classes of both backends); they never touch hardware themselves. The methods each part must
+``Hardware`` with the parts below. The classes here document the shape (the base classes
+of both backends, for the type checker: at run time a part without a method is ``object``);
+they never touch hardware themselves. The methods each part must
 have are named in its docstring, not written out as ``raise NotImplementedError`` stubs: every
 function is a heap object on the board (docs/memory.md), and a backend without one fails
 just as plainly (AttributeError).
@@ -20,35 +21,42 @@ Why this shape: the portable core (``bg``) only ever sees bytearrays (sensor bit
 frame out), so it runs under CPython tests unchanged; only these parts know about pins.
 """
 
+# The parts' classes below exist for the type checker only (pyright reads ``TYPE_CHECKING``
+# as True): at run time each is plain ``object``, so a backend's ``class Sensors(hal.Sensors)``
+# costs no class object here. A class with no method is still ~150 bytes of the board's heap
+# (its type object and dict; docs/memory.md): nine of them were 1.3 kB for no behaviour.
+TYPE_CHECKING = False
 
-class Sensors:
-    """The reed-switch chain. ``read_into(buf)`` shifts every bit of the chain into the
-    preallocated ``buf`` (one bit per sensor, chain order, see hardware/board.json) without
-    allocating."""
+if TYPE_CHECKING:
 
-    nbytes = 0
+    class Sensors:
+        """The reed-switch chain. ``read_into(buf)`` shifts every bit of the chain into the
+        preallocated ``buf`` (one bit per sensor, chain order, see hardware/board.json) without
+        allocating."""
 
+        nbytes = 0
 
-class Leds:
-    """The addressable LED chain. ``buf`` is a preallocated bytearray of 3 bytes per LED
-    (GRB order on the wire); ``show()`` sends it. Brightness capping happens before here."""
+    class Leds:
+        """The addressable LED chain. ``buf`` is a preallocated bytearray of 3 bytes per LED
+        (GRB order on the wire); ``show()`` sends it. Brightness capping happens before here."""
 
-    count = 0
-    buf = bytearray(0)
+        count = 0
+        buf = bytearray(0)
 
+    class Buttons:
+        """Buttons raise edge flags from their IRQ handler (which only sets a flag); tasks poll
+        ``take(i)``, which returns and clears the press count of button ``i``; ``is_down(i)`` is
+        True while button ``i`` is held."""
 
-class Buttons:
-    """Buttons raise edge flags from their IRQ handler (which only sets a flag); tasks poll
-    ``take(i)``, which returns and clears the press count of button ``i``; ``is_down(i)`` is
-    True while button ``i`` is held."""
+        count = 0
 
-    count = 0
+    class Clock:
+        """Monotonic milliseconds (wrapping like ``time.ticks_ms``) and wall time: ``ticks_ms()``,
+        ``ticks_diff(a, b)`` (``a - b`` across the wrap), ``unix_time()`` (seconds) and
+        ``set_unix_time(t)``."""
 
-
-class Clock:
-    """Monotonic milliseconds (wrapping like ``time.ticks_ms``) and wall time: ``ticks_ms()``,
-    ``ticks_diff(a, b)`` (``a - b`` across the wrap), ``unix_time()`` (seconds) and
-    ``set_unix_time(t)``."""
+else:
+    Sensors = Leds = Buttons = Clock = object
 
 
 class Random:
@@ -62,38 +70,39 @@ class Random:
         return True
 
 
-class Storage:
-    """Where the journal lives: ``root`` is a mounted littlefs directory (``/flash`` style);
-    ``ok()`` is False when it could not be mounted."""
+if TYPE_CHECKING:
 
-    root = ""
+    class Storage:
+        """Where the journal lives: ``root`` is a mounted littlefs directory (``/flash`` style);
+        ``ok()`` is False when it could not be mounted."""
 
+        root = ""
 
-class Radio:
-    """A byte-frame transport to the host (BLE on the device, a socket in the simulator).
-    ``send(frame)`` queues one frame; ``recv()`` returns the next received frame or None;
-    ``event`` is an ``asyncio.ThreadSafeFlag``-like flag set when something arrived."""
+    class Radio:
+        """A byte-frame transport to the host (BLE on the device, a socket in the simulator).
+        ``send(frame)`` queues one frame; ``recv()`` returns the next received frame or None;
+        ``event`` is an ``asyncio.ThreadSafeFlag``-like flag set when something arrived."""
 
+    class Battery:
+        """The cell of the battery option (hardware/board.json ``battery``). ``read_mv()`` is its
+        voltage in millivolts: several ADC samples averaged, the divider undone. ``charger()`` is
+        ``(charging, usb)`` from the charger's CHG and PGOOD outputs (board.json ``chg_pin``,
+        ``pgood_pin``), or None when the board does not wire them. A board without the battery
+        option has no ``Battery`` (``Hardware.battery`` is None)."""
 
-class Battery:
-    """The cell of the battery option (hardware/board.json ``battery``). ``read_mv()`` is its
-    voltage in millivolts: several ADC samples averaged, the divider undone. ``charger()`` is
-    ``(charging, usb)`` from the charger's CHG and PGOOD outputs (board.json ``chg_pin``,
-    ``pgood_pin``), or None when the board does not wire them. A board without the battery
-    option has no ``Battery`` (``Hardware.battery`` is None)."""
+    class Sleep:
+        """Low-power waiting. ``nap(ms)`` stops the CPU for ``ms`` where the port allows (light
+        sleep on the ESP32: RAM, the radio's connection and the timers kept) and returns when it
+        is over; the caller decides when that is safe (idle mode, ``app.power``)."""
 
+    class Watchdog:
+        """The hardware watchdog (``machine.WDT``), armed by ``Hardware.watchdog(timeout_ms)``:
+        once armed it cannot be stopped; ``feed()`` restarts its timeout, and a board not fed
+        within it resets (``reset_cause()`` then says ``CAUSE_WATCHDOG``). Only the supervisor
+        (``app.supervisor``) feeds it."""
 
-class Sleep:
-    """Low-power waiting. ``nap(ms)`` stops the CPU for ``ms`` where the port allows (light
-    sleep on the ESP32: RAM, the radio's connection and the timers kept) and returns when it
-    is over; the caller decides when that is safe (idle mode, ``app.power``)."""
-
-
-class Watchdog:
-    """The hardware watchdog (``machine.WDT``), armed by ``Hardware.watchdog(timeout_ms)``:
-    once armed it cannot be stopped; ``feed()`` restarts its timeout, and a board not fed
-    within it resets (``reset_cause()`` then says ``CAUSE_WATCHDOG``). Only the supervisor
-    (``app.supervisor``) feeds it."""
+else:
+    Storage = Radio = Battery = Sleep = Watchdog = object
 
 
 class Hardware:
