@@ -10,8 +10,10 @@ idle/opening   setup guidance until the checkers are on the start position (gree
 choice         house opening: the starter's turn LED, its throw on the dice
 await_roll     the roller's turn LED, the opponent's last play, the cube; a board out of place
                shows the guidance instead
-moving         the mover's turn LED and dice, and what ``bg.recognize`` says: a lifted
-               checker's legal destinations pulse green (its origin dim); a hit blot still
+moving         the mover's turn LED and dice (a played die dims: ``Recognizer.dice_lit``;
+               a doublet dims die 1 after two steps, both after four), and what
+               ``bg.recognize`` says: a lifted checker's legal destinations pulse green
+               (its origin dim); a hit blot still
                on its point blinks "take away" and its bar pulses "put here"; an illegal
                reading, once it lasted 0.5 s or after a refused confirm, the rows to correct
                (yellow = put one back, vermillion = take one away) -- a hand carrying a blot
@@ -185,7 +187,9 @@ class View:
             if self.anim is not None:
                 p.dice(self.anim[0], self.anim[1], side, 64)
             else:
-                p.dice(ctl.dice[0], ctl.dice[1], side, lvl)
+                # a played die dims (bg.recognize's ``used``: the last legal reading's dice)
+                lit = ctl.rec.dice_lit() if ph == D.MOVING and ctl.rec_turn else 3
+                p.dice(ctl.dice[0], ctl.dice[1], side, lvl, lit)
         elif ph == D.DOUBLED:
             p.cube(2 * ctl.mt.cube, owner, offered=True, by=side)
             p.turn(1 - side)

@@ -265,14 +265,17 @@ class Painter:
             k += 1
         self.set(b.cube_value_led[k], c, self.fast.level if offered else 255)
 
-    def dice(self, d1, d2, side, level=255):
-        """Two 7-pip dice (0 = blank) in the roller's colour."""
+    def dice(self, d1, d2, side, level=255, lit=3):
+        """Two 7-pip dice (0 = blank) in the roller's colour; a die whose bit (1: die 0,
+        2: die 1) is clear in ``lit`` is played and shows its face at an eighth of
+        ``level``."""
         b = self.board
         c = SIDE_COLOURS[side]
         for d in (0, 1):
             face = DIE_FACES[d1 if d == 0 else d2]
+            lv = level if lit >> d & 1 else level >> 3
             for pip in range(7):
-                self.set(b.die_led[7 * d + pip], c, level if face >> pip & 1 else 0)
+                self.set(b.die_led[7 * d + pip], c, lv if face >> pip & 1 else 0)
 
     def result(self, winner, kind, match_over=False):
         """Game/match result: a light runs round the rim in the winner's colour; die 0 shows

@@ -16,7 +16,8 @@ that differ from the start lets most plays be rejected with one ``&``. The resul
 ``WAITING``    nothing visible moved (the start's reading)
 ``PARTIAL``    part of a legal play (e.g. one die played); ``pending`` = blots hit but not
                yet on the bar. In both, ``ncand > 0`` means a complete play reads the same
-               (hidden in a stack, or a colour-blind hit): confirm asks instead of recording
+               (hidden in a stack, or a colour-blind hit): confirm asks instead of recording.
+               ``used``: the dice the part already played (see below)
 ``LIFTED``     one checker is off the board (in the hand): ``hints`` = rows where putting
                it down gives a legal (partial or complete) state, take-backs included
                (``forward_hints()`` without them); ``lifted`` = its row
@@ -28,6 +29,14 @@ that differ from the start lets most plays be rejected with one ``&``. The resul
                the last legal state (``ref``), ``irregular`` rows are misplaced checkers
 ``NO_PLAY``    the roll has no legal play and nothing moved: confirm passes
 =============  ==========================================================================
+
+Dice used: ``used`` says which dice the last legal reading (``ref``) has played, for the
+dice LEDs: with two different dice a mask (1: ``d1``, 2: ``d2``), with a doublet how many of
+the four steps (0..4). Each step's die is the engine's own (``MoveGen.d`` at the step's depth:
+a bear-off by a higher die counts that die). When several partial plays read alike (stacks,
+colour-blind hits) only what all of them used counts; a complete play has used every die;
+``LIFTED``/``ILLEGAL`` keep the last legal reading's. ``dice_lit()`` turns it into the dice
+still to play.
 
 Disambiguation: in ``AMBIGUOUS`` the LEDs show candidate ``selected`` (``show(k)``: the rows
 of its steps that not every candidate shares); the mover's cube button calls
@@ -130,6 +139,7 @@ class Recognizer:
         self.ref = bytearray(NROWS)  # the last reading in a legal state
         self._fr = bytearray(4)  # rows of the current play's steps
         self._tr = bytearray(4)
+        self._dk = bytearray(4)  # die of the current play's steps (the engine's, per depth)
         self._hr = bytearray(4)  # rows hit by the subset being checked
         self._tm = array("I", bytes(16))  # rows each step touches (bitmask of 28 rows)
         self._u = array("I", bytes(64))  # per subset of a play's steps: rows touched
@@ -151,6 +161,7 @@ class Recognizer:
         self.d1 = self.d2 = 0
         self.nomove = False
         self.active = False
+        self.used = 0  # dice played by the last legal reading (module doc: "Dice used")
         self._reset_result()
         self.state = WAITING
 
@@ -158,6 +169,7 @@ class Recognizer:
         self.ncand = 0  # distinct complete candidates stored
         self.overflow = 0  # complete candidates beyond MAX_CANDIDATES (never recorded)
         self.npartial = 0
+        self._pu = 0  # dice used by every partial play matched so far
         self.waiting = False
         self.pending = 0  # rows whose blot was hit but is not on the bar yet
         self.hints = 0  # rows where a lifted checker may be put down
@@ -210,6 +222,7 @@ class Recognizer:
             ix[ROW_TRAY0 + x] = 50 + x
         self.nomove = self.gen.no_play(start, side, d1, d2)
         self.active = True
+        self.used = 0
         self._set_caps(None)
         self._reset_result()
         self._obs_from_base()
@@ -312,6 +325,7 @@ class Recognizer:
                 self._job = 2
                 self._phase2 = True
                 self.npartial = 0
+                self._pu = 0
                 self.pending = 0
                 gen.start_ends(self.start, self.side, self.d1, self.d2, self._cb)
                 if n:
@@ -378,6 +392,13 @@ class Recognizer:
             self.state = WAITING if self.waiting else PARTIAL
         else:
             self.state = AMBIGUOUS
+        st = self.state
+        if st == PARTIAL:
+            self.used = self._pu
+        elif st == COMPLETE or st == AMBIGUOUS:
+            self.used = 4 if self.d1 == self.d2 else 3
+        else:
+            self.used = 0
         ref = self.ref
         for r in range(NROWS):
             ref[r] = o[r]
@@ -435,6 +456,8 @@ class Recognizer:
         fr = ptr8(self._fr)
         tr = ptr8(self._tr)
         tm = ptr32(self._tm)
+        dk = ptr8(self._dk)
+        gd = ptr8(self.gen.d)
         oppb = ptr8(self.oppb)
         movb = ptr8(self.movb)
         caps = ptr8(self.caps)
@@ -447,6 +470,7 @@ class Recognizer:
             rt = int(rows[st[2 * k + 1]])
             fr[k] = rf
             tr[k] = rt
+            dk[k] = gd[k]
             x = (1 << rf) | (1 << rt)
             if rt < 24 and int(oppb[rt]) == 1:
                 x |= 1 << obar
@@ -494,6 +518,7 @@ class Recognizer:
             rm = int(rows[mid])
             if int(oppb[rm]) == 0:
                 tr[0] = rm
+                dk[0] = gd[1]
                 out = m & ~((1 << int(fr[0])) | (1 << rm))
                 if not out & (out - 1):
                     self._subset(1, 1, 0, endpos)
@@ -601,6 +626,22 @@ class Recognizer:
                 continue
             if self._phase2 and self._same_as_candidate(touched, nh, v):
                 continue  # the very checkers of a complete candidate: nothing else to ask
+            # the dice this part used: only what every partial reading alike used counts
+            u = 0
+            dk = self._dk
+            for k in range(n):
+                if (sub >> k) & 1:
+                    if self.d1 == self.d2:
+                        u += 1
+                    else:
+                        u |= 1 if dk[k] == self.d1 else 2
+            if self.npartial == 0:
+                self._pu = u
+            elif self.d1 == self.d2:
+                if u < self._pu:
+                    self._pu = u
+            else:
+                self._pu &= u
             self.npartial += 1
             for j in range(nh):
                 if (v >> j) & 1:
@@ -776,6 +817,15 @@ class Recognizer:
         else:
             ahead = ((1 << 24) - 1) & ~((1 << (r + 1)) - 1)  # higher board points
         return h & (ahead | (1 << tray))
+
+    def dice_lit(self):
+        """The dice still to play as a mask of the two dice (bit 0: die ``d1``, bit 1: die
+        ``d2``; the dice LEDs dim the others). A doublet's four steps are two per die: die
+        ``d2`` goes dim once two are played, both once four are. Ints only: no allocation."""
+        u = self.used
+        if self.d1 == self.d2:
+            return 3 if u < 2 else (1 if u < 4 else 0)
+        return 3 & ~u
 
     def lifted_point(self):
         """Board point (1..24) the lifted checker came from, 25 for a bar, 0 if unknown."""

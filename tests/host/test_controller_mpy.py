@@ -33,6 +33,8 @@ MODULES = [
     ("test_controller_view_clock", 6),
     # what the LEDs show in a turn and during a double (the offerer's colour)
     ("test_controller_view", 5),
+    # the dice LEDs in a turn: a played die dims, a doublet's pairs, a lifted checker
+    ("test_view_dice_used", 3),
     # two boards, one match: the joint dice (bg.dice.joint) on both controllers, the journals
     # proving them, refused shares, a power cut
     ("test_controller_joint", 4),
