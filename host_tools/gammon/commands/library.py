@@ -309,9 +309,12 @@ def watch_loop(client, out=None, clear=True, max_events=None, lib=None, learn=Fa
     ``client``: a link Client (``list_games``, ``fetch_game``, ``watch``). Returns the replay.
     With a library ``lib``, a match starting meanwhile gets this host's player seed. ``club``
     (``gammon.club.push.LiveSink``) gets every record as a live event, and the live match's
-    whole bytes (``snapshot``) at the start and after events were lost."""
+    whole bytes (``snapshot``) at the start and after events were lost. In remote play the
+    messages of the other board that this host's referee refused (``gammon remote play`` in
+    another process: ``gammon.remote_notes``) show under the board as they come."""
     from bg import record
 
+    from gammon import remote_notes
     from gammon.watch_view import event_lines, learning_lines, screen
 
     out = out or sys.stdout
@@ -350,12 +353,24 @@ def watch_loop(client, out=None, clear=True, max_events=None, lib=None, learn=Fa
             out.write(
                 "dice commitment %s (%d player seed part(s))\n" % (m.commitment.hex(), len(m.seed_parts))
             )
+        for line in refused:
+            out.write("refused from the other board: %s\n" % line)
         out.flush()
+
+    refused = []  # the last few refused remote messages, shown under the board
+    bid = getattr(client, "board_id", None)
+    notes = remote_notes.Reader(remote_notes.path_for(bid)) if bid else None
+
+    def tick():
+        new = notes.new()
+        if new:
+            refused[:] = (refused + new)[-3:]
+            draw(r)
 
     r = fresh()
     draw(r)
     n = 0
-    for rec in client.watch():
+    for rec in client.watch(tick=tick) if notes is not None else client.watch():
         n += 1
         if rec is None:
             r = fresh()  # events were lost: rebuild from the board's copy

@@ -288,9 +288,10 @@ class Client:
             n += struct.unpack("<H", self.call(P.REQ_DELETE, b"".join(raw[k : k + P.MAX_DELETE])))[0]
         return n
 
-    def watch(self, timeout=None):
+    def watch(self, timeout=None, tick=None):
         """Yield each confirmed action record as the board publishes it (``None`` marks lost
-        events: re-fetch the live match). Stops after ``timeout`` idle seconds, if given."""
+        events: re-fetch the live match). Stops after ``timeout`` idle seconds, if given;
+        ``tick()`` is called after each idle second (``gammon watch`` looks for notes)."""
         self.call(P.REQ_WATCH, b"\x01")
         try:
             while True:
@@ -311,6 +312,8 @@ class Client:
                 if not data:
                     if timeout is not None:
                         return
+                    if tick is not None:
+                        tick()
                     continue
                 self.pending.extend(self.host.feed(data))
         finally:
