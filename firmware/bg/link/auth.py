@@ -26,22 +26,6 @@ from bg.link.crypto import (
     pair_transcript,
     pair_value,
 )
-from bg.link.info import encode
-
-
-def info(s, fr):
-    b = s.board
-    name = b.store.get_name().encode()[: P.MAX_NAME]
-    fw = b.firmware.encode()[:16]
-    # whether the pairing window is open is told to paired hosts only (a stranger learns it
-    # only by trying PAIR_START, and even then pairing needs the board's button)
-    flags = (1 | (2 if b.pairing_open() else 0)) if s.mac_in is not None else 0
-    # the battery block (appended: older hosts ignore it) goes to logged-in hosts only
-    bat = b.battery() if b.battery is not None and s.mac_in is not None else None
-    s._reply(
-        P.RSP | P.REQ_INFO, encode(flags, P.MAX_PAYLOAD, len(b.hosts), b.store.board_id(), name, fw, bat)
-    )
-
 
 _HEAD = P.ID_LEN + P.KEY_LEN + P.PUB_LEN  # host id, commitment, host public value
 

@@ -17,6 +17,7 @@ Example::
 
 import struct
 
+from bg import link as P
 from bg.link import MAX_NAME, PROTO_VERSION
 
 BATTERY_LEN = 4
@@ -32,6 +33,23 @@ def encode(flags, max_payload, nhosts, board_id, name, firmware, battery=None):
         mv, pct, state = battery
         p += struct.pack("<HBB", min(max(mv, 0), 0xFFFF), pct & 0xFF, state & 0xFF)
     return p
+
+
+def answer(s, fr):
+    """The board's answer to INFO on session ``s`` (``bg.link.session``'s handler: here, not
+    with pairing and login in ``bg.link.auth``, so that a logged-in host asking INFO does not
+    bring the login's module back into the heap; docs/memory.md)."""
+    b = s.board
+    name = b.store.get_name().encode()[:MAX_NAME]
+    fw = b.firmware.encode()[:16]
+    # whether the pairing window is open is told to paired hosts only (a stranger learns it
+    # only by trying PAIR_START, and even then pairing needs the board's button)
+    flags = (1 | (2 if b.pairing_open() else 0)) if s.mac_in is not None else 0
+    # the battery block (appended: older hosts ignore it) goes to logged-in hosts only
+    bat = b.battery() if b.battery is not None and s.mac_in is not None else None
+    s._reply(
+        P.RSP | P.REQ_INFO, encode(flags, P.MAX_PAYLOAD, len(b.hosts), b.store.board_id(), name, fw, bat)
+    )
 
 
 def decode(p):

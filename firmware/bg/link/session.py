@@ -233,7 +233,7 @@ class Session:
 # type -> (module, function name, needs authentication). The handler modules are imported on
 # first use, so a board that is never paired does not pay for them.
 _HANDLERS = {
-    P.REQ_INFO: (0, "info", False),
+    P.REQ_INFO: (5, "answer", False),  # bg.link.info: kept while a host is connected
     P.REQ_PAIR_START: (0, "pair_start", False),
     P.REQ_PAIR_CONFIRM: (0, "pair_confirm", False),
     P.REQ_AUTH_START: (0, "auth_start", False),
@@ -283,6 +283,8 @@ def _handler(h):
         from bg.link import decide as mod
     elif h[0] == 4:
         from bg.link import joint as mod
+    elif h[0] == 5:
+        from bg.link import info as mod
     else:
         from bg.link import requests as mod
     return getattr(mod, h[1])
