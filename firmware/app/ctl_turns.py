@@ -115,8 +115,11 @@ class Turns(State):
     def _start_match(self):
         """The opening press of a match: button timing is the last contribution, the player
         seed is fixed, the first game starts (its opening throw follows). A two-board match
-        starts only on both hosts' parts: the other board cannot know this one's presses."""
-        if self.joint_side >= 0 and len(self.seed_parts) < 2:
+        starts only on both hosts' parts: the other board cannot know this one's presses; so
+        does a match against a player at another board before its host brought their
+        board's commitment (JOINT_START): started alone, its dice would be this board's."""
+        o = self.opp
+        if (self.joint_side >= 0 or o is not None and o.remote) and len(self.seed_parts) < 2:
             self.message = "waiting for the other board"
             return
         d = self.fair.close_timing()
@@ -231,6 +234,8 @@ class Turns(State):
         return d
 
     def _opening_throw(self, side):
+        if not self.mt.game_no:
+            return False  # ``_start_match`` waits for the other board: nothing is thrown
         if not self.settings.house:
             was = self.joint_due
             d = self._throw(2)  # EITHER: whoever presses throws both dice

@@ -443,9 +443,10 @@ class Opponent:
             self.waiting = False
             return self._host
         quiet = self.brain_at < 0 or ((now - self.brain_at) & _TICKS_MASK) >= BRAIN_MS
-        if quiet and (self.brain_at < 0 or not self.remote or ctl.joint_side < 0):
+        if quiet and ctl.joint_side < 0:
             # (a player at another board in a two-board match: only they can decide, and the
-            # throws need their board's shares anyway; without one, the session is over)
+            # throws need their board's shares anyway -- also after a power cut, before their
+            # host is back: a play the board chose would be another match than theirs)
             self.remote = False
             self.waiting = False
             return -1
@@ -453,7 +454,7 @@ class Opponent:
         if self._wait_key != point:
             self._wait_key = point
             self._wait_at = now
-        if not self.remote and ((now - self._wait_at) & _TICKS_MASK) >= DECIDE_MS:
+        if not self.remote and ctl.joint_side < 0 and ((now - self._wait_at) & _TICKS_MASK) >= DECIDE_MS:
             self.waiting = False
             return -1
         self.waiting = True

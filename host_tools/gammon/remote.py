@@ -24,6 +24,7 @@ docs/remote.md has the design (why a relay, the joint dice, what each side can d
 
 import json
 import struct
+import time
 import urllib.parse
 
 from bg import match as bgmatch
@@ -435,8 +436,6 @@ class BoardDice:
         was handed to the board is read from those records, not the saved state (the board's
         journal is the truth, and a part handed in again would be taken as the other side's).
         Returns True when the saved exchange is that match's (else nothing changes)."""
-        from bg.dice import SRC_HOST
-
         x = d.get("x") if isinstance(d, dict) else None
         if x is None or not records or records[0][0] != record.MATCH_START:
             return False
@@ -445,10 +444,19 @@ class BoardDice:
         self.x = DiceExchange.from_state(x)
         self.rolled = d.get("rolled", -1)
         self.early = list(d.get("early", []))
+        self.board_has(records)
+        return True
+
+    def board_has(self, records):
+        """What was handed to the board, read from its live match's ``records`` (its copy,
+        fetched again: after its power cut the last records it took may be gone, its
+        "rolled" too), so each is handed in again where the board lost it."""
+        from bg.dice import SRC_HOST
+
         self.started = any(k == record.JOINT_START for k, f in records)
         self.parts_in = sum(1 for k, f in records if k == record.SEED_PART and f[0] == SRC_HOST)
         self.shares_in = sum(1 for k, f in records if k == record.JOINT_SHARE)
-        return True
+        self.rolled = -1
 
     def take(self, body):
         if self.x is None:
@@ -609,6 +617,14 @@ def pump(relay, referee, wait=0.0, say=print):
 __all__ = ["BoardDice", "ClubError", "Refused", "Relay", "Referee", "SeatFile", "pump"]
 
 
+def _ahead(body, follow):
+    """``body`` is a decision for a later turn than ``follow`` has reached."""
+    if not isinstance(body, dict) or body.get("kind") in DICE_KINDS:
+        return False
+    t = body.get("turn")
+    return isinstance(t, int) and not isinstance(t, bool) and t > follow.throws
+
+
 class RemoteBrain:
     """The remote player as ``gammon play``'s brain: ``decide(follow)`` is the next message of
     the other seat, checked by the referee against ``follow`` (this board's match), as
@@ -624,14 +640,48 @@ class RemoteBrain:
         self.say = say
         self.referee = Referee(side, lambda code, payload: None)
         self.pending = []
+        self.last = None  # the last decision taken, until the board's records show it
+        self.again = False  # a new link to the board: ``last`` may have been lost
+        self.ahead_at = None  # (monotonic s) since when the next decision waits for the board
 
     def decide(self, follow):
         ref = self.referee
+        if self.last is not None:
+            # taken, but a link cut (or the board's power cut) may have lost it on the way:
+            # once the link is back (``again``) it is the decision again
+            # as long as the board still waits for it (or has yet to get back to it: a power
+            # cut lost the throw it is for); nothing new is taken before the board has it
+            if _ahead(self.last, follow):
+                if self.ahead_at is None:
+                    self.ahead_at = time.monotonic()
+                return None
+            self.ahead_at = None
+            ref.follow = follow
+            ref.records = follow.records
+            try:
+                ref.check(self.last)
+            except Refused:
+                self.last = None  # the board has it (or moved on): the stream goes on
+            else:
+                if self.again:
+                    self.again = False
+                    return _decision(self.last)
+                return None
         if not self.pending:
             self.pending = self.relay.recv(ref.last_seq, 0)
         if not self.pending:
             return None
         seq, body = self.pending[0]
+        if _ahead(body, follow):
+            # a decision for a turn this host has not seen its board reach waits (not taken,
+            # not refused) until it does: the throw it needs may wait for the other board's
+            # share taken just before it (handed to the board on the next step), or the
+            # board threw and its record is still on the way here. The shares a throw needs
+            # come before any decision on it, so an honest stream never waits forever.
+            if self.ahead_at is None:
+                self.ahead_at = time.monotonic()
+            return None
+        self.ahead_at = None
         ref.follow = follow  # the Player's fold of the board's match: one copy
         ref.records = follow.records
         try:
@@ -643,11 +693,18 @@ class RemoteBrain:
         del self.pending[0]
         if body["kind"] in DICE_KINDS:  # taken by the joint dice (``ref.dice``), not a decision
             return self.decide(follow) if self.pending else None
-        if body["kind"] == PLAY:
-            return PLAY, body["turn"], tuple(body["steps"])
-        if body["kind"] == RESIGN:
-            return RESIGN, body["turn"], body["value"]
-        return CUBE, body["turn"], body["yes"]  # a cube action, or the answer to a resignation
+        self.last = body
+        self.again = False  # (a link opened before it was taken lost nothing of it)
+        return _decision(body)
+
+
+def _decision(body):
+    """``gammon play``'s ``(kind, turn, value)`` of a remote decision (checked)."""
+    if body["kind"] == PLAY:
+        return PLAY, body["turn"], tuple(body["steps"])
+    if body["kind"] == RESIGN:
+        return RESIGN, body["turn"], body["value"]
+    return CUBE, body["turn"], body["yes"]  # a cube action, or the answer to a resignation
 
 
 class RecordingFollow(Follow):

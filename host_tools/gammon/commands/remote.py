@@ -26,6 +26,7 @@ throw, the other board's shares as it took them (``JOINT_SHARE``) and its seed
 """
 
 import json
+import time
 
 from bg.dice import SRC_HOST, SeedMixer
 from bg.dice import joint as J
@@ -223,6 +224,10 @@ def register(sub):
     q.set_defaults(func=cmd_verify)
 
 
+AHEAD_S = 2.0  # a remote decision waiting this long for this board's turn: its copy again
+CHECK_S = 1.0  # a second look at the board's copy this long after the last one
+
+
 def remote_player(connect, relay, remote_side, out, say=None, seat=None):
     """A ``gammon play`` Player whose brain is the other board's host (``RemoteBrain``) and
     which sends this board's own side's decisions to the relay as they are journaled.
@@ -246,7 +251,10 @@ def remote_player(connect, relay, remote_side, out, say=None, seat=None):
             self.dice = BoardDice(1 - remote_side, self._send)
             self.brain.referee.dice = self.dice
             self.dice_key = None
+            self.copy_id = None  # the match whose copy was fetched last
+            self.check_at = None  # (monotonic s) when to look at that copy again
             self.restore = self.seat.data.get("dice")  # a restarted host's exchange
+            self.noted = 0  # refused remote messages posted to the board's notes (watch)
 
         def _send(self, body):
             self.seat.data["dice"] = self.dice.state()  # (its part or share in it first)
@@ -263,6 +271,21 @@ def remote_player(connect, relay, remote_side, out, say=None, seat=None):
             self.seat.taken = self.brain.referee.last_seq
             self.seat.data["dice"] = self.dice.state()
             self.seat.save()
+            self._note_refused()
+
+        def _note_refused(self):
+            """Each newly refused remote message to this board's notes: ``gammon watch``
+            shows them (the link carries no host text to the board's panel). A seat kept
+            in memory only (no ``gammon remote play``) posts none."""
+            from gammon import remote_notes
+
+            ref = self.brain.referee.refused
+            bid = getattr(self.client, "board_id", None)
+            if len(ref) > self.noted and bid and self.seat.path is not None:
+                path = remote_notes.path_for(bid)
+                for seq, why in ref[self.noted :]:
+                    remote_notes.post(path, "message %s: %s" % (seq, why))
+            self.noted = len(ref)
 
         def _dice(self):
             """A new match the board published (its commitment, no throw yet): the joint
@@ -299,12 +322,40 @@ def remote_player(connect, relay, remote_side, out, say=None, seat=None):
             c.watch_on(False)
             f = RecordingFollow(remote_side)
             live = [g for g in c.list_games() if not g["finished"]]
+            self.copy_id = live[-1]["id"] if live else None
             if live:
-                f.feed_bytes(c.fetch_game(live[-1]["id"], resume=False))
-            self.follow = f
+                f.feed_bytes(c.fetch_game(self.copy_id, resume=False))
             c.watch_on()
+            self._adopt(f)
+            # a record journaled between the copy and the watch is in neither: a second look
+            # at the board's copy in a moment (the watch on) finds it
+            self.check_at = time.monotonic() + CHECK_S
+
+        def _adopt(self, f):
+            """The board's copy ``f`` as this host's match from now on."""
+            self.follow = f
             self.sent = None
+            if self.dice_key is not None and self.dice_key == f.key:
+                self.dice.board_has(f.records)  # (the board may have lost a share in a power cut)
             self._flush()
+
+        def _open(self):
+            play.Player._open(self)
+            self.brain.again = True  # the last remote decision may have died with the old link
+
+        def _check_copy(self):
+            self.check_at = None
+            c = self.client
+            gid = self.copy_id
+            if gid is None:
+                live = [g for g in c.list_games() if not g["finished"]]
+                gid = live[-1]["id"] if live else None
+            if gid is None:
+                return
+            f = RecordingFollow(remote_side)
+            f.feed_bytes(c.fetch_game(gid, resume=False))
+            if len(f.records) > len(self.follow.records):
+                self._adopt(f)  # records were missed
 
         def _feed(self, recs):
             play.Player._feed(self, recs)
@@ -318,16 +369,11 @@ def remote_player(connect, relay, remote_side, out, say=None, seat=None):
                 try:
                     if self.client is None:
                         self._open()
+                    was_over = self.over()
                     recs = self.client.wait_events(0.2)
                     if recs:
                         quiet = 0.0
-                        was_over = self.over()
                         self._feed(recs)
-                        if self.over() and not was_over:
-                            ended += 1
-                            self.say("match over: %d-%d" % tuple(self.follow.r.mt.score))
-                            if matches is not None and ended >= matches:
-                                return ended
                     else:
                         quiet += 0.2
                         if idle is not None and quiet >= idle:
@@ -336,7 +382,21 @@ def remote_player(connect, relay, remote_side, out, say=None, seat=None):
                     self._flush()
                     self._dice()
                     self._act()
+                    a = self.brain.ahead_at
+                    if a is not None and time.monotonic() - a >= AHEAD_S:
+                        # the remote decision still waits for a turn this host has not seen
+                        # its board reach: a record missed (one journaled while the watch
+                        # was off): the board's copy again
+                        self.brain.ahead_at = None
+                        self._resync()
+                    if self.check_at is not None and time.monotonic() >= self.check_at:
+                        self._check_copy()
                     self._save()
+                    if self.over() and not was_over:  # (seen in an event, or in the board's copy)
+                        ended += 1
+                        self.say("match over: %d-%d" % tuple(self.follow.r.mt.score))
+                        if matches is not None and ended >= matches:
+                            return ended
                     if self.clock() - self.last_hello >= play.HEARTBEAT_S:
                         play._hello(self.client, self.brain)
                         self.last_hello = self.clock()
