@@ -8,17 +8,19 @@ from grid point to grid point, in 45-degree steps; a via joins the layers at a g
 every clearance radius in use (each track half-width plus the clearance, the via's radius plus
 the clearance) each layer keeps an ``owner`` map: 0 where no copper lies within that radius,
 the net's number where only that net's copper does, -1 where two nets' (or a netless pad's)
-copper does. A point is free for a net when its map reads 0 or the net. Every copper shape is
-convex (rectangle, circle, a track's stadium), its distance is convex along a straight step,
-so a step whose two ends are clear is clear: the grid check is the DRC's, not an estimate.
+copper does. A point is free for a net when its map reads 0 or the net. The maps are drawn at
+the radius inflated for the step's length (``Router.__init__``): a step whose two ends are
+free keeps the clearance all along it, so the grid check is the DRC's, not an estimate.
 
 Nets are routed shortest first (the wide supplies before them: they need the room), each as a
-tree: its pads joined in the order of their minimum spanning tree, each pad by a maze search
-to any point already on the tree. A pad the search cannot reach is routed again through the
-other nets' copper at a high cost; the nets it crossed are ripped up and queued again.
-A supply narrows to a signal's width within ``NECK`` of its own pads (a 1 mm track cannot
-reach a 1 mm-pitch connector pin). Ground is left to the pours: each ground pad gets a short
-track to a via of its own, which stitches it to both pours.
+tree: its pads joined in the order of their minimum spanning tree, each pad by a weighted A*
+search to any point already on the tree. A pad the search cannot reach is routed again
+through the other nets' copper at a high cost; the nets it crossed are ripped up and queued
+again, and the points fought over cost more each time (negotiated congestion), so two nets
+do not take turns for ever. A supply narrows to a signal's width within ``NECK`` of its own
+pads (a 1 mm track cannot reach a 1 mm-pitch connector pin). Ground is left to the pours:
+each ground pad gets a short track to a via of its own (a package's exposed pad joined to its
+ground pins first), and ground tracks tie the pads where the other tracks cut the pours.
 """
 
 import heapq
@@ -85,7 +87,6 @@ class Router:
         self.width = track_width
         nets = sorted({p.net for p in pads if p.net})
         self.code = {n: i + 1 for i, n in enumerate(nets)}
-        self.name = {i: n for n, i in self.code.items()}
         widths = sorted({signal} | {track_width(n) for n in nets})
         # clearance radii: two per track width, one for a via. A step between two grid points
         # each at least sqrt(r^2 + (step/2)^2) from a shape keeps r from it all along the
