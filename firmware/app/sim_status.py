@@ -19,6 +19,8 @@ actions). The keys (docs/simulator.md, "Status panel")::
     lv  learning mode's verdict on the last play: [side, 1 if the best, play, best play]
     rm  1 when the computer's side is a player at another board (``gammon remote``)
     wt  1 while the board waits for its host's decision (that player's, or an engine's)
+    du  the dice the mover's checkers used so far (``bg.recognize``'s ``used``, the one the
+        LED dice dim by: a mask of d1 1, d2 2, or a doublet's steps 0..4; 0 outside a turn)
 """
 
 try:
@@ -26,10 +28,11 @@ try:
 except ImportError:  # pragma: no cover
     from ubinascii import hexlify
 
+from app import ctl_defs as _D
 from bg import board as _board
 from micropython import const
 
-_N = const(18)  # fields compared: see _fields
+_N = const(19)  # fields compared: see _fields
 _RETRY_POLLS = const(10)  # after a MemoryError: try again 10 polls (1 s) later
 
 
@@ -60,6 +63,12 @@ class Status:
         out[15] = o.verdict if o is not None else None  # learning mode's (a new one: a new tuple)
         out[16] = o is not None and o.remote
         out[17] = o is not None and o.waiting
+        out[18] = self._used(ctl)
+
+    def _used(self, ctl):
+        """The recogniser's dice used in this turn (as ``app.view`` dims the LED dice), or 0
+        outside a turn (its ``used`` is a stale turn's until ``rec.begin``)."""
+        return ctl.rec.used if ctl.phase == _D.MOVING and ctl.rec_turn else 0
 
     def poll(self, ctl, now):
         """Send the status when a field the page shows changed; returns True if it did.
@@ -115,6 +124,7 @@ class Status:
             "lv": self._verdict(ctl),
             "rm": 1 if o is not None and o.remote else 0,
             "wt": 1 if o is not None and o.waiting else 0,
+            "du": self._used(ctl),
         }
 
     def _verdict(self, ctl):

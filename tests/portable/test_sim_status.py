@@ -114,3 +114,27 @@ def test_the_computers_play_is_sent_while_the_leds_show_it():
     line = sent[-1]
     assert line["cp"] == 1 and line["pl"] == [list(c.opp.plan), 0]
     assert not st.poll(c, r.now)  # unchanged: nothing sent
+
+
+def test_the_dice_used_are_the_recognisers_and_none_outside_a_turn():
+    from app import rules
+
+    st, sent = _status()
+    c, r = H.started()
+    st.poll(c, r.now)
+    assert sent[-1]["du"] == 0  # nothing moved yet
+    side = c.side
+    play = r.pick_play()
+    assert play, "the opening throw always has a play"
+    rules.apply_steps(r.pos, side, play[:2])  # one checker, one die: part of the play
+    r.sense()
+    assert c.rec.used  # the recogniser has seen a die played ...
+    assert st.poll(c, r.now) and sent[-1]["du"] == c.rec.used  # ... and the page gets its word
+    rules.apply_steps(r.pos, side, play[2:])
+    r.sense()
+    assert st.poll(c, r.now) and sent[-1]["du"] == c.rec.used == (4 if c.dice[0] == c.dice[1] else 3)
+    assert r.press(side, C.ROLL)
+    if c.phase == C.MOVING and c.choices:
+        r.choose(side)
+    assert c.side != side and st.poll(c, r.now)
+    assert sent[-1]["du"] == 0  # the next turn: the recogniser's ``used`` is the last turn's

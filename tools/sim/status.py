@@ -129,28 +129,52 @@ def confirmed(st):
 
 def live_pips(locs):
     """Each side's pips as the checkers lie on the page now (``locs``: the physical board's
-    stacks of colours, tools/sim/physical.py; a checker in the hand counts nowhere)."""
-    pips = [0, 0]
+    stacks of colours, tools/sim/physical.py; a checker in the hand counts nowhere), by
+    ``bg.board.pip_count`` of the position they make."""
+    pos = B.new_position()
     for loc in range(24):
         for c in locs[loc]:
-            pips[c] += loc + 1 if c == 0 else 24 - loc
+            pos[B.idx(c, loc + 1 if c == 0 else 24 - loc)] += 1
     for c in locs[24] + locs[25]:
-        pips[c] += 25
-    return pips
+        pos[B.idx(c, 25)] += 1
+    return [B.pip_count(pos, 0), B.pip_count(pos, 1)]
+
+
+def dice_used(d, used):
+    """The dice row's words for the firmware's ``du`` (``bg.recognize``'s ``used``: a mask of
+    the dice played, 1 ``d1`` and 2 ``d2``, or a doublet's steps played), or None for none."""
+    d1, d2 = d
+    if d1 == d2:
+        if used >= 4:
+            return "%d-%d: all four played" % (d1, d2)
+        if used > 0:
+            return "%d-%d: %s played, %s to play" % (
+                d1,
+                d2,
+                ("one", "two", "three")[used - 1],
+                ("three", "two", "one")[used - 1],
+            )
+        return None
+    if used & 3 == 3:
+        return "%d-%d: both played" % (d1, d2)
+    if used & 1:
+        return "%d-%d: %d played, %d to play" % (d1, d2, d1, d2)
+    if used & 2:
+        return "%d-%d: %d played, %d to play" % (d1, d2, d2, d1)
+    return None
 
 
 def live(st, locs):
     """The panel's pips and dice while the mover's checkers move, before the confirm: the
-    pips as the checkers lie, and which dice they used so far (pips arithmetic: the pips
-    moved equal one die, both, or k of a doublet's; a bear-off with a higher die than the
-    point, or a reading that is no part of a play, names none). ``{}`` outside a turn."""
+    pips as the checkers lie, and which dice they used so far -- the firmware's recogniser's
+    word (the status line's ``du``: the dice the LEDs dim; a reading that is no part of a
+    play keeps the last legal one's). ``{}`` outside a turn."""
     if st.get("ph") is None or PHASES[st["ph"]] != "moving" or st.get("s") not in (0, 1):
         return {}
     pos = _pos(st.get("pos"))
     d = st.get("d") or [0, 0]
     if pos is None or len(pos) != len(B.new_position()) or not d[0]:
         return {}
-    s = st["s"]
     now = live_pips(locs)
     before = [B.pip_count(pos, 0), B.pip_count(pos, 1)]
     out = {}
@@ -159,23 +183,9 @@ def live(st, locs):
             "%s %d" % (SIDES[k], now[k]) + (" (was %d)" % before[k] if now[k] != before[k] else "")
             for k in (0, 1)
         )
-    moved = before[s] - now[s]
-    d1, d2 = d
-    if d1 == d2:
-        n = moved // d1 if moved > 0 and moved % d1 == 0 and moved <= 4 * d1 else 0
-        if n == 4:
-            out["dice"] = "%d-%d: all four played" % (d1, d2)
-        elif n:
-            out["dice"] = "%d-%d: %s played, %s to play" % (
-                d1,
-                d2,
-                ("one", "two", "three")[n - 1],
-                ("three", "two", "one")[n - 1],
-            )
-    elif moved == d1 + d2:
-        out["dice"] = "%d-%d: both played" % (d1, d2)
-    elif moved in (d1, d2):
-        out["dice"] = "%d-%d: %d played, %d to play" % (d1, d2, moved, d1 + d2 - moved)
+    words = dice_used(d, st.get("du") or 0)
+    if words:
+        out["dice"] = words
     return out
 
 
