@@ -508,8 +508,9 @@ class Sim:
         return sent
 
     def _live(self):
-        """The panel's pips and dice as the checkers lie now (``status.live``): a hand's
-        move shows before the firmware's status line changes (at the confirm)."""
+        """The panel's live rows (``status.live``): pips as the checkers lie now, shown before
+        the firmware's status line changes; the dice used as the firmware's recogniser says
+        (its status line's ``du``), so they follow at its next line."""
         with self._lock:
             if not self._st:
                 return
