@@ -106,14 +106,23 @@ class Bus:
             if f is not None and msg.get("how") in ("raise", "block", "stall"):
                 f.want[str(msg.get("task"))] = msg["how"]
         elif t == "battery" and hw.battery is not None:
-            mv = msg.get("mv", hw.battery.mv)
-            if isinstance(mv, int) and 0 <= mv <= 6000:
-                hw.battery.mv = mv
-            else:
-                self.log("bad battery reading ignored")
-            for k in ("charging", "usb"):  # the charger's CHG / PGOOD pins
-                if isinstance(msg.get(k), bool):
-                    setattr(hw.battery, k, msg[k])
+            # a line sets the cell's voltage, the charger's CHG / PGOOD pins, or both; one that
+            # sets nothing, or a value of the wrong kind, is the page's mistake: said, not taken
+            bad = not ("mv" in msg or "charging" in msg or "usb" in msg)
+            if "mv" in msg:
+                mv = msg["mv"]
+                if isinstance(mv, int) and not isinstance(mv, bool) and 0 <= mv <= 6000:
+                    hw.battery.mv = mv
+                else:
+                    bad = True
+            for k in ("charging", "usb"):
+                if k in msg:
+                    if isinstance(msg[k], bool):
+                        setattr(hw.battery, k, msg[k])
+                    else:
+                        bad = True
+            if bad:
+                self.log("bad battery line ignored")
         elif t == "quit":
             self.closed = True
             if self.on_quit:

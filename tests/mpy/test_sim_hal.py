@@ -176,6 +176,12 @@ def test_battery_model_is_set_by_the_page_and_refuses_nonsense():
         bus.handle(bad)
         assert hw.battery.read_mv() == 3420
     assert len(logged) == 3
+    bus.handle('{"t": "battery", "charging": true, "usb": true}')  # the charger's pins alone
+    assert hw.battery.charger() == (True, True) and hw.battery.read_mv() == 3420
+    for bad in ('{"t": "battery", "charging": 1}', '{"t": "battery", "mv": true}'):
+        bus.handle(bad)
+    assert hw.battery.charger() == (True, True) and hw.battery.read_mv() == 3420
+    assert len(logged) == 5
     assert _hw(battery_mv=None).battery is None  # a board without the battery option
 
 
