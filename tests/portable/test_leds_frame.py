@@ -1,5 +1,8 @@
 """LED frames: GRB layout, brightness cap, current budget, and each message of the language."""
 
+# mpy-heap: 66k
+# (make bench heapmargin, 2026-11-27: smallest passing 58k on the 64-bit port; declared +8k)
+
 import gc
 
 from bg import leds

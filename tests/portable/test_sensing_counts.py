@@ -1,5 +1,8 @@
 """Per-row counts: points, bars per colour, trays, stacks beyond the slot count, bad rows."""
 
+# mpy-heap: 68k
+# (make bench heapmargin, 2026-11-27: smallest passing 60k on the 64-bit port; declared +8k)
+
 from bg import hwdesc, sensing
 from bg.hwdesc import NROWS, ROW_BAR0, ROW_TRAY0
 from sensing_helpers import board, feed, start_rows
