@@ -1,7 +1,8 @@
 """``bg.engine.pubeval`` on both interpreters: its choice is the first best play of a plain
 transcription of Tesauro's input vector, it allocates nothing per visited play (the worst
-position's 2,140 plays), and 100 computer-vs-computer games (pubeval both sides, seeded dice,
-``bg.engine`` apply) finish with legal positions and no heap growth."""
+position's 2,140 plays), its factor tables are the published weights scaled, and 100
+computer-vs-computer games (pubeval both sides, seeded dice, ``bg.engine`` apply) finish
+with legal positions and no heap growth."""
 
 import gc
 
@@ -91,6 +92,29 @@ def _game(pe, gen, dice, check=None):
         d1 = dice.die()
         d2 = dice.die()
     raise AssertionError("game did not end")
+
+
+def _scaled(raw, i):
+    """Factor ``i`` from the published weights ``raw`` (x 100,000): 0/1 inputs x30, the
+    (n - 3)/2 input x15, bar/2 x15, off/15 x2; the three-checker slot holds +2 and +3."""
+    if i == 120 or (i < 120 and i % 5 == 4):
+        return 15 * raw[i]
+    if i == 121:
+        return 2 * raw[i]
+    if i % 5 == 3:
+        return 30 * (raw[i - 1] + raw[i])
+    return 30 * raw[i]
+
+
+def test_factor_tables_are_the_published_weights_scaled():
+    # the two tables are bytes constants read in place; every factor is the one derived from
+    # the published digits (_WR, _WC), sign and all, and nothing lies beyond the 122nd
+    assert len(pubeval._RACE) == len(pubeval._CONTACT) == 4 * 122
+    for wt, raw in ((pubeval.RACE, pubeval._WR), (pubeval.CONTACT, pubeval._WC)):
+        assert len(raw) == 122
+        for i in range(122):
+            assert wt[i] == _scaled(raw, i), (i, wt[i], _scaled(raw, i))
+    assert pubeval.RACE[119] == 15 * -1232252 and pubeval.CONTACT[0] == 30 * 25696
 
 
 def test_choice_is_the_first_best_of_tesauros_vector():
