@@ -240,6 +240,7 @@ def _match(
     cube=((), ()),
     cuts=(),
     heaps=(None, None),
+    relay_cut=None,
 ):
     monkeypatch.setenv("GAMMON_CONFIG_DIR", str(tmp_path / "cfg"))
     relays = (
@@ -258,6 +259,8 @@ def _match(
         ]
         for cut, b in zip(cuts, boards):
             threading.Thread(target=cut.watch, args=(b, stop), daemon=True).start()
+        if relay_cut is not None:
+            threading.Thread(target=relay_cut.watch, args=(boards[0], stop), daemon=True).start()
         t0 = time.monotonic()
         for t in threads:
             t.start()
@@ -317,8 +320,11 @@ def test_two_simulated_boards_play_one_match_with_the_same_dice(servers, event, 
     until its host is back would play another match than white's). Both resume from their
     journals and end with the same match."""
     cuts = (PowerCut("JOINT_SHARE", 8), PowerCut("ROLL 0", 5))
-    boards, datas = _match(servers, event, tmp_path, monkeypatch, cuts=cuts)
-    assert [c.done for c in cuts] == [1, 1]
+    relay = RelayCut(14)
+    boards, datas = _match(servers, event, tmp_path, monkeypatch, cuts=cuts, relay_cut=relay)
+    assert [c.done for c in cuts] == [1, 1] and relay.done == 1
+    out = boards[0].out.getvalue()
+    assert "the relay is out of reach" in out and "the relay answers again" in out, out
     assert [b.sim.resets for b in boards] == [["power-on"], ["power-on"]]
 
 
@@ -341,6 +347,30 @@ class PowerCut:
                 self.done += 1
                 return
             time.sleep(0.002)
+
+
+class RelayCut:
+    """White's host loses the relay (its address unreachable) for ``seconds`` once its board's
+    console shows the ``nth`` PLAY, then has it again."""
+
+    def __init__(self, nth, seconds=3.0):
+        self.nth = nth
+        self.seconds = seconds
+        self.done = 0
+
+    def watch(self, board, stop):
+        seen = n = 0
+        while not stop.is_set():
+            lines, seen = board.sim.log_since(seen)
+            n += sum(1 for x in lines if x.startswith("PLAY"))
+            if n >= self.nth:
+                http = board.relay.http
+                url, http.url = http.url, "http://127.0.0.1:9"  # (nothing listens there)
+                time.sleep(self.seconds)
+                http.url = url
+                self.done += 1
+                return
+            time.sleep(0.01)
 
 
 def test_two_simulated_boards_play_a_match_with_the_cube(servers, event, tmp_path, monkeypatch):

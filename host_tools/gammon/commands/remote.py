@@ -226,6 +226,7 @@ def register(sub):
 
 AHEAD_S = 2.0  # a remote decision waiting this long for this board's turn: its copy again
 CHECK_S = 1.0  # a second look at the board's copy this long after the last one
+RELAY_RETRY_S = 1.0  # the relay out of reach: asked again this often
 
 
 def remote_player(connect, relay, remote_side, out, say=None, seat=None):
@@ -235,7 +236,7 @@ def remote_player(connect, relay, remote_side, out, say=None, seat=None):
     host goes on where it stopped: its numbers, the last remote one taken, the joint dice);
     None: in memory."""
     from gammon.commands import play
-    from gammon.remote import BoardDice, RecordingFollow, RemoteBrain, SeatFile
+    from gammon.remote import BoardDice, ClubError, RecordingFollow, RemoteBrain, SeatFile
 
     class RemotePlayer(play.Player):
         def __init__(self):
@@ -251,6 +252,7 @@ def remote_player(connect, relay, remote_side, out, say=None, seat=None):
             self.dice = BoardDice(1 - remote_side, self._send)
             self.brain.referee.dice = self.dice
             self.dice_key = None
+            self.relay_down = False  # said once while the relay is out of reach
             self.copy_id = None  # the match whose copy was fetched last
             self.check_at = None  # (monotonic s) when to look at that copy again
             self.restore = self.seat.data.get("dice")  # a restarted host's exchange
@@ -402,5 +404,18 @@ def remote_player(connect, relay, remote_side, out, say=None, seat=None):
                         self.last_hello = self.clock()
                 except play.LinkError as e:
                     self._dropped(e)
+                except ClubError as e:
+                    if e.status in (401, 403, 409):
+                        raise  # the token revoked, the seat not its, another program sending
+                    # the relay out of reach (or busy): the board waits for the other side,
+                    # what this side decided waits in the seat; both go on once it answers
+                    if not self.relay_down:
+                        self.say("the relay is out of reach (%s): trying again" % e)
+                    self.relay_down = True
+                    time.sleep(RELAY_RETRY_S)
+                    continue
+                if self.relay_down:
+                    self.relay_down = False
+                    self.say("the relay answers again")
 
     return RemotePlayer()
