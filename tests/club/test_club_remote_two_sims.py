@@ -306,6 +306,7 @@ def _match(
                 "median %.3f s, p90 %.3f s, max %.3f s"
                 % (len(lat), lat[len(lat) // 2], lat[int(len(lat) * 0.9)], lat[-1])
             )
+        boards[0].latency, boards[0].played_s = lat, played_s  # (tools/bench/remote.py)
         return boards, datas
     finally:
         stop.set()

@@ -1,0 +1,76 @@
+"""Remote play: a confirm on one board to its play on the other board's LEDs, through the
+club's relay -> OUTDIR/remote.json.
+
+    .venv/bin/python -m tools.bench.remote OUTDIR
+
+Two simulators (the firmware on the 64-bit port, each with its socket link) play a 1-point
+match, each board's host running ``remote_player`` (what ``gammon remote play`` runs)
+through the relay of a throw-away PostgreSQL cluster and two ``gammon club serve``
+processes, robot players at both boards: the end-to-end test's own harness
+(tests/club/test_club_remote_two_sims.py). For each play: from its confirm on one board (the
+PLAY line on its console: journaled) to the plan on the other board's status line (what its
+LEDs show). Needs Debian's PostgreSQL server (``make pg-server``); without it the area says
+so and writes nothing.
+"""
+
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class _Env:
+    """What the harness asks of pytest's monkeypatch: an environment variable set."""
+
+    def setenv(self, name, value):
+        os.environ[name] = value
+
+
+def main(argv):
+    out = Path(argv[1] if len(argv) > 1 else ROOT / "build" / "bench")
+    out.mkdir(parents=True, exist_ok=True)
+    sys.path[:0] = [str(ROOT / "tests" / "club"), str(ROOT / "tests" / "host")]
+    import conftest as club  # the club tests' server process
+    import psycopg
+    import test_club_remote_two_sims as e2e
+    from gammon.club import pgcluster, schema
+
+    if pgcluster.bindir() is None:
+        print("bench remote: PostgreSQL is not installed (make pg-server)", file=sys.stderr)
+        return 2
+    pg = pgcluster.Cluster.start()
+    servers = []
+    try:
+        with psycopg.connect(pg.conninfo, autocommit=True) as conn:
+            schema.migrate(conn)
+
+            def token(host="host", rate=None):
+                return schema.add_token(conn, host, "bench-remote", rate)[1]
+
+            servers = [club.Server(pg.conninfo, rate=30), club.Server(pg.conninfo, rate=30)]
+            with tempfile.TemporaryDirectory() as tmp:
+                boards, _datas = e2e._match(servers, token, Path(tmp), _Env())
+        lat = boards[0].latency
+        res = {
+            "what": "confirm on one board -> its play on the other board's LEDs (status line), "
+            "through the club relay (two server processes, loopback), two 64-bit simulators",
+            "plays": len(lat),
+            "median_s": round(lat[len(lat) // 2], 3),
+            "p90_s": round(lat[int(len(lat) * 0.9)], 3),
+            "max_s": round(lat[-1], 3),
+            "match_s": round(boards[0].played_s, 1),
+        }
+    finally:
+        for s in servers:
+            s.stop()
+        pg.stop()
+    (out / "remote.json").write_text(json.dumps(res, indent=2) + "\n")
+    print(json.dumps(res))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
