@@ -49,7 +49,7 @@ except ImportError:
 
 from bg.hwdesc import BIT_NONE, BIT_SLOT, BIT_TIED_CLOSED, BIT_TIED_OPEN, NROWS, ROW_BAR0, ROW_TRAY0, row_name
 
-# fault codes (Sensing.fault[bit])
+# fault codes (Sensing.fault_of(bit)): two bits each
 OK = const(0)
 STUCK = const(1)  # reads closed when no checker can be there
 DEAD = const(2)  # never closes although a checker is there
@@ -74,7 +74,8 @@ class Sensing:
         self._pend = bytearray(n)  # bits whose change is being confirmed
         self._cnt = bytearray(8 * n)  # consecutive scans showing the new level, per bit
         self.check_mask = bytearray(board.fixed_mask)
-        self.fault = bytearray(8 * n)
+        # two bits a switch, four to a byte: a fault code fits them (the heap margin rule)
+        self._fault = bytearray(2 * n)
         self.counts = bytearray(NROWS)
         self.irreg = bytearray(NROWS)
         self.amb = bytearray(NROWS)  # 1: a faulty switch leaves "count or count + 1"
@@ -193,7 +194,7 @@ class Sensing:
         start = b.row_start
         bits = b.row_bits
         st = self.stable
-        fault = self.fault
+        fault = self._fault
         nirr = 0
         for row in range(NROWS):
             ns = rs[row]
@@ -207,7 +208,7 @@ class Sensing:
             s = ns - 1
             while s >= 0:  # top slot down, so a faulty slot can copy the slot above it
                 bit = bits[start[row] + s]
-                if fault[bit]:
+                if (fault[bit >> 2] >> ((bit & 3) << 1)) & 3:
                     v = above
                     if not capped:
                         cap = s  # a faulty top: the row reads "s or more" at most
@@ -314,11 +315,21 @@ class Sensing:
         return True
 
     # -- faults --------------------------------------------------------------------------
+    def fault_of(self, bit):
+        """The fault code of chain bit ``bit`` (``OK`` when none is known)."""
+        if not 0 <= bit < 8 * self.nbytes:
+            raise IndexError("no chain bit %r" % (bit,))
+        return (self._fault[bit >> 2] >> ((bit & 3) << 1)) & 3
+
     def mark_faulty(self, bit, code):
         """Record a faulty switch (``STUCK``/``DEAD``/``WIRING``); it is ignored from now on."""
         if code not in (STUCK, DEAD, WIRING):
             raise ValueError("unknown fault code %r" % (code,))
-        self.fault[bit] = code
+        if not 0 <= bit < 8 * self.nbytes:
+            raise IndexError("no chain bit %r" % (bit,))
+        sh = (bit & 3) << 1
+        f = self._fault
+        f[bit >> 2] = (f[bit >> 2] & ~(3 << sh) & 0xFF) | (code << sh)
         if self.board.bit_kind[bit] != BIT_SLOT:
             self.check_mask[bit >> 3] &= ~(1 << (bit & 7)) & 0xFF
         self._recount()
@@ -326,17 +337,18 @@ class Sensing:
     def faults(self):
         """List of ``(bit, code)`` of known faults (allocates; for reports, not per scan)."""
         out = []
-        for bit in range(len(self.fault)):
-            if self.fault[bit]:
-                out.append((bit, self.fault[bit]))
+        for bit in range(8 * self.nbytes):
+            code = self.fault_of(bit)
+            if code:
+                out.append((bit, code))
         return out
 
     def fault_rows(self):
         """Bit ``row`` set for every row with a known-faulty switch."""
         m = 0
         b = self.board
-        for bit in range(len(self.fault)):
-            if self.fault[bit] and b.bit_kind[bit] == BIT_SLOT:
+        for bit in range(8 * self.nbytes):
+            if self.fault_of(bit) and b.bit_kind[bit] == BIT_SLOT:
                 m |= 1 << b.bit_row[bit]
         return m
 
@@ -376,7 +388,7 @@ class SelfTest:
         self.ambiguous = 0
 
     def _add(self, sensing, bit, code):
-        if sensing.fault[bit] != code:
+        if sensing.fault_of(bit) != code:
             sensing.mark_faulty(bit, code)
             self.found.append((bit, code))
 

@@ -83,7 +83,7 @@ def test_expect_against_confirmed_start_position():
     sensing.SelfTest().run(s, raw)
     t = sensing.SelfTest().expect(s, c, raw)
     assert (b.slot_bit(1, 0), sensing.STUCK) in t.found
-    assert s.fault[b.slot_bit(5, 0)] == sensing.DEAD
+    assert s.fault_of(b.slot_bit(5, 0)) == sensing.DEAD
     feed(s, raw, s.debounce)
     assert s.point(2) == 0 and s.point(6) == 5
     assert s.fault_rows() == (1 << 1) | (1 << 5)
@@ -112,3 +112,37 @@ def test_stuck_sensor_appearing_mid_game():
     raw = b.fill_chain(c)
     feed(s, raw, s.debounce)
     assert s.point(10) == 5 and not s.irregular(9)
+
+
+def test_fault_codes_of_neighbouring_switches_stay_apart():
+    # the codes are packed four to a byte: marking one switch must leave its neighbours'
+    # codes alone, a switch marked again takes the new code, and the last bit of the chain
+    # is as addressable as the first; a bit beyond the chain or an unknown code is refused
+    b = board()
+    s = sensing.Sensing(b)
+    nbits = 8 * b.nbytes
+    codes = (sensing.STUCK, sensing.DEAD, sensing.WIRING)
+    marks = {}
+    for bit in (0, 1, 2, 3, 4, 7, nbits - 2, nbits - 1):
+        code = codes[bit % 3]
+        s.mark_faulty(bit, code)
+        marks[bit] = code
+    s.mark_faulty(2, sensing.STUCK)  # a different code on a marked switch replaces it
+    marks[2] = sensing.STUCK
+    for bit in range(nbits):
+        assert s.fault_of(bit) == marks.get(bit, sensing.OK), bit
+    assert s.faults() == sorted(marks.items())
+    for bad in (-1, nbits):
+        try:
+            s.fault_of(bad)
+        except IndexError:
+            pass
+        else:
+            raise AssertionError("fault_of(%d) answered" % bad)
+    try:
+        s.mark_faulty(5, sensing.OK)
+    except ValueError:
+        pass
+    else:
+        raise AssertionError("mark_faulty took code OK")
+    assert s.fault_of(5) == sensing.OK
