@@ -99,6 +99,25 @@ class Controller(Turns):
     ``bg.dice.fairness.Fairness`` (board seed from the HAL's random source). ``new_match_id()``:
     8 bytes. ``unix_time()``: wall clock seconds. All injected, so tests are deterministic."""
 
+    # the computer opponent and coach (app.opponent), made on first use (``_opponent``); the
+    # layers below never see it: what they need of it is passed down
+    opp = None
+    _acting = False  # the computer is deciding: its intents do not call it again
+
+    def _new_match_state(self):
+        Turns._new_match_state(self)
+        if self.opp is not None:
+            self.opp.new_match()  # its turn keys (``throws``) start over
+
+    def track(self, now):
+        st = Turns.track(self, now)
+        o = self.opp
+        # an illegal reading (only then is ``illegal_since`` set) that shows the computer's plan
+        if self.illegal_since is not None and o is not None and o.blot_first(self):
+            self.illegal_since = None  # a hand mid-hit on the computer's plan, not an illegal play
+            self.errors_now = False
+        return st
+
     def board(self, counts, now=0, caps=None, irregular=0):
         """A stable sensor reading: 28 colour-blind row counts (``bg.sensing`` order), and
         optionally the per-row caps (``Sensing.cap``) and the irregular rows
@@ -185,7 +204,7 @@ class Controller(Turns):
         if what == _I_ROLL:
             if ph == D.OPENING and self.board_matches():
                 if not self.mt.game_no:
-                    self._start_match()
+                    self._start_match(self.opp is not None and self.opp.remote)
                 return self._opening_throw(side)
             if ph == D.CHOICE and mine:
                 return self._reroll(side)
@@ -327,6 +346,69 @@ class Controller(Turns):
             self._computer(now)
             self._update_marks()
         return err
+
+    def contribute(self, name, part, commitment=None):
+        """A host's 16-byte player seed, between the commitment and the first throw: journal
+        SEED_PART naming the host (its name cut to 16 bytes of UTF-8). ``commitment``: the
+        one the host saw (this match's; in a match with another board, the other board's).
+        Returns the match id. ValueError when no match is waiting for player seeds; nothing
+        is changed then."""
+        f = self.fair
+        if f is None or self.phase != D.OPENING or self.mt.game_no or not f.open:
+            raise ValueError("no match is waiting for player seeds")
+        if self.joint_side >= 0 and len(self.seed_parts) >= 2:
+            raise ValueError("both hosts' parts are in")  # side 0's host's, then side 1's
+        o = self.opp
+        if self.joint_side >= 0 or o is not None and o.remote:
+            # a match with another board: a part names the other board's commitment (the
+            # host that sends it knows both, parts come only after both commitments). A
+            # host's automatic seed names this board's: refused, before JOINT_START (the
+            # other commitment could no longer come in) as after (it would be taken as a
+            # side's part and the boards' dice would differ)
+            if self.joint_side < 0:
+                raise ValueError("a match with another board: its commitment comes first")
+            if commitment is not None and bytes(commitment) != self.joint_commit:
+                raise ValueError("a match with another board: a part names the other board's commitment")
+        elif commitment is not None and bytes(commitment) != f.commitment:
+            raise ValueError("not this match's commitment")
+        b = name.encode()
+        if len(b) > 16:
+            n = 16
+            while b[n] & 0xC0 == 0x80:  # not inside a UTF-8 sequence
+                n -= 1
+            name = str(b[:n], "utf-8")
+        f.contribute(D.SRC_HOST, part)
+        self._emit(R.SEED_PART, (D.SRC_HOST, name, bytes(part)))
+        return f.match_id
+
+    def joint_take(self, k, share, now=0):
+        """The other board's share of throw ``k`` (from its host): journaled (JOINT_SHARE)
+        and, when the throw waits for it, thrown at once. Only the throw due (the journal's
+        count), once: an old, a future or a second share for it is a ValueError, nothing is
+        journaled. (Whether the share is the one the other board's seed gives is known only
+        at its reveal: ``bg.dice.joint.verify_joint``.)"""
+        if self.joint_side < 0 or self.phase == D.IDLE or self.phase == D.MATCH_OVER:
+            raise ValueError("no match with another board is on")
+        if len(self.seed_parts) < 2:
+            raise ValueError("no share before both hosts' parts")
+        if not isinstance(share, (bytes, bytearray)) or len(share) != 32:
+            raise ValueError("a share is 32 bytes")
+        if k != self.throws:
+            raise ValueError("a share for throw %d; throw %d is due" % (k, self.throws))
+        o = self.joint_other
+        if o is not None and o[0] == k:
+            raise ValueError("throw %d's share is already taken" % k)
+        self._emit(R.JOINT_SHARE, (k, bytes(share)))
+        if self.joint_due and self.joint is not None:
+            if self.phase == D.OPENING:
+                self._opening_throw(2)
+            elif self.phase == D.AWAIT_ROLL:
+                self._roll()
+            self.track(now)
+            self._computer(now)
+            self._update_marks()
+            self._run_clock(now)
+        return True
 
     def prepare_opponent(self):
         """Make the computer opponent and its chooser now (the app's boot, while the heap is

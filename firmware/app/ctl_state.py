@@ -38,7 +38,6 @@ class State:
         self.caps = bytearray(self.rec.caps)  # per-row caps of the latest reading
         self.irregular = 0  # rows with a closed slot above an open one (bg.sensing)
         self.rec_turn = False  # rec.begin() done for the turn in progress (else its state is stale)
-        self._acting = False  # the computer is deciding (app.opponent): its intents do not call it
         self.selecting = False  # the mover asked to pick among candidates (confirm/cube)
         self.illegal_since = None  # ticks when the reading became ILLEGAL (None: it is not)
         self.errors_now = False  # a refused confirm: show what is wrong at once
@@ -51,7 +50,6 @@ class State:
         self.cup = None
         self.message = ""
         self.flagged = -1
-        self.opp = None  # the computer opponent and coach (app.opponent), made on first use
         # the app's engine task runs the long searches in slices (recognition, best plays:
         # app.main); False: every search at once (tests, tools)
         self.sliced = False
@@ -79,8 +77,6 @@ class State:
         self.rolled = 0  # ticks of the last throw (dice animation)
         self._prev_phase = D.IDLE
         self.clock = D.Clock(self.settings.clock_s * 1000, self.settings.delay_s * 1000)
-        if self.opp is not None:
-            self.opp.new_match()  # its turn keys (``throws``) start over
 
     def expected(self):
         """The counts the physical board should read when it is at rest now."""
@@ -220,8 +216,7 @@ class State:
         st = self._rec_begun(False).update(self.sensed, self.caps, self.irregular)
         if st != _rec.AMBIGUOUS:
             self.selecting = False
-        o = self.opp
-        if st == _rec.ILLEGAL and not (o is not None and o.blot_first(self)):
+        if st == _rec.ILLEGAL:
             if self.illegal_since is None:
                 self.illegal_since = now
         else:

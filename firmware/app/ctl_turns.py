@@ -31,10 +31,6 @@ class Turns(State):
         self.joint_due = False  # a throw was asked for and waits for that share
         self.joint = None  # bg.dice.joint.JointDice, made when the player seed is fixed
 
-    def _computer(self, now):
-        """The computer's decisions after an input (``Controller``'s; none here)."""
-        return False
-
     @property
     def may_double(self):
         """The side on roll may offer the cube now: before rolling, as ``bg.match``'s rules allow
@@ -78,48 +74,14 @@ class Turns(State):
         self.fair = fair  # apply(MATCH_START) reset the match state
         self.cup = None
 
-    def contribute(self, name, part, commitment=None):
-        """A host's 16-byte player seed, between the commitment and the first throw: journal
-        SEED_PART naming the host (its name cut to 16 bytes of UTF-8). ``commitment``: the
-        one the host saw (this match's; in a match with another board, the other board's).
-        Returns the match id. ValueError when no match is waiting for player seeds; nothing
-        is changed then."""
-        f = self.fair
-        if f is None or self.phase != D.OPENING or self.mt.game_no or not f.open:
-            raise ValueError("no match is waiting for player seeds")
-        if self.joint_side >= 0 and len(self.seed_parts) >= 2:
-            raise ValueError("both hosts' parts are in")  # side 0's host's, then side 1's
-        o = self.opp
-        if self.joint_side >= 0 or o is not None and o.remote:
-            # a match with another board: a part names the other board's commitment (the
-            # host that sends it knows both, parts come only after both commitments). A
-            # host's automatic seed names this board's: refused, before JOINT_START (the
-            # other commitment could no longer come in) as after (it would be taken as a
-            # side's part and the boards' dice would differ)
-            if self.joint_side < 0:
-                raise ValueError("a match with another board: its commitment comes first")
-            if commitment is not None and bytes(commitment) != self.joint_commit:
-                raise ValueError("a match with another board: a part names the other board's commitment")
-        elif commitment is not None and bytes(commitment) != f.commitment:
-            raise ValueError("not this match's commitment")
-        b = name.encode()
-        if len(b) > 16:
-            n = 16
-            while b[n] & 0xC0 == 0x80:  # not inside a UTF-8 sequence
-                n -= 1
-            name = str(b[:n], "utf-8")
-        f.contribute(D.SRC_HOST, part)
-        self._emit(R.SEED_PART, (D.SRC_HOST, name, bytes(part)))
-        return f.match_id
-
-    def _start_match(self):
+    def _start_match(self, remote):
         """The opening press of a match: button timing is the last contribution, the player
         seed is fixed, the first game starts (its opening throw follows). A two-board match
         starts only on both hosts' parts: the other board cannot know this one's presses; so
         does a match against a player at another board before its host brought their
-        board's commitment (JOINT_START): started alone, its dice would be this board's."""
-        o = self.opp
-        if (self.joint_side >= 0 or o is not None and o.remote) and len(self.seed_parts) < 2:
+        board's commitment (JOINT_START): started alone, its dice would be this board's
+        (``remote``: the other side is such a player; the controller's opponent knows)."""
+        if (self.joint_side >= 0 or remote) and len(self.seed_parts) < 2:
             self.message = "waiting for the other board"
             return
         d = self.fair.close_timing()
@@ -164,35 +126,6 @@ class Turns(State):
             self.joint = JointDice(
                 self.joint_side, f.commitment, seed, self.joint_commit, f.player_seed, self.throws
             )
-
-    def joint_take(self, k, share, now=0):
-        """The other board's share of throw ``k`` (from its host): journaled (JOINT_SHARE)
-        and, when the throw waits for it, thrown at once. Only the throw due (the journal's
-        count), once: an old, a future or a second share for it is a ValueError, nothing is
-        journaled. (Whether the share is the one the other board's seed gives is known only
-        at its reveal: ``bg.dice.joint.verify_joint``.)"""
-        if self.joint_side < 0 or self.phase == D.IDLE or self.phase == D.MATCH_OVER:
-            raise ValueError("no match with another board is on")
-        if len(self.seed_parts) < 2:
-            raise ValueError("no share before both hosts' parts")
-        if not isinstance(share, (bytes, bytearray)) or len(share) != 32:
-            raise ValueError("a share is 32 bytes")
-        if k != self.throws:
-            raise ValueError("a share for throw %d; throw %d is due" % (k, self.throws))
-        o = self.joint_other
-        if o is not None and o[0] == k:
-            raise ValueError("throw %d's share is already taken" % k)
-        self._emit(R.JOINT_SHARE, (k, bytes(share)))
-        if self.joint_due and self.joint is not None:
-            if self.phase == D.OPENING:
-                self._opening_throw(2)
-            elif self.phase == D.AWAIT_ROLL:
-                self._roll()
-            self.track(now)
-            self._computer(now)
-            self._update_marks()
-            self._run_clock(now)
-        return True
 
     def joint_share(self, k):
         """This board's share of throw ``k`` for the other board, or None: only once that
