@@ -412,8 +412,11 @@ class Controller(Turns):
 
     def prepare_opponent(self):
         """Make the computer opponent and its chooser now (the app's boot, while the heap is
-        whole) instead of at its first move."""
-        self._opponent()._pubeval()
+        whole) instead of at its first move; not for a player at another board (their host
+        decides: ``Opponent.far``) unless learning mode judges this board's player."""
+        o = self._opponent()
+        if self.learn or not o.far(self):
+            o._pubeval()
 
     def _opponent(self):
         """The computer opponent and coach (``app.opponent``), made on first use."""

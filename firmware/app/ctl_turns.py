@@ -270,7 +270,10 @@ class Turns(State):
 
     def _play_shown(self, steps):
         """Record ``steps`` when the sensors show that play: the recogniser's play, or one of
-        the legal plays reading alike (a pass only when no play is legal)."""
+        the legal plays reading alike (a pass only when no play is legal). What is recorded
+        is ``steps`` as given, not the recogniser's way to write the same play: the play a
+        host sent (checked legal: ``Opponent.decided``) is the other board's record, and a
+        board rebuilt from its journal may list the candidates in another order."""
         rec = self._rec_begun(False)
         if not steps:
             return rec.nomove and self._record_play(())
@@ -283,7 +286,7 @@ class Turns(State):
         self.rules.apply_steps(end, self.side, steps)
         for k in range(rec.ncand):
             if rec.end(k) == end:
-                return self._record_play(rec.steps(k))
+                return self._record_play(tuple(steps))
         return False
 
     def _after_play(self, mover):

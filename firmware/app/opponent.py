@@ -121,6 +121,13 @@ class Opponent:
         self.remote = False
         self._resign = -1
 
+    def far(self, ctl):
+        """The computer's side is a player at another board (HELLO bit 7, or a two-board
+        match: also resumed, before their host is back). Only their host decides for it, so
+        nothing of the computer's brain (pubeval's chooser: 816 bytes of the board model's heap)
+        is loaded for that side; this board's player may still ask the coach."""
+        return self.remote or ctl.joint_side >= 0
+
     def choose(self, pos, side, d1, d2):
         f = self._choose
         if f is None:
@@ -181,6 +188,8 @@ class Opponent:
             return -1
         if ctl.side != ctl.settings.computer and not ctl.learn and self._coach_wait != key:
             return -1
+        if ctl.side == ctl.settings.computer and self.far(ctl):
+            return -1  # their host decides: the evaluator is never loaded for them
         if self._job_key != key and ctl.side != ctl.settings.computer and self._opening(ctl):
             return -1  # a player's opening: the book's play, no search (the computer searches)
         return key

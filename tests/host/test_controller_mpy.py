@@ -40,6 +40,10 @@ MODULES = [
     ("test_controller_joint", 4),
     # a resignation across the link (DECIDE RESIGN, the answer as DECIDE CUBE), both journals
     ("test_controller_remote_resign", 6),
+    # the side a player at another board decides loads no evaluator (sys.modules), a match
+    # against the computer does; the board records the host's play as sent, also resumed
+    # (two boards, each resumed: needs 200k / 66k, failed at 192k / 64k)
+    ("test_controller_remote_brain", 4, "208k", "74k"),
     # (name, at least N tests, 64-bit port heap, board model heap): the heaps are the measured
     # need + 8k where the default (192k, 64k) is not enough (tools/bench/heapmargin.py; 8k steps
     # on the 64-bit port, where the firmware is bytecode in the heap, 2k on the board model).
