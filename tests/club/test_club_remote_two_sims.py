@@ -10,24 +10,19 @@ import hashlib
 import io
 import os
 import random
-import sys
 import threading
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tests" / "host"))
+import link_scenario as S
+from bg import board as B
+from bg import engine as movegen
+from bg import record
+from gammon import link as L
+from gammon import remote
+from gammon.cli import main
+from gammon.commands import remote as remote_cmd
 
-import link_scenario as S  # noqa: E402
-from bg import board as B  # noqa: E402
-from bg import engine as movegen  # noqa: E402
-from bg import record  # noqa: E402
-from gammon import link as L  # noqa: E402
-from gammon import remote  # noqa: E402
-from gammon.cli import main  # noqa: E402
-from gammon.commands import remote as remote_cmd  # noqa: E402
-
-from tools.sim import demo, server  # noqa: E402
+from tools.sim import demo, server
 
 BOARD_HEAP = os.environ.get("GAMMON_E2E_HEAP", "96k")  # (at 84-92k: see docs/remote.md)
 MATCH_S = 150  # a whole match on two loaded cores: far more than it takes (~30-60 s)

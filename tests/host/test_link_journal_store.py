@@ -56,7 +56,6 @@ def test_a_damaged_match_has_its_own_state_and_is_kept(tmp_path):
     [(m, size, state)] = store.list_matches()
     assert m == mid and state == P.STATE_DAMAGED and size > 0
     # over the link: like a live match, neither deleted nor revealed (E_STATE)
-    sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1] / "portable"))
     import link_helpers
     from bg.link.board import Board
     from bg.link.host import HostEnd
@@ -80,7 +79,6 @@ def test_a_damaged_match_has_its_own_state_and_is_kept(tmp_path):
 
 
 def _info_board_id(store):
-    sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1] / "portable"))
     import link_helpers
     from bg.link.board import Board
     from bg.link.host import HostEnd
