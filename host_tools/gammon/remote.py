@@ -526,7 +526,10 @@ class SeatFile:
     **before** it goes to the relay (``post``) -- a message the relay may have got is never
     forgotten, nor its number reused with another body (the relay would refuse that as a
     replay); sending one again is acknowledged again. ``acked``: how many the relay took;
-    ``taken``: the last remote number taken; ``data``: the rest (the joint dice,
+    ``taken``: the last remote number taken; ``last``: the last remote decision taken
+    (``RemoteBrain.last``: its number is used up, so the relay never sends it again, while
+    the board may lose it -- it journals the play only once its player moved the checkers --
+    in a power cut that takes this host down too); ``data``: the rest (the joint dice,
     ``BoardDice.state``, and how many of each match's decisions were posted)."""
 
     def __init__(self, path=None):
@@ -536,6 +539,7 @@ class SeatFile:
         self.sent = []
         self.acked = 0
         self.taken = 0
+        self.last = None
         self.data = {}
         self._written = None
         if self.path is not None and self.path.exists():
@@ -544,6 +548,9 @@ class SeatFile:
                 self.sent = list(d["sent"])
                 self.acked = min(int(d["acked"]), len(self.sent))
                 self.taken = int(d["taken"])
+                self.last = d.get("last")  # (absent in a seat written before it was kept)
+                if self.last is not None and not isinstance(self.last, dict):
+                    raise ValueError("the last remote decision is not a message")
                 self.data = dict(d["data"])
             except (OSError, ValueError, KeyError, TypeError) as e:
                 raise UserError("%s: not a readable remote seat (%s)" % (self.path, e)) from None
@@ -563,7 +570,13 @@ class SeatFile:
         """Write the seat when it changed (atomically)."""
         import os
 
-        obj = {"sent": self.sent, "acked": self.acked, "taken": self.taken, "data": self.data}
+        obj = {
+            "sent": self.sent,
+            "acked": self.acked,
+            "taken": self.taken,
+            "last": self.last,
+            "data": self.data,
+        }
         text = json.dumps(obj, sort_keys=True)
         if self.path is None or text == self._written:
             return

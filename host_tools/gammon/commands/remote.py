@@ -248,6 +248,10 @@ def remote_player(connect, relay, remote_side, out, say=None, seat=None):
             # match key -> how many of its decisions were posted (kept with the seat)
             self.sent_of = self.seat.data.setdefault("sent_of", {})
             self.brain.referee.last_seq = self.seat.taken
+            # the last decision taken, until the board's records show it: a restarted host
+            # hands it in again if the board lost it (checked against the board's copy first)
+            self.brain.last = self.seat.last
+            self.brain.again = True
             # the joint dice (docs/remote.md): this board's side is the other one's
             self.dice = BoardDice(1 - remote_side, self._send)
             self.brain.referee.dice = self.dice
@@ -271,6 +275,7 @@ def remote_player(connect, relay, remote_side, out, say=None, seat=None):
 
         def _save(self):
             self.seat.taken = self.brain.referee.last_seq
+            self.seat.last = self.brain.last  # (in the same write as the number it used up)
             self.seat.data["dice"] = self.dice.state()
             self.seat.save()
             self._note_refused()
