@@ -1,7 +1,7 @@
 """The board model: MicroPython's unix port built like the ESP32 firmware, to measure the
 board's RAM on this machine (docs/memory.md).
 
-    .venv/bin/python tools/board_model.py          # build it (or bring it up to date); prints its path
+    .venv/bin/python -m tools.board_model          # build it (or bring it up to date); prints its path
 
 The ESP32 runs the firmware frozen into its MicroPython build (firmware/manifest.py): bytecode,
 qstrs and constant objects live in flash and the heap holds only what the program creates,

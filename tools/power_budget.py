@@ -2,8 +2,8 @@
 
 Usage::
 
-    .venv/bin/python tools/power_budget.py            # rewrite hardware/power.md
-    .venv/bin/python tools/power_budget.py --check    # exit 1 if power.md is stale
+    .venv/bin/python -m tools.power_budget            # rewrite hardware/power.md
+    .venv/bin/python -m tools.power_budget --check    # exit 1 if power.md is stale
 
 Deterministic: every number comes from board.json (LED count, brightness cap, frame budget,
 per-channel current, supply) and from frames composed by the real ``bg.leds.Painter``.
@@ -13,12 +13,9 @@ import json
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-for sub in ("firmware", "host_tools/shim"):
-    if str(ROOT / sub) not in sys.path:
-        sys.path.insert(0, str(ROOT / sub))
+from bg import hwdesc, leds
 
-from bg import hwdesc, leds  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 BOARD = ROOT / "hardware" / "board.json"
 OUT = ROOT / "hardware" / "power.md"
@@ -455,8 +452,7 @@ def render(desc, droop=None):
 
 def droop_figures(desc):
     """``tools/hardware/droop.py``'s figures for both revisions (needs ngspice)."""
-    sys.path.insert(0, str(ROOT / "tools"))
-    from hardware import droop, footprints
+    from tools.hardware import droop, footprints
 
     width = footprints.POWER_TRACK["5V"]
     return {
@@ -471,7 +467,7 @@ def main(argv):
     text = render(desc, droop_figures(desc))
     if "--check" in argv:
         if not OUT.exists() or OUT.read_text() != text:
-            print("hardware/power.md is stale: run tools/power_budget.py")
+            print("hardware/power.md is stale: run python -m tools.power_budget")
             return 1
         print("hardware/power.md is up to date")
         return 0

@@ -1,11 +1,11 @@
 """Build and sign a firmware bundle (docs/update.md): what `make release` runs.
 
-    python tools/release.py build [--key FILE] [--version V] [--counter N] [--arch xtensawin]
+    python -m tools.release build [--key FILE] [--version V] [--counter N] [--arch xtensawin]
                                   [--only bg/notation.py ... | --romfs] [--out DIR]
-    python tools/release.py keygen FILE      # a new release key (hex seed, mode 0600)
-    python tools/release.py pub FILE         # its public half, for bg/update/bundle.py
+    python -m tools.release keygen FILE      # a new release key (hex seed, mode 0600)
+    python -m tools.release pub FILE         # its public half, for bg/update/bundle.py
 
-``build`` compiles every firmware module as ``make deploy`` does (``tools/deploy.build``, mpy-cross
+``build`` compiles every firmware module as ``make deploy`` does (``tools.deploy.build``, mpy-cross
 for ``--arch``) and packs the ``.mpy`` files of ``bg``, ``app`` and ``hal`` into a bundle signed
 with ``--key`` (``make release RELEASE_KEY=...``). Without a key it signs with a development
 key generated once into ``build/dev-release.key``: a board only installs bundles signed by the
@@ -26,11 +26,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-for _sub in ("firmware", "host_tools/shim", "host_tools", "tools"):
-    sys.path.insert(0, str(ROOT / _sub))
+from gammon import release as R
 
-from gammon import release as R  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 DEV_KEY = ROOT / "build" / "dev-release.key"
 # The ESP32's ROM partition (the ``romfs`` row of the partition table in docs/update.md): a whole
@@ -59,7 +57,7 @@ def default_version():
 def bundle_files(arch, out, only=None):
     """[(slot path, bytes)] of the compiled firmware (not main.py: the built-in one boots);
     ``only``: just these modules (firmware-relative source paths, e.g. ``bg/notation.py``)."""
-    import deploy
+    from tools import deploy
 
     want = None if not only else {o[:-3] + ".mpy" if o.endswith(".py") else o for o in only}
     files = []
@@ -74,10 +72,11 @@ def bundle_files(arch, out, only=None):
 
 
 def romfs_files(arch, out, firmware=None):
-    """[("fw.romfs", image)]: the whole firmware as one ROMFS image (``tools/romfs.py``), which
+    """[("fw.romfs", image)]: the whole firmware as one ROMFS image (``tools.romfs``), which
     the board mounts ahead of its built-in firmware so the new bytecode runs in place."""
-    import romfs
     from bg.update.boot import ROM_IMAGE
+
+    from tools import romfs
 
     img = romfs.build(arch, Path(firmware) if firmware else romfs.FIRMWARE, Path(out))
     return [(ROM_IMAGE, Path(img).read_bytes())]
@@ -109,7 +108,7 @@ def build(key, version, arch, out, counter=None, only=None, rom=False):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m tools.release", description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     b = sub.add_parser("build")
     b.add_argument("--key", help="the release key file (default: the development key in build/)")
@@ -137,7 +136,7 @@ def main(argv=None):
             v = a.version or default_version()
             path, n, size = build(a.key, v, a.arch, a.out, a.counter, a.only, a.romfs)
             print("%s: %d files, %d bytes%s" % (path, n, size, "" if a.key else " (development key)"))
-    except ValueError as e:
+    except (ValueError, OSError) as e:  # a bad key file or output folder: said, not a trace
         print("release: %s" % e, file=sys.stderr)
         return 1
     return 0

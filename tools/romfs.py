@@ -1,6 +1,6 @@
 """Build a ROMFS image of the firmware, the way the ESP32 keeps its code in flash.
 
-    .venv/bin/python tools/romfs.py [--arch x64] [--working 64k]
+    .venv/bin/python -m tools.romfs [--arch x64] [--working 64k]
 
 compiles every module of ``firmware/`` (``bg``, ``hal``, ``app`` and ``main.py``; not
 ``manifest.py``) with mpy-cross and packs the ``.mpy`` files into one MicroPython ROMFS image

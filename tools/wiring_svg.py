@@ -2,8 +2,8 @@
 
 Usage::
 
-    .venv/bin/python tools/wiring_svg.py            # rewrite hardware/wiring.svg
-    .venv/bin/python tools/wiring_svg.py --check    # exit 1 if the committed SVG is stale
+    .venv/bin/python -m tools.wiring_svg            # rewrite hardware/wiring.svg
+    .venv/bin/python -m tools.wiring_svg --check    # exit 1 if the committed SVG is stale
 
 The drawing is a wiring diagram, not a layout: the ESP32 with its pins, the 74HC165 chain in
 read order (register 0's QH drives MISO; register r+1's QH drives register r's SER; the last
@@ -314,7 +314,7 @@ def main(argv):
     svg = render(board)
     if "--check" in argv:
         if not OUT.exists() or OUT.read_text() != svg:
-            print("hardware/wiring.svg is stale: run tools/wiring_svg.py")
+            print("hardware/wiring.svg is stale: run python -m tools.wiring_svg")
             return 1
         print("hardware/wiring.svg is up to date")
         return 0

@@ -3,15 +3,12 @@ private (0600) and never overwritten; a malformed key or a truncated, padded or 
 is refused before anything is sent to a board."""
 
 import struct
-from pathlib import Path
 
 import pytest
 from bg.update.ed25519 import verify
 from gammon import release
 
-ROOT = Path(__file__).resolve().parents[2]
-
-from tools import release as release_tool  # noqa: E402
+from tools import release as release_tool
 
 
 def test_keygen_is_private_and_never_overwrites(tmp_path, capsys):
@@ -30,6 +27,12 @@ def test_keygen_is_private_and_never_overwrites(tmp_path, capsys):
         bad.write_text(text)
         with pytest.raises(ValueError, match="not a release key"):
             release.read_key(bad)
+    capsys.readouterr()
+    # the tool says what is wrong with a missing or malformed key file, no trace
+    assert release_tool.main(["pub", str(tmp_path / "missing.key")]) == 1
+    assert release_tool.main(["pub", str(bad)]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 2 and "missing.key" in err[0] and "not a release key" in err[1]
 
 
 def test_host_refuses_a_truncated_or_altered_bundle_before_sending():

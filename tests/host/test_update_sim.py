@@ -21,11 +21,11 @@ from gammon import cli, fwupdate
 from gammon import link as L
 from gammon import release as R
 
-ROOT = Path(__file__).resolve().parents[2]
+from tools import deploy
+from tools import release as T
+from tools.sim import server
 
-from tools import deploy  # noqa: E402
-from tools import release as T  # noqa: E402
-from tools.sim import server  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 
 # The board model receiving a bundle while its app runs: the app, its link and a logged-in
 # host hold 69-70 kB before the first FW_BEGIN (docs/update.md: receiving while the app runs),
