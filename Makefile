@@ -51,7 +51,7 @@ $(STUBS): $(STAMP) requirements.txt tools/stub_fixes.py
 	rm -rf .stubs
 	$(PIP) install -q --disable-pip-version-check --no-deps --target .stubs \
 	  $$(grep -E '^micropython-(esp32|stdlib)-stubs==' requirements.txt)
-	$(PY) tools/stub_fixes.py
+	$(PY) -m tools.stub_fixes
 	touch $@
 
 # The board model (tools/board_model.py, docs/memory.md): MicroPython's unix port built 32-bit
@@ -61,7 +61,7 @@ board-model: $(STAMP)
 	@if ! echo 'int main(void){return 0;}' | cc -m32 -x c - -o /dev/null 2>/dev/null; then \
 	  echo "installing gcc-multilib (32-bit board model) with apt-get"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc-multilib make; fi
-	@echo "board model: $$($(PY) tools/board_model.py)"
+	@echo "board model: $$($(PY) -m tools.board_model)"
 
 # Debian's PostgreSQL server: the club's tests and bench start a throw-away cluster of it in a
 # temporary folder (gammon.club.pgcluster); nothing of the machine's own server is used.
@@ -141,7 +141,7 @@ wheel: $(STAMP)
 	$(PIP) wheel -q --disable-pip-version-check --no-deps -w build/wheel host_tools
 
 wiring: $(STAMP)
-	$(PY) tools/wiring_svg.py
+	$(PY) -m tools.wiring_svg
 
 # KiCad netlists, ERC reports, PCBs and fabrication files under hardware/ from board.json
 # (tools/hardware/, hardware/README.md).
@@ -150,14 +150,14 @@ hardware: $(STAMP)
 	  echo "installing kicad (pcbnew), openscad and ngspice with apt-get"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends kicad openscad ngspice; fi
 	$(PY) tools/hardware/build.py
-	$(PY) tools/power_budget.py
+	$(PY) -m tools.power_budget
 
 # --- a real ESP32 -------------------------------------------------------------------------
 deploy: $(STAMP)
 	$(PY) -m tools.deploy --port $(PORT)
 
 release: $(STAMP)
-	$(PY) tools/release.py build $(if $(RELEASE_KEY),--key $(RELEASE_KEY)) $(if $(VERSION),--version $(VERSION)) \
+	$(PY) -m tools.release build $(if $(RELEASE_KEY),--key $(RELEASE_KEY)) $(if $(VERSION),--version $(VERSION)) \
 	  $(if $(ARCH),--arch $(ARCH))
 
 # the device benchmarks (tools/bench/device.py, docs/performance.md) on a board that has the
