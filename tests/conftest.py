@@ -2,14 +2,10 @@
 for the MicroPython half of the suite. The other import paths are pytest.ini's."""
 
 import os
-import sys
 
-from gammon import _paths  # noqa: F401 - bg and the micropython shim: the one place that knows where
+import tools
 
-# GAMMON_ENGINE_PATH: another build of bg ahead of firmware/ (the wheel's compiled engine,
-# tests/host/test_wheel_install.py runs the engine's tests against it)
-if os.environ.get("GAMMON_ENGINE_PATH"):
-    sys.path.insert(0, os.environ["GAMMON_ENGINE_PATH"])
+# tools: bg and the micropython shim (gammon._paths), GAMMON_ENGINE_PATH's build ahead of them
 # The commands talk to the board directly here: these tests check the board's own side, and a
 # hub (gammon.hub) kept its only connection after a command, so the next direct connection of
 # the same test would find it busy. tests/host/test_hub_*.py run the commands through the hub.
@@ -17,7 +13,7 @@ os.environ.setdefault("GAMMON_NO_DAEMON", "1")
 
 
 def pytest_report_header(config):
-    if os.environ.get("GAMMON_ENGINE_PATH"):
+    if tools.ENGINE_PATH:
         from bg.engine import _core
 
         return "bg engine: " + _core.__file__

@@ -14,6 +14,16 @@ without any script editing ``sys.path``.
   and generators.
 """
 
+import os
+import sys
+
 # The firmware's portable core (bg) and the CPython micropython shim: gammon._paths is the one
 # place that knows where they are (the repository here, the wheel's copy once installed).
 from gammon import _paths as _engine_paths  # noqa: F401
+
+# GAMMON_ENGINE_PATH: another build of bg put ahead of firmware/ (the wheel's compiled engine,
+# which the engine's tests and its benchmark also run against); the tests import this package
+# first (tests/conftest.py), so this is the one place for it.
+ENGINE_PATH = os.environ.get("GAMMON_ENGINE_PATH")
+if ENGINE_PATH and ENGINE_PATH not in sys.path:
+    sys.path.insert(0, ENGINE_PATH)

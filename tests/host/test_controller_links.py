@@ -91,12 +91,10 @@ def test_flags_turn_transports_off_and_the_simulator_uses_its_socket(app, monkey
 
 
 def test_ble_when_the_radio_exists_and_serial_then_stays_off(app, monkeypatch):
-    sys.path.insert(0, str(ROOT / "tests" / "fakes"))
-    try:
-        import bluetooth  # the fake, written to MicroPython's documented API
-    finally:
-        sys.path.pop(0)
+    monkeypatch.syspath_prepend(str(ROOT / "tests" / "fakes"))  # this test's radio only
     import asyncio
+
+    import bluetooth  # the fake, written to MicroPython's documented API
 
     monkeypatch.setitem(sys.modules, "bluetooth", bluetooth)
     monkeypatch.delitem(sys.modules, "app.ble", raising=False)

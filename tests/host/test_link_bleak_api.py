@@ -9,6 +9,8 @@ import inspect
 import sys
 from pathlib import Path
 
+import pytest
+
 FAKES = Path(__file__).resolve().parents[1] / "fakes_host"
 UUID = "6e400002-b5a3-f393-e0a9-e50e24dcca9e"
 
@@ -21,14 +23,13 @@ def _drop_bleak():
 
 def _load(fake):
     _drop_bleak()
-    if fake:
-        sys.path.insert(0, str(FAKES))
-    try:
-        return importlib.import_module("bleak")
-    finally:
+    with pytest.MonkeyPatch.context() as mp:
         if fake:
-            sys.path.remove(str(FAKES))
-        _drop_bleak()
+            mp.syspath_prepend(str(FAKES))  # the fake ahead of the real bleak, for this import only
+        try:
+            return importlib.import_module("bleak")
+        finally:
+            _drop_bleak()
 
 
 def _on_disconnect(client):

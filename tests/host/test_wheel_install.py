@@ -209,7 +209,7 @@ def test_the_wheels_pure_python_fallback_runs_without_the_extensions(tool, tmp_p
 def test_engine_tests_pass_on_the_compiled_engine(tool):
     py, _gammon, _env, _work = tool
     (fw,) = py.parent.parent.glob("lib/python3*/site-packages/gammon/_fw")
-    env = dict(os.environ, GAMMON_ENGINE_PATH=str(fw))  # tests/conftest.py puts it first
+    env = dict(os.environ, GAMMON_ENGINE_PATH=str(fw))  # the tools package puts it first (tests/conftest.py)
     cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *ENGINE_TESTS]
     p = subprocess.run(cmd, cwd=str(ROOT), env=env, capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-2000:]

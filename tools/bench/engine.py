@@ -28,15 +28,14 @@ import tempfile
 import time
 from pathlib import Path
 
+# bg: firmware/'s, or GAMMON_ENGINE_PATH's build (the wheel's, --cpython-only), as the tools
+# package (imported before any of its modules) puts it on the path
+from bg import board, ids
+from bg import engine as movegen
+
 from tools import mpy
 
 ROOT = Path(__file__).resolve().parents[2]
-# BENCH_ENGINE_PATH: another build of bg ahead of firmware/ (the wheel's, for --cpython-only)
-_ENGINE = [os.environ["BENCH_ENGINE_PATH"]] if os.environ.get("BENCH_ENGINE_PATH") else []
-sys.path[:0] = _ENGINE
-
-from bg import board, ids  # noqa: E402
-from bg import engine as movegen  # noqa: E402
 
 BENCH = Path(os.environ.get("BENCH_POSITIONS", str(ROOT.parent / "shared" / "bench" / "positions_2000.json")))
 WORST_POINTS = (3, 4, 6, 7, 9, 10, 12, 13, 15, 16, 17, 19, 20, 22, 23)
@@ -151,7 +150,7 @@ def time_cpython_compiled():
     gym-backgammon timed beside it in that same run."""
     with tempfile.TemporaryDirectory() as tmp:
         fw = compiled_engine(tmp)
-        env = dict(os.environ, BENCH_ENGINE_PATH=str(fw))
+        env = dict(os.environ, GAMMON_ENGINE_PATH=str(fw))
         p = subprocess.run(
             [sys.executable, "-m", "tools.bench.engine", "--cpython-only"],
             cwd=str(ROOT),
