@@ -8,6 +8,7 @@ there (docs/memory.md). ``app.main`` and ``bg.engine`` now import bottom-up. Thi
 the nesting in a fresh CPython (the same import statements run in the same order) and holds it.
 """
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -47,9 +48,9 @@ print(len(deepest), " -> ".join(deepest))
 
 
 def nesting(module):
-    env_path = [str(ROOT / "firmware"), str(ROOT / "host_tools" / "shim")]
-    code = "import sys; sys.path[:0] = %r\n" % env_path + PROBE
-    proc = subprocess.run([sys.executable, "-c", code, module], capture_output=True, text=True, cwd=str(ROOT))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(str(ROOT / d) for d in ("firmware", "host_tools/shim")))
+    cmd = [sys.executable, "-c", PROBE, module]
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=str(ROOT), env=env)
     assert proc.returncode == 0, proc.stderr[-2000:]
     depth, _, chain = proc.stdout.strip().partition(" ")
     return int(depth), chain

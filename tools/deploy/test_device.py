@@ -31,6 +31,7 @@ DEVICE_DIR = "tests"
 
 RUN = r"""
 import gc, sys
+# the board's own path: the staged test modules and their helpers beside the firmware
 if %(dir)r not in sys.path:
     sys.path.append(%(dir)r)
 gc.collect()
