@@ -15,9 +15,7 @@ Example::
 import struct
 
 from bg import link as P
-from bg.link.crypto import (
-    check_seq,
-)
+from bg.link.mac import check_seq
 
 
 class Session:
@@ -108,6 +106,7 @@ class Session:
             b.sessions.remove(self)
         self._logout()
         _forget("auth")  # pairing/login code: not needed until the next connection asks
+        _forget("crypto")
 
     def set_mtu(self, mtu):
         self.mtu = mtu
@@ -218,6 +217,7 @@ class Session:
             _handler(h)(self, fr)
             if t == P.REQ_AUTH_PROOF and self.mac_in is not None:
                 _forget("auth")  # logged in: the pre-login requests are not needed until the next
+                _forget("crypto")  # (the session keeps bg.link.mac)
         except ValueError as e:
             self._error(P.E_PAYLOAD, t, fr.seq, 0, str(e))
         except KeyError:
@@ -260,11 +260,11 @@ _HANDLERS = {
 
 
 def _forget(name):
-    """Drop a link module that is needed only now and then (``auth``: pairing and login, once
-    per connection; dropped after a login and when a connection ends) from ``sys.modules`` and
-    the package, so the collector takes its function objects back (~1.6 kB on the 32-bit board
-    model, docs/memory.md); the next use imports it again from flash. MicroPython only: CPython
-    has the memory, and tests may patch it."""
+    """Drop a link module that is needed only now and then (``auth`` and ``crypto``: pairing
+    and login, once per connection; dropped after a login and when a connection ends) from
+    ``sys.modules`` and the package, so the collector takes its function objects back (~2 kB
+    on the 32-bit board model, docs/memory.md); the next use imports it again from flash.
+    MicroPython only: CPython has the memory, and tests may patch it."""
     import sys
 
     if sys.implementation.name == "micropython" and sys.modules.pop("bg.link." + name, None) is not None:
