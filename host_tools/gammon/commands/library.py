@@ -301,6 +301,9 @@ def cmd_sync(args):
 # --- gammon show / watch ---------------------------------------------------------------------
 
 
+SETTLE_TRIES = 5  # copies of the live match taken to find one no record slips past
+
+
 def watch_loop(client, out=None, clear=True, max_events=None, lib=None, learn=False, club=None):
     """Follow the board's live match: for every action the board publishes, print the throw,
     then the play in gnubg notation, then the board after it (``gammon.watch_view``; with
@@ -327,11 +330,31 @@ def watch_loop(client, out=None, clear=True, max_events=None, lib=None, learn=Fa
         except MissingPackage:
             out.write("(the equity lost needs GNU Backgammon's Python module: pip install gnubg)\n")
 
-    def fresh():
-        r = model._Replay()
+    on = getattr(client, "watch_on", None)  # (None: a recorded stream, it cannot be switched)
+
+    def copy():
         live = [g for g in client.list_games() if not g["finished"]]
-        if live:
-            data = client.fetch_game(live[-1]["id"], resume=False)
+        return client.fetch_game(live[-1]["id"], resume=False) if live else b""
+
+    def fresh():
+        """The live match from the board's copy, the watch on, with no record both in the copy
+        and in the events that follow, nor in neither: fetched with the watch off, the watch
+        turned on, fetched again. Equal copies: nothing was journaled in between (a record
+        journaled before the watch was on would be in neither; the board's one unstored
+        record, a throw waiting for its play, comes when the watch turns on). Else the watch
+        off again, what it sent before dropped (the next copy holds it), and again."""
+        data = copy()
+        for i in range(SETTLE_TRIES if on is not None else 0):
+            on(True)
+            again = copy()
+            if again == data or i == SETTLE_TRIES - 1:
+                data = again  # (a board journaling without a pause: the last copy, watch on)
+                break
+            on(False)
+            client.wait_events(0)
+            data = copy()
+        r = model._Replay()
+        if data:
             if club is not None:
                 club("snapshot", data)
             for k, f in record.decode_stream(data):
@@ -370,29 +393,39 @@ def watch_loop(client, out=None, clear=True, max_events=None, lib=None, learn=Fa
     r = fresh()
     draw(r)
     n = 0
-    for rec in client.watch(tick=tick) if notes is not None else client.watch():
-        n += 1
-        if rec is None:
-            r = fresh()  # events were lost: rebuild from the board's copy
-            draw(r, ["(resynchronised)"])
+    while True:
+        stream = client.watch(tick=tick) if notes is not None else client.watch()
+        for rec in stream:
+            n += 1
+            if rec is None and on is not None:
+                break  # events were lost: the watch off, then the board's copy as at the start
+            if rec is None:
+                r = fresh()
+                draw(r, ["(resynchronised)"])
+            else:
+                if club is not None:
+                    club("append", rec)
+                lines = []
+                for k, f in record.decode_stream(rec):
+                    if k == record.MATCH_START:
+                        r = model._Replay()
+                        if lib is not None:
+                            _offer_seed(client, lib, rec, "", lambda s: None)
+                    if r.m is None and k != record.MATCH_START:
+                        continue
+                    before = len(r.g.actions) if r.g is not None and k != record.GAME_START else 0
+                    r.feed(k, f)
+                    lines += event_lines(r, k, f, before)
+                draw(r, lines)
+            if max_events is not None and n >= max_events:
+                stream.close()
+                return r
         else:
-            if club is not None:
-                club("append", rec)
-            lines = []
-            for k, f in record.decode_stream(rec):
-                if k == record.MATCH_START:
-                    r = model._Replay()
-                    if lib is not None:
-                        _offer_seed(client, lib, rec, "", lambda s: None)
-                if r.m is None and k != record.MATCH_START:
-                    continue
-                before = len(r.g.actions) if r.g is not None and k != record.GAME_START else 0
-                r.feed(k, f)
-                lines += event_lines(r, k, f, before)
-            draw(r, lines)
-        if max_events is not None and n >= max_events:
-            break
-    return r
+            return r
+        stream.close()  # (its end turns the watch off)
+        client.wait_events(0)  # sent before the watch went off: the copy holds them
+        r = fresh()
+        draw(r, ["(resynchronised)"])
 
 
 def cmd_watch(args):
