@@ -4,12 +4,12 @@ assertions over TCP, the serial line and BLE."""
 
 import hashlib
 import os
-import socket
-import time
 
 import pytest
 from bg import link as P
 from gammon.link import LinkError
+
+from tools.sim.drive import free_port, pair_with_buttons  # noqa: F401 - the scenarios' tests call S.*
 
 # MATCH001 on every test board: 5000 bytes, finished
 BIG = bytes((i * 7) & 0xFF for i in range(5000))
@@ -70,15 +70,6 @@ def delete_only_finished(c, games):
     assert [g["id"] for g in c.list_games()] == [games[0]["id"], games[2]["id"]]
 
 
-def free_port():
-    """A TCP port on 127.0.0.1 that nothing listens on right now."""
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
 def stranger_refused_then_backs_off(c):
     """On an unpaired connection: requests need authentication, an unknown host's key is
     denied, and this connection's next attempt must wait. Returns that wait in ms (the
@@ -93,33 +84,3 @@ def stranger_refused_then_backs_off(c):
         c.authenticate(b"STRANGER", os.urandom(32))
     assert e.value.code == P.E_BACKOFF and e.value.retry_ms > 0
     return e.value.retry_ms
-
-
-def pair_with_buttons(sim, address, host_name):
-    """Pair ``host_name`` with the running simulator ``sim`` as its owner does: both ROLL
-    buttons held open the pairing window; once the board shows the host's number (its
-    console), a ROLL press confirms it."""
-    from gammon import link as L
-
-    names = [b["name"] for b in sim.board["buttons"]]
-    a, b = names.index("roll0"), names.index("roll1")
-    sim.button(a, 1)
-    sim.button(b, 1)
-    time.sleep(1.2)  # both ROLL buttons held: the pairing window
-    sim.button(a, 0)
-    sim.button(b, 0)
-
-    def code(value):
-        end = time.monotonic() + 10
-        while time.monotonic() < end:
-            codes = [x.split()[-1] for x in sim.log if x.startswith("pairing code: ")]
-            if codes and codes[-1] == value:
-                time.sleep(0.3)
-                sim.button(a, 1)  # the owner presses ROLL: the numbers agree
-                time.sleep(0.15)
-                sim.button(a, 0)
-                return
-            time.sleep(0.05)
-        raise AssertionError("no pairing code shown")
-
-    L.pair(address, code, host_name=host_name)

@@ -11,14 +11,14 @@ import time
 from pathlib import Path
 
 import pytest
+from bg import board as B
+from bg import engine as movegen
+
+from tools.sim import server
+from tools.sim import status as _words
+from tools.sim.drive import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
-
-from bg import board as B  # noqa: E402
-from bg import engine as movegen  # noqa: E402
-
-from tools.sim import server  # noqa: E402
-from tools.sim import status as _words  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 DRIVER = "/usr/bin/chromedriver"
@@ -201,16 +201,6 @@ def _next_says(d, needle, timeout=6.0):
     )
 
 
-def _free_port():
-    import socket
-
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
 def test_the_page_guides_a_newcomer_pairing_a_double_and_a_game(tmp_path):
     """A newcomer with a mouse at 1400x1000: the page says what to do at each step, the
     pairing value is shown large, the page's own gesture control opens the pairing window
@@ -219,7 +209,7 @@ def test_the_page_guides_a_newcomer_pairing_a_double_and_a_game(tmp_path):
     from gammon import link as L
 
     d, prof = _browser("1400,1000")
-    port = _free_port()
+    port = free_port()
     sim = server.Sim(image=str(tmp_path / "f.lfs"), settings={"length": 3}, link_port=port)
     sim.start()
     httpd = server.serve(sim, port=0)

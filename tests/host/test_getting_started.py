@@ -12,12 +12,13 @@ import time
 from pathlib import Path
 
 import pytest
+import test_browser_sim as T  # the page's drivers: browser, drags, LEDs
+from bg import board as B
+from bg import engine as movegen
+
+from tools.sim.drive import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
-
-import test_browser_sim as T  # noqa: E402  (the page's drivers: browser, drags, LEDs)
-from bg import board as B  # noqa: E402
-from bg import engine as movegen  # noqa: E402
 
 GUIDE = ROOT / "docs" / "getting-started.md"
 SHOTS = ("gs-computer-setting", "gs-coach", "gs-computer", "gs-hit", "gs-bearoff", "gs-end")
@@ -73,7 +74,7 @@ def test_the_first_game_of_the_guide(tmp_path, monkeypatch, capsys):
     for name in SHOTS:  # every picture this test makes is in the guide
         assert "img/%s.png" % name in guide, name
     d, prof = T._browser("1400,1000")
-    port = T._free_port()
+    port = free_port()
     sim = T.server.Sim(
         image=str(tmp_path / "f.lfs"), settings={"length": 1}, seed="first-game", link_port=port
     )

@@ -17,7 +17,6 @@ The heap given is roomy (``HEAP``) so that the figure is what the product keeps,
 import json
 import os
 import random
-import socket
 import subprocess
 import sys
 import tempfile
@@ -55,14 +54,6 @@ M.run()
 """
 
 
-def _free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
 def _heap(sim, settle=2.0):
     """The last probe line after ``settle`` seconds: (in use, free)."""
     time.sleep(settle)
@@ -73,36 +64,12 @@ def _heap(sim, settle=2.0):
     raise RuntimeError("no heap line from the probe:\n" + "\n".join(sim.log[-20:]))
 
 
-def _pair(sim, address):
-    from gammon import link as L
-
-    names = [b["name"] for b in sim.board["buttons"]]
-    a, b = names.index("roll0"), names.index("roll1")
-    sim.button(a, 1)
-    sim.button(b, 1)
-    time.sleep(1.2)  # both ROLL buttons held: the pairing window
-    sim.button(a, 0)
-    sim.button(b, 0)
-
-    def code(value):
-        end = time.monotonic() + 10
-        while time.monotonic() < end:
-            codes = [x.split()[-1] for x in sim.log if x.startswith("pairing code: ")]
-            if codes and codes[-1] == value:
-                time.sleep(0.3)
-                sim.click(a, 0.15)  # the owner presses ROLL: the numbers agree
-                return
-            time.sleep(0.05)
-        raise RuntimeError("no pairing code shown")
-
-    L.pair(address, code, host_name="bench")
-
-
 def measure(heap=HEAP):
     from bg import board as B
     from gammon import link as L
 
     from tools.sim import demo, server
+    from tools.sim.drive import free_port, pair_with_buttons
 
     with tempfile.TemporaryDirectory() as tmp:
         probe = Path(tmp) / "probe"
@@ -118,7 +85,7 @@ def measure(heap=HEAP):
                 env = dict(env, MICROPYPATH=env["MICROPYPATH"] + ":" + str(probe))
             return popen(argv, env=env, **kw)
 
-        port = _free_port()
+        port = free_port()
         address = "tcp:127.0.0.1:%d" % port
         image = str(Path(tmp) / "flash.lfs")
         sim = server.Sim(image=image, seed="rest", link_port=port, rom="board", heap=heap)
@@ -133,7 +100,7 @@ def measure(heap=HEAP):
                 time.sleep(0.05)
             out = {"heap": heap}
             out["booted"] = _heap(sim)
-            _pair(sim, address)
+            pair_with_buttons(sim, address, "bench")
             out["paired"] = _heap(sim)
             with L.connect(address) as c:
                 c.info()
