@@ -2,7 +2,7 @@
 
 Usage (``tests/test_micropython.py`` does this for every module)::
 
-    MICROPYPATH=firmware:tests/fakes:tests/portable:tests/mpy \
+    MICROPYPATH=firmware:tests/fakes:tools/harness:tests/portable:tests/mpy \
         micropython -X heapsize=64k tests/mpy_runner.py test_engine_rules
 
 Every module-level callable named ``test_*`` is called with no arguments, in source order

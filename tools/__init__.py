@@ -5,6 +5,8 @@ without any script editing ``sys.path``.
 * ``tools.mpy`` -- the one way to run MicroPython (the unix port, the ROM image, the board model);
 * ``tools.sim`` -- the simulator (server, demo, headless heap checks);
 * ``tools.bench`` -- ``make bench``: one module per area;
+* ``tools/harness`` -- the firmware's harness the tests and the benchmarks share (bare-name
+  modules for both interpreters; ``tools.mpy.HARNESS``);
 * ``tools.deploy`` -- a real ESP32: ``make deploy``, the portable tests on a board
   (``test_device``) and the pty tests of both and of the device benchmarks;
 * ``tools.hardware`` -- KiCad, OpenSCAD and ngspice files from hardware/board.json (its scripts

@@ -23,8 +23,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 HEAP = "64k"  # the ESP32's heap for a program (docs/memory.md)
+# the firmware's harness (fake clock and randomness, a scripted board and host, robot players,
+# littlefs on a RAM block device): bare-name modules for both interpreters, which the tests and
+# the benchmarks share
+HARNESS = "tools/harness"
 # where the portable and MicroPython-only test modules import from (tests/mpy_runner.py)
-TEST_PATH = ("tests/fakes", "tests/portable", "tests/mpy", "tests")
+TEST_PATH = ("tests/fakes", HARNESS, "tests/portable", "tests/mpy", "tests")
 RUNNER = ROOT / "tests" / "mpy_runner.py"
 
 
@@ -120,8 +124,14 @@ def run_tests(module, heap=HEAP, firmware="rom", path=(), timeout=900):
     return run([target, module], heap=heap, firmware=firmware, path=[*path, *TEST_PATH], timeout=timeout)
 
 
-# the test helpers a controller module (tests/ctl) imports, precompiled beside it
-CTL_HELPERS = ("ctl_helpers", "link_helpers", "link_board", "link_fakes", "app_power_helpers")
+# the helpers a controller module (tests/ctl) imports, precompiled beside it
+CTL_HELPERS = (
+    HARNESS + "/ctl_helpers",
+    HARNESS + "/link_helpers",
+    HARNESS + "/link_board",
+    HARNESS + "/link_fakes",
+    "tests/portable/app_power_helpers",
+)
 
 
 def run_ctl_bytecode(module, heap, workdir, timeout=300):
@@ -131,8 +141,7 @@ def run_ctl_bytecode(module, heap, workdir, timeout=300):
     from tools.sim import server  # the firmware's build lives with the simulator that runs it
 
     build = server.build_firmware()
-    tests = ROOT / "tests"
-    srcs = [tests / "ctl" / (module + ".py"), *(tests / "portable" / (m + ".py") for m in CTL_HELPERS)]
+    srcs = [ROOT / "tests" / "ctl" / (module + ".py"), *(ROOT / (m + ".py") for m in CTL_HELPERS)]
     for src in srcs:
         out = str(Path(workdir) / (src.stem + ".mpy"))
         cmd = [server.mpy_cross_binary(), "-march=x64", "-o", out, str(src)]

@@ -108,5 +108,5 @@ BOARD_HEAP = "64k"
 def test_ctl_module_passes_on_the_board_model(spec):
     name, at_least = spec[0], spec[1]
     heap = spec[3] if len(spec) > 3 else BOARD_HEAP
-    path = ("tests/ctl", "tests/portable", "tests")
+    path = ("tests/ctl", mpy.HARNESS, "tests/portable", "tests")
     check(mpy.run([mpy.RUNNER, name], heap=heap, firmware="board", path=path, timeout=300), at_least)

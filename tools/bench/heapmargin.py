@@ -101,7 +101,7 @@ def ctl_module(spec):
     declared = int(spec[3][:-1]) if len(spec) > 3 else 64
 
     def run(h):
-        path = ("tests/ctl", "tests/portable", "tests")
+        path = ("tests/ctl", mpy.HARNESS, "tests/portable", "tests")
         return mpy.run([mpy.RUNNER, name], heap=h, firmware="board", path=path, timeout=900)
 
     return name, _measure(run, declared)

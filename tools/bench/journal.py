@@ -211,7 +211,7 @@ F.umount("/flash")
 
 
 def mpy_append():
-    p = mpy.run(["-c", _MPY_APPEND], heap="64k", path=mpy.TEST_PATH, timeout=300)
+    p = mpy.run(["-c", _MPY_APPEND], heap="64k", path=[mpy.HARNESS], timeout=300)
     m = re.search(r"RESULT (\S+) (\S+) (\S+) (\S+) (\S+) (\S+)", p.stdout)
     if not m:
         raise RuntimeError("micropython append bench failed:\n" + p.stdout + p.stderr)
@@ -274,7 +274,7 @@ def mpy_pack(games):
         src.write_bytes(b"".join(games))
         script = Path(d) / "pack.py"
         script.write_text(_MPY_PACK)
-        p = mpy.run([script, src], heap="192k", path=mpy.TEST_PATH, timeout=600)
+        p = mpy.run([script, src], heap="192k", path=[mpy.HARNESS], timeout=600)
     m = re.search(r"RESULT (\S+) (\S+) (\S+) (\S+) (\S+) (\S+) (\S+) (\S+)", p.stdout)
     if not m:
         raise RuntimeError("micropython pack bench failed:\n" + p.stdout + p.stderr)

@@ -15,10 +15,10 @@ controller at the board's 64k (``computer_vs_computer_board_model_64k``: the hea
 game, the mean of the last ten against the first ten)."""
 
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
+
+from tools import mpy
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -146,19 +146,15 @@ print(games, heap[0], heap[-1], max(heap), first, last, c.mt.score[0], c.mt.scor
 """
 
 
-def _mpy(argv, firmware, code, timeout):
-    """Run ``code`` on a MicroPython binary (``argv``) with the firmware and the controller's
-    test helpers on its path; its output's numbers."""
-    path = (firmware, str(ROOT / "tests" / "portable"))
-    env = dict(os.environ, MICROPYPATH=":".join(path))
-    r = subprocess.run(argv + ["-c", code], capture_output=True, text=True, env=env, timeout=timeout)
-    if r.returncode:
-        raise RuntimeError(r.stdout + r.stderr)
+def _mpy(firmware, heap, code, timeout):
+    """Run ``code`` on MicroPython (``tools.mpy``'s ``firmware``: "source" or "board") with the
+    controller's harness on its path; its output's numbers."""
+    r = mpy.run(["-c", code], heap=heap, firmware=firmware, path=[mpy.HARNESS], timeout=timeout, check=True)
     return (int(x) for x in r.stdout.split())
 
 
-def _run_cvc(argv, firmware):
-    games, h0, h1, hmax, first10, last10, s0, s1 = _mpy(argv, firmware, _CVC_CODE, 1800)
+def _run_cvc(firmware, heap):
+    games, h0, h1, hmax, first10, last10, s0, s1 = _mpy(firmware, heap, _CVC_CODE, 1800)
     return {
         "games": games,
         "points_won": [s0, s1],
@@ -171,8 +167,8 @@ def _run_cvc(argv, firmware):
     }
 
 
-def _run(argv, firmware):
-    n, med, worst, h0, h1, hmax = _mpy(argv, firmware, _CODE, 900)
+def _run(firmware, heap):
+    n, med, worst, h0, h1, hmax = _mpy(firmware, heap, _CODE, 900)
     return {
         "computer_moves": n,
         "move_median_ms": round(med / 1000, 1),
@@ -186,15 +182,11 @@ def _run(argv, firmware):
 def main(argv):
     out = Path(argv[1] if len(argv) > 1 else ROOT / "build" / "bench")
     out.mkdir(parents=True, exist_ok=True)
-    exe = Path(sys.executable).parent / "micropython"
     # the firmware compiled from source into this heap: 256k failed compiling at an absolute
-    # checkout path (fragmentation, session 8), 272k passed: declared with room for other paths
-    res = {"unix_port_64bit": _run([str(exe), "-X", "heapsize=320k"], str(ROOT / "firmware"))}
-    from tools import board_model
-
-    exe = board_model.build()
-    res["board_model_32bit_64k"] = _run([str(exe), "-X", "heapsize=64k"], ".frozen")
-    res["computer_vs_computer_board_model_64k"] = _run_cvc([str(exe), "-X", "heapsize=64k"], ".frozen")
+    # checkout path (fragmentation), 272k passed: declared with room for other paths
+    res = {"unix_port_64bit": _run("source", "320k")}
+    res["board_model_32bit_64k"] = _run("board", "64k")
+    res["computer_vs_computer_board_model_64k"] = _run_cvc("board", "64k")
     from tools.bench.link import ESP32_SLOWDOWN
 
     unix = res["unix_port_64bit"]

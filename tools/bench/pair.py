@@ -67,7 +67,7 @@ print(x, min(runs))
 
 
 def _run(heap, firmware):
-    r = mpy.run(["-c", _CODE], heap=heap, firmware=firmware, path=["tests/portable"], timeout=300)
+    r = mpy.run(["-c", _CODE], heap=heap, firmware=firmware, path=[mpy.HARNESS], timeout=300)
     if r.returncode:
         raise RuntimeError(r.stdout + r.stderr)
     x, p = r.stdout.split()

@@ -3,9 +3,10 @@
     .venv/bin/python -m tools.deploy.test_device --port /dev/ttyUSB0
     .venv/bin/python -m tools.deploy.test_device --port PTY --resume --modules test_dice_core,test_leds_frame
 
-The board has the firmware (``make deploy``). The test modules of ``tests/portable`` (and
-their helpers) are staged as ``make deploy`` stages the firmware: compiled with ``mpy-cross
--march=xtensawin`` and copied with mpremote, into ``tests/`` on the board. Then each module
+The board has the firmware (``make deploy``). The test modules of ``tests/portable`` (with
+their helpers and the harness of ``tools/harness``) are staged as ``make deploy`` stages the
+firmware: compiled with ``mpy-cross -march=xtensawin`` and copied with mpremote, into
+``tests/`` on the board. Then each module
 runs on its own through the raw REPL (``mpremote exec``; without ``--resume`` every module
 starts from a soft reset, as MicroPython's own test runner does on hardware targets): each
 ``test_*`` function is called, and the board prints its result and its heap (free at the
@@ -23,7 +24,7 @@ import sys
 import time
 from pathlib import Path
 
-from tools import deploy
+from tools import deploy, mpy
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -84,13 +85,13 @@ except OSError:
 
 
 def stage(src, out, modules):
-    """Compile the test modules ``modules`` and every helper beside them in ``src`` (no other
-    ``test_*``) into ``out``; returns [(local, device path)]."""
+    """Compile the test modules ``modules``, every helper beside them in ``src`` (no other
+    ``test_*``) and the harness into ``out``; returns [(local, device path)]."""
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
     files = []
-    for py in sorted(src.glob("*.py")):
+    for py in [*sorted(src.glob("*.py")), *sorted((ROOT / mpy.HARNESS).glob("*.py"))]:
         if py.stem.startswith("test_") and py.stem not in modules:
             continue
         dst = out / (py.stem + ".mpy")

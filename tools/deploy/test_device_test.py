@@ -41,7 +41,12 @@ def test_fails_on_purpose():
 def _direct(name, device):
     """The module under tests/mpy_runner.py on the same interpreter, firmware from ``device``."""
     p = mpy.run(
-        [mpy.RUNNER, name], heap=None, firmware=None, path=[device, "tests/portable"], cwd=device, timeout=600
+        [mpy.RUNNER, name],
+        heap=None,
+        firmware=None,
+        path=[device, "tests/portable", mpy.HARNESS],
+        cwd=device,
+        timeout=600,
     )
     m = re.search(r"micropython: (\d+) passed, (\d+) failed, (\d+) skipped", p.stdout)
     assert m, p.stdout[-2000:] + p.stderr[-2000:]
