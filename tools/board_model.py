@@ -22,6 +22,7 @@ Re-running is cheap: ``make`` rebuilds only what changed (a firmware edit re-fre
 and relinks, a few seconds).
 """
 
+import fcntl
 import hashlib
 import os
 import shutil
@@ -171,9 +172,14 @@ def _check_compiler():
 def build(jobs=None):
     """Path of the model's ``micropython``, built or brought up to date."""
     _check_compiler()
-    configure(unpack(fetch()))
-    cmd = ["make", "-j%d" % (jobs or os.cpu_count() or 1), "VARIANT_DIR=%s" % VARIANT_DIR]
-    proc = subprocess.run(cmd, cwd=PORT, capture_output=True, text=True)
+    BUILD.mkdir(parents=True, exist_ok=True)
+    with open(BUILD / "board-model.lock", "w") as lock:
+        # one build at a time: two makes in one tree (two test processes finding the firmware
+        # changed) race at the link and delete each other's binary
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        configure(unpack(fetch()))
+        cmd = ["make", "-j%d" % (jobs or os.cpu_count() or 1), "VARIANT_DIR=%s" % VARIANT_DIR]
+        proc = subprocess.run(cmd, cwd=PORT, capture_output=True, text=True)
     if proc.returncode or not BINARY.exists():
         raise ModelError("building the board model failed:\n" + (proc.stdout + proc.stderr)[-3000:])
     return BINARY
