@@ -347,10 +347,11 @@ class Controller(Turns):
             self._update_marks()
         return err
 
-    def contribute(self, name, part, commitment=None):
+    def contribute(self, name, part, commitment=None, proof=b""):
         """A host's 16-byte player seed, between the commitment and the first throw: journal
         SEED_PART naming the host (its name cut to 16 bytes of UTF-8). ``commitment``: the
         one the host saw (this match's; in a match with another board, the other board's).
+        ``proof``: the host's (opaque, at most bg.record.MAX_PROOF bytes), journaled with the part.
         Returns the match id. ValueError when no match is waiting for player seeds; nothing
         is changed then."""
         f = self.fair
@@ -377,8 +378,10 @@ class Controller(Turns):
             while b[n] & 0xC0 == 0x80:  # not inside a UTF-8 sequence
                 n -= 1
             name = str(b[:n], "utf-8")
+        rec = (D.SRC_HOST, name, bytes(part), bytes(proof)) if proof else (D.SRC_HOST, name, bytes(part))
+        R.check_seed_part(rec)  # before anything changes
         f.contribute(D.SRC_HOST, part)
-        self._emit(R.SEED_PART, (D.SRC_HOST, name, bytes(part)))
+        self._emit(R.SEED_PART, rec)
         return f.match_id
 
     def joint_take(self, k, share, now=0):

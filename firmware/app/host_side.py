@@ -80,10 +80,10 @@ class HostSide:
 
     # the link's requests
 
-    def _player_seed(self, name, commitment, part):
-        """A host's dice contribution (PLAYER_SEED): journaled and published at once."""
+    def _player_seed(self, name, commitment, part, proof=b""):
+        """A host's dice contribution (PLAYER_SEED) and its proof: journaled and published at once."""
         try:
-            mid = self.app.ctl.contribute(name, part, commitment)
+            mid = self.app.ctl.contribute(name, part, commitment, proof)
         except ValueError:
             return None
         self._decided(None)

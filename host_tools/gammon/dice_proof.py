@@ -2,10 +2,12 @@
 
 A host's player-seed part is not 16 random bytes but the hash of an Ed25519 signature: the
 host signs the match's commitment, the parts it saw before its own and a fresh nonce with its
-dice key, and sends ``SHA-256(_ID_TAG || signature)[:16]``. The board stores those 16 bytes as
-any part (nothing changes on the board: no heap, no new record); the host keeps the *proof*
-(its public key, the nonce, what it saw before, the signature) in its library and can hand it to
-anyone (``gammon verify --write-proofs``). With the journal and the proof, a third party
+dice key, and sends ``SHA-256(_ID_TAG || signature)[:16]`` with the proof packed beside it
+(``pack``: its public key, the nonce, how many parts it saw before, the signature; 114 bytes).
+The board journals the packed proof with the part (record SEED_PART's last field) and never
+reads it, so the proof travels wherever the journal goes (a library, a club); the host also
+keeps it in its library and can hand it to anyone (``gammon verify --write-proofs``). With the
+journal (and, for a board that dropped it, the proof), a third party
 checks that the part is that key's, made after the commitment and after those parts, and so
 sees which keys contributed and whether the last part really is one; a part the board made up
 under a host's name has no proof, and one under a key the board made itself shows a key
@@ -92,6 +94,49 @@ def check(proof, match_id, commitment, part, prior_parts):
             len(prior_parts),
         )
     return True, ""
+
+
+# The packed proof a host sends with its part and the board journals (docs/dice.md):
+#   version u8 (1) || before u8 || public key (32) || nonce (16) || signature (64)   -- 114 bytes
+# The whole key, not its 8-byte fingerprint: Ed25519 cannot check a signature without the key,
+# and the journal is to be checkable with nothing else. The match id is MATCH_START's and the
+# prior hash is not sent: the parts a host saw are the first ``before`` of the journal's (the
+# board only appends), so the verifier recomputes it from the journal; a board that changed,
+# dropped or reordered one of those breaks the signature.
+PACK_VERSION = 1
+PACKED_LEN = 114
+
+
+def pack(proof):
+    """The bytes a host sends with its part (``proof`` from ``make``)."""
+    return (
+        bytes((PACK_VERSION, proof["before"]))
+        + bytes(proof["key"])
+        + bytes(proof["nonce"])
+        + bytes(proof["signature"])
+    )
+
+
+def unpack(blob, match_id, parts):
+    """The proof dict of a journaled packed proof, for the match ``match_id`` whose parts
+    ``[(source, part)]`` precede it in the journal; ValueError (why, in words) when the bytes
+    are not a proof of this format or claim more parts before than the journal has."""
+    blob = bytes(blob)
+    if len(blob) != PACKED_LEN or blob[0] != PACK_VERSION:
+        raise ValueError("the proof journaled with it is not one this version reads (%d bytes)" % len(blob))
+    before = blob[1]
+    if before > len(parts):
+        raise ValueError(
+            "its proof was signed after %d part(s), but the journal has %d before it" % (before, len(parts))
+        )
+    return {
+        "match_id": bytes(match_id),
+        "key": blob[2:34],
+        "nonce": blob[34:50],
+        "prior": prior_hash(parts[:before]),
+        "before": before,
+        "signature": blob[50:114],
+    }
 
 
 def to_json(proof):

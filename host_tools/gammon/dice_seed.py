@@ -2,12 +2,14 @@
 has published its commitment and not yet thrown (a live ``MATCH_START`` while watching, or
 a live match while syncing), it remembers the commitment in the library and sends the board
 its 16-byte part (``REQ_PLAYER_SEED``): the hash of its signature over the commitment and the
-parts before it (``gammon.dice_proof``), whose proof the library keeps. ``gammon verify`` later
-checks the journal against what was remembered."""
+parts before it (``gammon.dice_proof``), with the proof, which the board journals beside the part
+and the library keeps. ``gammon verify`` later checks the journal against what was remembered
+and the journaled proofs."""
 
 import os
 
 from bg import dice, record
+from bg.link import E_PAYLOAD
 
 from gammon.link import LinkError
 
@@ -45,7 +47,13 @@ def contribute(client, lib, match_id, commitment, board="", urandom=os.urandom, 
     seed, proof = dice_proof.make(key, match_id, commitment, list(prior), bytes(urandom(16)))
     lib.remember_proof(match_id, seed, dice_proof.to_json(proof))  # before the board has it
     try:
-        client.send_player_seed(commitment, seed)
+        try:
+            client.send_player_seed(commitment, seed, dice_proof.pack(proof))
+        except LinkError as e:
+            if e.code != E_PAYLOAD:
+                raise
+            # firmware from before journaled proofs takes the part alone (the proof stays here)
+            client.send_player_seed(commitment, seed)
     except LinkError:
         return None
     lib.remember_commitment(match_id, commitment, seed, board)

@@ -71,7 +71,7 @@ class _Board:
     def watch(self):
         return iter(())
 
-    def send_player_seed(self, commitment, seed):
+    def send_player_seed(self, commitment, seed, proof=b""):
         if self.refuse:
             raise LinkError("wrong state: no match waiting for a seed", 13)
         self.sent.append((commitment, seed))

@@ -60,7 +60,8 @@ def test_a_third_party_sees_which_keys_gave_the_parts(tmp_path, capsys):
     assert "the last host part is key %s's" % fp2 in out, out
     # without the proofs the parts are just bytes: nobody can say whose
     code, out = T._verify(tmp_path, capsys, acts)
-    assert code == 0 and out.count("no proof here") == 2 and "the last host part is key" not in out, out
+    assert code == 0 and out.count("unproven: no proof in the journal or here") == 2, out
+    assert "the last host part is unproven" in out and "the last host part is key" not in out, out
 
 
 def test_a_part_the_board_makes_up_after_the_hosts_is_told_apart(tmp_path, capsys, monkeypatch):
@@ -72,7 +73,7 @@ def test_a_part_the_board_makes_up_after_the_hosts_is_told_apart(tmp_path, capsy
     acts = T._play(Fairness, n=N, hosts=parts)
     laptop_proof = _write(tmp_path / "laptop.json", proofs[:1])
     code, out = T._verify(tmp_path, capsys, acts, "--proofs", laptop_proof)
-    assert "part 2: host 'phone': no proof here" in out and "the last host part is key" not in out, out
+    assert "part 2: host 'phone': unproven: no proof" in out and "the last host part is key" not in out, out
     # the board hands out a proof of its own part: a key nobody vouches for
     code, out = T._verify(tmp_path, capsys, acts, "--proofs", _write(tmp_path / "all.json", proofs))
     board_fp = dice_proof.fingerprint(dice_proof.public_key(BOARDS_OWN))
@@ -119,8 +120,8 @@ class _Client:
     def __init__(self):
         self.sent = []
 
-    def send_player_seed(self, com, seed):
-        self.sent.append((bytes(com), bytes(seed)))
+    def send_player_seed(self, com, seed, proof=b""):
+        self.sent.append((bytes(com), bytes(seed), bytes(proof)))
         return MID
 
 
@@ -128,8 +129,8 @@ def test_the_host_signs_its_part_keeps_the_proof_and_hands_it_out(tmp_path, caps
     client = _Client()
     with Library.open() as lib:
         part = dice_seed.contribute(client, lib, MID, COM, "board")
-        assert client.sent == [(COM, part)]
         [proof] = lib.part_proofs(MID)
+        assert client.sent == [(COM, part, dice_proof.pack(dice_proof.from_json(proof)))]
     key_file = home / dice_proof.KEY_FILE
     assert stat.S_IMODE(os.stat(key_file).st_mode) == 0o600  # the dice key is the host's alone
     acts = T._play(Fairness, n=N, hosts=[("laptop", part)])

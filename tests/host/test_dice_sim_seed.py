@@ -5,7 +5,8 @@ by itself and remembers the commitment; a second host's ``gammon sync`` sends it
 board journals each part naming its host and, once a host gave one, mixes none of its own
 (a host's part is the last input); after the match ``gammon verify`` passes and says who could
 have chosen the dice: with no host *board alone*, with hosts the one that gave the last input,
-and to each host whether its own part was the last. Run on the ROM image and on the board
+and to each host whether its own part was the last; a third party's library holding only the
+journal sees every part's key (the proofs travel in it). Run on the ROM image and on the board
 model (32-bit, the board's 64k)."""
 
 import io
@@ -146,6 +147,15 @@ def test_watching_hosts_seed_the_dice_and_verify_names_them(tmp_path, monkeypatc
             assert "this host's part is the last input: the board could not have chosen" in out, out
         else:
             assert "this host's part is in, but host '%s' came after it" % names[-1] in out, out
+    if hosts:  # a third party with the journal alone: each part's proof travelled in it
+        be("third")
+        with Library.open() as lib:
+            lib.store(f.read_bytes(), board="board")
+        capsys.readouterr()
+        assert main(["verify", mid.hex()]) == 0  # nothing remembered here, no proof files
+        out = capsys.readouterr().out
+        assert [len(x) for x in parts] == [4] * hosts and out.count("signature holds") == hosts, out
+        assert "the last host part is key" in out and "unproven" not in out, out
     if not hosts:
         capsys.readouterr()
         assert main(["verify", str(f)]) == 0

@@ -67,8 +67,8 @@ class Client:
             raise LinkError("throw %d is not asked for on this board" % k, P.E_STATE)
         return bytes([kind]) + body[:4] + mine
 
-    def send_player_seed(self, commitment, seed):
-        return self._c(self.board.c.contribute, "host", seed, commitment)
+    def send_player_seed(self, commitment, seed, proof=b""):
+        return self._c(self.board.c.contribute, "host", seed, commitment, proof)
 
     def decide(self, code, payload):
         """DECIDE (as ``bg.link.decide`` and ``app.main`` answer it)."""

@@ -95,8 +95,8 @@ def test_a_board_alone_still_takes_the_automatic_seed():
     mid, com, data = _ms(s)
 
     class Client:
-        def send_player_seed(self, commitment, seed):
-            return s.c.contribute("laptop", seed, commitment)
+        def send_player_seed(self, commitment, seed, proof=b""):
+            return s.c.contribute("laptop", seed, commitment, proof)
 
     with Library.open() as lib:
         said = []

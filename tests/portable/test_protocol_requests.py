@@ -19,6 +19,7 @@ if roomy(120000, 90000):
     import struct
 
     from bg import link as P
+    from bg import record
     from link_helpers import LIVE, M1, error_code, one, paired_session
 
 
@@ -101,8 +102,8 @@ def test_player_seed_goes_to_the_match_that_published_the_commitment():
     mid = b"MATCH-01"
     com = bytes(range(32))
 
-    def take(name, commitment, seed):
-        got.append((name, commitment, seed))
+    def take(name, commitment, seed, proof):
+        got.append((name, commitment, seed, proof))
         return mid if commitment == com else None
 
     seed = bytes(range(16))
@@ -110,8 +111,18 @@ def test_player_seed_goes_to_the_match_that_published_the_commitment():
     assert error_code(one(s, h, h.request(P.REQ_PLAYER_SEED, com + seed))) == P.E_STATE
     b.on_player_seed = take
     _, p = one(s, h, h.request(P.REQ_PLAYER_SEED, com + seed), P.RSP | P.REQ_PLAYER_SEED)
-    assert p == mid + com and got == [(b.find_host(s.host_id)[2], com, seed)]
+    assert p == mid + com and got == [(b.find_host(s.host_id)[2], com, seed, b"")]
     other = bytes(32)
     assert error_code(one(s, h, h.request(P.REQ_PLAYER_SEED, other + seed))) == P.E_STATE
     assert error_code(one(s, h, h.request(P.REQ_PLAYER_SEED, com + seed[:15]))) == P.E_PAYLOAD
     assert len(got) == 2
+    # the part's proof rides along, handed on as the bytes sent (the board never reads it)
+    proof = bytes(range(7, 7 + 114))
+    _, p = one(s, h, h.request(P.REQ_PLAYER_SEED, com + seed + proof), P.RSP | P.REQ_PLAYER_SEED)
+    assert p == mid + com and got[-1][2:] == (seed, proof)
+    big = bytes(record.MAX_PROOF)
+    one(s, h, h.request(P.REQ_PLAYER_SEED, com + seed + big), P.RSP | P.REQ_PLAYER_SEED)
+    assert got[-1][3] == big
+    # one byte more than a proof may hold: refused before the app sees it
+    assert error_code(one(s, h, h.request(P.REQ_PLAYER_SEED, com + seed + big + b"x"))) == P.E_PAYLOAD
+    assert len(got) == 4

@@ -85,7 +85,7 @@ class Board:
         self.show_code = show_code
         self.firmware = firmware
         self.on_rename = on_rename
-        # on_player_seed(host name, commitment, seed16) -> match id, or None when no match is
+        # on_player_seed(host name, commitment, seed16, proof) -> match id, or None when no match is
         # waiting for player seeds under that commitment (set by the app; None: refused)
         self.on_player_seed = on_player_seed
         self.pair_without_button = pair_without_button

@@ -33,6 +33,7 @@ from bg.link import (
     STATE_LIVE,
     check_name,
 )
+from bg.record import MAX_PROOF
 
 
 def list_matches(s, fr):
@@ -205,14 +206,17 @@ def unpair(s, fr):
 
 
 def player_seed(s, fr):
-    """A host's 16-byte dice contribution for the match whose commitment it saw (docs/dice.md);
+    """A host's 16-byte dice contribution for the match whose commitment it saw (docs/dice.md),
+    with its proof (opaque, up to MAX_PROOF bytes: journaled with the part, never read here);
     refused (E_STATE) unless that match is between its commitment and its first throw."""
     p = fr.payload
-    if len(p) != 48:
-        raise ValueError("player seed needs the commitment (32 bytes) and the seed (16)")
+    if len(p) < 48 or len(p) > 48 + MAX_PROOF:
+        raise ValueError(
+            "player seed needs the commitment (32 bytes), the seed (16), a proof of <= %d" % MAX_PROOF
+        )
     cb = s.board.on_player_seed
     h = s.board.find_host(s.host_id)
-    mid = cb(h[2] if h else "", bytes(p[:32]), bytes(p[32:])) if cb else None
+    mid = cb(h[2] if h else "", bytes(p[:32]), bytes(p[32:48]), bytes(p[48:])) if cb else None
     if mid is None:
         return s._error(E_STATE, fr.type, fr.seq, 0, "no match waiting for a seed")
     s._reply(RSP | REQ_PLAYER_SEED, bytes(mid) + bytes(p[:32]))

@@ -50,7 +50,9 @@ the host exports (layout tables: docs/journal.md)."""
 #     MATCH_END     (winner, score0, score1)
 #     SEED_REVEAL   (seed:bytes32,)
 #     CLOCK         (side, used_ms, left_ms)
-#     SEED_PART     (source, name:str, part:bytes16)   a player-seed contribution
+#     SEED_PART     (source, name:str, part:bytes16[, proof:bytes])   a player-seed contribution;
+#                   ``proof``: the host's proof that the part is its (docs/dice.md), opaque here,
+#                   1..MAX_PROOF bytes, only with source host; absent in records written before it
 #     JOINT_START   (side, commitment:bytes32)   a two-board match: this board's side, the other's commitment
 #     JOINT_SHARE   (k, share:bytes32)   the other board's share of throw k, taken
 #
@@ -90,6 +92,8 @@ CLOCK = const(0x11)
 GAME_PACKED = const(0x12)
 # A player-seed contribution (docs/dice.md): after MATCH_START (the commitment), before the
 # first throw; ``source`` is bg.dice.SRC_HOST (name = the paired host's name) or SRC_BUTTONS.
+# A host's part may carry its proof as a trailing length-prefixed field: the board stores the
+# bytes and never reads them (the host checks them); a record without it is the old layout.
 SEED_PART = const(0x13)
 # A match between two boards (docs/remote.md, bg.dice.joint): right after MATCH_START, before any
 # SEED_PART, the side this board plays and the other board's commitment; then, once per throw,
@@ -141,6 +145,7 @@ END_TIME = const(3)
 
 MAX_NAME = const(16)  # bytes of UTF-8 per player name
 MAX_PLAYER_SEED = const(32)
+MAX_PROOF = const(160)  # bytes of a SEED_PART's proof (the host's format is 114: docs/dice.md)
 _MAX_STEPS = const(15)  # PLAY (general) allows up to 15 steps (casual plays)
 MAX_RECORD = const(259)  # 1 + 1 + 255 + 2: a reader never needs more bytes than this
 # Decoder.status
@@ -204,6 +209,7 @@ def crc8(data, start=0, end=None, crc=0xFF):
 #   r 1..3 (u8)       d two dice in one byte (d1 << 4 | d2; takes two fields)
 #   8 8 raw bytes     X 32 raw bytes    n name (u8 length + <= 16 bytes UTF-8)
 #   p player seed (u8 length + <= 32 bytes)
+#   q optional last field: opaque bytes (u8 length 1..MAX_PROOF + bytes), absent = not in the tuple
 #   o OPENING (flags u8, then one byte per pair of dice)   P PLAY (see _pack_play)
 FORMATS = (
     "",
@@ -225,7 +231,7 @@ FORMATS = (
     "X",
     "sII",
     "",  # GAME_PACKED: bg.record.packdec
-    "Bnp",  # SEED_PART
+    "Bnpq",  # SEED_PART
     "sX",  # JOINT_START
     "IX",  # JOINT_SHARE
 )
@@ -306,6 +312,8 @@ def _payload(kind, fields):
         return out
     i = 0
     for c in fmt:
+        if c == "q" and i == len(fields):
+            break  # the optional last field is absent
         v = fields[i]
         i += 1
         if c == "s":
@@ -336,8 +344,8 @@ def _payload(kind, fields):
                 raise ValueError("player name longer than %d bytes of UTF-8" % MAX_NAME)
             out.append(len(b))
             out += b
-        else:  # "p"
-            b = _bytes(v or b"", MAX_PLAYER_SEED, None)
+        else:  # "p", or "q" (present: 1..MAX_PROOF bytes)
+            b = _bytes(v or b"", MAX_PLAYER_SEED if c == "p" else MAX_PROOF, None)
             out.append(len(b))
             out += b
     if i != len(fields):
@@ -346,9 +354,15 @@ def _payload(kind, fields):
 
 
 def check_seed_part(fields):
-    """A SEED_PART's fields make sense: source 1 (host) or 2 (buttons), 16 bytes."""
-    if len(fields) != 3 or fields[0] not in (1, 2) or len(fields[2]) != 16:
+    """A SEED_PART's fields make sense: source 1 (host) or 2 (buttons), 16 bytes; a proof only
+    with a host's part, 1..MAX_PROOF bytes (an empty one is written as none: one encoding)."""
+    n = len(fields)
+    if n < 3 or n > 4 or fields[0] not in (1, 2) or len(fields[2]) != 16:
         raise ValueError("bad player seed contribution")
+    if n == 4:
+        p = fields[3]
+        if fields[0] != 1 or not isinstance(p, (bytes, bytearray)) or not 0 < len(p) <= MAX_PROOF:
+            raise ValueError("bad player seed proof")
     return fields
 
 

@@ -11,6 +11,7 @@ from bg.record import (
     MATCH_START,
     MAX_NAME,
     MAX_PLAYER_SEED,
+    MAX_PROOF,
     MAX_RECORD,
     OK,
     OPEN_HOUSE,
@@ -112,6 +113,8 @@ def fields_of(kind, p, i, n):
     j = i
     for c in fmt:
         if j >= e:
+            if c == "q":
+                break  # the optional last field is absent (a record written before it)
             raise ValueError("record too short")
         if c in "BHI":
             w = 1 if c == "B" else 2 if c == "H" else 4
@@ -142,8 +145,8 @@ def fields_of(kind, p, i, n):
                 raise ValueError("record too short")
             out.append(bytes(p[j : j + w]))
             j += w
-        else:  # "n" or "p": length-prefixed
-            if b > (MAX_NAME if c == "n" else MAX_PLAYER_SEED) or j + b > e:
+        else:  # "n", "p" or "q": length-prefixed
+            if b > (MAX_NAME if c == "n" else MAX_PLAYER_SEED if c == "p" else MAX_PROOF) or j + b > e:
                 raise ValueError("bad length-prefixed field")
             v = bytes(p[j : j + b])
             j += b

@@ -1,7 +1,8 @@
 """What the club accepts: a match or a live event is decoded by ``bg.record``, replayed by the
 rules' one fold (``gammon.model``, over ``bg.match.Fold``) and, for a finished match, its dice
 verified by ``gammon verify``'s own logic (``gammon.commands.dice``: the commitment, the order
-of the seed parts, every throw) before anything is stored. Anything else raises
+of the seed parts, the hosts' proofs journaled with their parts, every throw) before anything is
+stored. Anything else raises
 :class:`Refused` with one line saying why.
 """
 
@@ -43,10 +44,18 @@ def dice_verdict(data):
         return False, str(e)
     if v.order_error:
         return False, "the record order proves nothing: " + v.order_error
+    _lines, bad, signed = verify.check_parts(v, [])  # the proofs the journal carries
+    if bad:
+        return False, "a part's proof does not hold: " + "; ".join(bad)
+    hosts = [i for i, p in enumerate(v.parts) if p[0] == dice.SRC_HOST]
+    who = v.contributions()
+    if hosts:
+        last = signed.get(hosts[-1])
+        who += "; the last host part is " + ("key %s's" % last if last else "unproven")
     if v.board_seed is None:
         return None, "not yet: the board seed is revealed at the end of the match"
     ok, _idx, msg = dice.verify_transcript(v.match_id, v.commitment, v.board_seed, v.player_seed, v.throws)
-    return bool(ok), "%s (%s)" % (msg, v.contributions())
+    return bool(ok), "%s (%s)" % (msg, who)
 
 
 def check_finished(data):

@@ -49,11 +49,14 @@ class Match:
         self.throws = throws
         self.note = note
         self.parts = []  # SEED_PART contributions (source, name, part), in journal order
+        self.proofs = {}  # {index in parts: the packed proof journaled with that part}
         self.legacy_seed = False  # MATCH_START carried the player seed (journals before SEED_PART)
         self.order_error = None  # why the record order proves nothing (verify FAILs)
         self.from_json = False  # a JSON transcript: a player seed, no record order
 
-    def add_part(self, source, name, part):
+    def add_part(self, source, name, part, proof=b""):
+        if proof:
+            self.proofs[len(self.parts)] = bytes(proof)
         if self.order_error is None:
             if self.throws:
                 self.order_error = "a player seed contribution (%s) comes after the first throw" % _who(
@@ -235,7 +238,7 @@ def matches_from_journal(data, source):
             if cur is None or cur.board_seed is not None:
                 early = _who(f[0], f[1])
             else:
-                cur.add_part(f[0], f[1], bytes(f[2]))
+                cur.add_part(f[0], f[1], bytes(f[2]), f[3] if len(f) > 3 else b"")
         elif cur is None:
             continue
         elif kind == record.OPENING:
@@ -349,27 +352,46 @@ def _library_proofs(mid):
 
 
 def check_parts(m, proofs):
-    """``(lines, bad, signed)``: a line per host part saying whose key signed it (``proofs``,
-    ``gammon.dice_proof``), why a proof fails (``bad``), and ``{part index: key fingerprint}``
-    of the parts whose proof holds."""
+    """``(lines, bad, signed)``: a line per host part saying whose key signed it, why a proof
+    fails (``bad``), and ``{part index: key fingerprint}`` of the parts whose proof holds. The
+    proofs: the one journaled with each part (``gammon.dice_proof.unpack``) and ``proofs`` (this
+    host's library, ``--proofs`` files); a part with neither is *unproven*."""
     from gammon import dice_proof
 
     lines, bad, signed = [], [], {}
     mine = [p for p in proofs if p["match_id"] == m.match_id]
     used = set()
+    proved = {}  # signature -> the part it proved: one signed part counts once
     prior = []
     for i, (src, name, part) in enumerate(m.parts):
         if src == dice.SRC_HOST:
-            ps = [p for p in mine if dice_proof.part_of(p["signature"]) == part]
-            if not ps:
+            ps = []
+            blob = m.proofs.get(i)
+            if blob is not None:
+                try:
+                    ps.append(dice_proof.unpack(blob, m.match_id, prior))
+                except ValueError as e:
+                    bad.append("part %d (host '%s'): %s" % (i + 1, name, e))
+                    lines.append("part %d: host '%s': %s" % (i + 1, name, e))
+            for p in mine:
+                if dice_proof.part_of(p["signature"]) == part:
+                    used.add(id(p))
+                    if not any(q["signature"] == p["signature"] and q["key"] == p["key"] for q in ps):
+                        ps.append(p)
+            if not ps and blob is None:
                 lines.append(
-                    "part %d: host '%s': no proof here (only its host can tell it is theirs)" % (i + 1, name)
+                    "part %d: host '%s': unproven: no proof in the journal or here (only its host can "
+                    "tell it is theirs)" % (i + 1, name)
                 )
             for p in ps:
-                used.add(id(p))
                 fp = dice_proof.fingerprint(p["key"])
                 ok, note = dice_proof.check(p, m.match_id, m.commitment, part, prior)
+                sig = bytes(p["signature"])
+                if ok and sig in proved and proved[sig] != i:
+                    ok = False
+                    note = "the same signed part as part %d: a copy proves nothing" % (proved[sig] + 1)
                 if ok:
+                    proved[sig] = i
                     signed[i] = fp
                     after = note or "and the %d part(s) before it" % len(prior)
                     lines.append(
@@ -448,6 +470,11 @@ def cmd_verify(args):
             print(
                 "  the last host part is key %s's: the board could not have chosen these dice without "
                 "that key's holder" % signed[hosts[-1]]
+            )
+        elif hosts and not m.order_error:
+            print(
+                "  the last host part is unproven: nothing here shows it is a host's, so the board "
+                "could have made it up"
             )
         if bad:
             print("FAIL: a part's proof does not hold: " + "; ".join(bad))

@@ -24,6 +24,14 @@ def _hex(b):
     return bytes(b).hex() if b is not None else None
 
 
+def _seed_part(f):
+    """A SEED_PART's fields (source, name, part[, proof]) as the export shows them."""
+    d = {"source": "host" if f[0] == 1 else "buttons", "name": f[1], "part": _hex(f[2])}
+    if len(f) > 3:
+        d["proof"] = _hex(f[3])  # the host's packed proof (docs/dice.md, gammon.dice_proof.pack)
+    return d
+
+
 def _action(match, g, a):
     d = {
         "kind": a.kind,
@@ -96,10 +104,7 @@ def to_dict(match):
             "dice": {
                 "commitment": _hex(match.commitment),
                 "player_seed": _hex(match.player_seed),
-                "seed_parts": [
-                    {"source": "host" if s == 1 else "buttons", "name": n, "part": _hex(p)}
-                    for s, n, p in match.seed_parts
-                ],
+                "seed_parts": [_seed_part(f) for f in match.seed_parts],
                 "board_seed": _hex(match.seed),
             },
             "final_score": list(match.final_score),

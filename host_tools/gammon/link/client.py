@@ -368,11 +368,12 @@ class Client:
         gid = game_id if isinstance(game_id, str) else bytes(game_id).hex()
         return self.call(P.REQ_REVEAL, bytes.fromhex(gid))[8:]
 
-    def send_player_seed(self, commitment, seed):
+    def send_player_seed(self, commitment, seed, proof=b""):
         """Contribute ``seed`` (16 bytes) to the dice of the match that published
-        ``commitment`` (32 bytes); returns its match id. LinkError (E_STATE) when that match is
-        not waiting for player seeds (docs/dice.md)."""
-        return self.call(P.REQ_PLAYER_SEED, bytes(commitment) + bytes(seed))[:8]
+        ``commitment`` (32 bytes), with its packed ``proof`` (``gammon.dice_proof.pack``: the
+        board journals it beside the part); returns its match id. LinkError (E_STATE) when that
+        match is not waiting for player seeds (docs/dice.md)."""
+        return self.call(P.REQ_PLAYER_SEED, bytes(commitment) + bytes(seed) + bytes(proof))[:8]
 
     def set_clock(self, unix_time=None):
         t = int(time.time() if unix_time is None else unix_time)
