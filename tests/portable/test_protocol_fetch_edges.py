@@ -90,5 +90,40 @@ def test_ack_never_rewinds_and_cannot_skip():
     assert after[:5] + after[6:] == before[:5] + before[6:]  # only the sequence number moved
 
 
+def test_a_heap_too_fragmented_for_a_chunk_gives_smaller_chunks_then_a_clear_error():
+    # The board model playing another board: no block for a whole chunk's frame. The transfer
+    # goes on in smaller chunks; when not even the smallest fits, the host is told (E_BUSY, out
+    # of memory) -- never left waiting for a frame the board could not make.
+    b, s, h, _ = paired_session()
+    real = b.store.read_match
+    whole = real(M1, 0, 771)
+    asked = []
+
+    def tight(mid, off, n):
+        asked.append(n)
+        if n > 100:
+            raise MemoryError("memory allocation failed, allocating %d bytes" % n)
+        return real(mid, off, n)
+
+    b.store.read_match = tight
+    r = exchange(s, h, _fetch(s, h, M1))
+    data = [p for t, p, _ in r if t == P.DATA]
+    assert r[0][0] == P.RSP | P.REQ_FETCH and len(data) == (771 + 63) // 64
+    assert b"".join(p[4:] for p in data) == whole and max(asked) > 100
+    offs = [struct.unpack("<I", p[:4])[0] for p in data]
+    assert offs == list(range(0, 771, 64))  # offsets in order, nothing skipped or repeated
+
+    def never(mid, off, n):
+        raise MemoryError("memory allocation failed")
+
+    b, s, h, _ = paired_session()
+    b.store.read_match = never
+    r = exchange(s, h, _fetch(s, h, M1))
+    assert [t for t, _p, _f in r] == [P.RSP | P.REQ_FETCH, P.ERROR]
+    code, req, _seq, retry, msg = P.parse_error(r[1][1])
+    assert (code, req, retry, msg) == (P.E_BUSY, P.REQ_FETCH, 1000, "out of memory")
+    assert s.xfer is None and exchange(s, h, h.request(P.REQ_ACK, struct.pack("<IB", 0, 5))) == []
+
+
 if not roomy(120000, 90000):
     skip_all(globals())

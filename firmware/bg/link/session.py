@@ -14,8 +14,12 @@ Example::
 
 import struct
 
+from micropython import const
+
 from bg import link as P
 from bg.link.mac import check_seq
+
+_SMALLEST = const(64)  # the least chunk a fetch falls back to (a frame of ~90 bytes)
 
 
 class Session:
@@ -27,6 +31,7 @@ class Session:
         self.board = board
         self.dec = P.Decoder()
         self.mtu = mtu
+        self.small = P.MAX_PAYLOAD  # the chunks' cap: halved when the heap cannot hold a frame
         self.out = []
         self.dropped = 0
         self.seq_out = 0
@@ -118,7 +123,7 @@ class Session:
             n = 32
         if n > P.MAX_PAYLOAD - 4:
             n = P.MAX_PAYLOAD - 4
-        return n
+        return n if n < self.small else self.small
 
     @property
     def authenticated(self):
@@ -155,25 +160,47 @@ class Session:
             return self._send(P.EVENT, bytes([P.EV_RECORD]) + self.events.pop(0))
         x = self.xfer
         if x is not None and x[3] > 0:
-            mid, pos, end = x[0], x[1], x[2]
-            n = end - pos
-            cs = self.chunk_size()
-            if n > cs:
-                n = cs
-            try:
-                data = self.board.store.read_match(mid, pos, n) if n else b""
-            except Exception:  # noqa: BLE001 - any storage failure ends the transfer cleanly
-                data = None
-            if data is None or len(data) != n:
-                self.xfer = None
-                return self._send(P.ERROR, P.error_payload(P.E_STORE, P.REQ_FETCH, 0, 0, "read failed"))
-            last = pos + n >= end
-            x[1] = pos + n
-            x[3] -= 1
-            if last:
-                self.xfer = None
-            return self._send(P.DATA, struct.pack("<I", pos) + data, P.FLAG_LAST if last else 0)
+            seq = self.seq_out
+            while True:
+                try:
+                    return self._data(x)
+                except MemoryError:
+                    # no block for this chunk's frame in a fragmented heap (the board model
+                    # playing another board: ~500 bytes three times over): smaller chunks from
+                    # now on, and when even the smallest does not fit, a clear error that ends
+                    # the transfer -- never a silence the host waits out
+                    self.seq_out = seq  # (no frame was made: its number is not used up)
+                    if self.small <= _SMALLEST:
+                        break
+                    self.small >>= 1
+            self.xfer = None
+            return self._send(P.ERROR, P.error_payload(P.E_BUSY, P.REQ_FETCH, 0, 1000, "out of memory"))
         return None
+
+    def _data(self, x):
+        """The transfer's next DATA frame (or its ERROR, the store failing); MemoryError
+        changes nothing."""
+        mid, pos, end = x[0], x[1], x[2]
+        n = end - pos
+        cs = self.chunk_size()
+        if n > cs:
+            n = cs
+        try:
+            data = self.board.store.read_match(mid, pos, n) if n else b""
+        except MemoryError:
+            raise  # (the heap, not the store: a smaller chunk may fit)
+        except Exception:  # noqa: BLE001 - any storage failure ends the transfer cleanly
+            data = None
+        if data is None or len(data) != n:
+            self.xfer = None
+            return self._send(P.ERROR, P.error_payload(P.E_STORE, P.REQ_FETCH, 0, 0, "read failed"))
+        last = pos + n >= end
+        fr = self._send(P.DATA, struct.pack("<I", pos) + data, P.FLAG_LAST if last else 0)
+        x[1] = pos + n
+        x[3] -= 1
+        if last:
+            self.xfer = None
+        return fr
 
     # -- input
     def feed(self, data):
