@@ -14,8 +14,9 @@ A transport is any object with:
 - ``wake()``: make ``wait`` return (called by ``Hub.publish``);
 - optionally ``drop()``: end the current connection (BLE: disconnect; socket: close; serial:
   nothing to end, the port is ignored until the host's next HELLO). The board drops a
-  connection that stays unauthenticated too long (``Board.poll``); the link serves the
-  transport again only when ``conn`` changes (a new connection).
+  connection that stays unauthenticated too long (``Board.poll``) and one whose round failed
+  (``Link.run``: a frame the heap could not hold); the link serves the transport again only
+  when ``conn`` changes (a new connection).
 
 The controller talks to the ``Hub``: ``hub.publish(record_bytes)`` queues a confirmed action
 for every watching host and returns at once; ``hub.open_pairing()`` / ``hub.revoke_all()``
@@ -116,6 +117,11 @@ class Link:
                 if self.session is not None:
                     self.session.close()
                     self.session = None
+                # the host sees its connection end: with only the session gone it would wait
+                # out its timeout for the answer this round could not make
+                drop = getattr(self.t, "drop", None)
+                if drop is not None:
+                    drop()
                 self.conn = None
                 await asyncio.sleep_ms(100)
         if self.session is not None:
