@@ -2,13 +2,17 @@
 
 Functions ``f(session, frame)`` dispatched by ``bg.link.session`` (authenticated hosts only);
 the work is ``bg.update.slots.Updater``'s, shared by every session of the board (``Board.updater``),
-so a host that reconnects resumes where the bytes stopped. Whatever the host, the bundle's
+so a host that reconnects resumes where the bytes stopped. While the game runs the receiver is
+``app.update``'s switch: FW_BEGIN restarts the board into update mode (E_BUSY, ``MODE``) and
+the host sends the bundle to that boot. Whatever the host, the bundle's
 signature and every file's hash are checked (docs/update.md).
 """
 
 import struct
 
-from bg.link import E_STATE, REQ_FW_BEGIN, REQ_FW_CHUNK, REQ_FW_COMMIT, RSP
+from bg.link import E_BUSY, E_STATE, REQ_FW_BEGIN, REQ_FW_CHUNK, REQ_FW_COMMIT, RSP
+
+MODE = "restarting into update mode"  # the E_BUSY text the host waits and reconnects on
 
 
 def _updater(s, fr):
@@ -27,6 +31,11 @@ def begin(s, fr):
         raise ValueError("begin needs the bundle id (32 bytes) and its size (u32)")
     u = _updater(s, fr)
     if u is None:
+        return
+    wait = getattr(u, "restart_ms", 0)
+    if wait:  # the game runs: the board restarts into update mode, the host comes back then
+        u.restart()
+        s._error(E_BUSY, fr.type, fr.seq, wait, MODE)
         return
     size = struct.unpack("<I", p[32:])[0]
     off = u.begin(bytes(p[:32]), size)

@@ -25,6 +25,12 @@ import os
 
 MAX_BOOTS = 3  # boots a new version gets to become healthy before it is rolled back
 HEALTHY_MS = 120000  # ... and how long each of them has (app.update: then it restarts)
+# Update mode (app.update.serve) gives way to the game when no host is connected for
+# MODE_IDLE_MS (the first host gets MODE_WAIT_MS to come back after the restart), and after
+# MODE_MAX_MS whatever happens (a stranger's reconnects cannot hold the board in it).
+MODE_WAIT_MS = 30000
+MODE_IDLE_MS = 5000
+MODE_MAX_MS = 600000
 NONE = "-"
 BUILTIN = "0.1.0"  # the version of the firmware built into the interpreter (frozen / ROMFS)
 # The security counter of this firmware: a release that fixes a flaw raises it, and from then
@@ -53,6 +59,31 @@ def root():
 
 def fw_dir(root):
     return root + "/fw"
+
+
+def enter_mode(root):
+    """Ask the next boot for update mode (``take_mode``): the flag file ``fw/mode``."""
+    d = fw_dir(root)
+    try:
+        os.mkdir(d)
+    except OSError:
+        pass
+    with open(d + "/mode", "w") as f:
+        f.write("update\n")
+
+
+def take_mode(root):
+    """Whether this boot runs update mode (``app.update.serve``). The flag is one-shot: it
+    is removed here, before update mode runs, so a power cut, a crash or a hang in update
+    mode (the watchdog) boots the game again: a board never stays in update mode."""
+    if root is None:
+        return False
+    p = fw_dir(root) + "/mode"
+    try:
+        os.remove(p)
+    except OSError:
+        return False  # no flag (the usual boot)
+    return True
 
 
 def read_state(root):

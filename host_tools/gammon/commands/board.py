@@ -132,9 +132,16 @@ class _Progress:
             print("  %7d / %d bytes (%d%%)" % (done, total, pct), flush=True)
 
 
+_MODE_S = 60.0  # how long the host waits for a board restarting into update mode to answer
+
+
 def cmd_update(args, tries=3):
-    """``gammon board update BUNDLE``: send, resume after a dropped connection (the board
-    keeps what it stored), commit. The board switches at its next boot."""
+    """``gammon board update BUNDLE``: the board restarts into update mode (nothing of the
+    game runs beside the update: docs/update.md), the host reconnects and sends the bundle,
+    resuming after a dropped connection (the board keeps what it stored), commits; the board
+    then restarts into the new version (its trial and confirmation as before)."""
+    from bg.link.fwupdate import MODE
+
     from gammon import fwupdate
     from gammon.release import read_bundle
 
@@ -147,31 +154,44 @@ def cmd_update(args, tries=3):
         raise UserError("%s: %s" % (args.value, e)) from None
     print("bundle %s: version %s, %d files, %d bytes" % (args.value, version, len(files), total))
     progress = _Progress()
-    for attempt in range(tries):
+    attempt = 0
+    restarting = None  # time.monotonic() when the board said it restarts into update mode
+    while True:
         try:
             with open_board(args) as c:
                 got = fwupdate.send(c.call, blob, progress)
             if got.endswith(fwupdate.ALREADY):
                 print("board already runs version %s: nothing changed" % version)
             else:
-                print("board has version %s pending: it switches at its next start" % got)
+                print("board has version %s pending: it restarts into it now" % got)
             return 0
         except L.LinkError as e:
+            if e.code == P.E_BUSY and MODE in str(e):
+                if restarting is not None:  # it was to come back in update mode, and did not
+                    raise UserError("the board came back without its update mode: %s" % e) from None
+                print("the board restarts into update mode: reconnecting", flush=True)
+                restarting = time.monotonic()
+                time.sleep(max(e.retry_ms, 500) / 1000.0)
+                continue
             if e.code:  # the board refused (bad signature, damaged, older, on trial...): final
                 why = str(e)
                 if "downgrade refused" in why:
                     why += " (the board confirmed a newer release: updates only go forward)"
                 raise UserError("the board refused version %s: %s" % (version, why)) from None
-            if attempt + 1 == tries:
+            attempt += 1
+            if attempt == tries:
                 raise UserError("%s (run the same command again: it resumes)" % e) from None
             print("connection lost (%s): resuming" % e, flush=True)
         except UserError:
-            if attempt + 1 == tries:
-                raise
-            time.sleep(1.0)
+            # not reachable: a board restarting into update mode gets _MODE_S to come back
+            waiting = restarting is not None and time.monotonic() - restarting < _MODE_S
+            if not waiting:
+                attempt += 1
+                if attempt >= tries:
+                    raise
+            time.sleep(1.0 if not waiting else 0.3)
         except ValueError as e:  # fwupdate: the board's answers do not add up (another bundle)
             raise UserError("update stopped: %s" % e) from None
-    return 1
 
 
 def cmd_board(args):

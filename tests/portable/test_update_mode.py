@@ -1,0 +1,130 @@
+"""Update mode's way in (both interpreters): the one-shot flag (``bg.update.boot.enter_mode`` /
+``take_mode``), and a host's FW_BEGIN while the game runs (``bg.link.fwupdate.begin`` on
+``app.update``'s switch): answered E_BUSY "restarting into update mode", then the journal
+closed, the flag set and the board reset -- once however many FW_BEGINs; chunks and commits
+are refused meanwhile; a version on trial refuses instead (it must prove healthy first).
+The update mode itself runs end to end on the board model: tests/host/test_update_mode.py."""
+
+import asyncio
+
+import update_helpers
+from app.update import Trial
+from bg import link as P
+from bg.link import fwupdate
+from bg.update import boot
+from bg.update.bundle import bundle_id, header_len
+from bg.update.slots import Updater
+
+
+class _Clock:
+    def ticks_ms(self):
+        return 0
+
+    def ticks_diff(self, a, b):
+        return a - b
+
+
+class _Frame:
+    def __init__(self, t, payload):
+        self.type = t
+        self.seq = 7
+        self.payload = payload
+
+
+class _Board:
+    def __init__(self, updater):
+        self.updater = updater
+
+
+class _Session:
+    def __init__(self, board):
+        self.board = board
+        self.errors = []
+        self.replies = []
+
+    def _error(self, code, req_type=0, req_seq=0, retry_ms=0, msg=None):
+        self.errors.append((code, req_type, retry_ms, msg))
+
+    def _reply(self, ftype, payload):
+        self.replies.append((ftype, payload))
+
+
+def _raises(f, *a):
+    try:
+        f(*a)
+    except ValueError as e:
+        return str(e)
+    raise AssertionError("not refused")
+
+
+def test_the_flag_is_one_shot():
+    r = update_helpers.root()
+    try:
+        assert not boot.take_mode(r)
+        assert not boot.take_mode(None)  # no firmware root: no updates, no update mode
+        boot.enter_mode(r)
+        boot.enter_mode(r)  # twice: still one update-mode boot
+        assert boot.take_mode(r)
+        assert not boot.take_mode(r)  # the next boot is the game's
+    finally:
+        update_helpers.rm(r)
+
+
+def test_begin_while_the_game_runs_restarts_into_update_mode_once():
+    r = update_helpers.root()
+    try:
+        log = []
+        closed = []
+        resets = []
+        t = Trial(
+            _Clock(),
+            log.append,
+            None,
+            r,
+            [""],
+            reset=lambda: resets.append(1),
+            close=lambda: closed.append(1),
+        )
+        s = _Session(_Board(t.updater))
+        begin = _Frame(P.REQ_FW_BEGIN, bytes(32) + b"\x00\x10\x00\x00")
+
+        async def host():
+            fwupdate.begin(s, begin)
+            fwupdate.begin(s, begin)  # asked again before the restart: one restart
+            # chunks and a commit before update mode: refused, nothing stored
+            u = s.board.updater
+            assert _raises(u.write, 0, b"x") == "no update begun"
+            assert _raises(u.commit) == "no update begun"
+            assert not boot.take_mode(r) and not resets  # the answer goes out first
+            await asyncio.sleep(0.6)
+
+        asyncio.run(host())
+        assert s.errors == [(P.E_BUSY, P.REQ_FW_BEGIN, 3000, fwupdate.MODE)] * 2 and not s.replies
+        assert closed == [1] and resets == [1]  # the journal closed, then one reset
+        assert "fw: restarting into update mode" in log
+        assert boot.take_mode(r)  # the flag for the next boot
+        assert boot.read_state(r) == ("-", "-", 0)  # nothing else changed
+    finally:
+        update_helpers.rm(r)
+
+
+def test_a_version_on_trial_refuses_update_mode():
+    r = update_helpers.root()
+    try:
+        blob = update_helpers.make()
+        u = Updater(r, [""], update_helpers.pub())
+        u.begin(bundle_id(blob[: header_len(blob)]), len(blob))
+        update_helpers.send(u, blob)
+        u.commit()
+        path = [""]
+        assert boot.start(path, {}, r) == "a"  # the new version on trial
+        resets = []
+        t = Trial(
+            _Clock(), lambda m: None, None, r, path, key=update_helpers.pub(), reset=lambda: resets.append(1)
+        )
+        s = _Session(_Board(t.updater))
+        why = _raises(fwupdate.begin, s, _Frame(P.REQ_FW_BEGIN, bytes(32) + b"\x00\x10\x00\x00"))
+        assert "on trial" in why and not s.errors and not resets
+        assert not boot.take_mode(r)
+    finally:
+        update_helpers.rm(r)
