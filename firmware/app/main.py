@@ -99,7 +99,9 @@ class App:
         self.running = True
         self.status = None  # the simulator's status line (app.sim_status.Status), else None
         # firmware updates (app.update); fw_key: the HAL's update key, None: the release key
-        self.trial = Trial(hw.clock, self._log, _restart, key=fw_key, reset=hw.reset, close=self.recorder.close)
+        self.trial = Trial(
+            hw.clock, self._log, _restart, key=fw_key, reset=hw.reset, close=self.recorder.close
+        )
         self.beat = _nothing  # the supervisor's heartbeat, once it runs
         self.on_healthy = None  # called once at the first "all tasks alive" (app.supervisor)
         self.power.bind(self.scanner, self._halt, self._resume, self.host.connected, self.host.advertise)

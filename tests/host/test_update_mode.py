@@ -67,6 +67,12 @@ def _count(sim, text):
     return sum(text in x for x in sim.log)
 
 
+def _back_to_game(sim):
+    # the host gone: update mode gives way to the game by itself (bg.update.boot.MODE_IDLE_MS)
+    said = lambda: _count(sim, "update mode: no host, back to the game") == 1  # noqa: E731
+    assert _wait(said, 30), [x for x in sim.log if "fw" in x or "sim" in x or "link" in x]
+
+
 def _setup(tmp_path, monkeypatch):
     monkeypatch.setenv("GAMMON_CONFIG_DIR", str(tmp_path / "cfg"))
     seed = R.new_key()
@@ -191,7 +197,7 @@ def test_whole_firmware_through_update_mode_at_64k(tmp_path, monkeypatch, capsys
         assert cli.main(["board", "update", str(older)]) == 2
         err = capsys.readouterr().err
         assert "downgrade refused" in err and "counter %d < board's %d" % (c0, c0 + 1) in err, err
-        assert _wait(lambda: _count(sim, "update mode: no host, back to the game") == 1, 30), [x for x in sim.log if "fw" in x or "sim" in x or "link" in x]
+        _back_to_game(sim)
         with _connect(address) as c:
             assert c.info()["firmware"] == "4.0.0+rom"
         assert _state(fw_root) == ["a", "-", "0"] and not (fw_root / "fw" / "b" / "bg").exists()
@@ -226,7 +232,7 @@ def test_power_cut_or_vanished_host_in_update_mode_back_to_the_game(tmp_path, mo
         # the game by itself
         with _into_mode(sim, address, blob) as c:
             assert fwupdate.send(c.call, blob, stop_at=len(blob) // 2) is None
-        assert _wait(lambda: _count(sim, "update mode: no host, back to the game") == 1, 30), [x for x in sim.log if "fw" in x or "sim" in x or "link" in x]
+        _back_to_game(sim)
         assert _wait(lambda: _count(sim, "resumed match") == resumed + 2, 30), sim.log[-20:]
         assert _live(address) == match
         # the next update resumes where the bytes stopped, installs and is confirmed
