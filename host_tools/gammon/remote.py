@@ -749,6 +749,35 @@ class RecordingFollow(Follow):
         Follow.feed(self, kind, fields)
 
 
+# the records both boards of a match hold alike (each board's ids, seeds and shares differ)
+GAME_KINDS = (
+    record.GAME_START,
+    record.OPENING,
+    record.ROLL,
+    record.PLAY,
+    record.DOUBLE,
+    record.TAKE,
+    record.DROP,
+    record.RESIGN,
+    record.RESIGN_ACCEPT,
+    record.RESIGN_REJECT,
+    record.GAME_END,
+    record.MATCH_END,
+)
+
+
+def match_hash(records):
+    """SHA-256 (hex) of a match's game records ``(kind, fields)``, each as the board encodes
+    it: both boards of a remote match end with the same one, and each host shows it."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for k, f in records:
+        if k in GAME_KINDS:
+            h.update(record.encode(k, f))
+    return h.hexdigest()
+
+
 FORMAT = "smartgammon-joint-v1"  # a joint transcript's format tag
 
 

@@ -236,7 +236,7 @@ def remote_player(connect, relay, remote_side, out, say=None, seat=None):
     host goes on where it stopped: its numbers, the last remote one taken, the joint dice);
     None: in memory."""
     from gammon.commands import play
-    from gammon.remote import BoardDice, ClubError, RecordingFollow, RemoteBrain, SeatFile
+    from gammon.remote import BoardDice, ClubError, RecordingFollow, RemoteBrain, SeatFile, match_hash
 
     class RemotePlayer(play.Player):
         def __init__(self):
@@ -327,6 +327,7 @@ def remote_player(connect, relay, remote_side, out, say=None, seat=None):
         def _resync(self):
             c = self.client
             c.watch_on(False)
+            c.wait_events(0)  # published before the watch went off: the copy holds them
             f = RecordingFollow(remote_side)
             live = [g for g in c.list_games() if not g["finished"]]
             self.copy_id = live[-1]["id"] if live else None
@@ -401,7 +402,10 @@ def remote_player(connect, relay, remote_side, out, say=None, seat=None):
                     self._save()
                     if self.over() and not was_over:  # (seen in an event, or in the board's copy)
                         ended += 1
-                        self.say("match over: %d-%d" % tuple(self.follow.r.mt.score))
+                        self.say(
+                            "match over: %d-%d, match hash %s (the other board shows the same)"
+                            % (*self.follow.r.mt.score, match_hash(self.follow.records)[:16])
+                        )
                         if matches is not None and ended >= matches:
                             return ended
                     if self.clock() - self.last_hello >= play.HEARTBEAT_S:
