@@ -4,17 +4,12 @@ processes on it, started once; each test works in its own event with its own tok
 
 import itertools
 import os
-import subprocess
-import sys
-import time
-import urllib.request
-from pathlib import Path
 
 import pytest
-from club_helpers import free_port
 from gammon.club import pgcluster, schema
 
-ROOT = Path(__file__).resolve().parents[2]
+from tools.sim.remote_match import ClubServer
+
 _events = itertools.count(1)
 
 
@@ -41,43 +36,10 @@ def db(pg):
         yield conn
 
 
-class Server:
-    def __init__(self, conninfo, rate=1000):
-        self.port = free_port()
-        self.url = "http://127.0.0.1:%d" % self.port
-        env = dict(os.environ, PYTHONUNBUFFERED="1")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "gammon.cli", "club", "serve", "--db", conninfo, "--port", str(self.port)]
-            + ["--rate", str(rate), "--window", "10"],
-            env=env,
-            cwd=str(ROOT),
-            stdout=subprocess.DEVNULL,
-            stderr=open(os.path.join(conninfo.split()[0][5:], "server-%d.log" % self.port), "wb"),
-        )
-        deadline = time.time() + 30
-        while True:
-            try:
-                urllib.request.urlopen(self.url + "/events/none/state", timeout=2).read()
-                return
-            except OSError:
-                if self.proc.poll() is not None or time.time() > deadline:
-                    raise RuntimeError(
-                        "club server did not start (its log is in the cluster folder)"
-                    ) from None
-                time.sleep(0.1)
-
-    def stop(self):
-        self.proc.terminate()
-        try:
-            self.proc.wait(10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-
-
 @pytest.fixture(scope="session")
 def servers(pg):
     """Two server processes on the same database (the rate limit: 30 requests per 10 s)."""
-    ss = [Server(pg.conninfo, rate=30), Server(pg.conninfo, rate=30)]
+    ss = [ClubServer(pg.conninfo, rate=30), ClubServer(pg.conninfo, rate=30)]
     yield ss
     for s in ss:
         s.stop()

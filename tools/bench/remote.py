@@ -6,8 +6,8 @@ club's relay -> OUTDIR/remote.json.
 Two simulators (the firmware on the 64-bit port, each with its socket link) play a 1-point
 match, each board's host running ``remote_player`` (what ``gammon remote play`` runs)
 through the relay of a throw-away PostgreSQL cluster and two ``gammon club serve``
-processes, robot players at both boards: the end-to-end test's own harness
-(tests/club/test_club_remote_two_sims.py). For each play: from its confirm on one board (the
+processes, robot players at both boards: the harness the end-to-end test plays its matches
+with (``tools.sim.remote_match``). For each play: from its confirm on one board (the
 PLAY line on its console: journaled) to the plan on the other board's status line (what its
 LEDs show). Needs Debian's PostgreSQL server (``make pg-server``); without it the area says
 so and writes nothing.
@@ -32,11 +32,10 @@ class _Env:
 def main(argv):
     out = Path(argv[1] if len(argv) > 1 else ROOT / "build" / "bench")
     out.mkdir(parents=True, exist_ok=True)
-    sys.path[:0] = [str(ROOT / "tests" / "club"), str(ROOT / "tests" / "host")]
-    import conftest as club  # the club tests' server process
     import psycopg
-    import test_club_remote_two_sims as e2e
     from gammon.club import pgcluster, schema
+
+    from tools.sim import remote_match
 
     if pgcluster.bindir() is None:
         print("bench remote: PostgreSQL is not installed (make pg-server)", file=sys.stderr)
@@ -50,9 +49,9 @@ def main(argv):
             def token(host="host", rate=None):
                 return schema.add_token(conn, host, "bench-remote", rate)[1]
 
-            servers = [club.Server(pg.conninfo, rate=30), club.Server(pg.conninfo, rate=30)]
+            servers = [remote_match.ClubServer(pg.conninfo, rate=30) for _ in range(2)]
             with tempfile.TemporaryDirectory() as tmp:
-                boards, _datas = e2e._match(servers, token, Path(tmp), _Env())
+                boards, _datas = remote_match.play(servers, token, Path(tmp), _Env())
         lat = boards[0].latency
         res = {
             "what": "confirm on one board -> its play on the other board's LEDs (status line), "

@@ -1,0 +1,353 @@
+"""A remote match end to end: two simulators (the real firmware, each with its socket link; one
+of them can be the board model), each board's host running ``remote_player`` (what ``gammon
+remote play`` runs) through the club's real relay (``gammon club serve`` processes on a
+PostgreSQL database), and at each board a robot player who plays its own side and moves the
+other side's checkers as the board's LEDs show them (the status line's plan).
+
+``play`` runs one match to its end and returns the boards and both journals; the two-simulator
+tests check what they hold (tests/club/test_club_remote_two_sims.py) and ``make bench`` times
+each play from its confirm on one board to the other board's LEDs (tools/bench/remote.py).
+"""
+
+import hashlib
+import io
+import os
+import random
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+from bg import board as B
+from bg import engine as movegen
+from bg import record
+from gammon import link as L
+from gammon import remote
+from gammon.commands import remote as remote_cmd
+
+from tools.sim import demo, server
+from tools.sim.drive import free_port, pair_with_buttons
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class ClubServer:
+    """A ``gammon club serve`` process on the database ``conninfo`` (its log in the database's
+    socket folder), answering once it has started."""
+
+    def __init__(self, conninfo, rate=1000):
+        self.port = free_port()
+        self.url = "http://127.0.0.1:%d" % self.port
+        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "gammon.cli", "club", "serve", "--db", conninfo, "--port", str(self.port)]
+            + ["--rate", str(rate), "--window", "10"],
+            env=env,
+            cwd=str(ROOT),
+            stdout=subprocess.DEVNULL,
+            stderr=open(os.path.join(conninfo.split()[0][5:], "server-%d.log" % self.port), "wb"),
+        )
+        deadline = time.time() + 30
+        while True:
+            try:
+                urllib.request.urlopen(self.url + "/events/none/state", timeout=2).read()
+                return
+            except OSError:
+                if self.proc.poll() is not None or time.time() > deadline:
+                    raise RuntimeError(
+                        "club server did not start (its log is in the cluster folder)"
+                    ) from None
+                time.sleep(0.1)
+
+    def stop(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+MATCH_S = 150  # a whole match on two loaded cores: far more than it takes (~30-60 s)
+
+
+def plan_shown(sim, side, timeout=60.0):
+    """The remote side's play the board's LEDs show (the status line's plan)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        st = sim._st
+        pl = st.get("pl")
+        if st.get("ph") == 4 and st.get("s") == side and pl and not pl[1]:
+            return tuple(pl[0])
+        time.sleep(0.02)
+    raise RuntimeError("the remote play never showed; console:\n" + "\n".join(sim.log[-15:]))
+
+
+def runner(robot, side):
+    """A player who runs: the rearmost checkers first, no hit when it can help it (short
+    games keep the test lean; which play does not matter to what is tested)."""
+    plays = [p[0] for p in movegen.plays(robot.pos, side, robot.dice[0], robot.dice[1])]
+    plays = robot.tidy(side, plays) or plays
+    if not plays:
+        return ()
+    end = B.start_position()
+
+    def cost(play):
+        B.copy_into(end, robot.pos)
+        for i in range(0, len(play), 2):
+            B.apply_step(end, side, play[i], play[i + 1])
+        hit = B.count(end, 1 - side, 25) - B.count(robot.pos, 1 - side, 25)
+        return 10_000 * hit + sum(B.count(end, side, q) * q * q for q in range(1, 26))
+
+    return min(plays, key=cost)
+
+
+class Board:
+    """One place: a simulator, its host (``remote_player`` through the relay) and its player.
+
+    ``doubles``: the games in which this board's player doubles on its first turn it may;
+    ``answers``: {game: "take" or "drop"}, its answer to the other player's double (take)."""
+
+    def __init__(self, side, tmp_path, relay, rom=True, length=1, doubles=(), answers=None, heap=None):
+        self.side = side
+        self.port = free_port()
+        self.address = "tcp:127.0.0.1:%d" % self.port
+        self.sim = server.Sim(
+            image=str(tmp_path / ("flash%d.lfs" % side)),
+            settings={"length": length},
+            seed="board%d" % side,
+            link_port=self.port,
+            rom=rom,
+            heap=heap,
+            status=True,  # the plan on the LEDs, read by the robot (~2 kB on the board model)
+        )
+        self.relay = relay
+        self.out = io.StringIO()
+        self.doubles = doubles
+        self.answers = answers or {}
+        self.redouble = False
+        # the confirm-to-LEDs latency: when each play (numbered in the match) was confirmed
+        # on this board, and when the other board's play showed on its LEDs
+        self.plays = [0]
+        self.confirmed = {}
+        self.shown = {}
+        self.errors = []
+        self.done = False
+        self.doubled = set()  # games this board's player doubled in
+        self.host = None
+
+    def start(self):
+        self.sim.start()
+        end = time.monotonic() + 20
+        while not any("link: listening" in x for x in self.sim.log) and time.monotonic() < end:
+            time.sleep(0.05)
+        pair_with_buttons(self.sim, self.address, "player%d" % self.side)
+        self.host = remote_cmd.remote_player(
+            lambda: L.connect(self.address), self.relay, 1 - self.side, self.out
+        )
+        self.robot = demo.Player(self.sim, random.Random(11 + self.side))
+
+    def run_host(self):
+        try:
+            self.host.run(matches=1, idle=MATCH_S)
+        except Exception as e:  # noqa: BLE001 - reported when the match is over
+            self.errors.append(("host", e))
+
+    def run_player(self):
+        try:
+            end = time.monotonic() + 20
+            while self.host.client is None and time.monotonic() < end:
+                time.sleep(0.05)
+            time.sleep(0.3)  # its HELLO made the other side this board's remote computer
+            self._play()
+            self.done = True
+        except Exception as e:  # noqa: BLE001
+            self.errors.append(("player", e))
+
+    def _game_over(self, text):
+        """GAME_END seen: True when the match ended too, else the next game is set up."""
+        r = self.robot
+        w, pts = [int(x) for x in text.split()[:2]]
+        r.score[w] += pts
+        r.games += 1
+        if r.score[w] >= r.length:
+            r.expect(("MATCH_END",))
+            return True
+        r.press_until("roll0", ("GAME_START",))
+        r.start_game(False)
+        return False
+
+    def _may_double(self):
+        """This board's player is on roll (the status line says so) and may double (owns
+        the cube, when it is to redouble)."""
+        end = time.monotonic() + 10
+        while time.monotonic() < end:
+            st = self.sim._st
+            if st.get("ph") == 3 and st.get("s") == self.side:
+                return bool(st.get("md")) and (st.get("o") == self.side or not self.redouble)
+            time.sleep(0.02)
+        return False
+
+    def _answer(self, r, me):
+        """The other player doubled: take or drop as this game's script says."""
+        how = self.answers.get(r.games + 1, "take")
+        kind, text = r.press_until(("roll%d" if how == "take" else "cube%d") % me, ("TAKE", "DROP"))
+        return kind
+
+    def _play(self):
+        r = self.robot
+        me = self.side
+        r.length = int(self.sim.settings["length"])
+        r.start_game(True)
+        for _turn in range(600):
+            side = r.side
+            n = self.plays[0]
+            self.plays[0] += 1
+            if side == me:
+                play = runner(r, me)
+                r.turn_pos = bytearray(r.pos)
+                r.make_play(me, play)
+                time.sleep(r.settle)
+                kind, text = r.press_until("roll%d" % me, ("PLAY", "CHOICE"))
+                if kind == "CHOICE":
+                    r.choose(me, text)
+                    r.expect(("PLAY",))
+                self.confirmed[n] = time.monotonic()  # (its console line: the play journaled)
+            else:
+                plays = movegen.plays(r.pos, side, r.dice[0], r.dice[1])
+                if plays and plays[0][0]:  # (a dance shows no plan: the board passes)
+                    plan = plan_shown(self.sim, side)
+                    self.shown[n] = time.monotonic()
+                    r.make_play(side, plan)
+                r.expect(("PLAY",))
+            if B.count(r.pos, side, 0) == 15:
+                if self._game_over(r.expect(("GAME_END",))[1]):
+                    return
+                continue
+            r.side = 1 - side
+            while True:  # a roll (or a double, taken or dropped, first)
+                if r.side == me:
+                    g = r.games + 1
+                    if g in self.doubles and g not in self.doubled and self._may_double():
+                        self.doubled.add(g)
+                        r.press_until("cube%d" % me, ("DOUBLE",))
+                        kind, text = r.expect(("TAKE", "DROP"))  # the other player, through the link
+                    else:
+                        kind, text = r.press_until("roll%d" % me, ("ROLL",), tries=20)
+                else:
+                    kind, text = r.expect(("ROLL", "DOUBLE"))
+                    if kind == "DOUBLE":
+                        kind = self._answer(r, me)
+                if kind == "DROP":
+                    if self._game_over(r.expect(("GAME_END",))[1]):
+                        return
+                    break
+                if kind == "ROLL":
+                    nums = [int(x) for x in text.split()]
+                    r.dice = (nums[1], nums[2])
+                    break
+        raise RuntimeError("the match did not end")
+
+
+def game_hash(data):
+    """The match itself: every game record (not the board's own ids, seeds and shares)."""
+    h = hashlib.sha256()
+    for k, f in record.decode_stream(data):
+        if k in (
+            record.GAME_START,
+            record.OPENING,
+            record.ROLL,
+            record.PLAY,
+            record.DOUBLE,
+            record.TAKE,
+            record.DROP,
+            record.GAME_END,
+            record.MATCH_END,
+        ):
+            h.update(repr((k, f)).encode())
+    return h.hexdigest()
+
+
+def play(
+    servers,
+    event,
+    tmp_path,
+    env,
+    roms=(True, True),
+    length=1,
+    cube=((), ()),
+    cuts=(),
+    heaps=(None, None),
+    relay_cut=None,
+):
+    """One match between two boards through the relays of ``servers`` (two ``ClubServer``),
+    tokens from ``event(host, rate)``, files under ``tmp_path``; ``env``: pytest's monkeypatch
+    or anything with ``setenv`` (the hosts' config folder). ``roms``, ``heaps``: each board's
+    simulator (``True``: the ROM image, ``"board"``: the board model); ``cube``: each board's
+    doubles and answers (``Board``); ``cuts``, ``relay_cut``: watchers (``watch(board, stop)``)
+    run beside the match. Returns ``(boards, journals)``: each board's journal as its host
+    fetched it; ``boards[0].latency``: confirm-to-LEDs seconds of every play, sorted.
+    RuntimeError when the match does not end on both boards."""
+    env.setenv("GAMMON_CONFIG_DIR", str(tmp_path / "cfg"))
+    relays = (
+        remote.Relay(servers[0].url, event("a", rate=20_000)),
+        remote.Relay(servers[1].url, event("b", rate=20_000)),
+    )
+    relays[1].join(relays[0].create(0))
+    boards = [Board(i, tmp_path, relays[i], roms[i], length, cube[i], cube[1 - i], heaps[i]) for i in (0, 1)]
+    boards[1].redouble = True  # (black doubles only once it owns the cube)
+    stop = threading.Event()
+    try:
+        for b in boards:
+            b.start()
+        threads = [
+            threading.Thread(target=f, daemon=True) for b in boards for f in (b.run_host, b.run_player)
+        ]
+        for cut, b in zip(cuts, boards):
+            threading.Thread(target=cut.watch, args=(b, stop), daemon=True).start()
+        if relay_cut is not None:
+            threading.Thread(target=relay_cut.watch, args=(boards[0], stop), daemon=True).start()
+        t0 = time.monotonic()
+        for t in threads:
+            t.start()
+        for t in threads[1::2]:  # the players
+            t.join(max(0.1, t0 + MATCH_S - time.monotonic()))
+        tail = "\n\n".join(
+            "board %d: %s\nhost:\n%s\nconsole:\n%s"
+            % (b.side, b.errors, b.out.getvalue()[-1500:], "\n".join(b.sim.log[-25:]))
+            for b in boards
+        )
+        if not all(b.done and not b.errors for b in boards):
+            raise RuntimeError("the match did not end on both boards:\n" + tail)
+        for t in threads[0::2]:  # the hosts see the match end
+            t.join(max(0.1, t0 + MATCH_S - time.monotonic()))
+        if any(t.is_alive() for t in threads):
+            raise RuntimeError("a host did not see the match end:\n" + tail)
+        played_s = time.monotonic() - t0
+        datas = []
+        for b in boards:  # each board's journal as its host fetches it (its link: the match over)
+            c = b.host.client
+            datas.append(c.fetch_game(c.list_games()[-1]["id"], resume=False))
+            c.close()
+        print(
+            "%d games, score %s, played in %.1f s" % (boards[0].robot.games, boards[0].robot.score, played_s)
+        )
+        lat = sorted(
+            b.shown[n] - a.confirmed[n]
+            for a, b in (boards, boards[::-1])
+            for n in b.shown
+            if n in a.confirmed
+        )
+        if lat:  # a figure for docs/remote.md, not a check: the machine's load decides it
+            print(
+                "confirm on one board -> its play on the other's LEDs (status line), %d plays: "
+                "median %.3f s, p90 %.3f s, max %.3f s"
+                % (len(lat), lat[len(lat) // 2], lat[int(len(lat) * 0.9)], lat[-1])
+            )
+        boards[0].latency, boards[0].played_s = lat, played_s
+        return boards, datas
+    finally:
+        stop.set()
+        for b in boards:
+            b.sim.stop()
