@@ -1,16 +1,14 @@
 """tools/romfs.py and tools/rom_boot.py: the firmware as a ROMFS image, run in place by the
 MicroPython unix port with an exact working heap beside it (docs/memory.md)."""
 
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tools import mpy, romfs
 
-from tools import romfs  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 
 MICROPYTHON = Path(sys.executable).parent / "micropython"
 needs_mpy = pytest.mark.skipif(
@@ -27,11 +25,6 @@ def tiny_firmware(root):
     (root / "main.py").write_text("print('main ran')\n")
     (root / "manifest.py").write_text("freeze('.')\n")
     return root
-
-
-def run(cmd, path=".frozen", **kw):
-    env = dict(os.environ, MICROPYPATH=path)
-    return subprocess.run([str(c) for c in cmd], capture_output=True, text=True, env=env, timeout=60, **kw)
 
 
 def test_pack_matches_mpremote_romfs_writer():
@@ -101,7 +94,7 @@ def test_boot_runs_native_code_in_place_from_rom_with_the_working_heap(tmp_path)
     script.write_text(
         "import sys\nimport pkg.fast\nprint(pkg.fast.__file__, pkg.fast.add(2, 3), sys.argv, sys.path[0])\n"
     )
-    proc = run(romfs.command(MICROPYTHON, "64k", script, "x", image=img), cwd=str(tmp_path))
+    proc = mpy.run([script, "x"], heap="64k", firmware="rom", image=img, cwd=tmp_path, timeout=60)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "/rom/pkg/fast.mpy 5 ['probe', 'x'] /rom" in proc.stdout
     boot = romfs.boot_figures(proc.stdout)
@@ -109,15 +102,16 @@ def test_boot_runs_native_code_in_place_from_rom_with_the_working_heap(tmp_path)
     target = romfs.gc_total(65536)
     assert 0 <= boot["working_bytes"] - target <= 8 * romfs.GC_BLOCK, boot
     # a module name as the target: main.mpy from the image
-    proc = run(romfs.command(MICROPYTHON, "64k", "main", image=img), cwd=str(tmp_path))
+    proc = mpy.run(["main"], heap="64k", firmware="rom", image=img, cwd=tmp_path, timeout=60)
     assert proc.returncode == 0 and "main ran" in proc.stdout, proc.stdout + proc.stderr
 
 
 @needs_mpy
 def test_the_firmware_image_mounts_and_imports_from_rom():
     # the engine's rules tests, firmware from the image (as the bridge runs every module)
-    cmd = romfs.command(MICROPYTHON, "64k", ROOT / "tests" / "mpy_runner.py", "test_rules_movement")
-    proc = run(cmd, path="tests/fakes:tests/portable:.frozen", cwd=str(ROOT))
+    runner = ROOT / "tests" / "mpy_runner.py"
+    path = ["tests/fakes", "tests/portable"]
+    proc = mpy.run([runner, "test_rules_movement"], heap="64k", firmware="rom", path=path, timeout=60)
     assert proc.returncode == 0 and "0 failed" in proc.stdout, proc.stdout + proc.stderr
     assert romfs.boot_figures(proc.stdout)["image_bytes"] > 50000
 
