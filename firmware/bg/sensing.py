@@ -357,7 +357,12 @@ def describe(board, bit, code):
     """``"point 7 slot 2: stuck closed"`` for a fault report."""
     k = board.bit_kind[bit]
     if k == BIT_SLOT:
-        where = row_name(board.bit_row[bit]) + " slot %d" % board.bit_slot[bit]
+        row = board.bit_row[bit]
+        k = board.row_start[row]
+        s = 0
+        while board.row_bits[k + s] != bit:  # the bit's slot (the board keeps no bit_slot table)
+            s += 1
+        where = row_name(row) + " slot %d" % s
     else:
         where = "register %d input %d" % (bit >> 3, bit & 7)
     return where + ": " + _FAULT_NAMES[code]

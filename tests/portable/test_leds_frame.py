@@ -188,11 +188,11 @@ def test_result_runs_round_the_rim():
         lit = _lit(p)
         assert b.turn_led[1] in lit
         assert [k for k in range(7) if b.die_led[k] in lit] == [0, 6]  # "2" = gammon
-        seen.append(tuple(i for i in lit if b.led_kind[i] == 0))
+        seen.append(tuple(i for i in lit if i in tuple(b.point_led[1:])))
     assert seen[0] != seen[1] != seen[2]
     p = _painter(700)
     p.result(winner=0, kind=1, match_over=True)
-    assert sum(1 for i in _lit(p) if b.led_kind[i] == 0) == 24
+    assert sum(1 for i in _lit(p) if i in tuple(b.point_led[1:])) == 24
 
 
 def test_no_allocation_per_frame():

@@ -39,7 +39,7 @@ BIT_TIED_CLOSED = const(3)  # canary wired to the active level
 
 NONE = const(255)  # "no LED / no row" in the byte tables
 
-# LED kinds (led_kind table)
+# LED kinds: board.json's leds.chain[i].kind, in _LED_KINDS order (bg.hwdesc._load)
 LED_POINT = const(0)
 _LED_BAR = const(1)
 _LED_TRAY = const(2)
@@ -72,12 +72,15 @@ class Board:
     - ``active_low``: a closed reed reads 0 on the wire.
     - ``slots_per_point``, ``bar_slots``, ``tray_slots``.
     - ``row_slots[row]``: fitted slots of a row; ``row_start[row]`` offset into ``row_bits``;
-      ``row_bits[row_start[row] + s]``: chain bit index of slot ``s`` of the row.
-    - ``bit_kind[bit]`` (``BIT_*``), ``bit_row[bit]``, ``bit_slot[bit]`` (``NONE`` if no slot).
+      ``row_bits[row_start[row] + s]``: chain bit index of slot ``s`` of the row (both
+      bytearrays when every value fits a byte, array("H") otherwise).
+    - ``bit_kind[bit]`` (``BIT_*``), ``bit_row[bit]`` (``NONE`` if no slot); ``bit_slot``
+      (the slot of each bit, ``NONE`` if none) is built from ``row_bits`` when read: only
+      tools and tests ask for it.
     - ``fixed_mask[r]`` / ``fixed_value[r]``: bits of register ``r`` with a known level and the
       raw (wire-level) value they must read; every well-formed frame satisfies
       ``chain[r] & fixed_mask[r] == fixed_value[r]``.
-    - ``nleds``; ``led_kind[i]``, ``led_index[i]``; ``point_led[p]`` (p = 1..24, index 0 unused),
+    - ``nleds``; ``point_led[p]`` (p = 1..24, index 0 unused),
       ``bar_led[s]``, ``tray_led[s]``, ``turn_led[s]``, ``cube_owner_led[s]``,
       ``cube_value_led[k]`` (k = 0..5 for 2..64), ``die_led[7 * d + pip]``; ``dice_pips``:
       the 7 pip names in that ``pip`` order (board.json).
@@ -95,18 +98,13 @@ class Board:
     bar_slots: int
     tray_slots: int
     row_slots: bytearray
-    row_start: "list[int]"  # array("H")
-    row_bits: "list[int]"  # array("H")
+    row_start: "list[int]"  # bytearray or array("H")
+    row_bits: "list[int]"  # bytearray or array("H")
     bit_kind: bytearray
     bit_row: bytearray
-    bit_slot: bytearray
     fixed_mask: bytearray
     fixed_value: bytearray
-    reg_row: bytearray
-    reg_base: bytearray
     nleds: int
-    led_kind: bytearray
-    led_index: bytearray
     point_led: bytearray
     bar_led: bytearray
     tray_led: bytearray
@@ -148,6 +146,17 @@ class Board:
                 pkg = sys.modules.get("bg.hwdesc")
                 if pkg is not None and "_load" in pkg.__dict__:
                     delattr(pkg, "_load")
+
+    @property
+    def bit_slot(self):
+        """The slot of each chain bit (``NONE``: no slot), from ``row_bits``: a table the
+        firmware never reads, so the board does not keep one (240 bytes on the board)."""
+        t = bytearray(b"\xff" * self.nbits)
+        for row in range(NROWS):
+            k = self.row_start[row]
+            for s in range(self.row_slots[row]):
+                t[self.row_bits[k + s]] = s
+        return t
 
     # -- run time --------------------------------------------------------------------
     def slot_bit(self, row, slot):

@@ -54,6 +54,13 @@ def _uarray(n, fill):
     return [fill] * n
 
 
+def _index_table(n, fill, small):
+    """``n`` entries of ``fill``: a bytearray when every value fits a byte (``small``: half
+    the heap of an array("H"), and a board of at most 31 registers has fewer than 255
+    chain bits), else an array("H")."""
+    return bytearray([fill] * n) if small else _uarray(n, fill)
+
+
 def fill(b, desc):
     """Check ``desc`` (board.json parsed) and set the tables of the ``hwdesc.Board`` ``b``."""
     if not isinstance(desc, dict):
@@ -184,31 +191,29 @@ def _sensors(b, s):
     b.nbits = nbits = 8 * n
     b.bit_kind = bytearray(nbits)
     b.bit_row = bytearray(b"\xff" * nbits)
-    b.bit_slot = bytearray(b"\xff" * nbits)
     b.fixed_mask = bytearray(n)
     b.fixed_value = bytearray(n)
-    b.reg_row = bytearray(n)
-    b.reg_base = bytearray(n)
     rs = bytearray(NROWS)
     for row in range(NROWS):
         rs[row] = b.slots_per_point if row < ROW_BAR0 else (b.bar_slots if row < ROW_TRAY0 else b.tray_slots)
     b.row_slots = rs
-    start = _uarray(NROWS + 1, 0)
+    total = sum(rs)
+    small = nbits < 255 and total < 256  # bit numbers and offsets fit a byte, 255 stays free
+    unset = 0xFF if small else 0xFFFF
+    start = _index_table(NROWS + 1, 0, small)
     total = 0
     for row in range(NROWS):
         start[row] = total
         total += rs[row]
     start[NROWS] = total
     b.row_start = start
-    b.row_bits = _uarray(total, 0xFFFF)
+    b.row_bits = _index_table(total, unset, small)
     inactive = 1 if b.active_low else 0
     for r in range(n):
         where = "sensors.registers[%d]" % r
         reg = regs[r]
         row = row_of(_need(reg, "kind", where), _need(reg, "index", where))
         base = _int(reg, "slot_base", where, 0, 248)
-        b.reg_row[r] = row
-        b.reg_base[r] = base
         tied = reg.get("tied", {})
         if not isinstance(tied, dict):
             raise ValueError("board.json: " + where + ".tied must be an object")
@@ -231,19 +236,18 @@ def _sensors(b, s):
                     b.fixed_value[r] |= 1 << s
             elif slot < rs[row]:
                 k = start[row] + slot
-                if b.row_bits[k] != 0xFFFF:
+                if b.row_bits[k] != unset:
                     raise ValueError("board.json: %s slot %d wired twice (%s)" % (row_name(row), slot, where))
                 b.row_bits[k] = bit
                 b.bit_kind[bit] = BIT_SLOT
                 b.bit_row[bit] = row
-                b.bit_slot[bit] = slot
             else:
                 b.fixed_mask[r] |= 1 << s
                 if inactive:
                     b.fixed_value[r] |= 1 << s
     for row in range(NROWS):
         for slot in range(rs[row]):
-            if b.row_bits[start[row] + slot] == 0xFFFF:
+            if b.row_bits[start[row] + slot] == unset:
                 raise ValueError(
                     "board.json: %s slot %d is not wired to any register" % (row_name(row), slot)
                 )
@@ -266,8 +270,6 @@ def _leds(b, ld, desc):
     if n > 254:
         raise ValueError("board.json: at most 254 LEDs")
     b.nleds = n
-    b.led_kind = bytearray(n)
-    b.led_index = bytearray(n)
     b.point_led = bytearray(b"\xff" * 25)
     b.bar_led = bytearray(b"\xff\xff")
     b.tray_led = bytearray(b"\xff\xff")
@@ -287,7 +289,6 @@ def _leds(b, ld, desc):
         if kind not in _LED_KINDS:
             raise ValueError("board.json: " + where + " unknown kind %r" % (kind,))
         k = _LED_KINDS.index(kind)
-        b.led_kind[i] = k
         if k == LED_POINT:
             if not isinstance(idx, int) or not 1 <= idx <= 24:
                 raise ValueError("board.json: " + where + " point index must be 1..24")
@@ -309,7 +310,6 @@ def _leds(b, ld, desc):
         if table[j] != NONE:
             raise ValueError("board.json: " + where + " duplicates LED %d" % table[j])
         table[j] = i
-        b.led_index[i] = j if k != LED_CUBE_VALUE else idx
     for p in range(1, 25):
         if b.point_led[p] == NONE:
             raise ValueError("board.json: point %d has no LED" % p)
