@@ -242,3 +242,17 @@ def test_a_board_from_before_proofs_takes_the_part_alone():
     closed = _OldBoard(state=True)  # a refusal other than the payload's: no second try
     with Library.open() as lib:
         assert dice_seed.contribute(closed, lib, MID, COM, "board") is None and closed.calls == [114]
+
+
+def test_the_json_export_shows_each_journaled_proof():
+    import json
+
+    from gammon import model
+    from gammon.formats import json_export
+
+    acts, proofs = _play([("laptop", LAPTOP), ("phone", PHONE)])
+    acts = _with_part(acts, 1, acts[_parts(acts)[1]][1][:3])  # the phone's proof not kept
+    doc = json.loads(json_export.export(model.load_match(T._bytes(acts))))
+    parts = doc["match"]["dice"]["seed_parts"]
+    assert parts[0]["proof"] == dice_proof.pack(proofs[0]).hex() and len(parts[0]["proof"]) == 228
+    assert "proof" not in parts[1] and parts[1]["name"] == "phone"
