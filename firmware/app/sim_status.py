@@ -3,8 +3,11 @@
 Only the simulator (``hal.sim`` with a server) loads this module. ``Status.poll(ctl, now)``
 runs from the 10 Hz clock task; it compares the few fields the page shows with the last
 ones sent (no allocation while nothing changed) and, when one changed, sends one JSON line
-``{"t": "st", ...}`` over the sim bus (a few hundred bytes, at the pace of a human's
-actions). The keys (docs/simulator.md, "Status panel")::
+``{"t": "st", ...}`` over the sim bus, at the pace of a human's actions: the keys whose value
+changed since the line before (the first line after a start has them all; the server keeps
+the whole status), tens of bytes where the whole status is ~400 -- on the board model a
+line must find its blocks in the board's fragmented heap. The keys (docs/simulator.md,
+"Status panel")::
 
     ph  phase (app.ctl_defs.PHASE_NAMES index)   s    side the board waits on (-1: either)
     d   the dice [d1, d2] (0 0: none)            c/o  cube value, owner (-1: centred)
@@ -33,6 +36,12 @@ from bg import board as _board
 from micropython import const
 
 _N = const(19)  # fields compared: see _fields
+# the line's keys, in the order ``_values`` fills them
+_KEYS = (
+    "ph", "s", "d", "c", "o", "sc", "len", "cr", "pip", "pos", "lp",
+    "m", "err", "res", "md", "cp", "pl", "lv", "rm", "wt", "du",
+)  # fmt: skip
+_NK = const(21)
 _RETRY_POLLS = const(10)  # after a MemoryError: try again 10 polls (1 s) later
 
 
@@ -42,6 +51,8 @@ class Status:
         self._last = [None] * _N
         self._now = [None] * _N
         self._wait = 0  # polls to skip after a line did not fit the heap
+        self._vals = [None] * _NK  # the keys' values now (``_values``)
+        self._sent = None  # their values in the last line sent (None: no line yet)
 
     def _fields(self, ctl, now, out):
         out[0] = ctl.phase
@@ -94,38 +105,53 @@ class Status:
             return False
         for i in range(_N):
             last[i] = cur[i]
+        sent = self._sent
+        if sent is None:
+            sent = self._sent = [None] * _NK
+        vals = self._vals
+        for i in range(_NK):
+            sent[i] = vals[i]
         return True
 
     def line(self, ctl, now):
-        """The status as a dict (allocates: only when something changed)."""
+        """The status line: a dict of the keys whose value changed since the last line sent,
+        all of them before the first (allocates: only when something changed)."""
+        vals = self._vals
+        self._values(ctl, now, vals)
+        sent = self._sent
+        out = {"t": "st"}
+        for i in range(_NK):
+            v = vals[i]
+            if sent is None or v != sent[i]:
+                out[_KEYS[i]] = v
+        return out
+
+    def _values(self, ctl, now, out):
         pos = ctl.mt.pos
         lp = ctl.last_play
         res = ctl.mt.result
         o = ctl.opp
-        return {
-            "t": "st",
-            "ph": ctl.phase,
-            "s": ctl.side,
-            "d": [ctl.dice[0], ctl.dice[1]],
-            "c": ctl.mt.cube,
-            "o": ctl.mt.owner,
-            "sc": [ctl.mt.score[0], ctl.mt.score[1]],
-            "len": ctl.settings.length,
-            "cr": 1 if ctl.mt.crawford else 0,
-            "pip": [_board.pip_count(pos, 0), _board.pip_count(pos, 1)],
-            "pos": hexlify(pos).decode(),
-            "lp": [lp[0], list(lp[1])] if lp else None,
-            "m": ctl.message,
-            "err": [ctl.missing, ctl.extra] if ctl.show_errors(now) else None,
-            "res": [res[0], res[1], res[2]] if res else None,
-            "md": 1 if ctl.may_double else 0,
-            "cp": ctl.settings.computer,
-            "pl": self._plan(ctl),
-            "lv": self._verdict(ctl),
-            "rm": 1 if o is not None and o.remote else 0,
-            "wt": 1 if o is not None and o.waiting else 0,
-            "du": self._used(ctl),
-        }
+        out[0] = ctl.phase
+        out[1] = ctl.side
+        out[2] = [ctl.dice[0], ctl.dice[1]]
+        out[3] = ctl.mt.cube
+        out[4] = ctl.mt.owner
+        out[5] = [ctl.mt.score[0], ctl.mt.score[1]]
+        out[6] = ctl.settings.length
+        out[7] = 1 if ctl.mt.crawford else 0
+        out[8] = [_board.pip_count(pos, 0), _board.pip_count(pos, 1)]
+        out[9] = hexlify(pos).decode()
+        out[10] = [lp[0], list(lp[1])] if lp else None
+        out[11] = ctl.message
+        out[12] = [ctl.missing, ctl.extra] if ctl.show_errors(now) else None
+        out[13] = [res[0], res[1], res[2]] if res else None
+        out[14] = 1 if ctl.may_double else 0
+        out[15] = ctl.settings.computer
+        out[16] = self._plan(ctl)
+        out[17] = self._verdict(ctl)
+        out[18] = 1 if o is not None and o.remote else 0
+        out[19] = 1 if o is not None and o.waiting else 0
+        out[20] = self._used(ctl)
 
     def _verdict(self, ctl):
         """Learning mode's verdict on the last play: [side, 1 if it was the best, the play,

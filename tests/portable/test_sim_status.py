@@ -1,6 +1,6 @@
 """The simulator's status line (``app.sim_status``, both interpreters): sent once per change
-of what the page shows, nothing while nothing changes -- and then it allocates nothing (it
-runs at 10 Hz in the board's 64k heap on the board model)."""
+of what the page shows, with only the keys that changed, nothing while nothing changes -- and
+then it allocates nothing (it runs at 10 Hz in the board's 64k heap on the board model)."""
 
 # mpy-heap: 110k
 # (Session 7: at the CI's checkout path it failed at 94-98k, at and below the 98k it had: it
@@ -37,6 +37,23 @@ def test_one_line_per_change_and_none_while_nothing_changes():
     assert st.poll(c, r.now) and len(sent) == 2
     assert sent[1]["lp"] == [side, list(play)] and sent[1]["s"] == 1 - side and sent[1]["d"] == [0, 0]
     assert not st.poll(c, r.now)
+
+
+def test_a_line_carries_what_changed_and_the_lines_merged_are_the_whole_status():
+    # (the server merges each line into the status it keeps: tools/sim/server.py)
+    st, sent = _status()
+    c, r = H.started()
+    st.poll(c, r.now)
+    assert len(sent[0]) == 22  # "t" and every key: the first line
+    r.play_turn()
+    assert st.poll(c, r.now)
+    assert "len" not in sent[1] and "cp" not in sent[1] and "sc" not in sent[1]  # unchanged
+    assert sent[1]["t"] == "st" and "lp" in sent[1] and "pos" in sent[1]
+    merged = dict(sent[0])
+    merged.update(sent[1])
+    fresh, whole = _status()
+    assert fresh.poll(c, r.now)
+    assert merged == whole[0]
 
 
 def test_a_refused_illegal_play_is_sent_with_its_rows():

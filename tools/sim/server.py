@@ -421,6 +421,9 @@ class Sim:
 
     def _status_line(self, msg):
         with self._lock:
+            # a line carries what changed since the one before (app.sim_status; the first
+            # after a start has every key): the status is the last one with it merged in
+            msg = dict(self._st, **msg)
             if msg.get("lp") != self._st.get("lp"):
                 self._st_before = self._st  # the last play started from the previous position
             self._st = msg
