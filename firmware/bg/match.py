@@ -19,7 +19,7 @@ Example::
 ``bg.record`` action (as ``bg.record`` decodes it) and moves the match on -- scores, cube,
 Crawford, whose turn, the position, how each game ended -- or raises ValueError naming what
 is wrong and changes nothing it has not checked. The device's controller
-(``app.ctl_state.State.apply``) and the host's model (``gammon.model``) both fold through it,
+(``app.controller.Controller.apply``) and the host's model (``gammon.model``) both fold through it,
 so a rule is changed here and every consumer follows. Errors (a double when the rules forbid
 it, ...) raise ValueError.
 """

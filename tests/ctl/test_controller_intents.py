@@ -132,3 +132,27 @@ def test_the_button_table_names_phases_buttons_and_intents_that_exist():
     assert (C.DOUBLED, C.CUBE, C.LONG, 2, C.I_BEAVER) in rows
     assert (C.RESIGNING, C.CUBE, C.LONG, 1, C.I_WITHDRAW) in rows
     assert len(set(r[:4] for r in rows)) == len(rows)  # one intent per press and phase
+
+
+def test_a_refused_double_says_why():
+    c, r = H.started(length=5)
+    r.play_turn()
+    o = c.side
+    assert c.intent(o, C.I_DOUBLE) and c.intent(1 - o, C.I_TAKE)
+    _refused(c, o, C.I_DOUBLE)  # the doubler rolls now; the cube is the taker's
+    assert c.message == "no double: the opponent owns the cube"
+    assert r.press(o, C.ROLL)
+    r.play_turn()
+    assert c.side == 1 - o and c.phase == C.AWAIT_ROLL and c.mt.owner == 1 - o
+    # the owner may double, but not while a checker is out of place
+    moved = bytearray(c.sensed)
+    i = next(i for i in range(len(moved)) if moved[i])
+    j = next(j for j in range(len(moved)) if not moved[j])
+    moved[i] -= 1
+    moved[j] += 1
+    c.board(moved)
+    _refused(c, 1 - o, C.I_DOUBLE)
+    assert c.message == "no double: put the checkers back as they were"
+    r.sense()
+    assert c.intent(1 - o, C.I_DOUBLE) and c.message == "" and c.phase == C.DOUBLED
+    assert c.outbox[-1] == (C.K_DOUBLE, (1 - o, 4))  # a redouble to 4

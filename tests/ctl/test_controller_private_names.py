@@ -1,13 +1,13 @@
 """One public way into the controller: no module of the firmware, the tools or the host reaches
-the controller's private names (``Controller``'s, ``State``'s and ``Turns``' ``_x`` methods and
-attributes) -- the computer, the app's wiring and the view use ``intent`` and the public state.
+the controller's private names (``Controller``'s ``_x`` methods and attributes, ``app.ctl_defs``'
+private names) -- the computer, the app's wiring and the view use ``intent`` and the public state.
 CPython only (it reads the sources)."""
 
 import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-OWN = ("controller.py", "ctl_state.py", "ctl_turns.py", "ctl_defs.py")
+OWN = ("controller.py", "ctl_defs.py")
 
 
 def _private_names():

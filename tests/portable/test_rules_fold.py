@@ -1,5 +1,5 @@
 """``bg.match.Fold``: the one fold of the record over the match rules (the controller's
-``State.apply`` and the host's model both run it), on both interpreters. Each test feeds
+``Controller.apply`` and the host's model both run it), on both interpreters. Each test feeds
 records the way a journal or a radio frame would, including ones that break the rules: a bad
 record raises ValueError and changes nothing."""
 
