@@ -14,9 +14,7 @@ import re
 import threading
 import time
 
-import pytest
 import test_browser_sim as T  # the page's drivers: browser, drags, LEDs
-import test_club_remote_two_sims as S
 from bg import board as B
 from bg import engine as movegen
 from bg import record
@@ -24,6 +22,7 @@ from gammon import remote
 from gammon.cli import main
 
 from tools.sim import demo, server
+from tools.sim import remote_match as S
 from tools.sim import status as words
 
 PLAYS = 8  # plays dragged on both pages before the resignation (a dance counts as one)
@@ -130,7 +129,7 @@ class PageBoard(S.Board):
             self.plays[0] += 1
             if side == me:
                 T._wait(lambda: words.SIDES[me] in _text(self.d, "st-turn"), 10, "my turn on the page")
-                play = S._runner(r, me)
+                play = S.runner(r, me)
                 r.turn_pos = bytearray(r.pos)
                 r.make_play(me, play)
                 time.sleep(r.settle)
@@ -170,8 +169,6 @@ class PageBoard(S.Board):
 
 
 def test_two_pages_play_a_game_by_drags_through_the_relay(servers, event, tmp_path, monkeypatch):
-    if not T.os.path.exists(T.CHROMIUM):
-        pytest.skip("Chromium not installed")  # (T._browser says so, and fails in CI)
     monkeypatch.setenv("GAMMON_CONFIG_DIR", str(tmp_path / "cfg"))
     relays = (
         remote.Relay(servers[0].url, event("a", rate=20_000)),

@@ -14,10 +14,6 @@ from gammon.cli import main
 
 from tools.sim import remote_match
 
-# the page's remote test (test_club_remote_browser) drives these two as this module's
-from tools.sim.remote_match import Board  # noqa: F401
-from tools.sim.remote_match import runner as _runner  # noqa: F401
-
 BOARD_HEAP = os.environ.get("GAMMON_E2E_HEAP", "96k")  # (at 84-92k: see docs/remote.md)
 
 
