@@ -31,7 +31,7 @@ _t = sys.argv[2]
 _d = None
 if _t.endswith(".py"):
     _d, _, _t = _t.rpartition("/")
-    sys.path.append(_d or ".")
+    sys.path.append(_d or ".")  # a script: its folder on the path, as `micropython script.py` puts it
     _t = _t[:-3]
 sys.argv[:] = [_t] + sys.argv[3:]
 del _a, _d

@@ -186,7 +186,6 @@ class Sim:
         port = lsock.getsockname()[1]
         env = dict(os.environ)
         build = build_firmware()
-        env["MICROPYPATH"] = build + ":.frozen"
         env["SG_HAL"] = "sim"
         env["SG_SIM_PORT"] = str(port)
         env["SG_SIM_STATUS"] = "1" if self.status_panel else "0"
@@ -206,17 +205,15 @@ class Sim:
         if self.rom == "board":
             # The board model (tools/board_model.py): the firmware frozen into a 32-bit build,
             # as on the ESP32; the heap is the whole -X heapsize (the board's 64k by default).
-            from tools import board_model
-
-            env["MICROPYPATH"] = ".frozen"
-            argv = [str(board_model.build()), "-X", "heapsize=" + self.heap, "-m", "main"]  # frozen main.py
+            firmware, path, target = "board", (), ["-m", "main"]  # the frozen main.py
         elif self.rom:
             # The firmware from a ROMFS image, as on the ESP32's flash (docs/memory.md): only
             # what it allocates counts against the working heap.
-            env["MICROPYPATH"] = ".frozen"
-            argv = romfs.command(micropython_binary(), self.heap, "main")
+            firmware, path, target = "rom", (), ["main"]
         else:
-            argv = [micropython_binary(), "-X", "heapsize=" + self.heap, str(Path(build) / "main.py")]
+            firmware, path, target = None, [build], [Path(build) / "main.py"]
+        argv = mpy.command(target, self.heap, firmware)
+        env = mpy.environ(path, firmware, env)
         self._gen += 1
         self.wdt_ms = 0
         with self._lock:
