@@ -40,28 +40,14 @@ def matches(n=8):
     """Records of ``n`` one-game matches played on the board's controller."""
     import base64
 
-    import ctl_helpers as H
-    from app import controller as C
-    from app import rules
+    import match_records
     from bg import record
-    from bg.dice.fairness import Fairness
 
     out = []
     for i in range(n):
         mid = bytes([0xBE, 0x4C, 0, 0, 0, 0, 0, i + 1])
-        c = C.Controller(
-            C.Settings(length=1, names=("P%d" % i, "Q%d" % i)),
-            rules,
-            lambda m: Fairness(m, H.seed_for(m)),
-            lambda mid=mid: mid,
-            lambda: 1767225600,
-        )
-        r = H.Robot(c, i + 1)
-        r.set_start()
-        if c.phase == C.IDLE:
-            r.press(0, C.ROLL)
-        r.play_game()
-        out.append([base64.b64encode(record.encode(k, f)).decode() for k, f in c.outbox])
+        recs = match_records.one_game_match(mid, ("P%d" % i, "Q%d" % i), i + 1)
+        out.append([base64.b64encode(record.encode(k, f)).decode() for k, f in recs])
     return out
 
 
