@@ -96,6 +96,37 @@ def _gen():
     return _GEN
 
 
+def per_thread(make):
+    """A getter of the one ``make()`` its caller's thread uses, for CPython. Generators and
+    evaluators keep their work in preallocated buffers, so two calls at once on one instance
+    corrupt each other. MicroPython runs the engine in one task and keeps one instance; a
+    CPython host calls it from several threads at once (the simulator's status thread,
+    concurrent demos, both players of a remote match).
+
+        >>> gen = per_thread(MoveGen)
+        >>> gen() is gen()
+        True
+    """
+    import threading
+
+    mine = threading.local()
+
+    def get():
+        try:
+            return mine.one
+        except AttributeError:
+            mine.one = make()
+            return mine.one
+
+    return get
+
+
+import sys  # noqa: E402 - only to tell the hosts apart, after the one instance it replaces
+
+if sys.implementation.name != "micropython":
+    _gen = per_thread(MoveGen)
+
+
 def plays(pos, side, d1, d2):
     return _gen().plays(pos, side, d1, d2)
 

@@ -46,6 +46,8 @@ Example::
     (8, 5, 6, 5)
 """
 
+import sys
+
 import micropython
 from micropython import const
 
@@ -288,9 +290,20 @@ class PubEval:
 _PE = None
 
 
-def best(pos, side, d1, d2):
-    """``PubEval().best`` on one shared instance (its own ``MoveGen``)."""
+def _pe():
     global _PE
     if _PE is None:
         _PE = PubEval()
-    return _PE.best(pos, side, d1, d2)
+    return _PE
+
+
+def best(pos, side, d1, d2):
+    """``PubEval().best`` on one shared instance (its own ``MoveGen``; one per thread on
+    CPython: ``bg.engine.per_thread``)."""
+    return _pe().best(pos, side, d1, d2)
+
+
+if sys.implementation.name != "micropython":
+    from bg.engine import per_thread
+
+    _pe = per_thread(PubEval)
