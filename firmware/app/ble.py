@@ -15,7 +15,7 @@ in the lobby (its first writes kept, no session), and ``BleTransport.service``:
 
 - evicts the oldest slot holder that has not logged in, is not pairing and is not proving a
   paired host's key (``Session.claimed``) at once when the newcomer's first frames hold an
-  AUTH_START naming a paired host or a PAIR_START in an open window (``app.sock_link._claim``,
+  AUTH_START naming a paired host or a PAIR_START in an open window (``app.link.claim``,
   the same rule as the simulator's socket);
 - otherwise evicts only such a holder that had its slot ``GRACE_MS`` (a stranger's reconnects
   churn a slot at most that often), and disconnects a newcomer that found none within
@@ -54,7 +54,7 @@ import asyncio
 import struct
 
 import bluetooth
-from app.sock_link import TaskWaker
+from app.link import TaskWaker, claim
 from bg.serialwire import BLE_RX_UUID, BLE_SERVICE_UUID, BLE_TX_UUID
 from micropython import const
 
@@ -395,14 +395,12 @@ class BleTransport(Waker):
         return best
 
     def _claim(self, board, c):
-        """What lobby newcomer ``c``'s first writes claim (``app.sock_link._claim``)."""
+        """What lobby newcomer ``c``'s first writes claim (``app.link.claim``)."""
         if not c.encrypted or not c.rx or c.nrx > _FIRST:
             return 0
-        from app.sock_link import _claim
-
         buf = b"".join(c.rx)
         c.rx = [buf]
-        return _claim(board, buf)
+        return claim(board, buf)
 
     def service(self):
         """One round of the serve task: forget ended connections, seat newcomers (evicting

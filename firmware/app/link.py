@@ -35,8 +35,58 @@ Example::
 import asyncio
 import time
 
-_IDLE_RESET_MS = 2000  # a partial frame older than this is dropped (a stalled or hostile sender)
-_WAIT_MS = 250
+from micropython import const
+
+_IDLE_RESET_MS = const(2000)  # a partial frame older than this is dropped (stalled/hostile sender)
+_WAIT_MS = const(250)
+CLAIM_AUTH = const(1)  # claim(): an AUTH_START naming a paired host
+CLAIM_PAIR = const(2)  # claim(): a PAIR_START
+
+
+# The transports' shared parts live here, not in one transport's module: the board's BLE link
+# (app.ble) then does not import the simulator's socket transport (app.sock_link, ~0.9 kB on
+# the 32-bit board model) for them.
+class TaskWaker:
+    """``wait``/``wake`` for a transport woken only by asyncio tasks (its reader pump,
+    ``Hub.publish``): an ``asyncio.Event``, which registers nothing with the poller."""
+
+    def __init__(self):
+        self.ev = asyncio.Event()
+
+    def wake(self):
+        self.ev.set()
+
+    async def wait(self, ms):
+        if not self.ev.is_set():
+            try:
+                await asyncio.wait_for_ms(self.ev.wait(), ms)
+            except asyncio.TimeoutError:
+                pass
+        self.ev.clear()
+
+
+def claim(board, buf):
+    """What a waiting newcomer's first frames claim: ``CLAIM_AUTH`` (an AUTH_START naming a
+    paired host), ``CLAIM_PAIR`` (a PAIR_START) or 0; the socket's and BLE's rule for who may
+    take a slot. Only whole frames with a valid CRC count, from the first byte on (a host sends
+    its INFO and AUTH_START at once: ``gammon.link.connect``)."""
+    from bg.link import HEADER, REQ_AUTH_START, REQ_PAIR_START, crc16
+
+    i = 0
+    for _ in range(3):
+        if len(buf) < i + HEADER + 2 or buf[i] != 0xA7 or buf[i + 2]:
+            return 0
+        n = buf[i + 5] | buf[i + 6] << 8
+        e = i + HEADER + n
+        if n > 160 or len(buf) < e + 2 or crc16(buf, i, e) != buf[e] | buf[e + 1] << 8:
+            return 0
+        t = buf[i + 1]
+        if t == REQ_AUTH_START and n >= 8:
+            return CLAIM_AUTH if board.find_host(bytes(buf[i + HEADER : i + HEADER + 8])) is not None else 0
+        if t == REQ_PAIR_START:
+            return CLAIM_PAIR
+        i = e + 2
+    return 0
 
 
 class Link:

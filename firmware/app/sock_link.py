@@ -13,6 +13,10 @@ Example::
 import asyncio
 import time
 
+from app.link import CLAIM_PAIR as _PAIR
+from app.link import TaskWaker
+from app.link import claim as _claim
+
 DEFAULT_PORT = 7607
 _STREAM_MTU = 515  # a stream has no ATT packets: one frame (<= 529 bytes) goes in 1-2 writes
 _READ = 256  # what a BLE write carries at most (MTU 247 + ATT): the socket costs the heap no more
@@ -23,28 +27,7 @@ _LOBBY_MIN_MS = 100  # ... and at least this long before a newer one may push it
 _LOBBY_MAX = 4  # newcomers waiting at once (each a socket and a _FIRST-byte buffer)
 _FIRST = 128  # a newcomer's first frames: INFO (9 bytes) and an AUTH_START (33) or PAIR_START (<= 105)
 _HELD = "held"  # _wait_slot: a host that proved itself holds the slot
-_AUTH = 1  # _claim: an AUTH_START naming a paired host
-_PAIR = 2  # _claim: a PAIR_START
 MAX_CONNS = 1  # connections served at once: one, as BLE has one slot (a session costs ~2k)
-
-
-class TaskWaker:
-    """``wait``/``wake`` for a transport woken only by asyncio tasks (its reader pump,
-    ``Hub.publish``): an ``asyncio.Event``, which registers nothing with the poller."""
-
-    def __init__(self):
-        self.ev = asyncio.Event()
-
-    def wake(self):
-        self.ev.set()
-
-    async def wait(self, ms):
-        if not self.ev.is_set():
-            try:
-                await asyncio.wait_for_ms(self.ev.wait(), ms)
-            except asyncio.TimeoutError:
-                pass
-        self.ev.clear()
 
 
 class StreamTransport(TaskWaker):
@@ -125,29 +108,6 @@ async def _refuse(writer, msg="too many connections", retry_ms=1000):
     except (OSError, MemoryError):
         pass
     await _close_writer(writer)
-
-
-def _claim(board, buf):
-    """What a waiting newcomer's first frames claim: ``_AUTH`` (an AUTH_START naming a paired
-    host), ``_PAIR`` (a PAIR_START) or 0. Only whole frames with a valid CRC count, from the
-    first byte on (a host sends its INFO and AUTH_START at once: ``gammon.link.connect``)."""
-    from bg.link import HEADER, REQ_AUTH_START, REQ_PAIR_START, crc16
-
-    i = 0
-    for _ in range(3):
-        if len(buf) < i + HEADER + 2 or buf[i] != 0xA7 or buf[i + 2]:
-            return 0
-        n = buf[i + 5] | buf[i + 6] << 8
-        e = i + HEADER + n
-        if n > 160 or len(buf) < e + 2 or crc16(buf, i, e) != buf[e] | buf[e + 1] << 8:
-            return 0
-        t = buf[i + 1]
-        if t == REQ_AUTH_START and n >= 8:
-            return _AUTH if board.find_host(bytes(buf[i + HEADER : i + HEADER + 8])) is not None else 0
-        if t == REQ_PAIR_START:
-            return _PAIR
-        i = e + 2
-    return 0
 
 
 def _drop(items, x):
