@@ -28,7 +28,9 @@ _MODULES = ("bluetooth", "app.ble", "ble_central", "ble_crowd", "test_link_ble_o
 @pytest.fixture(scope="module")
 def owner_module():
     with pytest.MonkeyPatch.context() as mp:
-        for sub in ("tests/fakes", "tests/mpy", "tests/portable"):
+        # the fake radio and the MicroPython-only module under test, for this module only (the
+        # fake bluetooth on every test's path would give the app a radio everywhere)
+        for sub in ("tests/fakes", "tests/mpy"):
             mp.syspath_prepend(str(ROOT / sub))
         mp.setattr(asyncio, "ThreadSafeFlag", asyncio.Event, raising=False)
         mp.setattr(asyncio, "sleep_ms", lambda ms: asyncio.sleep(ms / 1000), raising=False)
