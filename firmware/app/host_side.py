@@ -8,6 +8,32 @@ shown at once (``drain``, ``wake``). Nothing here allocates until a transport is
 simulator without a link port spends no heap on the link.
 """
 
+from micropython import const
+
+# The modules loaded with a host connected in a remote match: 60 on the board model (booted
+# 49, the link up 56, paired and logged in 59, the match's dice 60); room up to 72
+_MODULES = const(72)
+
+
+def room_for_modules(total):
+    """Make ``sys.modules`` hold ``total`` modules without growing, now: the link's modules
+    are imported while a host is connected, mid-match, and the import that fills the table
+    grows it then -- on the board model a 584-byte block (59 -> 73 entries), which a heap
+    fragmented by pairing, the watch and a remote match did not have: the buttons task died of
+    it at the match's first press (80k). Grown here, when the link is made at boot, while the
+    heap is whole: 112 bytes more from the start. A dict never shrinks: the keys go again, the
+    room stays. MicroPython only (CPython's dict has the memory)."""
+    import sys
+
+    if sys.implementation.name != "micropython":
+        return
+    m = sys.modules
+    keys = ["\0room%d" % i for i in range(total - len(m))]
+    for k in keys:
+        m[k] = None
+    for k in keys:
+        del m[k]
+
 
 class HostSide:
     """``app``: ``app.main.App`` (its ``hw``, ``ctl``, ``recorder``, ``view``, ``power``,
@@ -42,6 +68,7 @@ class HostSide:
 
     def make_wiring(self):
         if self.wiring is None:
+            room_for_modules(_MODULES)
             from app.link import Wiring
 
             app = self.app
