@@ -184,6 +184,18 @@ def load(path):
     return [from_json(o, str(path)) for o in objs]
 
 
+def own_fingerprint(directory):
+    """The fingerprint of this host's dice key in ``directory``, or None when it has none (never
+    made: this host never gave a part) or the file is not a key."""
+    from gammon.release import read_key
+
+    path = os.path.join(str(directory), KEY_FILE)
+    try:
+        return fingerprint(public_key(read_key(path)))
+    except (OSError, ValueError):
+        return None
+
+
 def host_key(directory):
     """This host's dice key (32-byte Ed25519 seed) in ``directory``, made on first use."""
     from gammon.release import read_key, write_key

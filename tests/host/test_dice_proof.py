@@ -136,7 +136,7 @@ def test_the_host_signs_its_part_keeps_the_proof_and_hands_it_out(tmp_path, caps
     acts = T._play(Fairness, n=N, hosts=[("laptop", part)])
     code, out = T._verify(tmp_path, capsys, acts, "--write-proofs", str(tmp_path / "mine.json"))
     fp = dice_proof.fingerprint(bytes.fromhex(proof["key"]))
-    assert code == 0 and "part 1: host 'laptop', key %s: signature holds" % fp in out, out
+    assert code == 0 and "part 1: host 'laptop', key %s (this host's): signature holds" % fp in out, out
     assert "this host's part is the last input" in out and "1 proof(s) of this host's parts written" in out, (
         out
     )

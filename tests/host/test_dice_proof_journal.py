@@ -256,3 +256,21 @@ def test_the_json_export_shows_each_journaled_proof():
     parts = doc["match"]["dice"]["seed_parts"]
     assert parts[0]["proof"] == dice_proof.pack(proofs[0]).hex() and len(parts[0]["proof"]) == 228
     assert "proof" not in parts[1] and parts[1]["name"] == "phone"
+
+
+def test_this_hosts_own_key_is_named_and_its_own_later_part_passes(tmp_path, capsys, home):
+    """A host that gave two parts (``gammon watch`` and a ``sync``) signed both: the later one is
+    its own key's, which nobody else holds, so it needs no ``--after-me``; another key's still
+    does."""
+    from gammon.release import write_key
+
+    write_key(home / dice_proof.KEY_FILE, LAPTOP)
+    acts, _ = _play([("laptop", LAPTOP), ("laptop", LAPTOP)])
+    T._remember(acts, acts[_parts(acts)[0]][1][2])
+    code, out = T._verify(tmp_path, capsys, acts)
+    assert code == 0 and "PASS" in out, out
+    assert out.count("key %s (this host's): signature holds" % _fp(LAPTOP)) == 2, out
+    acts, _ = _play([("laptop", LAPTOP), ("phone", PHONE)])
+    T._remember(acts, acts[_parts(acts)[0]][1][2])
+    code, out = T._verify(tmp_path, capsys, acts)
+    assert code == 1 and "FAIL: host 'phone' gave a part after this host's" in out, out

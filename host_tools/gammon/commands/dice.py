@@ -351,11 +351,12 @@ def _library_proofs(mid):
         return []
 
 
-def check_parts(m, proofs):
+def check_parts(m, proofs, own=None):
     """``(lines, bad, signed)``: a line per host part saying whose key signed it, why a proof
     fails (``bad``), and ``{part index: key fingerprint}`` of the parts whose proof holds. The
     proofs: the one journaled with each part (``gammon.dice_proof.unpack``) and ``proofs`` (this
-    host's library, ``--proofs`` files); a part with neither is *unproven*."""
+    host's library, ``--proofs`` files); a part with neither is *unproven*. ``own``: this host's
+    key fingerprint, named as such."""
     from gammon import dice_proof
 
     lines, bad, signed = [], [], {}
@@ -385,6 +386,7 @@ def check_parts(m, proofs):
                 )
             for p in ps:
                 fp = dice_proof.fingerprint(p["key"])
+                key = fp + (" (this host's)" if fp == own else "")
                 ok, note = dice_proof.check(p, m.match_id, m.commitment, part, prior)
                 sig = bytes(p["signature"])
                 if ok and sig in proved and proved[sig] != i:
@@ -396,11 +398,11 @@ def check_parts(m, proofs):
                     after = note or "and the %d part(s) before it" % len(prior)
                     lines.append(
                         "part %d: host '%s', key %s: signature holds (over the commitment %s)"
-                        % (i + 1, name, fp, after)
+                        % (i + 1, name, key, after)
                     )
                 else:
-                    bad.append("part %d (host '%s', key %s): %s" % (i + 1, name, fp, note))
-                    lines.append("part %d: host '%s', key %s: %s" % (i + 1, name, fp, note))
+                    bad.append("part %d (host '%s', key %s): %s" % (i + 1, name, key, note))
+                    lines.append("part %d: host '%s', key %s: %s" % (i + 1, name, key, note))
         prior.append((src, part))
     for p in mine:
         if id(p) not in used:
@@ -452,6 +454,9 @@ def cmd_verify(args):
         except ValueError as e:
             raise UserError(str(e)) from None
     vouched = getattr(args, "after_me", None) or ()
+    from gammon.library import home
+
+    own = dice_proof.own_fingerprint(home())
     if getattr(args, "write_proofs", None):
         _write_proofs(args.write_proofs, matches)
     failed = waiting = False
@@ -462,7 +467,7 @@ def cmd_verify(args):
         if m.note:
             print("  note: " + m.note)
         print("  dice chosen by: " + m.contributions())
-        lines, bad, signed = check_parts(m, _library_proofs(m.match_id) + given)
+        lines, bad, signed = check_parts(m, _library_proofs(m.match_id) + given, own)
         for line in lines:
             print("  " + line)
         hosts = [i for i, (s, _, _) in enumerate(m.parts) if s == dice.SRC_HOST]
@@ -494,7 +499,9 @@ def cmd_verify(args):
             continue
         if sent:
             print("  " + m.last_input_note(sent))
-            why = m.after_mine(sent, vouched, signed)
+            # a part after this host's signed with this host's own key is its own (watch and sync
+            # both gave one): nobody else could have made it
+            why = m.after_mine(sent, tuple(vouched) + ((own,) if own else ()), signed)
             if why:
                 print("FAIL: " + why)
                 failed = True
