@@ -65,7 +65,8 @@ def action(rec, p, i):
     r = Rng(i * 2654435761 + 12345)
     side = i & 1
     if c == 72:  # H
-        return rec.SEED_PART, (1, "laptop", bytes(range(16)))
+        # a host's part with its proof (114 bytes, docs/dice.md): the longest record a match has
+        return rec.SEED_PART, (1, "laptop", bytes(range(16)), bytes(range(140, 254)))
     if c == 66:  # B
         return rec.SEED_PART, (2, "", bytes(range(16, 32)))
     if c == 71:  # G
