@@ -149,7 +149,7 @@ hardware: $(STAMP)
 	@if ! /usr/bin/python3 -c 'import pcbnew' 2>/dev/null || ! command -v openscad >/dev/null || ! command -v ngspice >/dev/null; then \
 	  echo "installing kicad (pcbnew), openscad and ngspice with apt-get"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends kicad openscad ngspice; fi
-	$(PY) tools/hardware/build.py
+	$(PY) -m tools.hardware.build
 	$(PY) -m tools.power_budget
 
 # --- a real ESP32 -------------------------------------------------------------------------

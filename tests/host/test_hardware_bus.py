@@ -7,16 +7,14 @@ import json
 import os
 import re
 import shutil
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
+from tools.hardware import bus, design, droop, footprints
 
-from hardware import bus, design, droop, footprints  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _board():

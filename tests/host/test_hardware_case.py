@@ -3,13 +3,11 @@ the playing surface and the cables across the hinge."""
 
 import copy
 import json
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
+from tools.hardware import case, reed
 
-from hardware import case, reed  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _inputs():
@@ -18,11 +16,16 @@ def _inputs():
     return b, s
 
 
-def test_every_board_fits_except_the_tray_strip_still_laid_out_for_checkers_on_edge():
+def test_every_board_fits_the_tray_strip_under_its_tray():
     b, s = _inputs()
     lay = case.layout(b, s)
-    # open work (hardware/README.md): the tray strip's reeds are still in one row at 8 mm
-    assert case.problems(lay) == ["tray strip (266 x 49.8) does not fit under its tray (230.5 x 110.55)"]
+    assert case.problems(lay) == []
+    assert lay["tray_l"] <= lay["tray_len"] and lay["tray_strip_w"] <= lay["tray_w"]
+    # a strip laid out for rev A's single row of checkers on edge (266 x 49.8) is caught
+    rev_a = dict(s, tray=dict(s["tray"], size_mm=[266.0, 49.8]))
+    assert case.problems(case.layout(b, rev_a)) == [
+        "tray strip (266 x 49.8) does not fit under its tray (230.5 x 110.55)"
+    ]
     assert 2 * lay["point_l"] <= lay["field_y"] and lay["bar_l"] <= lay["field_y"]
     assert lay["centre_l"] <= lay["field_y"] and lay["centre_w"] <= lay["bar_right"]
     assert lay["tray_len"] <= lay["field_y"] / 2

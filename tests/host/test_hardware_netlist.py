@@ -2,17 +2,14 @@
 wiring they describe is what the firmware (bg.hwdesc) decodes: every chain bit, LED, button."""
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
+from bg import hwdesc
+
+from tools.hardware import build, design, erc, trace
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
-
-from bg import hwdesc  # noqa: E402
-
-from hardware import build, design, erc, trace  # noqa: E402
 
 
 def _board():
@@ -211,7 +208,7 @@ def test_bom_md_counts_what_the_design_fits():
 
 
 def test_schematic_sheets_label_every_net_and_part():
-    from hardware import schematic
+    from tools.hardware import schematic
 
     boards, _ = design.system(_board())
     for b in design.kinds(boards):

@@ -5,15 +5,13 @@ pin 1 of each footprint as it sits on the committed PCB."""
 import csv
 import json
 import math
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
+from tools.hardware import design, footprints, jlc, kicad_sch, parts
 
-from hardware import design, footprints, jlc, kicad_sch, parts  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 
 KICAD = ROOT / "hardware" / "kicad"
 HAND = {"REED_SMD", "REED_SMD_V"}  # soldered in the jig (hardware/assembly.md)

@@ -3,15 +3,13 @@ parts' leads (from their makers' drawings), the boost's pin map, and a misplugge
 nothing (every cable reversed, every strip turned end for end), checked over the netlist."""
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
+from tools.hardware import design, erc, footprints, misplug, parts
 
-from hardware import design, erc, footprints, misplug, parts  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _board():

@@ -7,15 +7,13 @@ import json
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
+from tools.hardware import build
 
-from hardware import build  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 
 KICAD = ROOT / "hardware" / "kicad"
 
@@ -51,28 +49,28 @@ def test_every_board_is_routed_with_zero_drc_errors_and_nothing_unconnected(fres
         assert summary[kind] == dict(summary[kind], routed=True, drc_errors=0, unconnected_pads=0), kind
         drc = (out / kind / ("%s-drc.txt" % kind)).read_text()
         assert "** Found 0 DRC violations **" in drc and "** Found 0 unconnected pads **" in drc, kind
-    # the centre board by the grid router (tools/hardware/route.py): tracks on both layers
-    # and vias, not pads joined by the pours alone
-    text = (out / "centre" / "centre.kicad_pcb").read_text()
-    for layer in ("F.Cu", "B.Cu"):
-        assert len(re.findall(r'\(segment [^\n]*\(layer "%s"\)' % layer, text)) > 200, layer
-    assert text.count("(via ") > 50
+    # the centre board and the tray strip by the grid router (tools/hardware/route.py):
+    # tracks on both layers and vias, not pads joined by the pours alone
+    for kind, least in (("centre", 200), ("tray", 100)):
+        text = (out / kind / ("%s.kicad_pcb" % kind)).read_text()
+        for layer in ("F.Cu", "B.Cu"):
+            assert len(re.findall(r'\(segment [^\n]*\(layer "%s"\)' % layer, text)) > least, (kind, layer)
+        assert text.count("(via ") > least / 4, kind
 
 
 SHORT = r"""
 import sys
-sys.path.insert(0, sys.argv[1])
 import pcbnew
 from pathlib import Path
-from hardware import pcb
-b = pcbnew.LoadBoard(sys.argv[2])
+from tools.hardware import pcb
+b = pcbnew.LoadBoard(sys.argv[1])
 pads = {p.GetNetname(): p for p in b.GetPads()}
 a, c = pads["U1_A"], pads["U1_B"]
 t = pcbnew.PCB_TRACK(b)  # a clumsy track from input A's pad across input B's pad
 t.SetStart(a.GetPosition()); t.SetEnd(c.GetPosition()); t.SetWidth(pcbnew.FromMM(0.25))
 t.SetLayer(pcbnew.F_Cu); t.SetNet(a.GetNet()); b.Add(t)
-pcbnew.SaveBoard(sys.argv[3], b)
-print(pcb.drc(Path(sys.argv[3]), sys.argv[3] + ".drc.txt")[:2])
+pcbnew.SaveBoard(sys.argv[2], b)
+print(pcb.drc(Path(sys.argv[2]), sys.argv[2] + ".drc.txt")[:2])
 """
 
 
@@ -84,13 +82,14 @@ def test_drc_catches_a_short_between_two_inputs(fresh, tmp_path):
             build.KICAD_PYTHON,
             "-c",
             SHORT,
-            str(ROOT / "tools"),
             str(out / "point" / "point.kicad_pcb"),
             str(bad),
         ],
         capture_output=True,
         text=True,
         check=True,
+        cwd=ROOT,
+        env=build.kicad_env(),
     )
     errors, _ = eval(r.stdout.strip().splitlines()[-1])
     assert errors > 0
@@ -120,6 +119,42 @@ def test_point_strip_reeds_sit_at_the_checker_pitch_with_the_offset(fresh):
     assert sum(len(r[1].split(",")) for r in bom[1:]) == len(pos)
 
 
+def test_tray_strip_reeds_sit_under_the_trays_three_staggered_rows(fresh):
+    from tools.hardware import reed
+
+    b = _board()
+    m, n = b["mechanics"], b["sensors"]["tray_slots"]
+    pos = _cpl("tray")
+    spots = reed.tray_spots(m, n, 3)
+    got = [pos["SW%d" % (s + 1)] for s in range(n)]
+    y0 = got[0][1]
+    for (sx, sy), (x, y) in zip(spots, got):
+        # as on a point: one end of the glass under the checker's centre
+        d = m["checker_d_mm"] + m["tray_clear_mm"]  # a pocket in the tray, as tray.scad
+        assert x == pytest.approx(m["rim_mm"] + d / 2 + sx + m["reed_offset_mm"], abs=0.01)
+        assert abs(y - y0) == pytest.approx(sy, abs=0.01)
+    assert len({round(y, 2) for _, y in got}) == 3
+    # seen from above (the CPL's y runs up, as the tray's in scad/tray.scad) row 0 is the far
+    # row, where tray.scad puts slot 0's pocket: each reed under its own slot's checker
+    assert (
+        got[0][1] == max(y for _, y in got)
+        and "tray_row * (2 - row)" in (ROOT / "hardware" / "scad" / "tray.scad").read_text()
+    )
+
+
+def test_tray_routes_are_kept_for_this_board_json_and_generator(fresh):
+    """The tray strip's routing takes minutes: ``make hardware`` keeps its routes keyed by
+    board.json and the generator's sources; pcb.py routes again when the key differs, and a
+    committed cache with another key (a stale file) fails here."""
+    from tools.hardware import route
+
+    text = (ROOT / "hardware" / "board.json").read_text()
+    kept = json.loads((KICAD / "tray" / "tray-routes.json").read_text())
+    assert kept["key"] == route.routes_key(text), "tray-routes.json is stale: run make hardware"
+    assert kept["unrouted"] == [] and len(kept["routes"]) > 20
+    assert route.routes_key(text.replace('"tray_slots": 15', '"tray_slots": 14')) != kept["key"]
+
+
 def test_readme_table_tells_the_generated_sizes_and_state():
     summary = json.loads((KICAD / "pcb-summary.json").read_text())
     text = (ROOT / "hardware" / "README.md").read_text()
@@ -134,8 +169,7 @@ def test_readme_table_tells_the_generated_sizes_and_state():
 
 
 def test_centre_board_shows_the_dice_as_seen_from_side_0_and_the_cube_in_order(fresh):
-    sys.path.insert(0, str(ROOT / "tools"))
-    from hardware import design
+    from tools.hardware import design
 
     b = _board()
     centre = design.system(b)[0][0]
@@ -156,8 +190,7 @@ def test_centre_board_shows_the_dice_as_seen_from_side_0_and_the_cube_in_order(f
 
 
 def test_every_decoupling_capacitor_sits_beside_its_part():
-    sys.path.insert(0, str(ROOT / "tools"))
-    from hardware import design
+    from tools.hardware import design
 
     boards, _ = design.system(_board())
     pairs = {"decoupling": "register", "decoupling_led": "led", "decoupling_bus": "bus_buffer"}
@@ -182,8 +215,7 @@ def test_every_decoupling_capacitor_sits_beside_its_part():
 def test_every_routed_board_has_filled_ground_pours_on_both_layers_and_wide_supply_lanes():
     import re
 
-    sys.path.insert(0, str(ROOT / "tools"))
-    from hardware import footprints
+    from tools.hardware import footprints
 
     summary = json.loads((KICAD / "pcb-summary.json").read_text())
     for kind in sorted(summary):
@@ -191,7 +223,7 @@ def test_every_routed_board_has_filled_ground_pours_on_both_layers_and_wide_supp
         zones = re.findall(r'\(zone \(net \d+\) \(net_name "([^"]*)"\) \(layer "([^"]*)"\)', text)
         assert sorted(zones) == [("GND", "B.Cu"), ("GND", "F.Cu")], (kind, zones)
         assert text.count("(filled_polygon") >= 2, kind  # filled, not just outlined
-        if kind == "centre":
+        if kind in ("centre", "tray"):  # routed by route.py
             _centre_supplies_at_their_width(text)
             continue
         # the supply lanes are drawn at their width (the droop model's figure)
@@ -204,12 +236,12 @@ def test_every_routed_board_has_filled_ground_pours_on_both_layers_and_wide_supp
 
 
 def _centre_supplies_at_their_width(text):
-    """The centre board's supplies run at their width but within ``route.NECK`` of their pads
+    """The grid-routed boards' supplies run at their width but within ``route.NECK`` of their pads
     (a 1 mm track cannot reach a 1 mm-pitch pin), where they are a signal's 0.25 mm; ground
     is the pours (its stitches and ties at most 0.5 mm)."""
     import re
 
-    from hardware import design, footprints
+    from tools.hardware import design, footprints
 
     names = dict(re.findall(r'\(net (\d+) "([^"]*)"\)', text))
     runs = {}
@@ -222,7 +254,8 @@ def _centre_supplies_at_their_width(text):
         key = (names[code], float(w))
         runs[key] = runs.get(key, 0.0) + length
     assert design.SUPPLY in footprints.CENTRE_POWER
-    supplies = (set(footprints.CENTRE_POWER) | set(footprints.POWER_TRACK)) - {"GND"}
+    supplies = (set(footprints.CENTRE_POWER) | set(footprints.POWER_TRACK)) & set(names.values()) - {"GND"}
+    assert {"5V", "3V3"} <= supplies
     for net in sorted(supplies):
         full = footprints.centre_width(net)
         widths = {w for (n, w) in runs if n == net}

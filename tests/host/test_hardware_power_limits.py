@@ -6,15 +6,13 @@ that the HAL reads."""
 
 import csv
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
+from tools.hardware import design, erc, footprints, ledlimit, misplug, parts
 
-from hardware import design, erc, footprints, ledlimit, misplug, parts  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 
 KICAD = ROOT / "hardware" / "kicad"
 

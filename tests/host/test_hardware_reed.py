@@ -4,15 +4,13 @@ scheme, and the figures hardware/README.md gives from it."""
 import copy
 import json
 import math
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
+from tools.hardware import reed
 
-from hardware import reed  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _board():

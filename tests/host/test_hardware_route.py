@@ -4,17 +4,12 @@ geometry (not the router's grid), and a pad it cannot reach is reported, never f
 KiCad's DRC checks the real board (test_hardware_pcb.py)."""
 
 import math
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
-
-from hardware import route  # noqa: E402
-from hardware.route import CLEARANCE, VIA_D, VIA_DRILL, Pad, Router  # noqa: E402
+from tools.hardware import route
+from tools.hardware.route import CLEARANCE, VIA_D, VIA_DRILL, Pad, Router
 
 
 def _width(net):
@@ -236,3 +231,43 @@ def test_a_pad_too_small_for_the_grid_is_an_error_not_a_silent_skip(size):
     r = Router(20, 10, pads, _width)
     with pytest.raises(ValueError, match="holds no grid point"):
         r.route(["A"])
+
+
+def test_a_path_never_changes_layer_twice_within_a_hole_gap():
+    # the search's own path: a via at (0, 10, 10), then B.Cu steps; a second via within
+    # VIA_DRILL + HOLE_GAP of the first (holes closer than KiCad's hole-to-hole rule) is
+    # refused, one further on allowed, and a path without a via is never held back
+    reach = (VIA_DRILL + route.HOLE_GAP) / route.PITCH
+    came = {(0, 10, 10): None, (1, 10, 10): (0, 10, 10), (1, 10, 11): (1, 10, 10), (1, 10, 12): (1, 10, 11)}
+    came[(1, 10, 13)] = (1, 10, 12)
+    assert route._via_near(came, (1, 10, 11)) and route._via_near(came, (1, 10, 12))
+    assert 2 < reach < 3 and not route._via_near(came, (1, 10, 13))
+    flat = {(0, 5, 5): None, (0, 5, 6): (0, 5, 5)}
+    assert not route._via_near(flat, (0, 5, 6))
+
+
+def test_every_track_end_in_a_pad_reaches_its_centre_and_tracks_meet_end_to_end():
+    # KiCad calls a track that ends inside a pad off its centre, or on another track's
+    # middle, dangling: every pad of a three-pad net has a track end at its centre (pads off
+    # the grid), and every end of a track not in a pad is another track's end or a via
+    pads = [
+        Pad(2.1, 2.1, 1.2, 1.2, (0,), "A", key="A1"),
+        Pad(17.9, 3.1, 1.2, 1.2, (0,), "A", key="A2"),
+        Pad(10.1, 17.9, 1.2, 1.2, (0,), "A", key="A3"),
+    ]
+    r = Router(20, 20, pads, _width)
+    assert r.route(["A"]) == []
+    segs, vias = r.routes["A"]
+    ends = [
+        (round(x, 6), round(y, 6), layer)
+        for x1, y1, x2, y2, layer, _ in segs
+        for x, y in ((x1, y1), (x2, y2))
+    ]
+    for p in pads:
+        assert (round(p.x, 6), round(p.y, 6), 0) in ends, p.key
+    at_vias = {(round(x, 6), round(y, 6)) for x, y in vias}
+    for x, y, layer in ends:
+        if any(abs(x - p.x) <= p.w / 2 and abs(y - p.y) <= p.h / 2 for p in pads):
+            continue
+        assert ends.count((x, y, layer)) >= 2 or (x, y) in at_vias, (x, y, layer)
+    assert violations(r) == []

@@ -5,15 +5,13 @@ GAMMON_REQUIRE_OPENSCAD is set (.ci/run sets it), where a missing OpenSCAD fails
 import json
 import math
 import os
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
+from tools.hardware import scad
 
-from hardware import scad  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 
 SUMMARY = ROOT / "hardware" / "kicad" / "pcb-summary.json"
 
@@ -85,7 +83,7 @@ def test_tray_holds_every_checker(stls):
 
 
 def test_tray_pockets_hold_fifteen_flat_checkers_apart_over_their_reeds(stls):
-    from hardware import case, reed
+    from tools.hardware import case, reed
 
     b = _board()
     m = b["mechanics"]
@@ -105,7 +103,7 @@ def test_tray_pockets_hold_fifteen_flat_checkers_apart_over_their_reeds(stls):
 
 
 def test_case_has_both_halves_the_surface_and_the_cavity(stls):
-    from hardware import case
+    from tools.hardware import case
 
     lay = case.layout(_board(), json.loads(SUMMARY.read_text()))
     box, vol = scad.stl_summary(stls["case"])
@@ -126,3 +124,55 @@ def test_jig_clears_every_smd_part_of_the_strip(stls):
     for x0, _, _x1, _ in reliefs:  # each relief's edge is cut, unless inside another relief
         inside = any(a < x0 < c for a, _, c, _ in reliefs)
         assert round(x0, 2) in xs or inside or x0 < 0.3, x0
+
+
+def _tray_cpl():
+    rows = (ROOT / "hardware" / "kicad" / "tray" / "fab" / "tray-cpl-jlcpcb.csv").read_text().splitlines()[1:]
+    return {r.split(",")[0]: (float(r.split(",")[1][:-2]), float(r.split(",")[2][:-2])) for r in rows}
+
+
+def test_tray_strip_fits_its_pocket_with_each_reed_under_its_checker(stls):
+    """The printed tray against the routed tray strip: the pocket under the floor (read from
+    the STL) takes the strip (pcb-summary.json) with at most 0.6 mm of play, deep enough for
+    the strip and its reeds; laid in it, each reed (the strip's placement file) has one end
+    of its glass under its own slot's checker, as on a point; each connector sits under a
+    relief pocket in the floor."""
+    from tools.hardware import case, reed
+
+    b = _board()
+    m, n = b["mechanics"], b["sensors"]["tray_slots"]
+    summary = json.loads(SUMMARY.read_text())
+    length, width = summary["tray"]["size_mm"]
+    lay = case.layout(b, summary)
+    verts = scad.stl_vertices(stls["tray"])
+    box, _ = scad.stl_summary(stls["tray"])
+    bottom = [
+        p
+        for p in verts
+        if abs(p[2] - box[4]) < 0.01 and 0.1 < p[0] < box[1] - 0.1 and 0.1 < p[1] < box[3] - 0.1
+    ]
+    x0, x1 = min(p[0] for p in bottom), max(p[0] for p in bottom)
+    y0, y1 = min(p[1] for p in bottom), max(p[1] for p in bottom)
+    assert length <= x1 - x0 <= length + 0.6 + 0.01 and width <= y1 - y0 <= width + 0.6 + 0.01
+    assert -box[4] >= 1.6 + m["reed_w_mm"]  # the strip and its reeds under the floor
+    # the strip in the middle of its pocket, seen from above: its placement file's y runs up
+    ox, oy = x0 + (x1 - x0 - length) / 2, y1 - (y1 - y0 - width) / 2
+    cpl = _tray_cpl()
+    d = m["checker_d_mm"] + m["tray_clear_mm"]
+    spots = reed.tray_spots(m, n, 3)
+    far = max(y for _, y in spots)
+    top = [p for p in verts if p[2] > m["surface_mm"] - 0.01]
+    for s, (sx, sy) in enumerate(spots):
+        # slot s's pocket in the printed tray: row 0 the far row (tray.scad)
+        cx, cy = 2 + m["rim_mm"] + d / 2 + sx, 2 + d / 2 + far - sy
+        assert len([p for p in top if abs(math.hypot(p[0] - cx, p[1] - cy) - d / 2) < 0.05]) >= 20, s
+        rx, ry = cpl["SW%d" % (s + 1)]
+        assert ox + rx == pytest.approx(cx + m["reed_offset_mm"], abs=0.35), s
+        assert oy + ry == pytest.approx(cy, abs=0.35), s
+    relief = [p for p in verts if abs(p[2] - lay["relief"]) < 0.01]
+    joints = [ref for ref in cpl if ref.startswith("J")]
+    assert len(joints) == 2
+    for ref in joints:
+        jx, jy = ox + cpl[ref][0], oy + cpl[ref][1]
+        near = [p for p in relief if abs(p[0] - jx) < 12 and abs(p[1] - jy) < 8]
+        assert near and min(p[0] for p in near) <= jx - 7.4 and max(p[0] for p in near) >= jx + 7.4, ref

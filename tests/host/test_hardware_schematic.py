@@ -2,15 +2,13 @@
 s-expression parsed, pins joined through wires and net labels) has the netlist of the design."""
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
+from tools.hardware import design, kicad_sch, netlist
 
-from hardware import design, kicad_sch, netlist  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 
 KICAD = ROOT / "hardware" / "kicad"
 

@@ -2,8 +2,8 @@
 
 Usage::
 
-    .venv/bin/python tools/hardware/build.py            # rewrite the outputs
-    .venv/bin/python tools/hardware/build.py --check    # exit 1 if a committed output is stale
+    .venv/bin/python -m tools.hardware.build            # rewrite the outputs
+    .venv/bin/python -m tools.hardware.build --check    # exit 1 if a committed output is stale
 
 Per board kind (one KiCad project each, ``hardware/kicad/<kind>/``): ``<kind>.net`` (netlist),
 ``<kind>-erc.txt`` (the electrical rule check, ``erc.py``), ``<kind>.kicad_sch`` (KiCad 6
@@ -20,12 +20,10 @@ import sys
 import tempfile
 from pathlib import Path
 
+from . import design, erc, kicad_sch, netlist, scad, schematic
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
-if str(HERE.parent) not in sys.path:
-    sys.path.insert(0, str(HERE.parent))
-
-from hardware import design, erc, kicad_sch, netlist, scad, schematic  # noqa: E402
 
 OUT = ROOT / "hardware" / "kicad"
 # KiCad's Python module is built for Debian's interpreter, not for the project's venv
@@ -41,10 +39,21 @@ def kicad_missing():
     return None if r.returncode == 0 else (r.stderr.strip().splitlines() or ["pcbnew does not import"])[-1]
 
 
+def kicad_env():
+    """The environment for KICAD_PYTHON, run from the repository's root: the ``tools`` package
+    and ``gammon`` (which ``tools`` imports) on its path, as the venv has them."""
+    return dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "host_tools")]))
+
+
 def pcb_outputs(outdir):
     """Run pcb.py (placement, routing, DRC, Gerbers, BOM/CPL, SVG) into ``outdir``; its summary."""
     subprocess.run(
-        [KICAD_PYTHON, str(HERE / "pcb.py"), str(outdir)], check=True, capture_output=True, text=True
+        [KICAD_PYTHON, "-m", "tools.hardware.pcb", str(Path(outdir).resolve())],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=kicad_env(),
     )
     return json.loads((Path(outdir) / "pcb-summary.json").read_text())
 

@@ -2,7 +2,7 @@
 
 Usage::
 
-    .venv/bin/python tools/hardware/bus.py          # both revisions, the figures as JSON
+    .venv/bin/python -m tools.hardware.bus   # both revisions, the figures as JSON
 
 Every strip's geometry comes from the generated placement (``hardware/kicad/<kind>/fab/
 <kind>-cpl-jlcpcb.csv``): where its IN and OUT connectors, its registers and its buffer sit
@@ -43,12 +43,10 @@ from pathlib import Path
 
 import numpy as np
 
+from . import design
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
-if str(HERE.parent) not in sys.path:
-    sys.path.insert(0, str(HERE.parent))
-
-from hardware import design  # noqa: E402
 
 NGSPICE = os.environ.get("GAMMON_NGSPICE", "ngspice")
 LINES = {

@@ -164,7 +164,7 @@ def _register(b, r, k, reg, board, ser_net, qh_net):
             rn_net[HC165_INPUT_PIN[i]] = nets[i]
         slot = reg["slot_base"] + i
         if level is None and slot < nslots:
-            fp = "REED_SMD_V" if reg["kind"] == "tray" else "REED_SMD"  # tray: turned across
+            fp = "REED_SMD"  # along the strip: under a point's checker, under a flat one in a tray
             sw = b.add("SW", "reed", fp, ("reed", reg["kind"], reg["index"], slot))
             sw.pin(1, "1", "passive", nets[i])
             sw.pin(2, "2", "passive", "GND")

@@ -3,7 +3,7 @@ cables, solved by ngspice (``.op``): the voltage every strip LED gets.
 
 Usage::
 
-    .venv/bin/python tools/hardware/droop.py           # the figures as JSON
+    .venv/bin/python -m tools.hardware.droop   # the figures as JSON
 
 The 5 V rail leaves the centre board on the CHAIN connector, runs through every strip (IN to
 OUT along its power lane, with a branch to its LED) and comes back to the centre on the
@@ -27,12 +27,10 @@ import sys
 import tempfile
 from pathlib import Path
 
+from . import bus, design
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
-if str(HERE.parent) not in sys.path:
-    sys.path.insert(0, str(HERE.parent))
-
-from hardware import bus, design  # noqa: E402
 
 NGSPICE = os.environ.get("GAMMON_NGSPICE", "ngspice")
 CONTACT_OHM = 0.020  # JST SH: 20 mohm max initial contact resistance (AWG 28)
@@ -151,7 +149,7 @@ def figures(board_json, width):
 
 
 def main(argv):
-    from hardware.footprints import POWER_TRACK
+    from .footprints import POWER_TRACK
 
     board_json = json.loads((ROOT / "hardware" / "board.json").read_text())
     res = {"rev A": figures(board_json, REV_A_TRACK), "rev B": figures(board_json, POWER_TRACK["5V"])}

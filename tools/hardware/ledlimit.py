@@ -3,7 +3,7 @@ firmware's budget, at a runaway frame and into a short, at both ends of the limi
 
 Usage::
 
-    .venv/bin/python tools/hardware/ledlimit.py        # the figures as JSON
+    .venv/bin/python -m tools.hardware.ledlimit   # the figures as JSON
 
 The switch (``design.LED_SWITCH``, Silergy SY6280AAC) is modelled by its datasheet's behaviour
 (AN_SY6280: "I_lim (A) = 6800 / R_set (ohm)"): a pass element of ``RON_OHM`` whose current
@@ -31,12 +31,10 @@ import sys
 import tempfile
 from pathlib import Path
 
+from . import design, misplug
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
-if str(HERE.parent) not in sys.path:
-    sys.path.insert(0, str(HERE.parent))
-
-from hardware import design, misplug  # noqa: E402
 
 NGSPICE = os.environ.get("GAMMON_NGSPICE", "ngspice")
 K_ILIM = 6800.0  # A*ohm: I_lim = K_ILIM / R_ISET (AN_SY6280, ISET pin description)

@@ -2,7 +2,7 @@
 
 Usage::
 
-    /usr/bin/python3 tools/hardware/pcb.py OUTDIR      # OUTDIR/<kind>/<kind>.kicad_pcb + -drc.txt
+    /usr/bin/python3 -m tools.hardware.pcb OUTDIR      # OUTDIR/<kind>/<kind>.kicad_pcb + -drc.txt
 
 Footprints are drawn here (no KiCad library needed): pads only, in the orientation they are
 placed. Strips are linear: x runs along the strip from the rim end (x = 0), every part is
@@ -29,11 +29,11 @@ from pathlib import Path
 
 import pcbnew
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
+from . import design, fab, reed, route
+from .footprints import POWER_TRACK, centre_width, drill, extent, footprint_pads
 
-from hardware import design, fab, route  # noqa: E402
-from hardware.footprints import POWER_TRACK, centre_width, drill, extent, footprint_pads  # noqa: E402
+HERE = Path(__file__).resolve().parent
+
 
 MM = pcbnew.FromMM
 STAMP = re.compile(
@@ -41,6 +41,18 @@ STAMP = re.compile(
     r"|[A-Z][a-z]{2} [A-Z][a-z]{2} +\d+ \d\d:\d\d:\d\d \d{4}"
 )
 TRACK, VIA_D, VIA_DRILL, LANE_PITCH = 0.25, 0.6, 0.3, 0.8
+# the tray strip: its edge to the first and last rows of reeds' axes, the gap between its
+# other parts on their line (mm)
+TRAY_MARGIN, TRAY_GAP = 4.0, 3.0
+# the bus buffer's resistors, each line's three (its register stubs, then OUT's) in a column
+# beside the buffer: (line, x from the buffer, above -1 / below +1, first row). Each resistor
+# takes the line on its left pad and drives its load from the right one, so the columns stand
+# right of the buffer, PL's under SCK's: PL_Y (pin 5) and SCK_Y (pin 7) reach their pads
+# without crossing each other or an output; CE_Y (pin 2) below. Their distance from the
+# parts' line and the rows' pitch (mm).
+TRAY_COLUMNS = (("PL", 3.0, -1, 0), ("SCK", 3.0, -1, 3), ("CE", 3.0, 1, 0))
+TRAY_COLUMN_Y, TRAY_ROW_PITCH = 3.5, 2.4
+TRAY_BUS_AT = (6.0, 20.0)  # the buffer from IN's end along the strip and above the line (mm)
 
 
 def track_width(net):
@@ -77,6 +89,8 @@ class Layout:
         self.pos = {}
         if board.kind == "centre":
             self._grid()
+        elif board.kind == "tray":
+            self._tray(board_json["sensors"]["tray_slots"])
         else:
             self._strip()
 
@@ -87,14 +101,11 @@ class Layout:
         for p in self.board.parts:
             if p.value == "reed":
                 slot = p.role[3]
-                if kind == "tray":
-                    x = m["rim_mm"] + m["tray_pitch_mm"] * (slot + 0.5)
-                else:
-                    # one end of the glass under the checker's centre (hardware/assembly.md)
-                    x = m["rim_mm"] + m["checker_d_mm"] * (slot + 0.5) + m["reed_offset_mm"]
-                    if kind == "bar" and p.role[2] == 0:
-                        # bar 0 lies in the other half of the bar: its rim is the far end
-                        x = 2 * (m["rim_mm"] + m["checker_d_mm"] * self.bar_slots) - x
+                # one end of the glass under the checker's centre (hardware/assembly.md)
+                x = m["rim_mm"] + m["checker_d_mm"] * (slot + 0.5) + m["reed_offset_mm"]
+                if kind == "bar" and p.role[2] == 0:
+                    # bar 0 lies in the other half of the bar: its rim is the far end
+                    x = 2 * (m["rim_mm"] + m["checker_d_mm"] * self.bar_slots) - x
                 lo, hi = extent(p.footprint)
                 self.pos[p.ref] = (x, 0.0)
                 busy.append((x + lo, x + hi))
@@ -109,6 +120,73 @@ class Layout:
             busy.append((x + lo, x + hi))
             cursor = x + hi + 1.2
         self.length = max(b1 for _, b1 in busy) + 2.0
+
+    def _tray(self, n):
+        """The tray strip under the tray's three staggered rows of flat checkers
+        (``reed.tray_spots``): each reed under its checker as on a point (one end of the glass
+        under the checker's centre, ``reed_offset_mm`` towards the trough's far end). Every
+        other part on one line between rows 1 and 2, in the chain's order from the rim: the
+        LED, IN, the bus buffer, each register with its capacitor and network centred under
+        the reeds it reads, OUT. The buffer's nine resistors stand in three columns beside
+        it, one per line (``TRAY_COLUMNS``), so no line crosses another at its 0.65 mm pins.
+        Routed by ``build_centre``, its routes kept (``CACHED``)."""
+        m = self.m
+        spots = reed.tray_spots(m, n, 3)
+        rows = sorted({y for _, y in spots})
+        y0 = TRAY_MARGIN
+        reeds_of = {}
+        for p in self.board.parts:
+            if p.value == "reed":
+                sx, sy = spots[p.role[3]]
+                # slot 0's checker centre as in the tray (scad/tray.scad: row 0 at the far side
+                # seen from above, where the board's y = 0 lies)
+                x = m["rim_mm"] + (m["checker_d_mm"] + m["tray_clear_mm"]) / 2 + sx + m["reed_offset_mm"]
+                self.pos[p.ref] = (x, y0 + sy)
+                reeds_of[p.pins[0][3]] = x  # its input's net
+        line = y0 + (rows[1] + rows[2]) / 2
+        parts = [p for p in self.board.parts if p.value != "reed" and p.footprint]
+
+        def one(*role):
+            (q,) = [q for q in parts if q.role[: len(role)] == role]
+            return q
+
+        regs = sorted(p.role[1] for p in parts if p.role[0] == "register")
+        cursor = TRAY_GAP
+
+        def put(refs, anchor=None):
+            """``refs`` side by side from ``cursor`` (from ``anchor`` if further on), a
+            decoupling capacitor 1.2 mm beside its part (the supply loop short)."""
+            nonlocal cursor
+            widths = [extent(q.footprint) for q in refs]
+            span = sum(hi - lo for lo, hi in widths) + TRAY_GAP * (len(refs) - 1)
+            if anchor is not None:
+                cursor = max(cursor, anchor - span / 2)
+            for q, (lo, hi) in zip(refs, widths):
+                if q.role[0].startswith("decoupling"):
+                    cursor -= TRAY_GAP - 1.2
+                self.pos[q.ref] = (cursor - lo, line)
+                cursor += hi - lo + TRAY_GAP
+
+        put([one("led"), one("decoupling_led")])
+        put([one("conn", "IN")])
+        # the buffer and its resistors off the line, towards row 1 where it has no reed yet
+        # (the supplies and the chain's lines pass under it along the line)
+        bx, by = cursor + TRAY_BUS_AT[0], line - TRAY_BUS_AT[1]
+        self.pos[one("bus_buffer").ref] = (bx, by)
+        self.pos[one("decoupling_bus").ref] = (bx - 2 * extent("R_0603")[1] - 1.2, by)
+        for (sig, dx, side, first), k in ((col, k) for col in TRAY_COLUMNS for k in range(len(regs) + 1)):
+            role = ("bus_series", sig) if k == len(regs) else ("bus_stub", sig, k)
+            for q in [q for q in parts if q.role == role]:
+                self.pos[q.ref] = (bx + dx, by + side * (TRAY_COLUMN_Y + TRAY_ROW_PITCH * (first + k)))
+        put([one("q_series")])
+        for r in regs:
+            xs = [reeds_of[q[3]] for q in one("register", r).pins if q[3] in reeds_of]
+            put([one("register", r), one("decoupling", r), one("pullups", r)], anchor=sum(xs) / len(xs))
+        put([one("led_out_series"), one("conn", "OUT")])
+        self.length = round(
+            max(max(x for x, _ in self.pos.values()) + extent("REED_SMD")[1], cursor) + 2.0, 1
+        )
+        self.height = round(y0 + rows[-1] + TRAY_MARGIN, 1)
 
     def _grid(self):
         """The centre board, along the bar from side 0's end (x = 0) to side 1's: side 0's
@@ -519,21 +597,48 @@ def router_pads(b):
     return out
 
 
-def build_centre(board, board_json):
-    """Placed by ``Layout._grid``, routed by ``route.Router``: every net but ground as tracks,
-    ground by the pours, each ground pad stitched to them by a via of its own."""
+CACHED = ("tray",)  # boards whose routing takes minutes: make hardware keeps their routes
+
+
+def _cached_routes(kind, key):
+    """The committed routes of ``kind`` (``hardware/kicad/<kind>/<kind>-routes.json``) when
+    their key is ``key``: ([(net, (segs, vias))], unrouted); else None (route again)."""
+    if kind not in CACHED or key is None:
+        return None
+    path = HERE.parent.parent / "hardware" / "kicad" / kind / (kind + "-routes.json")
+    if not path.exists():
+        return None
+    got = json.loads(path.read_text())
+    if got.get("key") != key:
+        return None
+    routes = [
+        (net, ([tuple(s) for s in segs], [tuple(v) for v in vias])) for net, (segs, vias) in got["routes"]
+    ]
+    return routes, got["unrouted"]
+
+
+def build_centre(board, board_json, key=None):
+    """Placed by ``Layout._grid`` (the tray strip by ``Layout._tray``), routed by
+    ``route.Router``: every net but ground as tracks, ground by the pours, each ground pad
+    stitched to them by a via of its own."""
     pcb = Pcb(board, board_json)
     w, h = pcb.layout.length, pcb.layout.height
     pcb.outline(w, h)
     router = route.Router(w, h, router_pads(pcb.b), centre_width)
     nets = sorted({p.net for p in router.pads if p.net and p.net != "GND"})
     nets = [n for n in nets if sum(1 for p in router.pads if p.net == n) > 1]
-    router.join_exposed("GND")
-    pcb.unrouted = router.route(nets)
-    pcb.unrouted += router.stitch("GND")
-    pcb.unrouted += router.tie("GND")
+    cached = _cached_routes(board.kind, key)
+    if cached is None:
+        router.join_exposed("GND")
+        pcb.unrouted = router.route(nets)
+        pcb.unrouted += router.stitch("GND")
+        pcb.unrouted += router.tie("GND")
+        found = sorted(list(router.routes.items()) + list(router.fixed.items()))
+    else:
+        found, pcb.unrouted = cached
+    pcb.routes = {"key": key, "routes": found, "unrouted": pcb.unrouted}
     layers = (pcbnew.F_Cu, pcbnew.B_Cu)
-    for net, (segs, vias) in sorted(list(router.routes.items()) + list(router.fixed.items())):
+    for net, (segs, vias) in found:
         for x1, y1, x2, y2, layer, width in segs:
             pcb.track(x1, y1, x2, y2, layers[layer], net, width)
         for x, y in vias:
@@ -562,17 +667,20 @@ def drc(path, report):
 
 def main(argv):
     outdir = Path(argv[0])
-    board_json = json.loads((HERE.parent.parent / "hardware" / "board.json").read_text())
+    text = (HERE.parent.parent / "hardware" / "board.json").read_text()
+    board_json = json.loads(text)
     boards, _ = design.system(board_json)
     summary = {}
     for b in design.kinds(boards):
         d = outdir / b.kind
         d.mkdir(parents=True, exist_ok=True)
-        if b.kind == "centre":
-            pcb, width = build_centre(b, board_json)
+        if b.kind in ("centre", "tray"):
+            pcb, width = build_centre(b, board_json, route.routes_key(text) if b.kind in CACHED else None)
             routed = not pcb.unrouted
         else:
             pcb, width, routed = build_strip(b, board_json)
+        if b.kind in CACHED:
+            (d / (b.kind + "-routes.json")).write_text(json.dumps(pcb.routes, separators=(",", ":")) + "\n")
         path = d / (b.kind + ".kicad_pcb")
         pcbnew.SaveBoard(str(path), pcb.b)
         if pcb.b.Zones():  # filled on the saved board (its design settings loaded)

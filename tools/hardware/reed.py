@@ -24,7 +24,7 @@ figures for a tray scheme (``tray_figures``): checkers on edge at ``tray_pitch_m
 tray) or lying flat in two or three staggered rows (``tray_spots``), each reed under its
 checker as on a point.
 
-Run ``.venv/bin/python tools/hardware/reed.py`` for the table in hardware/README.md.
+Run ``.venv/bin/python -m tools.hardware.reed`` for the table in hardware/README.md.
 """
 
 import json

@@ -23,10 +23,27 @@ each ground pad gets a short track to a via of its own (a package's exposed pad 
 ground pins first), and ground tracks tie the pads where the other tracks cut the pours.
 """
 
+import hashlib
 import heapq
 import math
+from pathlib import Path
 
 import numpy as np
+
+# what a routed board depends on besides board.json: the generator that places and routes it
+GENERATOR = ("design.py", "footprints.py", "parts.py", "pcb.py", "reed.py", "route.py")
+
+
+def routes_key(board_json_text):
+    """The key of a board's cached routes (``pcb.py``: the tray strip's routing takes minutes,
+    so ``make hardware`` keeps its result): board.json and the generator's sources hashed. A
+    cache whose key differs is stale (tests/host/test_hardware_pcb.py)."""
+    h = hashlib.sha256(board_json_text.encode())
+    here = Path(__file__).resolve().parent
+    for name in GENERATOR:
+        h.update(name.encode() + b"\0" + (here / name).read_bytes())
+    return h.hexdigest()
+
 
 PITCH = 0.25
 CLEARANCE = 0.2
@@ -39,6 +56,21 @@ WINDOWS = (6.0, 24.0)  # search margins (mm): near first, then wider (soft: then
 ESCAPE_COST, ESCAPE_SIDE, ESCAPE_LEN = 25.0, 0.6, 1.5
 GREED = 1.5  # weighted A*: paths at most this much longer than the shortest, found far faster
 DIRS = [(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1)]
+
+
+def _via_near(came, s, reach=(VIA_DRILL + HOLE_GAP + SLACK) / PITCH):
+    """Whether the path the search has made to ``s`` changed layer within a hole gap of
+    ``s`` (grid steps): a via there would stand too near that one (the maps keep other
+    nets' vias and this net's earlier branches away, not the path's own)."""
+    a = s
+    for _ in range(math.ceil(reach) + 1):
+        b = came.get(a)
+        if b is None:
+            return False
+        if b[0] != a[0] and math.hypot(b[1] - s[1], b[2] - s[2]) < reach:
+            return True
+        a = b
+    return False
 
 
 class Pad:
@@ -330,13 +362,36 @@ class Router:
                     best[t] = ng
                     heapq.heappush(heap, (ng + h(jj, ii), ng, t, s))
             v = vias[j * nx + i]
-            if v and (v == 1 or soft):
+            if v and (v == 1 or soft) and not _via_near(came, s):
                 t = (1 - layer, j, i)
                 ng = g + VIA_COST + (FOREIGN_COST if v == 2 else 0) + hist.get(t, 0)
                 if ng < best.get(t, 1e18):
                     best[t] = ng
                     heapq.heappush(heap, (ng + h(j, i), ng, t, s))
         return None
+
+    def _joined(self, path, pads, segs):
+        """KiCad joins a track to a pad it reaches the centre of and to a track whose end it
+        meets (its DRC calls a track that ends inside a pad off its centre, or on another
+        track's middle, dangling): ``segs`` with a piece from the pad's centre to each end of
+        ``path`` inside a pad, and the track a path ends on the middle of split there."""
+        out = list(segs)
+        for layer, j, i in (path[0], path[-1]):
+            x, y = i * PITCH, j * PITCH
+            pad = [
+                p for p in pads if layer in p.layers and abs(x - p.x) <= p.w / 2 and abs(y - p.y) <= p.h / 2
+            ]
+            if pad:
+                if (x, y) != (pad[0].x, pad[0].y):
+                    out.append((pad[0].x, pad[0].y, x, y, layer, self.signal))
+                continue
+            for k, (x1, y1, x2, y2, lay, w) in enumerate(out):
+                inside = min(x1, x2) <= x <= max(x1, x2) and min(y1, y2) <= y <= max(y1, y2)
+                if lay == layer and inside and (x, y) not in ((x1, y1), (x2, y2)):
+                    if abs((x2 - x1) * (y - y1) - (y2 - y1) * (x - x1)) < 1e-9:
+                        out[k : k + 1] = [(x1, y1, x, y, lay, w), (x, y, x2, y2, lay, w)]
+                        break
+        return out
 
     def _emit(self, path, net, neck):
         """Tracks and vias of a grid path: straight runs merged, narrow inside the neck."""
@@ -402,6 +457,7 @@ class Router:
             if path is None:
                 return None
             s, v = self._emit(path, net, neck)
+            segs[:] = self._joined(path, pads, segs)
             segs += s
             vs += v
             tree |= set(path) | starts
