@@ -30,7 +30,7 @@ def room_for_modules(total):
     m = sys.modules
     keys = ["\0room%d" % i for i in range(total - len(m))]
     for k in keys:
-        m[k] = None
+        m[k] = sys  # (any module: the entry goes again at once)
     for k in keys:
         del m[k]
 

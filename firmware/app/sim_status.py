@@ -119,7 +119,7 @@ class Status:
         vals = self._vals
         self._values(ctl, now, vals)
         sent = self._sent
-        out = {"t": "st"}
+        out: dict = {"t": "st"}
         for i in range(_NK):
             v = vals[i]
             if sent is None or v != sent[i]:
