@@ -47,7 +47,7 @@ try:
 except ImportError:
     pass  # MicroPython: viper compiles ptr8(...) as a cast
 
-from bg.hwdesc import BIT_NONE, BIT_SLOT, BIT_TIED_CLOSED, BIT_TIED_OPEN, NROWS, ROW_BAR0, ROW_TRAY0, row_name
+from bg.hwdesc import NONE, NROWS, ROW_BAR0, ROW_TRAY0, row_name
 
 # fault codes (Sensing.fault_of(bit)): two bits each
 OK = const(0)
@@ -330,7 +330,7 @@ class Sensing:
         sh = (bit & 3) << 1
         f = self._fault
         f[bit >> 2] = (f[bit >> 2] & ~(3 << sh) & 0xFF) | (code << sh)
-        if self.board.bit_kind[bit] != BIT_SLOT:
+        if self.board.bit_row[bit] == NONE:  # a fixed input (canary or unfitted), no slot
             self.check_mask[bit >> 3] &= ~(1 << (bit & 7)) & 0xFF
         self._recount()
 
@@ -348,16 +348,16 @@ class Sensing:
         m = 0
         b = self.board
         for bit in range(8 * self.nbytes):
-            if self.fault_of(bit) and b.bit_kind[bit] == BIT_SLOT:
-                m |= 1 << b.bit_row[bit]
+            row = b.bit_row[bit]
+            if row != NONE and self.fault_of(bit):
+                m |= 1 << row
         return m
 
 
 def describe(board, bit, code):
     """``"point 7 slot 2: stuck closed"`` for a fault report."""
-    k = board.bit_kind[bit]
-    if k == BIT_SLOT:
-        row = board.bit_row[bit]
+    row = board.bit_row[bit]
+    if row != NONE:
         k = board.row_start[row]
         s = 0
         while board.row_bits[k + s] != bit:  # the bit's slot (the board keeps no bit_slot table)
@@ -406,16 +406,18 @@ class SelfTest:
             if raw[r] != raw[0]:
                 allsame = False
         closed_canary_ok = True
+        fv = b.fixed_value
         for bit in range(b.nbits):
-            k = b.bit_kind[bit]
-            if k == BIT_SLOT:
-                continue
+            if b.bit_row[bit] != NONE:
+                continue  # a slot
+            # a fixed input: a canary tied closed (its wire level is the active one), or one
+            # tied open or not fitted (both read open)
             v = ((raw[bit >> 3] ^ inv) >> (bit & 7)) & 1  # 1 = reads closed
-            want = 1 if k == BIT_TIED_CLOSED else 0
+            want = ((fv[bit >> 3] ^ inv) >> (bit & 7)) & 1
             if v != want:
-                if k == BIT_TIED_CLOSED:
+                if want:
                     closed_canary_ok = False
-                elif k in (BIT_NONE, BIT_TIED_OPEN):
+                else:
                     self._add(sensing, bit, WIRING)
         self.chain_ok = closed_canary_ok and not allsame
         if not self.chain_ok:

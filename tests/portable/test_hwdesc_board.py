@@ -33,13 +33,14 @@ def test_chain_length_is_one_register_per_row_group():
 def test_every_fitted_slot_has_exactly_one_bit():
     b = board()
     seen = bytearray(b.nbits)
+    kinds, slots = b.bit_kind, b.bit_slot  # built when read
     for row in range(hwdesc.NROWS):
         for s in range(b.row_slots[row]):
             bit = b.slot_bit(row, s)
             assert seen[bit] == 0
             seen[bit] = 1
-            assert b.bit_kind[bit] == hwdesc.BIT_SLOT
-            assert b.bit_row[bit] == row and b.bit_slot[bit] == s
+            assert kinds[bit] == hwdesc.BIT_SLOT
+            assert b.bit_row[bit] == row and slots[bit] == s
     fitted = 24 * b.slots_per_point + 2 * b.bar_slots + 2 * b.tray_slots
     assert sum(seen) == fitted
 
@@ -56,13 +57,32 @@ def test_point_slot_bits_follow_readme_rule():
                 assert b.slot_bit(row, slot) == 8 * r + s
 
 
+def test_bit_kinds_tell_tied_open_from_not_fitted_and_follow_the_active_level():
+    """``bit_kind`` is built from ``bit_row``, ``tied`` and the tied levels: a canary tied open
+    is not an unfitted input, and a tied-closed canary stays closed with either polarity."""
+    for active_low in (True, False):
+        d = _desc()
+        d["sensors"]["active_low"] = active_low
+        reg = d["sensors"]["registers"][0]
+        assert reg["kind"] == "point" and reg["slot_base"] == 0
+        reg["tied"] = {"7": "open"}  # inputs 6 and 7 of a 6-slot point register are not fitted
+        b = hwdesc.Board(d)
+        assert b.slots_per_point == 6
+        k = b.bit_kind
+        assert list(k[0:8]) == [hwdesc.BIT_SLOT] * 6 + [hwdesc.BIT_NONE, hwdesc.BIT_TIED_OPEN]
+        last = 8 * (b.nbytes - 1)  # the bar register: input 6 tied open, 7 tied closed
+        assert list(k[last + 6 : last + 8]) == [hwdesc.BIT_TIED_OPEN, hwdesc.BIT_TIED_CLOSED], active_low
+        assert b.bit_slot[5] == 5 and b.bit_slot[6] == hwdesc.NONE
+
+
 def test_idle_chain_reads_open_except_closed_canary():
     b = board()
     c = b.idle_chain()
     closed = 0
+    kinds = b.bit_kind
     for bit in range(b.nbits):
         level = c[bit >> 3] >> (bit & 7) & 1
-        if b.bit_kind[bit] == hwdesc.BIT_TIED_CLOSED:
+        if kinds[bit] == hwdesc.BIT_TIED_CLOSED:
             assert level == (0 if b.active_low else 1)
             closed += 1
         else:

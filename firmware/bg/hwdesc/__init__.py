@@ -74,9 +74,10 @@ class Board:
     - ``row_slots[row]``: fitted slots of a row; ``row_start[row]`` offset into ``row_bits``;
       ``row_bits[row_start[row] + s]``: chain bit index of slot ``s`` of the row (both
       bytearrays when every value fits a byte, array("H") otherwise).
-    - ``bit_kind[bit]`` (``BIT_*``), ``bit_row[bit]`` (``NONE`` if no slot); ``bit_slot``
-      (the slot of each bit, ``NONE`` if none) is built from ``row_bits`` when read: only
-      tools and tests ask for it.
+    - ``bit_row[bit]`` (``NONE`` if the bit is no slot's); ``tied[r]``: the inputs of register
+      ``r`` tied to a level (canaries; their level is in ``fixed_value``). ``bit_kind``
+      (``BIT_*`` of each bit) and ``bit_slot`` (the slot of each bit, ``NONE`` if none) are built
+      from these when read: only tools and tests ask for them.
     - ``fixed_mask[r]`` / ``fixed_value[r]``: bits of register ``r`` with a known level and the
       raw (wire-level) value they must read; every well-formed frame satisfies
       ``chain[r] & fixed_mask[r] == fixed_value[r]``.
@@ -100,10 +101,10 @@ class Board:
     row_slots: bytearray
     row_start: "list[int]"  # bytearray or array("H")
     row_bits: "list[int]"  # bytearray or array("H")
-    bit_kind: bytearray
     bit_row: bytearray
     fixed_mask: bytearray
     fixed_value: bytearray
+    tied: bytearray
     nleds: int
     point_led: bytearray
     bar_led: bytearray
@@ -146,6 +147,22 @@ class Board:
                 pkg = sys.modules.get("bg.hwdesc")
                 if pkg is not None and "_load" in pkg.__dict__:
                     delattr(pkg, "_load")
+
+    @property
+    def bit_kind(self):
+        """What each chain bit is wired to (``BIT_*``), from ``bit_row``, ``tied`` and the tied
+        levels: a table the firmware does not keep (``bg.sensing`` asks ``bit_row`` and
+        ``fixed_value``; 240 bytes on the board)."""
+        t = bytearray(self.nbits)
+        for bit in range(self.nbits):
+            r = bit >> 3
+            m = 1 << (bit & 7)
+            if self.bit_row[bit] != NONE:
+                t[bit] = BIT_SLOT
+            elif self.tied[r] & m:
+                closed = bool(self.fixed_value[r] & m) != bool(self.active_low)  # the active level
+                t[bit] = BIT_TIED_CLOSED if closed else BIT_TIED_OPEN
+        return t
 
     @property
     def bit_slot(self):

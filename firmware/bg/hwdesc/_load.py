@@ -10,9 +10,6 @@ tables are built, so its functions, its constant strings and its tuples go back 
 import json
 
 from bg.hwdesc import (
-    BIT_SLOT,
-    BIT_TIED_CLOSED,
-    BIT_TIED_OPEN,
     CUBE_VALUES,
     LED_CUBE_VALUE,
     LED_DIE,
@@ -189,10 +186,10 @@ def _sensors(b, s):
     n = len(regs)
     b.nbytes = n
     b.nbits = nbits = 8 * n
-    b.bit_kind = bytearray(nbits)
     b.bit_row = bytearray(b"\xff" * nbits)
     b.fixed_mask = bytearray(n)
     b.fixed_value = bytearray(n)
+    b.tied = bytearray(n)
     rs = bytearray(NROWS)
     for row in range(NROWS):
         rs[row] = b.slots_per_point if row < ROW_BAR0 else (b.bar_slots if row < ROW_TRAY0 else b.tray_slots)
@@ -230,7 +227,7 @@ def _sensors(b, s):
                         "board.json: " + where + " input %d is a fitted slot, cannot be tied" % s
                     )
                 closed = lvl == "closed"
-                b.bit_kind[bit] = BIT_TIED_CLOSED if closed else BIT_TIED_OPEN
+                b.tied[r] |= 1 << s
                 b.fixed_mask[r] |= 1 << s
                 if (1 - inactive) if closed else inactive:  # wire level of the tied input
                     b.fixed_value[r] |= 1 << s
@@ -239,7 +236,6 @@ def _sensors(b, s):
                 if b.row_bits[k] != unset:
                     raise ValueError("board.json: %s slot %d wired twice (%s)" % (row_name(row), slot, where))
                 b.row_bits[k] = bit
-                b.bit_kind[bit] = BIT_SLOT
                 b.bit_row[bit] = row
             else:
                 b.fixed_mask[r] |= 1 << s
