@@ -11,7 +11,7 @@ link's receiver is a ``_Switch`` -- a host's FW_BEGIN is answered "restarting in
 (E_BUSY, retry after ``_Switch.restart_ms``), the journal is closed, the one-shot flag set
 (``boot.enter_mode``) and the board restarts. ``serve`` is that boot (``main.py``): the
 built-in firmware's link and ``bg.update.slots.Updater`` only, no game; it restarts the board
-when the bundle is committed, when no host is connected for ``boot.MODE_IDLE_MS``, or after
+when the bundle is committed, when no host is logged in for ``boot.MODE_IDLE_MS``, or after
 ``boot.MODE_MAX_MS``.
 
 ``bg.update.boot`` stays loaded only while a slot runs (pending, on trial or active): with the
@@ -177,6 +177,15 @@ def _receiver(root, key):
 
     class Receiver(Updater):
         done = None  # the commit's answer: update mode restarts once it is sent
+        heard = False  # a request since update mode last looked (a fast host may come and go)
+
+        def begin(self, bid, size):
+            self.heard = True
+            return Updater.begin(self, bid, size)
+
+        def write(self, off, data):
+            self.heard = True
+            return Updater.write(self, off, data)
 
         def commit(self):
             v = Updater.commit(self)
@@ -210,11 +219,11 @@ def _nothing(*a):
 
 
 def _busy(hub):
-    # a host connected, or an answer still to send
+    # a host logged in (a stranger's connection holds nothing), or an answer still to send
     if hub is None:
         return False, False
     ss = hub.board.sessions
-    return bool(ss), any(s.out for s in ss)
+    return any(s.mac_in is not None for s in ss), any(s.out for s in ss)
 
 
 async def _mode(hw, root, cfg, log):
@@ -242,7 +251,8 @@ async def _mode(hw, root, cfg, log):
         if u.done is not None and not sending:
             log("fw: update mode: %s, restarting" % u.done)
             break
-        if host:
+        if host or u.heard:  # a host logged in now, or one was heard since the last look
+            u.heard = False
             seen = True
             last = now
         limit = boot.MODE_IDLE_MS if seen else boot.MODE_WAIT_MS

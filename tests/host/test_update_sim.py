@@ -1,14 +1,18 @@
-"""Firmware updates end to end. On the board model (the firmware frozen, as on the ESP32): a
-bundle of one module (``bg/leds.py``) installs, starts over the built-in package and is
-confirmed; an older release, validly signed, is refused with "downgrade refused" at the host;
-the bundle running, sent again, changes nothing; a version that crashes is rolled back without
-raising the security counter.
+"""Firmware updates end to end through update mode (the game restarts into it, the bundle
+goes there, the board restarts into the new version: docs/update.md). On the board model (the
+firmware frozen, as on the ESP32): a bundle of one module (``bg/leds.py``) installs, starts
+over the built-in package and is confirmed; an older release, validly signed, is refused with
+"downgrade refused" at the host; the bundle running, sent again, changes nothing; a version
+that crashes is rolled back without raising the security counter.
 
-On the 64-bit port: ``gammon board update BUNDLE`` sends a signed bundle of the
-whole firmware (compiled for the unix port) to the simulator over its socket link; the board
-stores it beside the running firmware; after a restart the simulator's ``main.py`` boots the new
-slot, whose own code reports the new version in INFO, and confirms it once healthy. A connection
-dropped half-way resumes where it stopped; a version that crashes at start is rolled back at once.
+On the 64-bit port: ``gammon board update BUNDLE`` sends a signed bundle of the whole firmware
+(compiled for the unix port) to the simulator over its socket link; a connection dropped
+half-way resumes where it stopped; the board boots the new slot, whose own code reports the
+new version in INFO, and confirms it once healthy; a forged bundle is refused; a version that
+crashes at start is rolled back at once.
+
+The whole firmware as one ROM image, update mode at the board's 64k, power cuts and a vanished
+host in update mode: tests/host/test_update_mode.py.
 
 The simulator takes the test's development key through ``SG_FW_KEY`` (the unix port only; an
 ESP32 knows only ``bg.update.RELEASE_PUB``)."""
@@ -17,6 +21,7 @@ import time
 from pathlib import Path
 
 import link_scenario as S
+from bg import link as P
 from gammon import cli, fwupdate
 from gammon import link as L
 from gammon import release as R
@@ -27,13 +32,9 @@ from tools.sim import server
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# The board model receiving a bundle while its app runs: the app, its link and a logged-in
-# host hold 69-70 kB before the first FW_BEGIN (docs/update.md: receiving while the app runs),
-# the update ~3 kB more with the signature check's big ints on top. With this checkout the
-# built-in firmware takes an update at 84k (not always at 78-80k); with the one-module slot
-# running (its bytecode in the heap) the login ran out at 84k, 96k, 104k and once at 112k; the
-# whole firmware's ROM image passed at 112k of working heap. Declared 120k (pass/fail is not
-# monotonic: fragmentation).
+# The board model's game with a logged-in host holds 69-70 kB (docs/memory.md: the app's
+# budget); update mode itself runs at 64k (tests/host/test_update_mode.py). Declared 120k for
+# every boot here, as before update mode (pass/fail is not monotonic: fragmentation).
 BOARD_UPDATE_HEAP = "120k"
 
 
@@ -95,6 +96,29 @@ def _bundle(tmp_path, version, seed, patch):
     return path
 
 
+def _connect(address, timeout=30.0):
+    end = time.monotonic() + timeout
+    while True:
+        try:
+            return L.connect(address)
+        except (L.LinkError, OSError, ValueError):
+            if time.monotonic() > end:
+                raise
+            time.sleep(0.3)
+
+
+def _update(sim, bundle):
+    """``gammon board update``; then the board's two restarts (into update mode, and out of it:
+    into the new version, or back to the game once the host is gone)."""
+    n = len(sim.resets)
+    rc = cli.main(["board", "update", str(bundle)])
+    end = time.monotonic() + 30
+    while len(sim.resets) < n + 2 and time.monotonic() < end:
+        time.sleep(0.1)
+    assert len(sim.resets) == n + 2, sim.log[-30:]
+    return rc
+
+
 def _state(root):
     return (root / "fw" / "state").read_text().split()
 
@@ -126,14 +150,9 @@ def test_one_module_update_on_the_board_model_only_goes_forward(tmp_path, monkey
     try:
         _pair(sim, address)
         capsys.readouterr()
-        assert cli.main(["board", "update", str(one)]) == 0, capsys.readouterr()
+        assert _update(sim, one) == 0, capsys.readouterr()
         assert "version 2.0.0 pending" in capsys.readouterr().out
-        assert _state(fw_root) == ["-", "a", "0"]
-    finally:
-        sim.stop()
-    sim = _start(tmp_path, port, board=True)
-    try:
-        with L.connect(address) as c:
+        with _connect(address) as c:
             assert c.info()["firmware"] == "2.0.0", sim.log[-30:]
         _wait_state(fw_root, ["a", "-", "0"], sim)  # started over the built-in bg, healthy
         assert any("leds from the slot" in x for x in sim.log), sim.log[-20:]
@@ -144,82 +163,22 @@ def test_one_module_update_on_the_board_model_only_goes_forward(tmp_path, monkey
         assert (fw_root / "fw" / "counter").read_text().split() == [str(c0 + 1)]
         # an older release, validly signed: the board refuses it, the host says why
         capsys.readouterr()
-        assert cli.main(["board", "update", str(older)]) == 2
+        assert _update(sim, older) == 2
         err = capsys.readouterr().err
         assert "the board refused version 1.9.0" in err and "downgrade refused" in err, err
         assert "counter %d < board's %d" % (c0, c0 + 1) in err and "only go forward" in err, err
         # the bundle running, sent again: nothing changes
-        assert cli.main(["board", "update", str(one)]) == 0
+        assert _update(sim, one) == 0
         assert "already runs version 2.0.0" in capsys.readouterr().out
         assert _state(fw_root) == ["a", "-", "0"] and not (fw_root / "fw" / "b").exists()
-        # a newer version that crashes as it starts
-        assert cli.main(["board", "update", str(crash)]) == 0, capsys.readouterr()
-        assert _state(fw_root) == ["a", "b", "0"]
-    finally:
-        sim.stop()
-    sim = _start(tmp_path, port, board=True)
-    try:
-        with L.connect(address) as c:
+        # a newer version that crashes as it starts: rolled back at once
+        assert _update(sim, crash) == 0, capsys.readouterr()
+        with _connect(address) as c:
             assert c.info()["firmware"] == "2.0.0"  # rolled back to the previous version
         assert _state(fw_root) == ["a", "-", "0"]
         assert any("failed to start, rolled back" in x for x in sim.log), sim.log[-20:]
         assert (fw_root / "fw" / "counter").read_text().split() == [str(c0 + 1)]  # not raised
-        assert cli.main(["board", "update", str(older)]) == 2  # still refused
-    finally:
-        sim.stop()
-
-
-def test_whole_firmware_rom_image_on_the_board_model(tmp_path, monkeypatch, capsys):
-    # The whole firmware, compiled for the board model (x86) into one ROMFS image with one
-    # module patched, streamed in, booted ahead of the built-in (frozen) firmware, confirmed.
-    import shutil
-
-    from tools import romfs
-
-    monkeypatch.setenv("GAMMON_CONFIG_DIR", str(tmp_path / "cfg"))
-    seed = R.new_key()
-    fw_root = tmp_path / "fwroot"
-    fw_root.mkdir()
-    monkeypatch.setenv("SG_FW_ROOT", str(fw_root))
-    monkeypatch.setenv("SG_FW_KEY", R.public_key(seed).hex())
-    src = tmp_path / "firmware"
-    shutil.copytree(ROOT / "firmware", src, ignore=shutil.ignore_patterns("__pycache__"))
-    version_line = "return boot.version(self.root, self.path, boot.BUILTIN)"
-    upd = src / "app" / "update.py"
-    upd.write_text(upd.read_text().replace(version_line, version_line + ' + "+rom"'))
-    files = T.romfs_files("x86", tmp_path / "rom", src)
-    blob = R.build_bundle("4.0.0", files, seed, T.default_counter() + 1)
-    (tmp_path / "whole.gbun").write_bytes(blob)
-    image = len(files[0][1])
-    port = S.free_port()
-    address = "tcp:127.0.0.1:%d" % port
-    sim = _start(tmp_path, port, board=True)
-    try:
-        _pair(sim, address)
-        capsys.readouterr()
-        assert cli.main(["board", "update", str(tmp_path / "whole.gbun")]) == 0, capsys.readouterr()
-        assert _state(fw_root) == ["-", "a", "0"]
-    finally:
-        sim.stop()
-    # At boot the image is copied into the ROM partition (hal.sim_rom: the ESP32's, faked over
-    # a file, erase before write) and mounted from it; the model has no mapped flash, so the
-    # partition's bytes are in its heap: the heap is the partition plus the same working heap.
-    blocks = -(-image // 4096)
-    part = tmp_path / "rom.part"
-    monkeypatch.setenv("SG_ROM_PART", "%d:%s" % (blocks, part))
-    heap = str(romfs.heapsize_for(BOARD_UPDATE_HEAP, blocks * 4096))
-    image_lfs = str(tmp_path / "flash.lfs")
-    sim = server.Sim(image=image_lfs, seed="upd", link_port=port, status=False, rom="board", heap=heap)
-    sim.start()
-    try:
-        end = time.monotonic() + 10
-        while not any("link: listening" in x for x in sim.log) and time.monotonic() < end:
-            time.sleep(0.05)
-        with L.connect(address) as c:
-            assert c.info()["firmware"] == "4.0.0+rom", sim.log[-20:]  # the image's own code
-        _wait_state(fw_root, ["a", "-", "0"], sim)
-        assert not any("rolled back" in x for x in sim.log), sim.log[-20:]
-        assert part.read_bytes()[:image] == files[0][1]  # it runs from the partition
+        assert _update(sim, older) == 2  # still refused
     finally:
         sim.stop()
 
@@ -238,45 +197,43 @@ def test_update_end_to_end_resume_reboot_confirm_and_rollback(tmp_path, monkeypa
     sim = _start(tmp_path, port)
     try:
         _pair(sim, address)
+        blob = good.read_bytes()
+        half = len(blob) // 2
         with L.connect(address) as c:
             assert c.info()["firmware"] == "0.1.0"
-            blob = good.read_bytes()
-            half = len(blob) // 2
+            try:
+                fwupdate.send(c.call, blob)
+                raise AssertionError("the game took an update")
+            except L.LinkError as e:  # the game restarts into update mode for it
+                assert e.code == P.E_BUSY and "update mode" in str(e), e
+        end = time.monotonic() + 20
+        while not any(x == "fw: update mode" for x in sim.log) and time.monotonic() < end:
+            time.sleep(0.05)
+        with _connect(address) as c:
+            assert c.info()["firmware"] == "update mode"
             assert fwupdate.send(c.call, blob, stop_at=half) is None  # the connection drops here
+        end = time.monotonic() + 20  # the host gone: update mode gives way to the game
+        while not any("no host, back to the game" in x for x in sim.log) and time.monotonic() < end:
+            time.sleep(0.05)
         capsys.readouterr()
-        assert cli.main(["board", "update", str(good)]) == 0
+        assert _update(sim, good) == 0
         out = capsys.readouterr().out
         first = [ln for ln in out.splitlines() if "bytes (" in ln][0]
         assert int(first.split("/")[0]) >= half, out  # resumed, not sent again from 0
         assert "version 2.0.0 pending" in out, out
-        assert _state(fw_root) == ["-", "a", "0"]
-        with L.connect(address) as c:
-            assert c.info()["firmware"] == "0.1.0"  # switched only at the next start
-    finally:
-        sim.stop()
-    sim = _start(tmp_path, port)  # the restart
-    try:
-        with L.connect(address) as c:
+        with _connect(address) as c:
             assert c.info()["firmware"] == "2.0.0+slot"  # the slot's own app.update answers
-        end = time.monotonic() + 10
-        while _state(fw_root) != ["a", "-", "0"] and time.monotonic() < end:
-            time.sleep(0.1)
-        assert _state(fw_root) == ["a", "-", "0"], sim.log[-20:]  # healthy: confirmed
+        _wait_state(fw_root, ["a", "-", "0"], sim)  # healthy: confirmed
         # a forged bundle (another key) is refused whatever the paired host
         forged = _bundle(tmp_path, "6.6.6", R.new_key(), ("app/update.py", version_line, version_line))
         capsys.readouterr()
-        assert cli.main(["board", "update", str(forged)]) == 2
+        assert _update(sim, forged) == 2
         assert "signature" in capsys.readouterr().err
         # a version that crashes as it starts
         boom = ("app/main.py", "import asyncio\n", "import asyncio\n\n1 / 0\n")
         crash = _bundle(tmp_path, "3.0.0", seed, boom)
-        assert cli.main(["board", "update", str(crash)]) == 0, capsys.readouterr()
-        assert _state(fw_root) == ["a", "b", "0"]
-    finally:
-        sim.stop()
-    sim = _start(tmp_path, port)
-    try:
-        with L.connect(address) as c:
+        assert _update(sim, crash) == 0, capsys.readouterr()
+        with _connect(address) as c:
             assert c.info()["firmware"] == "2.0.0+slot"  # rolled back to the previous version
         assert _state(fw_root) == ["a", "-", "0"]
         assert any("failed to start, rolled back" in x for x in sim.log), sim.log[-20:]
