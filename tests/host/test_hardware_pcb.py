@@ -4,6 +4,7 @@ except when GAMMON_REQUIRE_KICAD is set (.ci/run sets it), where a missing KiCad
 
 import csv
 import json
+import math
 import os
 import re
 import subprocess
@@ -241,10 +242,20 @@ def _centre_supplies_at_their_width(text):
     is the pours (its stitches and ties at most 0.5 mm)."""
     import re
 
-    from tools.hardware import design, footprints
+    from tools.hardware import design, footprints, route
 
     names = dict(re.findall(r'\(net (\d+) "([^"]*)"\)', text))
-    runs = {}
+    pads = {}  # net: [(x, y, half width, half height)]; footprints are placed unrotated
+    for blk in text.split("  (footprint ")[1:]:
+        fx, fy = map(float, re.search(r"\(at ([\d.-]+) ([\d.-]+)", blk).groups())
+        for pad in blk.split("(pad ")[1:]:
+            at = re.search(r"\(at ([\d.-]+) ([\d.-]+)", pad)
+            size = re.search(r"\(size ([\d.]+) ([\d.]+)\)", pad)
+            net = re.search(r'\(net \d+ "([^"]*)"\)', pad)
+            if net:
+                box = (fx + float(at[1]), fy + float(at[2]), float(size[1]) / 2, float(size[2]) / 2)
+                pads.setdefault(net[1], []).append(box)
+    runs, narrow = {}, []
     for x1, y1, x2, y2, w, code in re.findall(
         r"\(segment \(start ([\d.-]+) ([\d.-]+)\) \(end ([\d.-]+) ([\d.-]+)\) \(width ([\d.]+)\) "
         r'\(layer "[^"]+"\) \(net (\d+)\)',
@@ -253,6 +264,8 @@ def _centre_supplies_at_their_width(text):
         length = ((float(x2) - float(x1)) ** 2 + (float(y2) - float(y1)) ** 2) ** 0.5
         key = (names[code], float(w))
         runs[key] = runs.get(key, 0.0) + length
+        if float(w) == 0.25:
+            narrow.append((names[code], float(x1), float(y1), float(x2), float(y2)))
     assert design.SUPPLY in footprints.CENTRE_POWER
     supplies = (set(footprints.CENTRE_POWER) | set(footprints.POWER_TRACK)) & set(names.values()) - {"GND"}
     assert {"5V", "3V3"} <= supplies
@@ -262,8 +275,18 @@ def _centre_supplies_at_their_width(text):
         assert widths <= {full, 0.25}, (net, widths)
         total = sum(v for (n, _), v in runs.items() if n == net)
         assert total > 0, net
-        if total > 30:  # a long supply runs mostly at its width: the necks are its pads' few mm
-            assert runs.get((net, full), 0) >= 0.5 * total, (net, runs.get((net, full)), total)
+        if total > 30:  # a long supply runs at its width
+            assert runs.get((net, full), 0) > 0, net
+        # narrow only in its necks: every point of a narrow track within NECK (and one grid
+        # step) of one of the net's pads
+        for _n, x1, y1, x2, y2 in (t for t in narrow if t[0] == net):
+            for k in range(11):
+                x, y = x1 + (x2 - x1) * k / 10, y1 + (y2 - y1) * k / 10
+                gap = min(
+                    math.hypot(max(abs(x - cx) - hw, 0), max(abs(y - cy) - hh, 0))
+                    for cx, cy, hw, hh in pads[net]
+                )
+                assert gap <= route.NECK + route.PITCH * 1.5, (net, x, y, gap)
     assert {w for (n, w) in runs if n == "GND"} <= {0.2, 0.25, 0.5}
 
 

@@ -125,11 +125,12 @@ class Layout:
         """The tray strip under the tray's three staggered rows of flat checkers
         (``reed.tray_spots``): each reed under its checker as on a point (one end of the glass
         under the checker's centre, ``reed_offset_mm`` towards the trough's far end). Every
-        other part on one line between rows 1 and 2, in the chain's order from the rim: the
-        LED, IN, the bus buffer, each register with its capacitor and network centred under
-        the reeds it reads, OUT. The buffer's nine resistors stand in three columns beside
-        it, one per line (``TRAY_COLUMNS``), so no line crosses another at its 0.65 mm pins.
-        Routed by ``build_centre``, its routes kept (``CACHED``)."""
+        other part on one line between rows 1 and 2 from the rim: the LED, IN and OUT side
+        by side (the LED supply's ring passes the strip in a few centimetres), each register
+        with its capacitor and network centred under the reeds it reads. The bus buffer
+        stands off the line above IN and OUT (``TRAY_BUS_AT``), its nine resistors in
+        columns beside it (``TRAY_COLUMNS``), so no line crosses another at its 0.65 mm
+        pins. Routed by ``build_centre``, its routes kept (``CACHED``)."""
         m = self.m
         spots = reed.tray_spots(m, n, 3)
         rows = sorted({y for _, y in spots})
@@ -178,11 +179,10 @@ class Layout:
             role = ("bus_series", sig) if k == len(regs) else ("bus_stub", sig, k)
             for q in [q for q in parts if q.role == role]:
                 self.pos[q.ref] = (bx + dx, by + side * (TRAY_COLUMN_Y + TRAY_ROW_PITCH * (first + k)))
-        put([one("q_series")])
+        put([one("conn", "OUT"), one("led_out_series"), one("q_series")])
         for r in regs:
             xs = [reeds_of[q[3]] for q in one("register", r).pins if q[3] in reeds_of]
             put([one("register", r), one("decoupling", r), one("pullups", r)], anchor=sum(xs) / len(xs))
-        put([one("led_out_series"), one("conn", "OUT")])
         self.length = round(
             max(max(x for x, _ in self.pos.values()) + extent("REED_SMD")[1], cursor) + 2.0, 1
         )
