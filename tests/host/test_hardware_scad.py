@@ -43,7 +43,7 @@ def test_params_scad_is_generated_from_board_json():
 def test_committed_stls_are_current(stls):
     for part, fresh in stls.items():
         committed = scad.SCAD / "stl" / (part + ".stl")
-        assert scad.stl_summary(committed) == scad.stl_summary(fresh), part + ": run make hardware"
+        assert scad.stl_shape(committed) == scad.stl_shape(fresh), part + ": run make hardware"
 
 
 def test_checker_has_the_magnet_pocket_of_board_json(stls):

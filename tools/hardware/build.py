@@ -126,7 +126,7 @@ def scad_outputs(check):
         for part in scad.PARTS:
             committed = scad.SCAD / "stl" / (part + ".stl")
             fresh = scad.render(part, Path(tmp) / (part + ".stl"))
-            if not committed.exists() or scad.stl_summary(fresh) != scad.stl_summary(committed):
+            if not committed.exists() or scad.stl_shape(fresh) != scad.stl_shape(committed):
                 if check:
                     stale.append("scad/stl/%s.stl" % part)
                 else:  # only a changed solid is rewritten (the triangulation varies run to run)

@@ -5,6 +5,7 @@ board.json's ``mechanics`` and the strips' sizes in hardware/kicad/pcb-summary.j
 pcb.py laid out). ``render(part, out)`` runs ``openscad`` headless (STL export).
 """
 
+import hashlib
 import os
 import subprocess
 from pathlib import Path
@@ -125,6 +126,15 @@ def stl_vertices(path):
         if w and w[0] == "vertex":
             out.append((float(w[1]), float(w[2]), float(w[3])))
     return out
+
+
+def stl_shape(path):
+    """What the stale check compares: ``stl_summary`` and a digest of the set of vertices (a
+    feature moved without changing the box or the volume, such as a relief pocket, changes
+    the set; the triangles OpenSCAD draws between the same vertices vary from run to run,
+    the set does not)."""
+    points = sorted({tuple(round(c, 3) + 0.0 for c in p) for p in stl_vertices(path)})  # no -0.0
+    return stl_summary(path), hashlib.sha256(repr(points).encode()).hexdigest()
 
 
 def stl_summary(path):
