@@ -8,6 +8,7 @@ firmware root holds::
                  written as fw/state.new, then renamed over fw/state (atomic on littlefs)
     fw/a/, fw/b/ a slot each: the bundle's files and its header (fw/<slot>/.bundle)
     fw/counter   the highest security counter confirmed (written as fw/counter.new, renamed)
+    fw/mode      the one-shot flag: the next boot runs update mode (``enter_mode``, ``take_mode``)
 
 ``start(path, root)`` runs from ``main.py``: a pending slot is tried at most ``MAX_BOOTS``
 times (each boot counted *before* it runs), then rolled back; the chosen slot's modules are
