@@ -99,9 +99,8 @@ class App:
         self.running = True
         self.status = None  # the simulator's status line (app.sim_status.Status), else None
         # firmware updates (app.update); fw_key: the HAL's update key, None: the release key
-        self.trial = Trial(
-            hw.clock, self._log, _restart, key=fw_key, reset=hw.reset, close=self.recorder.close
-        )
+        reset = getattr(hw, "reset", None)  # update mode's restart (a test's fake may have none)
+        self.trial = Trial(hw.clock, self._log, _restart, key=fw_key, reset=reset, close=self.recorder.close)
         self.beat = _nothing  # the supervisor's heartbeat, once it runs
         self.on_healthy = None  # called once at the first "all tasks alive" (app.supervisor)
         self.power.bind(self.scanner, self._halt, self._resume, self.host.connected, self.host.advertise)
@@ -291,6 +290,7 @@ def run(backend=None, config=None, settings=None):
     bus = getattr(hw, "bus", None)
     log = bus.log if bus is not None else print
     app = App(hw, board, settings or settings_from(cfg.get("settings")), log, cfg.get("fw_key"))
+    board.release_wiring()  # the HAL and app.power are built: their four dicts are not kept
     app.host.link_port = int(cfg.get("link_port", 0))
     if bus is not None and cfg.get("status", True):
         from app.sim_status import Status  # the simulator's status line

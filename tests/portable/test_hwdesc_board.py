@@ -239,3 +239,26 @@ def test_loader_is_dropped_once_the_board_is_built():
     assert b.button_index("roll", 1) >= 0  # the run-time methods stay with the board
     _error({"format": "nope"})  # a failed check drops it too
     assert "bg.hwdesc._load" not in sys.modules
+
+
+def test_wiring_is_released_once_the_hardware_is_built():
+    # pins, spi, idle and battery are read while the HAL and app.power are built, then dropped:
+    # a later read is a clear AttributeError, not a stale or half-kept table
+    from bg import battery
+
+    b = hwdesc.load()
+    assert b.pins["led_data"] >= 0 and b.idle["after_s"] >= 10 and b.battery is not None
+    gauge = battery.Gauge(b)  # built before the release, as app.power's is
+    b.release_wiring()
+    for k in ("pins", "spi", "idle", "battery"):
+        assert not hasattr(b, k), k
+        try:
+            getattr(b, k)
+        except AttributeError:
+            pass
+        else:
+            raise AssertionError(k + " still readable")
+    b.release_wiring()  # twice is harmless
+    gauge.update(4100)  # what was built from them keeps working
+    assert gauge.pct > 0 and gauge.level == battery.OK
+    assert b.button_index("roll", 1) >= 0 and len(b.idle_chain()) == b.nbytes

@@ -86,8 +86,9 @@ class Board:
       ``cube_value_led[k]`` (k = 0..5 for 2..64), ``die_led[7 * d + pip]``; ``dice_pips``:
       the 7 pip names in that ``pip`` order (board.json).
     - ``buttons``: tuple of ``(name, role, side, pin)``; ``button_index(role, side)``.
-    - ``pins``, ``spi`` (dicts), ``brightness_cap``, ``budget_ma``, ``ma_per_channel``,
-      ``scan_hz``, ``debounce_scans``, ``button_debounce_ms``, ``checkers_per_side``.
+    - ``pins``, ``spi``, ``idle``, ``battery`` (dicts, until ``release_wiring()``),
+      ``brightness_cap``, ``budget_ma``, ``ma_per_channel``, ``scan_hz``, ``debounce_scans``,
+      ``button_debounce_ms``, ``checkers_per_side``.
     """
 
     # Declared for readers and the type checker; ``bg.hwdesc._load.fill`` sets them (annotations
@@ -174,6 +175,18 @@ class Board:
             for s in range(self.row_slots[row]):
                 t[self.row_bits[k + s]] = s
         return t
+
+    def release_wiring(self):
+        """Drop ``pins``, ``spi``, ``idle`` and ``battery``: read only while the HAL and
+        ``app.power`` are built (``app.main.run`` calls this once they are), so the board's heap
+        does not keep the four dicts for good (288 bytes on the board). Reading one afterwards
+        raises ``AttributeError``."""
+        for k in ("pins", "spi", "idle", "battery"):
+            if hasattr(self, k):
+                # None first: MicroPython's map keeps a deleted entry's value in its slot, where
+                # the collector still finds it
+                setattr(self, k, None)
+                delattr(self, k)
 
     # -- run time --------------------------------------------------------------------
     def slot_bit(self, row, slot):
