@@ -278,7 +278,8 @@ def run(backend=None, config=None, settings=None):
 
     mod = hal.load(backend or hal.backend())
     board = hwdesc.load()
-    cfg = {"sensor_bytes": board.nbytes, "leds": board.nleds, "buttons": len(board.buttons)}
+    # the HAL gets this board: hal.esp32 would load and keep a second one (2,160 B on the board)
+    cfg = {"sensor_bytes": board.nbytes, "leds": board.nleds, "buttons": len(board.buttons), "board": board}
     from_env = getattr(mod, "from_env", None)
     if from_env is not None:
         cfg.update(from_env())
