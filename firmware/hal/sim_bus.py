@@ -37,6 +37,7 @@ class Bus:
         if self.closed:
             return
         mv = memoryview(data)
+        sent = 0
         while len(mv):
             try:
                 n = self.sock.send(mv)
@@ -46,7 +47,23 @@ class Bus:
                     continue
                 self.closed = True
                 return
-            mv = mv[n:]
+            sent += n
+            if n == len(mv):
+                return
+            try:
+                mv = mv[n:]
+            except MemoryError:
+                # half a line is out: end it, so the server drops only this line and not
+                # the next one too (it would read the two as one line that does not parse)
+                while sent and not self.closed:
+                    try:
+                        if self.sock.send(b"\n"):  # a constant: no allocation
+                            break
+                    except OSError as e:
+                        if not (e.args and e.args[0] == 11):
+                            self.closed = True
+                        time.sleep_ms(1)
+                raise
 
     def send_hex(self, kind, data):
         """One ``{"t": kind, "d": hex}`` line. The line is built in a buffer kept for the last

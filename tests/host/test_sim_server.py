@@ -181,3 +181,23 @@ def test_http_api_refuses_requests_from_other_sites(tmp_path):
     finally:
         httpd.shutdown()
         httpd.server_close()
+
+
+def test_a_status_line_the_panel_cannot_read_loses_that_line_not_the_simulator():
+    """The reader thread carries the LEDs, the console and the status: a status line without
+    the keys the panel needs (a line with only what changed, arriving before any whole one)
+    is said in the console, and the lines after it are still read."""
+    from bg import board
+
+    sim = server.Sim(rom="board")
+    moving = server.words.PHASES.index("moving")
+    pos = bytes(board.start_position()).hex()
+    lines = [  # no side ("s"): the panel cannot say whose move it is
+        '{"t":"st","ph":%d,"pos":"%s","d":[3,1],"cp":1}\n' % (moving, pos),
+        '{"t":"log","m":"still reading"}\n',
+        '{"t":"leds","d":"%s"}\n' % ("01" * len(sim.leds)),
+    ]
+    sim._read_firmware(iter(lines))
+    assert any("status line not understood" in m for m in sim.log), sim.log
+    assert any("still reading" in m for m in sim.log)
+    assert sim.frames == 1 and sim.leds == b"\x01" * len(sim.leds)

@@ -467,7 +467,12 @@ class Sim:
             elif t == "log":
                 self._log(msg.get("m", ""))
             elif t == "st":
-                self._status_line(msg)
+                try:
+                    self._status_line(msg)
+                except (KeyError, TypeError, ValueError, IndexError) as e:
+                    # a status the panel cannot read loses that line, not the simulator: this
+                    # thread also carries the LEDs and the console
+                    self._log("simulator: status line not understood (%r): %s" % (e, raw[:200]))
             elif t == "feed":
                 self._fed = time.monotonic()
             elif t == "wdt":
