@@ -11,7 +11,7 @@ link's receiver is a ``_Switch`` -- a host's FW_BEGIN is answered "restarting in
 (E_BUSY, retry after ``_Switch.restart_ms``), the journal is closed, the one-shot flag set
 (``boot.enter_mode``) and the board restarts. ``serve`` is that boot (``main.py``): the
 built-in firmware's link and ``bg.update.slots.Updater`` only, no game; it restarts the board
-when the bundle is committed, when no host is logged in for ``boot.MODE_IDLE_MS``, or after
+when the bundle is committed, when no update request came for ``boot.MODE_IDLE_MS``, or after
 ``boot.MODE_MAX_MS``.
 
 ``bg.update.boot`` stays loaded only while a slot runs (pending, on trial or active): with the
@@ -177,7 +177,7 @@ def _receiver(root, key):
 
     class Receiver(Updater):
         done = None  # the commit's answer: update mode restarts once it is sent
-        heard = False  # a request since update mode last looked (a fast host may come and go)
+        heard = False  # an update request since update mode last looked
 
         def begin(self, bid, size):
             self.heard = True
@@ -218,12 +218,9 @@ def _nothing(*a):
     pass
 
 
-def _busy(hub):
-    # a host logged in (a stranger's connection holds nothing), or an answer still to send
-    if hub is None:
-        return False, False
-    ss = hub.board.sessions
-    return any(s.mac_in is not None for s in ss), any(s.out for s in ss)
+def _sending(hub):
+    # an answer still to send (the commit's, before the restart)
+    return hub is not None and any(s.out for s in hub.board.sessions)
 
 
 async def _mode(hw, root, cfg, log):
@@ -247,11 +244,12 @@ async def _mode(hw, root, cfg, log):
             dog.feed()
         await asyncio.sleep_ms(_POLL_MS)
         now = clock.ticks_ms()
-        host, sending = _busy(w.hub)
-        if u.done is not None and not sending:
+        if u.done is not None and not _sending(w.hub):
             log("fw: update mode: %s, restarting" % u.done)
             break
-        if host or u.heard:  # a host logged in now, or one was heard since the last look
+        # Only update requests hold update mode (a paired host's: strangers never reach
+        # them); a connection alone does not (a host that logged in and went idle).
+        if u.heard:
             u.heard = False
             seen = True
             last = now

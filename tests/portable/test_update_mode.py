@@ -135,8 +135,7 @@ def test_a_version_on_trial_refuses_update_mode():
 
 
 class _S:
-    def __init__(self, logged_in, out=()):
-        self.mac_in = b"k" if logged_in else None
+    def __init__(self, out=()):
         self.out = list(out)
 
 
@@ -146,10 +145,9 @@ class _Hub:
         self.board.sessions = sessions
 
 
-def test_only_a_logged_in_host_holds_update_mode():
-    from app.update import _busy
+def test_update_mode_waits_only_for_answers_to_go_out():
+    from app.update import _sending
 
-    assert _busy(None) == (False, False)  # no host has connected yet
-    assert _busy(_Hub([])) == (False, False)
-    assert _busy(_Hub([_S(False), _S(False, [b"err"])])) == (False, True)  # strangers hold nothing
-    assert _busy(_Hub([_S(False), _S(True)])) == (True, False)
+    assert not _sending(None)  # no host has connected yet
+    assert not _sending(_Hub([_S(), _S()]))
+    assert _sending(_Hub([_S(), _S([b"answer"])]))

@@ -26,9 +26,10 @@ import os
 
 MAX_BOOTS = 3  # boots a new version gets to become healthy before it is rolled back
 HEALTHY_MS = 120000  # ... and how long each of them has (app.update: then it restarts)
-# Update mode (app.update.serve) gives way to the game when no host is logged in for
-# MODE_IDLE_MS (the first host gets MODE_WAIT_MS to come back after the restart), and after
-# MODE_MAX_MS whatever happens (strangers' connections never hold the board in it).
+# Update mode (app.update.serve) gives way to the game when no update request came for
+# MODE_IDLE_MS (the first one gets MODE_WAIT_MS: the host reconnects after the restart), and
+# after MODE_MAX_MS whatever happens; a connection alone (a stranger's, an idle host's) never
+# holds the board in it.
 MODE_WAIT_MS = 30000
 MODE_IDLE_MS = 5000
 MODE_MAX_MS = 600000
