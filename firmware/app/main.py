@@ -291,7 +291,7 @@ def run(backend=None, config=None, settings=None):
     bus = getattr(hw, "bus", None)
     log = bus.log if bus is not None else print
     app = App(hw, board, settings or settings_from(cfg.get("settings")), log, cfg.get("fw_key"))
-    board.release_wiring()  # the HAL and app.power are built: their four dicts are not kept
+    board.release_wiring()  # the HAL and the app are built: the wiring tables are not kept
     app.host.link_port = int(cfg.get("link_port", 0))
     if bus is not None and cfg.get("status", True):
         from app.sim_status import Status  # the simulator's status line

@@ -85,7 +85,8 @@ class Board:
       ``bar_led[s]``, ``tray_led[s]``, ``turn_led[s]``, ``cube_owner_led[s]``,
       ``cube_value_led[k]`` (k = 0..5 for 2..64), ``die_led[7 * d + pip]``; ``dice_pips``:
       the 7 pip names in that ``pip`` order (board.json).
-    - ``buttons``: tuple of ``(name, role, side, pin)``; ``button_index(role, side)``.
+    - ``buttons``: tuple of ``(name, role, side, pin)``; ``button_index(role, side)`` (both
+      until ``release_wiring()``).
     - ``pins``, ``spi``, ``idle``, ``battery`` (dicts, until ``release_wiring()``),
       ``brightness_cap``, ``budget_ma``, ``ma_per_channel``, ``scan_hz``, ``debounce_scans``,
       ``button_debounce_ms``, ``checkers_per_side``.
@@ -177,11 +178,11 @@ class Board:
         return t
 
     def release_wiring(self):
-        """Drop ``pins``, ``spi``, ``idle`` and ``battery``: read only while the HAL and
-        ``app.power`` are built (``app.main.run`` calls this once they are), so the board's heap
-        does not keep the four dicts for good (288 bytes on the board). Reading one afterwards
-        raises ``AttributeError``."""
-        for k in ("pins", "spi", "idle", "battery"):
+        """Drop ``pins``, ``spi``, ``idle``, ``battery`` and ``buttons``: read only while the HAL
+        and the app (``app.power``, the buttons' roles) are built (``app.main.run`` calls this
+        once they are), so the board's heap does not keep them for good (560 bytes on the
+        board). Reading one afterwards raises ``AttributeError``."""
+        for k in ("pins", "spi", "idle", "battery", "buttons"):
             if hasattr(self, k):
                 # None first: MicroPython's map keeps a deleted entry's value in its slot, where
                 # the collector still finds it
