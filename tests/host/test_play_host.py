@@ -221,19 +221,37 @@ def test_the_brain_checks_its_arguments():
 
 
 class _Board:
-    """A scripted board: a live match's records arrive one per ``wait_events``; decisions are
-    taken (or refused, from ``refuse``), the link can drop."""
+    """A scripted board: a live match whose players confirm one record per ``wait_events``
+    the host waits in; decisions are taken (or refused, from ``refuse``), the link can drop.
+    Its client answers as ``gammon.link.Client`` does: a record journaled while watched is
+    queued as an event until read, across WATCH off too; one journaled while not watched
+    comes only in the copy; the copy can be read with the watch on or off."""
 
     def __init__(self, data, shown=8):
         self.recs = _records(data)
         self.shown = shown  # records in the file the host fetches first
-        self.next = shown
+        self.j = shown  # records journaled
+        self.events = []  # (the client's queue: published, not read yet; None: events lost)
         self.decisions = []
         self.hellos = 0
         self.refuse = 0
         self.fetches = 0
         self.drop_at = None
         self.watching = False
+        self.during_copy = {}  # n-th copy -> "after": a record journaled right after it
+        self.lost_at = None  # after this many records journaled: the board's queue overflows
+        self.before_off = False  # after lost events: a record journaled as WATCH off arrives
+        self.waits = None  # after this many records: the players wait for the computer
+        self.lost = False
+
+    def journal(self):
+        rec = self.recs[self.j]
+        self.j += 1
+        if self.watching:
+            self.events.append(rec)
+        if self.j == self.lost_at:
+            self.events.append(None)
+            self.lost = True
 
     def client(self):
         return _Client(self)
@@ -254,10 +272,16 @@ class _Client:
             b.refuse -= 1
             raise LinkError("refused: not the computer's play", P.E_STATE)
         b.decisions.append((kind, bytes(body)))
+        if b.waits == b.j:
+            b.waits = None  # the computer decided: the players go on
         return bytes([kind])
 
     def watch_on(self, on=True):
-        self.b.watching = on
+        b = self.b
+        if not on and b.before_off and b.lost and b.j < len(b.recs):
+            b.before_off = False
+            b.journal()  # confirmed as the WATCH off went out: its event comes before the answer
+        b.watching = on
 
     def list_games(self):
         return [{"id": "00" * 8, "finished": False}]
@@ -265,19 +289,20 @@ class _Client:
     def fetch_game(self, gid, resume=True):
         b = self.b
         b.fetches += 1
-        b.next = max(b.next, b.shown)
-        return b"".join(b.recs[: b.next])
+        data = b"".join(b.recs[: b.j])
+        if b.during_copy.get(b.fetches) == "after" and b.j < len(b.recs):
+            b.journal()  # confirmed right after the board read its file for the copy
+        return data
 
     def wait_events(self, timeout):
         b = self.b
-        assert b.watching
-        if b.drop_at is not None and b.next >= b.drop_at:
+        if b.drop_at is not None and b.j >= b.drop_at:
             b.drop_at = None
             raise LinkError("link lost: reset by peer")
-        if b.next >= len(b.recs):
-            return []
-        b.next += 1
-        return [b.recs[b.next - 1]]
+        if not b.events and timeout > 0 and b.j < len(b.recs) and b.waits != b.j:
+            b.journal()  # the players go on while the host waits
+        out, b.events = b.events, []
+        return out
 
     def close(self):
         self.closed = True
@@ -335,7 +360,67 @@ def test_a_refused_decision_brings_the_boards_copy_again_and_no_loop():
     out = io.StringIO()
     p = PL.Player(b.client, Brain(1), out, sleep=lambda s: None, clock=_Clock())
     assert p.run(matches=1) == 1
-    assert p.refused == 1 and b.fetches == 2 and "did not take it" in out.getvalue()
+    # two looks at the board's copy (before and after the watch turns on) at the start, and
+    # two after the refusal: nothing was journaled meanwhile, the copies agreed at once
+    assert p.refused == 1 and b.fetches == 4 and "did not take it" in out.getvalue()
+
+
+def _computers_turn(recs, after):
+    """The first record count from ``after`` on at which the board waits for the computer."""
+    f = Follow()
+    for i, rec in enumerate(recs):
+        f.feed_bytes(rec)
+        if i + 1 >= after and Brain(1).decide(f) is not None:
+            return i + 1
+    raise AssertionError("the computer never decides")
+
+
+class _Counting(PL.Player):
+    def __init__(self, *a, **k):
+        PL.Player.__init__(self, *a, **k)
+        self.copies = 0
+
+    def _resync(self):
+        self.copies += 1
+        PL.Player._resync(self)
+
+
+def test_a_record_journaled_between_the_copy_and_the_watch_is_not_missed():
+    """The player confirms the record that hands the computer its turn right after the host
+    read the board's copy, before the watch was on: it is in neither the copy nor the events,
+    and the board then waits for the computer. The host looks at the copy again with the watch
+    on and decides (before: it waited with the board until its own computer decided)."""
+    data = _match()
+    recs = _records(data)
+    k = _computers_turn(recs, 10)
+    b = _Board(data, shown=k - 1)
+    b.during_copy = {1: "after"}
+    b.waits = k
+    p = PL.Player(b.client, Brain(1), io.StringIO(), sleep=lambda s: None, clock=_Clock())
+    assert p.run(matches=1, idle=5) == 1
+    f = Follow()
+    for rec in recs[:k]:
+        f.feed_bytes(rec)
+    kind, turn, value = Brain(1).decide(f)
+    assert b.decisions[0][1][:2] == turn.to_bytes(2, "little") and b.fetches >= 4
+
+
+def test_after_lost_events_no_record_comes_twice():
+    """The board's queue overflowed (events lost): the host takes the board's copy again. A
+    record the board published as the watch went off is in that copy and still in the link's
+    queue: it is dropped, not fed again (before: an out-of-turn record, and another copy)."""
+    data = _match()
+    b = _Board(data)
+    b.lost_at = 30
+    b.before_off = True
+    p = _Counting(b.client, Brain(1), io.StringIO(), sleep=lambda s: None, clock=_Clock())
+    assert p.run(matches=1) == 1
+    assert not b.before_off  # the worst moment came
+    assert p.copies == 2  # the start, the lost events: none for a record seen twice
+    whole = Follow()
+    whole.feed_bytes(data)
+    assert p.follow.throws == whole.throws  # (its last record, the match's end, not waited for)
+    assert p.follow.r.mt.score == whole.r.mt.score and p.follow.r.mt.phase == bgmatch.F_MATCH_OVER
 
 
 def test_a_dropped_link_is_joined_again_and_the_match_goes_on():

@@ -301,9 +301,6 @@ def cmd_sync(args):
 # --- gammon show / watch ---------------------------------------------------------------------
 
 
-SETTLE_TRIES = 5  # copies of the live match taken to find one no record slips past
-
-
 def watch_loop(client, out=None, clear=True, max_events=None, lib=None, learn=False, club=None):
     """Follow the board's live match: for every action the board publishes, print the throw,
     then the play in gnubg notation, then the board after it (``gammon.watch_view``; with
@@ -317,7 +314,7 @@ def watch_loop(client, out=None, clear=True, max_events=None, lib=None, learn=Fa
     another process: ``gammon.remote_notes``) show under the board as they come."""
     from bg import record
 
-    from gammon import remote_notes
+    from gammon import live_copy, remote_notes
     from gammon.watch_view import event_lines, learning_lines, screen
 
     out = out or sys.stdout
@@ -332,27 +329,10 @@ def watch_loop(client, out=None, clear=True, max_events=None, lib=None, learn=Fa
 
     on = getattr(client, "watch_on", None)  # (None: a recorded stream, it cannot be switched)
 
-    def copy():
-        live = [g for g in client.list_games() if not g["finished"]]
-        return client.fetch_game(live[-1]["id"], resume=False) if live else b""
-
     def fresh():
         """The live match from the board's copy, the watch on, with no record both in the copy
-        and in the events that follow, nor in neither: fetched with the watch off, the watch
-        turned on, fetched again. Equal copies: nothing was journaled in between (a record
-        journaled before the watch was on would be in neither; the board's one unstored
-        record, a throw waiting for its play, comes when the watch turns on). Else the watch
-        off again, what it sent before dropped (the next copy holds it), and again."""
-        data = copy()
-        for i in range(SETTLE_TRIES if on is not None else 0):
-            on(True)
-            again = copy()
-            if again == data or i == SETTLE_TRIES - 1:
-                data = again  # (a board journaling without a pause: the last copy, watch on)
-                break
-            on(False)
-            client.wait_events(0)
-            data = copy()
+        and in the events that follow, nor in neither (``gammon.live_copy.settled``)."""
+        data = live_copy.settled(client) if on is not None else live_copy.copy(client)
         r = model._Replay()
         if data:
             if club is not None:

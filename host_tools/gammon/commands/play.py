@@ -27,6 +27,7 @@ from bg import notation, record
 from bg.link import decide as D
 from bg.match import F_MATCH_OVER, F_RESIGNING
 
+from gammon import live_copy
 from gammon.brain import CUBE, MAX_PLIES, RESIGN, Brain, Follow
 from gammon.errors import UserError
 from gammon.link import LinkError
@@ -50,9 +51,7 @@ def _hello(client, brain):
 def _fresh(client):
     """The live match as the board holds it now (a Follow), empty when none is live."""
     f = Follow()
-    live = [g for g in client.list_games() if not g["finished"]]
-    if live:
-        f.feed_bytes(client.fetch_game(live[-1]["id"], resume=False))
+    f.feed_bytes(live_copy.copy(client))
     return f
 
 
@@ -111,14 +110,11 @@ class Player:
         self.last_hello = self.clock()
 
     def _resync(self):
-        """The live match from the board's own copy, then the watch from there on (watch off
-        while fetching: a record published meanwhile comes once, in the copy or as an event;
-        one published between the copy and the watch is missed, and the next record that
-        does not fold, or a refused decision, brings the copy again)."""
-        c = self.client
-        c.watch_on(False)
-        self.follow = _fresh(c)
-        c.watch_on()
+        """The live match from the board's own copy, then the watch from there on, each record
+        once: in the copy or as an event, never both nor neither (``gammon.live_copy.settled``:
+        what the watch sent before the copy is dropped, the copy holds it)."""
+        self.follow = Follow()
+        self.follow.feed_bytes(live_copy.settled(self.client))
         self.sent = None
 
     def _act(self):
