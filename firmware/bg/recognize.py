@@ -82,6 +82,20 @@ STATE_NAMES = ("waiting", "partial", "lifted", "complete", "ambiguous", "illegal
 _LOWK = b"\x00\x00\x01\x00\x02\x00\x00\x00\x03"  # lowest set bit (1, 2, 4, 8) -> step index
 MAX_CANDIDATES = const(16)
 
+# The recogniser's per-row tables read outside its innermost loop, 28 bytes each, at these
+# offsets of one buffer (``_t``): one object instead of seven keeps 192 bytes of the board's
+# heap (a bytearray's header and its rounding to 16-byte blocks, and seven attributes). The
+# three that ``_subset`` reads for every row of every subset (``mov``, ``opp``, ``obs``) stay
+# apart: native code adds an offset with a call, on each read of its innermost loop.
+_MOVB = const(0)  # mover's checkers per row at the start
+_OPPB = const(28)  # opponent's checkers per row at the start
+_BASE = const(56)  # the start's reading
+_REF = const(84)  # the last reading in a legal state
+_EP = const(112)  # reading of an end position (checked by the engine's end)
+_IM = const(140)  # position index of the mover's checkers on each row (255: none)
+_IO = const(168)  # same for the opponent
+_NT = const(196)
+
 
 def row_of(side, point):
     """Sensor row of ``side``'s own ``point`` (1..24; 25 = its bar; 0 = its tray)."""
@@ -92,17 +106,17 @@ def row_of(side, point):
     return point - 1 if side == 0 else 24 - point
 
 
-def observe(pos, out, caps):
-    """Fill ``out[28]`` with what ideal sensors read for ``pos``: each row's checker count,
-    capped at ``caps[row]`` (a cap of 0 = row not sensed, read 0). Returns ``out``."""
+def observe(pos, out, caps, at=0):
+    """Fill ``out[at:at + 28]`` with what ideal sensors read for ``pos``: each row's checker
+    count, capped at ``caps[row]`` (a cap of 0 = row not sensed, read 0). Returns ``out``."""
     for r in range(24):
         v = pos[r] + pos[48 - r]
         c = caps[r]
-        out[r] = v if v < c else c
+        out[at + r] = v if v < c else c
     for r, i in ((24, 24), (25, 49), (26, 50), (27, 51)):
         v = pos[i]
         c = caps[r]
-        out[r] = v if v < c else c
+        out[at + r] = v if v < c else c
     return out
 
 
@@ -130,13 +144,10 @@ class Recognizer:
         # sensors: a hit on one point reads like a hit on another) is asked, not recorded
         self.strict = strict
         self.start = bytearray(52)
-        self.movb = bytearray(NROWS)  # mover's checkers per row at the start
-        self.oppb = bytearray(NROWS)  # opponent's checkers per row at the start
+        self._t = bytearray(_NT)  # the per-row tables (_MOVB, _OPPB, ... _IO)
         self.mov = bytearray(NROWS)  # scratch: a subset of a play applied
         self.opp = bytearray(NROWS)
-        self.baseobs = bytearray(NROWS)  # the start's reading
         self.obs = bytearray(NROWS)  # the reading being recognised
-        self.ref = bytearray(NROWS)  # the last reading in a legal state
         self._fr = bytearray(4)  # rows of the current play's steps
         self._tr = bytearray(4)
         self._dk = bytearray(4)  # die of the current play's steps (the engine's, per depth)
@@ -146,9 +157,6 @@ class Recognizer:
         self._ld = array("I", bytes(64))  # rows landed on
         self._nd = array("I", bytes(64))  # source rows that need a checker back
         self._rows = bytearray(26)  # the mover's point 0..25 -> its sensor row (row_of)
-        self._ep = bytearray(NROWS)  # reading of an end position (checked by the engine's end)
-        self._im = bytearray(NROWS)  # position index of the mover's checkers on each row (255: none)
-        self._io = bytearray(NROWS)  # same for the opponent
         self._phase2 = False
         self._job = 0  # the engine's search for the reading fed: 0 none, 1 first pass, 2 second
         # candidates k = 0..ncand-1: end position at cpos[52k:52k+52], steps at cstep[8k:8k+8]
@@ -201,25 +209,21 @@ class Recognizer:
         self.d2 = d2
         for p in range(26):
             self._rows[p] = row_of(side, p)
-        mb = self.movb
-        ob = self.oppb
+        t = self._t
         for r in range(NROWS):
-            mb[r] = 0
-            ob[r] = 0
-        im = self._im
-        io = self._io
-        for r in range(NROWS):
-            im[r] = io[r] = 255
+            t[_MOVB + r] = 0
+            t[_OPPB + r] = 0
+            t[_IM + r] = t[_IO + r] = 255
         for x in (0, 1):
-            dst = mb if x == side else ob
-            ix = im if x == side else io
+            dst = _MOVB if x == side else _OPPB
+            ix = _IM if x == side else _IO
             b = 25 * x
             for p in range(1, 26):
                 r = row_of(x, p)
-                dst[r] = start[b + p - 1]
-                ix[r] = b + p - 1
-            dst[ROW_TRAY0 + x] = start[50 + x]
-            ix[ROW_TRAY0 + x] = 50 + x
+                t[dst + r] = start[b + p - 1]
+                t[ix + r] = b + p - 1
+            t[dst + ROW_TRAY0 + x] = start[50 + x]
+            t[ix + ROW_TRAY0 + x] = 50 + x
         self.nomove = self.gen.no_play(start, side, d1, d2)
         self.active = True
         self.used = 0
@@ -227,7 +231,7 @@ class Recognizer:
         self._reset_result()
         self._obs_from_base()
         for r in range(NROWS):
-            self.ref[r] = self.baseobs[r]
+            t[_REF + r] = t[_BASE + r]
         if self._classify_start() and not defer:
             self.work(0)
 
@@ -240,16 +244,18 @@ class Recognizer:
                 c[r] = src[r]
                 changed = True
         if changed or caps is None:
-            bo = self.baseobs
+            t = self._t
             for r in range(NROWS):
-                v = self.movb[r] + self.oppb[r]
+                v = t[_MOVB + r] + t[_OPPB + r]
                 cr = c[r]
-                bo[r] = v if v < cr else cr
+                t[_BASE + r] = v if v < cr else cr
         return changed
 
     def _obs_from_base(self):
+        t = self._t
+        o = self.obs
         for r in range(NROWS):
-            self.obs[r] = self.baseobs[r]
+            o[r] = t[_BASE + r]
 
     # ------------------------------------------------------------------ recognition
     def update(self, counts, caps=None, irregular=0):
@@ -339,12 +345,12 @@ class Recognizer:
     def _classify_start(self):
         """Set up the recognition of ``obs``: True when the engine's search is needed (the
         job for ``work``), else the state is final."""
+        t = self._t
         o = self.obs
-        bo = self.baseobs
         c = self.caps
         m = 0
         for r in range(NROWS):
-            if c[r] and o[r] != bo[r]:
+            if c[r] and o[r] != t[_BASE + r]:
                 m |= 1 << r
         self._m = m
         self.waiting = m == 0
@@ -361,15 +367,15 @@ class Recognizer:
 
     def _finish(self):
         """The state from the search's counts (``ncand``, ``npartial``, ``hints``...)."""
+        t = self._t
         o = self.obs
-        bo = self.baseobs
         m = self._m
         if m and not (m & (m - 1)):
             # the start itself, one checker short on one row: a checker lifted at the start
             r = 0
             while not (m >> r) & 1:
                 r += 1
-            if o[r] + 1 == bo[r]:
+            if o[r] + 1 == t[_BASE + r]:
                 self.hints |= m
         if self.ncand == 0:
             if self.waiting:
@@ -399,29 +405,28 @@ class Recognizer:
             self.used = 4 if self.d1 == self.d2 else 3
         else:
             self.used = 0
-        ref = self.ref
         for r in range(NROWS):
-            ref[r] = o[r]
+            t[_REF + r] = o[r]
 
     def _hideable(self):
         """True when some play might read exactly like the start: every play takes a checker
         off some row for good, so that row must read "cap or more" before and after."""
         c = self.caps
-        mb = self.movb
+        t = self._t
         for r in range(NROWS):
-            if c[r] and mb[r] > c[r]:
+            if c[r] and t[_MOVB + r] > c[r]:
                 return True
         return False
 
     def _find_lifted(self):
         """The row one checker came from, relative to the last legal reading (-1 if the
         difference is not exactly one checker less on one row)."""
+        t = self._t
         o = self.obs
-        ref = self.ref
         row = -1
         for r in range(NROWS):
-            if o[r] != ref[r]:
-                if row >= 0 or o[r] + 1 != ref[r]:
+            if o[r] != t[_REF + r]:
+                if row >= 0 or o[r] + 1 != t[_REF + r]:
                     self.lifted = -1
                     return
                 row = r
@@ -431,16 +436,16 @@ class Recognizer:
 
     def _illegal(self):
         self.state = ILLEGAL
+        t = self._t
         o = self.obs
-        ref = self.ref
         miss = 0
         ext = 0
         for r in range(NROWS):
             if not self.caps[r]:
                 continue
-            if o[r] < ref[r]:
+            if o[r] < t[_REF + r]:
                 miss |= 1 << r
-            elif o[r] > ref[r]:
+            elif o[r] > t[_REF + r]:
                 ext |= 1 << r
         self.missing = miss
         self.extra = ext
@@ -458,8 +463,7 @@ class Recognizer:
         tm = ptr32(self._tm)
         dk = ptr8(self._dk)
         gd = ptr8(self.gen.d)
-        oppb = ptr8(self.oppb)
-        movb = ptr8(self.movb)
+        tb = ptr8(self._t)
         caps = ptr8(self.caps)
         m = int(self._m)
         obar = int(ROW_BAR0) + 1 - int(self.side)
@@ -472,11 +476,11 @@ class Recognizer:
             tr[k] = rt
             dk[k] = gd[k]
             x = (1 << rf) | (1 << rt)
-            if rt < 24 and int(oppb[rt]) == 1:
+            if rt < 24 and int(tb[_OPPB + rt]) == 1:
                 x |= 1 << obar
             tm[k] = x
             t_all |= x
-            if not (m >> rf) & 1 and int(movb[rf]) + int(oppb[rf]) <= int(caps[rf]):
+            if not (m >> rf) & 1 and int(tb[_MOVB + rf]) + int(tb[_OPPB + rf]) <= int(caps[rf]):
                 fb |= 1 << k
         self._steps = steps
         out = m & ~t_all
@@ -516,7 +520,7 @@ class Recognizer:
             f = int(st[0])
             mid = f - (int(st[2]) - int(st[3]))
             rm = int(rows[mid])
-            if int(oppb[rm]) == 0:
+            if int(tb[_OPPB + rm]) == 0:
                 tr[0] = rm
                 dk[0] = gd[1]
                 out = m & ~((1 << int(fr[0])) | (1 << rm))
@@ -530,8 +534,7 @@ class Recognizer:
         tr = self._tr
         mov = self.mov
         opp = self.opp
-        movb = self.movb
-        oppb = self.oppb
+        tb = self._t
         hr = self._hr
         obar = ROW_BAR0 + 1 - side
         touched = 0
@@ -544,13 +547,13 @@ class Recognizer:
             t = tr[k]
             bit = 1 << f
             if not touched & bit:
-                mov[f] = movb[f]
-                opp[f] = oppb[f]
+                mov[f] = tb[_MOVB + f]
+                opp[f] = tb[_OPPB + f]
                 touched |= bit
             bit = 1 << t
             if not touched & bit:
-                mov[t] = movb[t]
-                opp[t] = oppb[t]
+                mov[t] = tb[_MOVB + t]
+                opp[t] = tb[_OPPB + t]
                 touched |= bit
             if mov[f] == 0:
                 ok = False  # no checker of the mover there in this order of hands
@@ -565,8 +568,8 @@ class Recognizer:
                     opp[t] = 0
                     bit = 1 << obar
                     if not touched & bit:
-                        mov[obar] = movb[obar]
-                        opp[obar] = oppb[obar]
+                        mov[obar] = tb[_MOVB + obar]
+                        opp[obar] = tb[_OPPB + obar]
                         touched |= bit
                     opp[obar] += 1
                     hr[nh] = t
@@ -589,7 +592,7 @@ class Recognizer:
                 while not (out >> r) & 1:
                     r += 1
                 miss = r
-                if obs[r] + 1 != (self.baseobs[r]):
+                if obs[r] + 1 != tb[_BASE + r]:
                     continue
             r = 0
             tt = touched
@@ -653,10 +656,7 @@ class Recognizer:
         records exactly what is on the board."""
         mov = self.mov
         opp = self.opp
-        movb = self.movb
-        oppb = self.oppb
-        im = self._im
-        io = self._io
+        t = self._t
         hr = self._hr
         obar = ROW_BAR0 + 1 - self.side
         cp = self.cpos
@@ -674,11 +674,11 @@ class Recognizer:
                             elif r == obar:
                                 b -= 1
                 else:
-                    a = movb[r]
-                    b = oppb[r]
-                if a != (cp[base + im[r]] if im[r] != 255 else 0) or b != (
-                    cp[base + io[r]] if io[r] != 255 else 0
-                ):
+                    a = t[_MOVB + r]
+                    b = t[_OPPB + r]
+                im = t[_IM + r]
+                io = t[_IO + r]
+                if a != (cp[base + im] if im != 255 else 0) or b != (cp[base + io] if io != 255 else 0):
                     same = False
                     break
             if same:
@@ -687,11 +687,10 @@ class Recognizer:
 
     def _candidate(self, endpos, n):
         """A complete legal play reads like the observation: keep it if its end is new."""
-        ep = observe(endpos, self._ep, self.caps)
-        o = self.obs
+        t = observe(endpos, self._t, self.caps, _EP)
         c = self.caps
         for r in range(NROWS):
-            if c[r] and ep[r] != o[r]:
+            if c[r] and t[_EP + r] != self.obs[r]:
                 return  # defensive: the engine's own end must read the same, or nothing counts
         cp = self.cpos
         for k in range(self.ncand):
@@ -844,8 +843,8 @@ class Recognizer:
         for r in range(NROWS):
             if not self.caps[r]:
                 continue
-            if self.obs[r] < self.baseobs[r]:
+            if self.obs[r] < self._t[_BASE + r]:
                 miss |= 1 << r
-            elif self.obs[r] > self.baseobs[r]:
+            elif self.obs[r] > self._t[_BASE + r]:
                 ext |= 1 << r
         return miss, ext

@@ -75,7 +75,7 @@ def _fields(r):
         r.missing,
         r.extra,
         bytes(r.cpos[: 52 * r.ncand]),
-        bytes(r.ref),
+        bytes(r._t[84:112]),  # the last reading in a legal state (bg.recognize's _REF table)
     )
 
 
