@@ -96,6 +96,66 @@ def check(proof, match_id, commitment, part, prior_parts):
     return True, ""
 
 
+# A match between two boards (docs/dice.md, *Two boards, one match*): a host sends its part once
+# it knows both boards' commitments and before it knows the other host's part, and both boards
+# journal both parts. So it signs both commitments, side 0's first, and no part before its own;
+# the proof's match id is the joint id (``bg.dice.joint.joint_id``), which either board's
+# journal gives (its MATCH_START and its JOINT_START), so the one proof holds on both.
+_JOINT_TAG = b"smartgammon-joint-part-v1"
+
+
+def _joint_message(commit0, commit1, prior, nonce):
+    return _JOINT_TAG + bytes(commit0) + bytes(commit1) + bytes(prior) + bytes(nonce)
+
+
+def make_joint(seed, commit0, commit1, nonce):
+    """``(part, proof)`` for a two-board match whose boards committed ``commit0`` (side 0's)
+    and ``commit1``."""
+    from bg.dice.joint import joint_id
+
+    prior = prior_hash([])
+    sig = sign(seed, _joint_message(commit0, commit1, prior, nonce))
+    proof = {
+        "match_id": joint_id(commit0, commit1),
+        "key": public_key(seed),
+        "nonce": bytes(nonce),
+        "prior": prior,
+        "before": 0,
+        "signature": sig,
+    }
+    return part_of(sig), proof
+
+
+def check_joint(proof, commit0, commit1, part):
+    """``(holds, why not)``: whether ``proof`` shows ``part`` was signed by its key over these
+    two boards' commitments, before any other part."""
+    from bg.dice.joint import joint_id
+
+    if bytes(proof["match_id"]) != joint_id(commit0, commit1):
+        return False, "the proof is for another match"
+    if proof["before"] != 0 or bytes(proof["prior"]) != prior_hash([]):
+        return False, "a part of a match between two boards is signed before any other part"
+    if part_of(proof["signature"]) != bytes(part):
+        return False, "the part is not the hash of the proof's signature"
+    msg = _joint_message(commit0, commit1, proof["prior"], proof["nonce"])
+    if not verify(bytes(proof["key"]), msg, bytes(proof["signature"])):
+        return False, "the signature does not hold for these two boards' commitments"
+    return True, ""
+
+
+def check_joint_packed(blob, commit0, commit1, part):
+    """``check_joint`` of a packed proof (as sent and journaled): ``(holds, why not, key
+    fingerprint or None)``."""
+    from bg.dice.joint import joint_id
+
+    try:
+        p = unpack(blob, joint_id(commit0, commit1), [])
+    except ValueError as e:
+        return False, str(e), None
+    ok, why = check_joint(p, commit0, commit1, part)
+    return ok, why, fingerprint(p["key"])
+
+
 # The packed proof a host sends with its part and the board journals (docs/dice.md):
 #   version u8 (1) || before u8 || public key (32) || nonce (16) || signature (64)   -- 114 bytes
 # The whole key, not its 8-byte fingerprint: Ed25519 cannot check a signature without the key,

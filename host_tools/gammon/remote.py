@@ -252,7 +252,7 @@ class DiceExchange:
     order, another commitment, a share for another throw, a seed its commitment does not
     bind); ``transcript()`` is this board's joint transcript for ``gammon remote verify``."""
 
-    def __init__(self, side, match_id, own_commit):
+    def __init__(self, side, match_id, own_commit, require_proofs=False):
         from bg.dice import COMMIT_LEN, MATCH_ID_LEN
 
         if len(match_id) != MATCH_ID_LEN or len(own_commit) != COMMIT_LEN:
@@ -263,6 +263,9 @@ class DiceExchange:
         self.other_commit = None
         self.other_match_id = None
         self.parts = [None, None]  # by side
+        self.proofs = [b"", b""]  # by side: the packed proof sent with each part (``gammon.dice_proof``)
+        # the other host's part must carry a proof that holds (a host with a dice key asks it)
+        self.require_proofs = require_proofs
         self.own_part_sent = False
         self.other_shares = []
         self.own_shares = []
@@ -273,14 +276,32 @@ class DiceExchange:
     def commit_message(self):
         return {"kind": COMMIT, "match_id": self.match_id.hex(), "commitment": self.own_commit.hex()}
 
-    def part_message(self, part):
+    def commitments(self):
+        """Both boards' commitments, side 0's first (what a part's proof signs)."""
+        if self.side == 0:
+            return self.own_commit, self.other_commit
+        return self.other_commit, self.own_commit
+
+    def part_message(self, part, proof=b""):
         if self.other_commit is None:
             raise ValueError("a part goes only after both commitments are known")
         if self.own_part_sent:
             raise ValueError("this host's part was sent already")
         self.parts[self.side] = bytes(part)
+        self.proofs[self.side] = bytes(proof)
         self.own_part_sent = True
-        return {"kind": PART, "part": bytes(part).hex()}
+        body = {"kind": PART, "part": bytes(part).hex()}
+        if proof:
+            body["proof"] = bytes(proof).hex()
+        return body
+
+    def signed_part(self, key, nonce):
+        """This host's part and its message: the hash of its dice ``key``'s signature over both
+        commitments (``gammon.dice_proof.make_joint``), the packed proof beside it."""
+        from gammon import dice_proof
+
+        part, proof = dice_proof.make_joint(key, *self.commitments(), nonce)
+        return self.part_message(part, dice_proof.pack(proof))
 
     def player_seed(self):
         from bg.dice import SRC_HOST, SeedMixer
@@ -315,9 +336,21 @@ class DiceExchange:
                 raise Refused("the other board sent this board's own commitment")
             self.other_commit, self.other_match_id = c, mid
         elif kind == PART:
+            from gammon import dice_proof
+
             if self.other_commit is None or self.parts[1 - self.side] is not None:
                 raise Refused("a part before both commitments are known, or a second one")
-            self.parts[1 - self.side] = _hexfield(body, "part", 16)
+            part = _hexfield(body, "part", 16)
+            proof = b""
+            if "proof" in body or self.require_proofs:
+                # signed over the two commitments this host knows: one of another match, or
+                # altered on the way, is refused before either board has the part
+                proof = _hexfield(body, "proof", dice_proof.PACKED_LEN)
+                ok, why, _fp = dice_proof.check_joint_packed(proof, *self.commitments(), part)
+                if not ok:
+                    raise Refused("the other host's part: " + why)
+            self.parts[1 - self.side] = part
+            self.proofs[1 - self.side] = proof
         elif kind == SHARE:
             k = body.get("k")
             if None in self.parts or k != len(self.other_shares):
@@ -360,6 +393,8 @@ class DiceExchange:
             "other_commit": h(self.other_commit),
             "other_match_id": h(self.other_match_id),
             "parts": [h(p) for p in self.parts],
+            "proofs": [p.hex() for p in self.proofs],
+            "require_proofs": self.require_proofs,
             "own_part_sent": self.own_part_sent,
             "own_shares": [s.hex() for s in self.own_shares],
             "other_shares": [s.hex() for s in self.other_shares],
@@ -375,6 +410,8 @@ class DiceExchange:
         x = cls(d["side"], bytes.fromhex(d["match_id"]), bytes.fromhex(d["own_commit"]))
         x.other_commit, x.other_match_id = u(d["other_commit"]), u(d["other_match_id"])
         x.parts = [u(p) for p in d["parts"]]
+        x.proofs = [bytes.fromhex(p) for p in d.get("proofs", ("", ""))]
+        x.require_proofs = bool(d.get("require_proofs", False))
         x.own_part_sent = bool(d["own_part_sent"])
         x.own_shares = [bytes.fromhex(s) for s in d["own_shares"]]
         x.other_shares = [bytes.fromhex(s) for s in d["other_shares"]]
@@ -401,11 +438,14 @@ class BoardDice:
     waits for both shares. ``send(body)`` sends one message to the relay (the seat's next
     number)."""
 
-    def __init__(self, side, send, urandom=None):
+    def __init__(self, side, send, urandom=None, key=None):
         import os
 
         self.side = side  # the side this board plays
         self.send = send
+        # this host's dice key (``gammon.dice_proof.host_key``): its part is signed, and the
+        # other host's must be; None: a random part, no proof either way
+        self.key = key
         self.urandom = urandom or os.urandom
         self.x = None  # the live match's DiceExchange
         self.started = False  # the board took the other board's commitment
@@ -415,7 +455,7 @@ class BoardDice:
         self.early = []  # the other host's messages before this board's match began
 
     def match(self, match_id, commitment):
-        self.x = DiceExchange(self.side, match_id, commitment)
+        self.x = DiceExchange(self.side, match_id, commitment, require_proofs=self.key is not None)
         self.started = False
         self.parts_in = self.shares_in = 0
         self.send(self.x.commit_message())
@@ -466,6 +506,7 @@ class BoardDice:
         return self.x.take(body)
 
     def step(self, client, follow=None):
+        from bg import link as P
         from bg.link import joint as LJ
 
         from gammon.link import LinkError
@@ -478,13 +519,23 @@ class BoardDice:
             if bytes(r[9:41]) != x.own_commit:
                 raise Refused("the board answered with another commitment than it published")
             self.started = True
-            self.send(x.part_message(self.urandom(16)))
+            if self.key is not None:
+                self.send(x.signed_part(self.key, self.urandom(16)))
+            else:
+                self.send(x.part_message(self.urandom(16)))
         if None in x.parts:
             return
         while self.parts_in < 2:
             # naming the other board's commitment: the board takes no part naming its own in a
-            # match with another board (a host's automatic seed would come first)
-            client.send_player_seed(x.other_commit, x.parts[self.parts_in])
+            # match with another board (a host's automatic seed would come first); its proof
+            # journaled beside it, so either board's journal proves both parts
+            i = self.parts_in
+            try:
+                client.send_player_seed(x.other_commit, x.parts[i], x.proofs[i])
+            except LinkError as e:
+                if e.code != P.E_PAYLOAD or not x.proofs[i]:
+                    raise
+                client.send_player_seed(x.other_commit, x.parts[i])  # firmware before proofs
             self.parts_in += 1
         while self.shares_in < len(x.other_shares):
             k = self.shares_in

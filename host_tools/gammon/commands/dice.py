@@ -53,6 +53,7 @@ class Match:
         self.legacy_seed = False  # MATCH_START carried the player seed (journals before SEED_PART)
         self.order_error = None  # why the record order proves nothing (verify FAILs)
         self.from_json = False  # a JSON transcript: a player seed, no record order
+        self.joint = None  # a match with another board (JOINT_START): (side, its commitment)
 
     def add_part(self, source, name, part, proof=b""):
         if proof:
@@ -249,6 +250,8 @@ def matches_from_journal(data, source):
             cur.throws.append((f[1], f[2]))
         elif kind == record.SEED_REVEAL:
             cur.board_seed = bytes(f[0])
+        elif kind == record.JOINT_START:
+            cur.joint = (f[0], bytes(f[1]))
     if not out:
         raise UserError("%s: no match in this file (%s)" % (source, dec.error or "no MATCH_START record"))
     if dec.status != record.OK:
@@ -365,7 +368,9 @@ def check_parts(m, proofs, own=None):
     proved = {}  # signature -> the part it proved: one signed part counts once
     prior = []
     for i, (src, name, part) in enumerate(m.parts):
-        if src == dice.SRC_HOST:
+        if src == dice.SRC_HOST and m.joint is not None:
+            _check_joint_part(m, i, name, part, lines, bad, signed, own)
+        elif src == dice.SRC_HOST:
             ps = []
             blob = m.proofs.get(i)
             if blob is not None:
@@ -411,6 +416,33 @@ def check_parts(m, proofs, own=None):
                 % (dice_proof.fingerprint(p["key"]), p["before"])
             )
     return lines, bad, signed
+
+
+def _check_joint_part(m, i, name, part, lines, bad, signed, own):
+    """``check_parts`` for part ``i`` of a match with another board: its host signed both
+    boards' commitments, side 0's first (``gammon.dice_proof.make_joint``), so the proof
+    journaled with it holds on either board."""
+    from gammon import dice_proof
+
+    side, other = m.joint
+    c0, c1 = (m.commitment, other) if side == 0 else (other, m.commitment)
+    blob = m.proofs.get(i)
+    if blob is None:
+        lines.append("part %d: host '%s': unproven: no proof in the journal" % (i + 1, name))
+        return
+    ok, why, fp = dice_proof.check_joint_packed(blob, c0, c1, part)
+    copied = [j for j in signed if m.parts[j][2] == part]
+    if ok and copied:
+        ok, why = False, "the same signed part as part %d: a copy proves nothing" % (copied[0] + 1)
+    key = "key %s%s" % (fp, " (this host's)" if fp == own else "") if fp else "its proof"
+    if ok:
+        signed[i] = fp
+        lines.append(
+            "part %d: host '%s', %s: signature holds (over both boards' commitments)" % (i + 1, name, key)
+        )
+    else:
+        bad.append("part %d (host '%s', %s): %s" % (i + 1, name, key, why))
+        lines.append("part %d: host '%s', %s: %s" % (i + 1, name, key, why))
 
 
 def _write_proofs(path, matches):

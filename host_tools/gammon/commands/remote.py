@@ -48,17 +48,18 @@ def from_journal(data, name):
     from bg import record
 
     side = ms = other = seed = None
-    parts, throws, received = [], [], []
+    parts, throws, received, proofs = [], [], [], []
     for kind, f in record.decode_stream(data):
         if kind == record.MATCH_START:
             if side is not None:
                 break  # the next match
             ms = f
-            parts, throws, received = [], [], []
+            parts, throws, received, proofs = [], [], [], []
         elif kind == record.JOINT_START:
             side, other = f[0], bytes(f[1])
         elif kind == record.SEED_PART and f[0] == SRC_HOST:
             parts.append(bytes(f[2]))
+            proofs.append(bytes(f[3]) if len(f) > 3 else b"")  # the host's packed proof
         elif kind == record.JOINT_SHARE:
             if f[0] != len(received):
                 raise UserError("%s: the share of throw %d out of order" % (name, f[0]))
@@ -76,12 +77,13 @@ def from_journal(data, name):
     if seed is None:
         raise UserError("%s: the match is not over: its board has not revealed its seed" % name)
     b = J.Board(bytes(ms[0]), bytes(ms[9]), seed, throws, None)
-    return side, b, other, parts, received
+    return side, b, other, parts, received, proofs
 
 
 def load(path):
-    """``(side, Board, other_commitment, parts, other_shares)`` of a joint transcript file, a
-    journal file, or a match of this host's library (id or unique prefix)."""
+    """``(side, Board, other_commitment, parts, other_shares, proofs)`` of a joint transcript
+    file, a journal file, or a match of this host's library (id or unique prefix). ``proofs``:
+    the packed proof journaled with each part (b"": none), None for a transcript."""
     from pathlib import Path
 
     p = Path(path)
@@ -115,7 +117,26 @@ def load(path):
     b = J.Board(
         _hex(obj, "match_id", path), _hex(obj, "commitment", path), _hex(obj, "seed", path), throws, shares
     )
-    return side, b, _hex(obj, "other_commitment", path), parts, received
+    return side, b, _hex(obj, "other_commitment", path), parts, received, None
+
+
+def _proof_lines(name, parts, proofs, commit0, commit1):
+    """``(lines, bad)``: whose key signed each part in one board's journal (``proofs``, packed,
+    b"" where it has none), and why a proof does not hold."""
+    from gammon import dice_proof
+
+    lines, bad = [], []
+    for i, (part, blob) in enumerate(zip(parts, proofs)):
+        who = "%s's journal, part %d (side %d's host)" % (name, i + 1, i)
+        if not blob:
+            lines.append("%s: unproven: no proof journaled with it" % who)
+            continue
+        ok, why, fp = dice_proof.check_joint_packed(blob, commit0, commit1, part)
+        if ok:
+            lines.append("%s: key %s's signature holds over both commitments" % (who, fp))
+        else:
+            bad.append("%s: %s" % (who, why))
+    return lines, bad
 
 
 def verify(a, b):
@@ -124,7 +145,7 @@ def verify(a, b):
         return False, "FAIL: both transcripts are of side %d's board" % a[0]
     if a[0] == 1:
         a, b = b, a
-    (_sa, ba, oa, pa, ra), (_sb, bb, ob, pb, rb) = a, b
+    (_sa, ba, oa, pa, ra, fa), (_sb, bb, ob, pb, rb, fb) = a, b
     # the shares each board really sent are those the other host received
     if ra is not None:
         bb.shares = ra
@@ -140,11 +161,20 @@ def verify(a, b):
         return False, "FAIL: the two boards hold different player seed parts"
     if len(pa) > 8 or any(len(p) != 16 for p in pa):
         return False, "FAIL: player seed parts are 16 bytes each, at most 8"
+    # each host signed its part over both commitments (gammon.dice_proof.make_joint): the
+    # same proof holds in either board's journal, one of another match or altered holds in none
+    lines = []
+    for name, parts, proofs in (("side 0's board", pa, fa), ("side 1's board", pb, fb)):
+        if proofs is not None:
+            more, bad = _proof_lines(name, parts, proofs, ba.commit, bb.commit)
+            if bad:
+                return False, "FAIL: a part's proof does not hold: " + "; ".join(bad)
+            lines += more
     m = SeedMixer()
     for p in pa:
         m.add(SRC_HOST, p)
     ok, _, msg = J.verify_joint(ba, bb, m.digest())
-    return ok, msg
+    return ok, "\n".join([msg] + ["  " + line for line in lines])  # (the verdict first)
 
 
 def cmd_verify(args):
@@ -189,7 +219,11 @@ def cmd_play(args):
 
     # this seat's state on disk: a host restarted mid-match goes on where it stopped
     state = SeatFile.for_room(args.room, seat)
-    p = remote_player(lambda: open_board(args), r, 1 - seat, sys.stdout, seat=state)
+    from gammon import dice_proof
+    from gammon.library import home
+
+    key = dice_proof.host_key(home())  # this host's part is signed, the other host's must be
+    p = remote_player(lambda: open_board(args), r, 1 - seat, sys.stdout, seat=state, dice_key=key)
     try:
         p.run(matches=args.matches)
     except KeyboardInterrupt:
@@ -229,12 +263,13 @@ CHECK_S = 1.0  # a second look at the board's copy this long after the last one
 RELAY_RETRY_S = 1.0  # the relay out of reach: asked again this often
 
 
-def remote_player(connect, relay, remote_side, out, say=None, seat=None):
+def remote_player(connect, relay, remote_side, out, say=None, seat=None, dice_key=None):
     """A ``gammon play`` Player whose brain is the other board's host (``RemoteBrain``) and
     which sends this board's own side's decisions to the relay as they are journaled.
     ``seat``: a ``gammon.remote.SeatFile`` (``gammon remote play``: on disk, so a restarted
     host goes on where it stopped: its numbers, the last remote one taken, the joint dice);
-    None: in memory."""
+    None: in memory. ``dice_key``: this host's dice key (``gammon.dice_proof``): its part is
+    signed and the other host's must be; None: unsigned parts."""
     from gammon.commands import play
     from gammon.remote import BoardDice, ClubError, RecordingFollow, RemoteBrain, SeatFile, match_hash
 
@@ -253,7 +288,7 @@ def remote_player(connect, relay, remote_side, out, say=None, seat=None):
             self.brain.last = self.seat.last
             self.brain.again = True
             # the joint dice (docs/remote.md): this board's side is the other one's
-            self.dice = BoardDice(1 - remote_side, self._send)
+            self.dice = BoardDice(1 - remote_side, self._send, key=dice_key)
             self.brain.referee.dice = self.dice
             self.dice_key = None
             self.relay_down = False  # said once while the relay is out of reach
