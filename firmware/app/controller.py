@@ -151,6 +151,13 @@ class Controller:
     # the computer opponent and coach (app.opponent), made on first use (``_opponent``)
     opp = None
     _acting = False  # the computer is deciding: its intents do not call it again
+    # A match between two boards (JOINT_START; bg.dice.joint, docs/remote.md): what only such
+    # a match sets, class defaults until then. The board's heap: a one-board match's instance
+    # keeps 47 attributes or fewer, one 47-slot dict instead of a 59-slot one (MicroPython
+    # grows a dict when it is full), and this class stays within its 59 slots (docs/memory.md).
+    joint_commit = None  # the other board's commitment
+    joint_other = None  # (k, share): the other board's share of throw k, taken
+    joint = None  # bg.dice.joint.JointDice, made when the player seed is fixed
 
     def __init__(self, settings, rules, dice_factory, new_match_id, unix_time=None, cap=6, recognizer=None):
         self.settings = settings  # the match's (a resumed match's from its MATCH_START)
@@ -158,9 +165,7 @@ class Controller:
         # (resumed from the journal) was played with
         self.config = settings
         self.rules = rules
-        self._dice_factory = dice_factory
-        self._new_match_id = new_match_id
-        self._unix_time = unix_time
+        self._env = (dice_factory, new_match_id, unix_time)  # one attribute, not three (heap)
         self.cap = cap
         self.outbox = []
         self.sensed = bytearray(NLOC)
@@ -210,12 +215,13 @@ class Controller:
         self.rolled = 0  # ticks of the last throw (dice animation)
         self._prev_phase = D.IDLE
         self.clock = D.Clock(self.settings.clock_s * 1000, self.settings.delay_s * 1000)
-        # a match between two boards (JOINT_START; bg.dice.joint, docs/remote.md)
         self.joint_side = -1  # the side this board plays, -1: a one-board match
-        self.joint_commit = None  # the other board's commitment
-        self.joint_other = None  # (k, share): the other board's share of throw k, taken
         self.joint_due = False  # a throw was asked for and waits for that share
-        self.joint = None  # bg.dice.joint.JointDice, made when the player seed is fixed
+        if self.joint_commit is not None or self.joint_other is not None or self.joint is not None:
+            # after a match between two boards: back to the class's one-board defaults
+            self.joint_commit = None
+            self.joint_other = None
+            self.joint = None
         if self.opp is not None:
             self.opp.new_match()  # its turn keys (``throws``) start over
 
@@ -305,8 +311,13 @@ class Controller:
                 if not self.mt.game_no:
                     self._start_match()
                 return self._opening_throw(side)
-            if ph == D.CHOICE and mine:
-                return self._reroll(side)
+            if ph == D.CHOICE and mine:  # house variant: the starter throws once more (and plays it)
+                if side != self.side:
+                    return False
+                d = self._throw(side)
+                assert d is not None  # (as in ``_opening_throw``)
+                self._emit(R.OPENING, (R.OPEN_HOUSE | R.OPEN_REROLL, (d[0], d[1])))
+                return True
             if ph == D.AWAIT_ROLL and mine and self.board_matches():
                 return self._roll()  # False: a two-board roll already asked for, waiting
             return False
@@ -340,7 +351,10 @@ class Controller:
             if arg not in (1, 2, 3):
                 raise ValueError("resign: 1 (single), 2 (gammon) or 3 (backgammon)")
             if (ph == D.AWAIT_ROLL or ph == D.MOVING) and mine:
-                self._offer_resign(side, arg)
+                self._prev_phase = self.phase
+                self.phase = D.RESIGNING
+                self.side = side
+                self.resign_value = arg
                 if side == self.settings.computer:
                     self._record_resign()  # a host's (the board's own computer never resigns)
             elif ph == D.RESIGNING and mine and not self._resign_recorded():
@@ -394,7 +408,12 @@ class Controller:
             if what == _I_COACH:
                 return self._opponent().coach(self)  # the coach: show (or hide) the best play
         if what == _I_END:
-            return self._end_session()
+            # money play has no natural end: the players end the session (both CUBE buttons
+            # held, app.presses) between games
+            if self.phase == D.GAME_OVER and not self.settings.length:
+                self._end_match(0 if self.mt.score[0] >= self.mt.score[1] else 1)
+                return True
+            return False
         if what < _I_NEXT or what > _I_END:
             raise ValueError("unknown intent %r" % (what,))
         return False
@@ -735,9 +754,10 @@ class Controller:
         """ROLL in IDLE: draw the dice seed and journal MATCH_START with its commitment at
         once, before any player entropy is taken: hosts may then contribute seeds
         (``contribute``) and button timing is mixed in until the opening throw."""
-        fair = self._dice_factory(self._new_match_id())
+        dice_factory, new_match_id, unix_time = self._env
+        fair = dice_factory(new_match_id())
         s = self.settings
-        t = self._unix_time() if self._unix_time else 0
+        t = unix_time() if unix_time else 0
         self._emit(
             R.MATCH_START,
             (
@@ -825,15 +845,6 @@ class Controller:
         assert a is not None  # want == 1
         self.throws -= 1  # the pair's record counts both throws
         self._emit(R.OPENING, (R.OPEN_HOUSE, (a[0], a[1], d[0], d[1])))
-        return True
-
-    def _reroll(self, side):
-        """House variant, CHOICE: the starter throws once more (and must play that throw)."""
-        if side != self.side:
-            return False
-        d = self._throw(side)
-        assert d is not None  # (as in ``_opening_throw``)
-        self._emit(R.OPENING, (R.OPEN_HOUSE | R.OPEN_REROLL, (d[0], d[1])))
         return True
 
     def _roll(self):
@@ -983,20 +994,6 @@ class Controller:
     def _record_resign(self):
         if not self._resign_recorded():
             self._emit(R.RESIGN, (self.side, self.resign_value))
-
-    def _offer_resign(self, side, value):
-        self._prev_phase = self.phase
-        self.phase = D.RESIGNING
-        self.side = side
-        self.resign_value = value
-
-    def _end_session(self):
-        """Money play has no natural end: the players end the session (both CUBE buttons
-        held, see app.main) between games."""
-        if self.phase == D.GAME_OVER and not self.settings.length:
-            self._end_match(0 if self.mt.score[0] >= self.mt.score[1] else 1)
-            return True
-        return False
 
     # Two boards, one match: throws from both boards' shares (bg.dice.joint, docs/remote.md).
 

@@ -292,3 +292,33 @@ def test_each_board_plays_the_other_side_as_a_host_decided_computer():
         exchange()
         exchange()
     assert _throws(a.j) == _throws(b.j) and told == 6
+
+
+def test_after_a_joint_match_the_next_is_one_boards_and_keeps_no_joint_state():
+    # what only a joint match sets is the class's defaults until a JOINT_START: a one-board
+    # match keeps 47 attributes or fewer, one 47-slot dict (the board's heap; docs/memory.md)
+    one = Side(0)
+    while one.c.phase == C.OPENING:
+        assert one.r.press(0, C.ROLL)
+    for _ in range(3):
+        one.r.play_turn()
+        assert one.r.press(one.c.side, C.ROLL) and one.c.phase == C.MOVING
+    assert one.c.joint_side == -1 and one.c.joint is None
+    assert "joint" not in one.c.__dict__ and "joint_commit" not in one.c.__dict__
+    assert len(one.c.__dict__) <= 47, len(one.c.__dict__)
+    a, b = _joined()
+    while a.c.phase == C.OPENING:
+        _throw(a, b)
+    _play(a, b)
+    side = a.c.side
+    assert a.r.press(side, C.CUBE, C.LONG) and a.r.press(1 - side, C.ROLL)
+    assert a.c.phase == C.MATCH_OVER and a.c.joint_side == 0 and a.c.joint is not None
+    assert a.r.press(0, C.ROLL) and a.c.phase == C.IDLE
+    assert a.c.joint_side == -1 and a.c.joint_commit is None and a.c.joint_other is None
+    assert not a.c.joint_due and a.c.joint is None
+    # the next match is one board's: its throws need no other board's share
+    a.r.set_start()
+    assert a.r.press(0, C.ROLL) and a.c.phase == C.OPENING
+    while a.c.phase == C.OPENING:
+        assert a.r.press(0, C.ROLL)
+    assert a.c.phase == C.MOVING and a.c.joint_share(a.c.throws - 1) is None

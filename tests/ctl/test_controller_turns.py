@@ -11,6 +11,7 @@ import ctl_helpers as H
 from app import controller as C
 from app import rules
 from bg import board as B
+from bg.dice.fairness import Fairness
 
 
 def test_idle_needs_the_start_position():
@@ -176,8 +177,13 @@ def test_resign_rejected_continues_the_turn():
 
 def test_auto_double_on_an_opening_tie():
     for seed in range(1, 60):
-        c = H.make(length=0, auto_doubles=1)
-        c._new_match_id = lambda s=seed: bytes([s]) * 8
+        c = C.Controller(
+            C.Settings(length=0, auto_doubles=1),
+            rules,
+            lambda mid: Fairness(mid, H.seed_for(mid)),
+            lambda s=seed: bytes([s]) * 8,  # match ids that vary the dice seed
+            lambda: 1767225600,
+        )
         r = H.Robot(c)
         r.set_start()
         r.press(0, C.ROLL)
