@@ -103,7 +103,7 @@ class App:
         self.trial = Trial(hw.clock, self._log, _restart, key=fw_key, reset=reset, close=self.recorder.close)
         self.beat = _nothing  # the supervisor's heartbeat, once it runs
         self.on_healthy = None  # called once at the first "all tasks alive" (app.supervisor)
-        self.power.bind(self.scanner, self._halt, self._resume, self.host.connected, self.host.advertise)
+        self.power.bind(self.scanner, self)
 
     def _log(self, m):
         self.log(m)  # looked up at each call: the console may be swapped (tests)
@@ -225,12 +225,12 @@ class App:
 
     # -- power (app.power) ---------------------------------------------------------------------------
 
-    def _halt(self):
+    def halt(self):
         """Critical battery: the journal closed before the brown-out, the game halted."""
         self.recorder.close()
         self.log("battery critical: journal closed, game halted until charged")
 
-    def _resume(self, now):
+    def resume(self, now):
         """The cell is charged again after a halt: store what waited, read the board again."""
         self.recorder.reopen()
         self.log("battery charged: game resumed")

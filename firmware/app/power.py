@@ -51,25 +51,23 @@ class Power:
         self._polled = None  # ticks of the last battery reading (None: read at the next tick)
         self.shown_at = None  # ticks of the gauge request, while the gauge shows
         self.scanner = None  # bound by ``bind``
-        self.advertise = None
+        self.app = None
 
     # -- wiring (app.main) ------------------------------------------------------------------------
-    def bind(self, scanner, on_halt, on_resume, connected=None, advertise=None):
+    def bind(self, scanner, app):
         """Apply the mode to ``scanner`` (its period; light sleep through ``nap``); call
-        ``on_halt()`` when the level becomes CRITICAL (the app closes the journal) and
-        ``on_resume(now)`` when a charged cell ends it; ``connected()`` says whether a host is
-        connected (no light sleep then); ``advertise(ms)`` sets the BLE advertising interval
-        (0: the transport's normal one; None: no BLE)."""
+        ``app.halt()`` (``app.main.App``) when the level becomes CRITICAL (the app closes the
+        journal) and ``app.resume(now)`` when a charged cell ends it; ``app.host`` (``HostSide``)
+        says whether a host is connected (``connected()``: no light sleep then) and sets the
+        BLE advertising interval (``advertise(ms)``; 0: the transport's normal one). The app
+        itself, not four bound methods: each is a heap object the board keeps (docs/memory.md)."""
         self.scanner = scanner
-        self.on_halt = on_halt
-        self.on_resume = on_resume
-        self.connected = connected
-        self.advertise = advertise
+        self.app = app
         scanner.nap = self._nap
 
     def _nap(self, ms):
-        c = self.connected
-        n = self.nap_ms(c is not None and c())
+        a = self.app
+        n = self.nap_ms(a is not None and a.host.connected())
         s = self.sleep
         if not n or s is None:
             return False
@@ -82,10 +80,13 @@ class Power:
         ch = self.tick(now)
         if ch:
             self._apply()
-            if self.halted and not was:
-                self.on_halt()
+            a = self.app
+            if a is None:
+                pass  # not bound (a test of the power logic alone)
+            elif self.halted and not was:
+                a.halt()
             elif was and not self.halted:
-                self.on_resume(now)
+                a.resume(now)
         return ch
 
     def input(self, now, gauge=False):
@@ -101,8 +102,9 @@ class Power:
         sc = self.scanner
         if sc is not None:
             sc.period_ms = self.scan_period_ms()
-        if self.advertise is not None:
-            self.advertise(self.adv_ms(0))  # 0: the transport's normal interval
+        a = self.app
+        if a is not None:
+            a.host.advertise(self.adv_ms(0))  # 0: the transport's normal interval
 
     # -- inputs -------------------------------------------------------------------------------
     def activity(self, now):
