@@ -368,7 +368,11 @@ class DiceExchange:
         return self.other_shares[-1] if kind == SHARE else None
 
     def transcript(self, own_seed):
-        return transcript(
+        """This board's joint transcript (``gammon.formats.joint_transcript``), both parts'
+        proofs in it as they came (b"": a part sent without one)."""
+        from gammon.formats import joint_transcript
+
+        return joint_transcript.to_dict(
             self.side,
             self.match_id,
             self.own_commit,
@@ -378,6 +382,7 @@ class DiceExchange:
             self.own_shares,
             self.throws,
             self.other_shares,
+            list(self.proofs),
         )
 
     def state(self):
@@ -827,25 +832,3 @@ def match_hash(records):
         if k in GAME_KINDS:
             h.update(record.encode(k, f))
     return h.hexdigest()
-
-
-FORMAT = "smartgammon-joint-v1"  # a joint transcript's format tag
-
-
-def transcript(side, match_id, commit, seed, other_commit, parts, shares, throws, other_shares=None):
-    """A joint transcript (dict) of one board: what its host writes after the match
-    (``other_shares``: the other board's shares as this host received them)."""
-    t = {
-        "format": FORMAT,
-        "side": side,
-        "match_id": match_id.hex(),
-        "commitment": commit.hex(),
-        "seed": seed.hex(),
-        "other_commitment": other_commit.hex(),
-        "parts": [p.hex() for p in parts],
-        "shares": [s.hex() for s in shares],
-        "throws": [list(t) for t in throws],
-    }
-    if other_shares is not None:
-        t["other_shares"] = [s.hex() for s in other_shares]
-    return t

@@ -212,6 +212,7 @@ def test_two_pages_play_a_game_by_drags_through_the_relay(servers, event, tmp_pa
             p.write_bytes(datas[i])
             paths.append(str(p))
         assert main(["remote", "verify", paths[0], paths[1]]) == 0
+        S.check_signed(boards, paths)  # both hosts' parts signed, both keys named in both journals
         for b in boards:
             assert not b.host.brain.referee.refused, b.host.brain.referee.refused
             # the page said whom it waited for while the other player was to play

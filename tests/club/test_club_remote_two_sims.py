@@ -4,7 +4,8 @@ link; one of them can be the board model), each board's host running ``remote_pl
 and at each board a robot player who plays its own side and moves the other side's checkers
 as the board's LEDs show them (the status line's plan). Each match is played to its end; both
 journals hold the same match (a hash over every game record compared), the same throws from
-both boards' shares, and ``gammon remote verify`` passes on the two journals."""
+both boards' shares, and ``gammon remote verify`` passes on the two journals, each naming the key of each
+host that signed its part (each host has its dice key, as ``gammon remote play``)."""
 
 import os
 import time
@@ -21,8 +22,8 @@ BOARD_HEAP = os.environ.get("GAMMON_E2E_HEAP", "88k")
 
 def _match(servers, event, tmp_path, monkeypatch, **kw):
     """One match (``tools.sim.remote_match.play``), then what both boards must agree on: the
-    same match in both journals, ``gammon remote verify`` passes on them, neither host's referee
-    refused a move."""
+    same match in both journals, ``gammon remote verify`` passes on them and each proves both
+    hosts' signed parts (``remote_match.check_signed``), neither host's referee refused a move."""
     boards, datas = remote_match.play(servers, event, tmp_path, monkeypatch, **kw)
     hashes = [remote_match.game_hash(d) for d in datas]
     assert hashes[0] == hashes[1]
@@ -32,6 +33,7 @@ def _match(servers, event, tmp_path, monkeypatch, **kw):
         p.write_bytes(datas[i])
         paths.append(str(p))
     assert main(["remote", "verify", paths[0], paths[1]]) == 0
+    remote_match.check_signed(boards, paths)
     for b in boards:
         assert not b.host.brain.referee.refused, b.host.brain.referee.refused
     return boards, datas

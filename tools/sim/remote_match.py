@@ -23,8 +23,8 @@ from pathlib import Path
 from bg import board as B
 from bg import engine as movegen
 from bg import record
+from gammon import dice_proof, remote
 from gammon import link as L
-from gammon import remote
 from gammon.commands import remote as remote_cmd
 
 from tools.sim import demo, server
@@ -136,6 +136,10 @@ class Board:
         self.done = False
         self.doubled = set()  # games this board's player doubled in
         self.host = None
+        # this host's dice key, in its own library directory, made on first use (as ``gammon
+        # remote play`` does): its part is signed, and the other host's must be
+        self.dice_key = dice_proof.host_key(tmp_path / ("host%d" % side))
+        self.fingerprint = dice_proof.fingerprint(dice_proof.public_key(self.dice_key))
 
     def start(self):
         self.sim.start()
@@ -144,7 +148,7 @@ class Board:
             time.sleep(0.05)
         pair_with_buttons(self.sim, self.address, "player%d" % self.side)
         self.host = remote_cmd.remote_player(
-            lambda: L.connect(self.address), self.relay, 1 - self.side, self.out
+            lambda: L.connect(self.address), self.relay, 1 - self.side, self.out, dice_key=self.dice_key
         )
         self.robot = demo.Player(self.sim, random.Random(11 + self.side))
 
@@ -267,6 +271,32 @@ def game_hash(data):
         ):
             h.update(repr((k, f)).encode())
     return h.hexdigest()
+
+
+def check_signed(boards, paths):
+    """Both boards' journals (files ``paths``, side 0's first) prove both hosts' parts: ``gammon
+    remote verify`` names each host's key in each journal, and ``gammon verify``'s reading of
+    each journal alone (``check_parts``) finds both proofs holding, by those keys. Returns
+    remote verify's message; AssertionError (what was read) otherwise."""
+    from gammon.commands import dice as dice_cmd
+
+    fps = [b.fingerprint for b in boards]
+    assert fps[0] != fps[1]
+    ok, msg = remote_cmd.verify(remote_cmd.load(paths[0]), remote_cmd.load(paths[1]))
+    for board in (0, 1):
+        for i in (0, 1):
+            line = "side %d's board's journal, part %d (side %d's host): key %s's signature holds" % (
+                board,
+                i + 1,
+                i,
+                fps[i],
+            )
+            assert ok and line in msg, msg
+    for path in paths:
+        (m,) = dice_cmd.matches_from_journal(Path(path).read_bytes(), path)
+        lines, bad, signed = dice_cmd.check_parts(m, [])
+        assert not bad and signed == {0: fps[0], 1: fps[1]}, lines + bad
+    return msg
 
 
 def play(

@@ -8,20 +8,15 @@
     gammon remote verify MATCH THEIRS.m          # ... or journals: a journal file, or a match
                                                  # of this host's library (id, prefix)
 
-A joint transcript (one per board, written by its host after the match) is JSON::
-
-    {"format": "smartgammon-joint-v1", "side": 0, "match_id": HEX, "commitment": HEX,
-     "seed": HEX, "other_commitment": HEX, "parts": [HEX, HEX], "shares": [HEX...],
-     "throws": [[d1, d2]...], "other_shares": [HEX...]}
-
-``other_commitment`` is the other board's commitment as this host received it before any
-player seed part was sent; ``parts`` the two hosts' player seed parts, side 0's first;
-``other_shares`` (optional) the other board's shares as this host received them: ``verify``
-checks those, so a board whose transcript claims other shares than it sent is still named.
-A board's journal of a match with another board holds the same: its commitment
-(``MATCH_START``), the other board's (``JOINT_START``), both parts (``SEED_PART``), every
-throw, the other board's shares as it took them (``JOINT_SHARE``) and its seed
-(``SEED_REVEAL``); its own shares are re-derived from the seed.
+A joint transcript (one per board, ``gammon.formats.joint_transcript``) holds one board's
+commitment, seed, shares and throws, the other board's commitment and shares as its host
+received them, both hosts' parts and the proof that came with each (its host's key and
+signature over both commitments). A board's journal of a match with another board holds the
+same: its commitment (``MATCH_START``), the other board's (``JOINT_START``), both parts with
+their proofs (``SEED_PART``), every throw, the other board's shares as it took them
+(``JOINT_SHARE``) and its seed (``SEED_REVEAL``); its own shares are re-derived from the seed.
+``verify`` names the key that signed each part in each transcript or journal (a part without
+a proof there: *unproven*) and fails a proof that does not hold.
 ``verify`` exits 0 (PASS), 1 (FAIL: named), 2 (bad input).
 """
 
@@ -32,14 +27,8 @@ from bg.dice import SRC_HOST, SeedMixer
 from bg.dice import joint as J
 
 from gammon.errors import UserError
-from gammon.remote import FORMAT, transcript  # noqa: F401 - transcript: the format's writer
-
-
-def _hex(obj, key, name):
-    try:
-        return bytes.fromhex(obj[key])
-    except (KeyError, TypeError, ValueError):
-        raise UserError("%s: %s is missing or not hex" % (name, key)) from None
+from gammon.formats import joint_transcript
+from gammon.formats.joint_transcript import to_dict as transcript  # noqa: F401 - the writer, by its old name
 
 
 def from_journal(data, name):
@@ -77,13 +66,14 @@ def from_journal(data, name):
     if seed is None:
         raise UserError("%s: the match is not over: its board has not revealed its seed" % name)
     b = J.Board(bytes(ms[0]), bytes(ms[9]), seed, throws, None)
-    return side, b, other, parts, received, proofs
+    return side, b, other, parts, received, proofs, "journal"
 
 
 def load(path):
-    """``(side, Board, other_commitment, parts, other_shares, proofs)`` of a joint transcript
-    file, a journal file, or a match of this host's library (id or unique prefix). ``proofs``:
-    the packed proof journaled with each part (b"": none), None for a transcript."""
+    """``(side, Board, other_commitment, parts, other_shares, proofs, what)`` of a joint
+    transcript file, a journal file, or a match of this host's library (id or unique prefix).
+    ``proofs``: the packed proof that came with each part (b"": none); ``what``: "journal" or
+    "transcript", for verify's words."""
     from pathlib import Path
 
     p = Path(path)
@@ -100,39 +90,31 @@ def load(path):
         if not raw.lstrip().startswith(b"{"):
             return from_journal(raw, path)
         obj = json.loads(raw.decode("utf-8"))
-    except (OSError, ValueError) as e:
+    except (OSError, ValueError, RecursionError) as e:
         raise UserError("%s: not a readable joint transcript (%s)" % (path, e)) from None
-    if not isinstance(obj, dict) or obj.get("format") != FORMAT:
-        raise UserError("%s: not a joint transcript (format %s)" % (path, FORMAT))
-    side = obj.get("side")
-    if side not in (0, 1) or isinstance(side, bool):
-        raise UserError("%s: side must be 0 or 1" % path)
-    try:
-        throws = [tuple(int(x) for x in t) for t in obj["throws"]]
-        shares = [bytes.fromhex(s) for s in obj["shares"]] if "shares" in obj else None
-        parts = [bytes.fromhex(p) for p in obj["parts"]]
-        received = [bytes.fromhex(s) for s in obj["other_shares"]] if "other_shares" in obj else None
-    except (KeyError, TypeError, ValueError):
-        raise UserError("%s: throws, shares or parts are malformed" % path) from None
-    b = J.Board(
-        _hex(obj, "match_id", path), _hex(obj, "commitment", path), _hex(obj, "seed", path), throws, shares
-    )
-    return side, b, _hex(obj, "other_commitment", path), parts, received, None
+    return joint_transcript.parse(obj, path) + ("transcript",)
 
 
-def _proof_lines(name, parts, proofs, commit0, commit1):
-    """``(lines, bad)``: whose key signed each part in one board's journal (``proofs``, packed,
-    b"" where it has none), and why a proof does not hold."""
+def _proof_lines(name, what, parts, proofs, commit0, commit1):
+    """``(lines, bad)``: whose key signed each part in one board's journal or transcript
+    (``what``; ``proofs``, packed, b"" where it has none), and why a proof does not hold."""
     from gammon import dice_proof
 
     lines, bad = [], []
+    signed = {}  # signature -> the part it proved: one signed part counts once
     for i, (part, blob) in enumerate(zip(parts, proofs)):
-        who = "%s's journal, part %d (side %d's host)" % (name, i + 1, i)
+        who = "%s's %s, part %d (side %d's host)" % (name, what, i + 1, i)
         if not blob:
-            lines.append("%s: unproven: no proof journaled with it" % who)
+            lines.append(
+                "%s: unproven: no proof %s with it" % (who, "journaled" if what == "journal" else "kept")
+            )
             continue
         ok, why, fp = dice_proof.check_joint_packed(blob, commit0, commit1, part)
+        sig = bytes(blob[-64:])
+        if ok and sig in signed:
+            ok, why = False, "the same signed part as part %d: a copy proves nothing" % (signed[sig] + 1)
         if ok:
+            signed[sig] = i
             lines.append("%s: key %s's signature holds over both commitments" % (who, fp))
         else:
             bad.append("%s: %s" % (who, why))
@@ -140,12 +122,12 @@ def _proof_lines(name, parts, proofs, commit0, commit1):
 
 
 def verify(a, b):
-    """``(ok, message)`` over two loaded transcripts (``load``), in either order."""
+    """``(ok, message)`` over two loaded transcripts or journals (``load``), in either order."""
     if a[0] == b[0]:
         return False, "FAIL: both transcripts are of side %d's board" % a[0]
     if a[0] == 1:
         a, b = b, a
-    (_sa, ba, oa, pa, ra, fa), (_sb, bb, ob, pb, rb, fb) = a, b
+    (_sa, ba, oa, pa, ra, fa, wa), (_sb, bb, ob, pb, rb, fb, wb) = a, b
     # the shares each board really sent are those the other host received
     if ra is not None:
         bb.shares = ra
@@ -162,14 +144,14 @@ def verify(a, b):
     if len(pa) > 8 or any(len(p) != 16 for p in pa):
         return False, "FAIL: player seed parts are 16 bytes each, at most 8"
     # each host signed its part over both commitments (gammon.dice_proof.make_joint): the
-    # same proof holds in either board's journal, one of another match or altered holds in none
+    # same proof holds in either board's journal or transcript, one of another match or
+    # altered holds in none
     lines = []
-    for name, parts, proofs in (("side 0's board", pa, fa), ("side 1's board", pb, fb)):
-        if proofs is not None:
-            more, bad = _proof_lines(name, parts, proofs, ba.commit, bb.commit)
-            if bad:
-                return False, "FAIL: a part's proof does not hold: " + "; ".join(bad)
-            lines += more
+    for name, what, parts, proofs in (("side 0's board", wa, pa, fa), ("side 1's board", wb, pb, fb)):
+        more, bad = _proof_lines(name, what, parts, proofs, ba.commit, bb.commit)
+        if bad:
+            return False, "FAIL: a part's proof does not hold: " + "; ".join(bad)
+        lines += more
     m = SeedMixer()
     for p in pa:
         m.add(SRC_HOST, p)

@@ -2,7 +2,9 @@
 eXtreme Gammon and GNU Backgammon), ``sgf`` (GNU Backgammon), ``json`` (docs/export-json.md),
 ``svg`` (board diagrams) and ``ids`` (gnubg Position ID / Match ID and XGID of every position).
 
-Each module has ``export(match, **options) -> str`` (``svg`` also writes folders)."""
+Each module has ``export(match, **options) -> str`` (``svg`` also writes folders).
+``joint_transcript`` is not an export: it is the dice of a match between two boards as one
+board's host holds them (``gammon remote verify``)."""
 
 from gammon.errors import UserError
 
