@@ -235,13 +235,12 @@ class Session:
             self.last_seq = full
         elif fr.mac is not None:
             return self._error(P.E_AUTH, t, fr.seq)
-        h = _HANDLERS.get(t)
-        if h is None:
+        if not (P.REQ_INFO <= t <= P.REQ_JOINT or P.REQ_LIST <= t <= P.REQ_CRASH_LOG):
             return self._error(P.E_TYPE, t, fr.seq)
-        if h[2] and self.mac_in is None:
+        if t > P.REQ_AUTH_PROOF and self.mac_in is None:  # all but INFO, pairing and login
             return self._error(P.E_AUTH, t, fr.seq)
         try:
-            _handler(h)(self, fr)
+            _handler(t)(self, fr)
             if t == P.REQ_AUTH_PROOF and self.mac_in is not None:
                 _forget("auth")  # logged in: the pre-login requests are not needed until the next
                 _forget("crypto")  # (the session keeps bg.link.mac)
@@ -257,33 +256,30 @@ class Session:
             self._error(P.E_PAYLOAD, t, fr.seq, 0, "rejected")
 
 
-# type -> (module, function name, needs authentication). The handler modules are imported on
-# first use, so a board that is never paired does not pay for them.
-_HANDLERS = {
-    P.REQ_INFO: (5, "answer", False),  # bg.link.info: kept while a host is connected
-    P.REQ_PAIR_START: (0, "pair_start", False),
-    P.REQ_PAIR_CONFIRM: (0, "pair_confirm", False),
-    P.REQ_AUTH_START: (0, "auth_start", False),
-    P.REQ_AUTH_PROOF: (0, "auth_proof", False),
-    P.REQ_LIST: (1, "list_matches", True),
-    P.REQ_FETCH: (1, "fetch", True),
-    P.REQ_ACK: (1, "ack", True),
-    P.REQ_CANCEL: (1, "cancel", True),
-    P.REQ_DELETE: (1, "delete", True),
-    P.REQ_WATCH: (1, "watch", True),
-    P.REQ_REVEAL: (1, "reveal", True),
-    P.REQ_SET_CLOCK: (1, "set_clock", True),
-    P.REQ_RENAME: (1, "rename", True),
-    P.REQ_UNPAIR: (1, "unpair", True),
-    P.REQ_HOSTS: (1, "hosts", True),
-    P.REQ_PLAYER_SEED: (1, "player_seed", True),
-    P.REQ_FW_BEGIN: (2, "begin", True),  # a paired host only; the bundle's signature regardless
-    P.REQ_FW_CHUNK: (2, "chunk", True),
-    P.REQ_FW_COMMIT: (2, "commit", True),
-    P.REQ_CRASH_LOG: (1, "crash_log", True),
-    P.REQ_DECIDE: (3, "decide", True),  # bg.link.decide: gammon play's only
-    P.REQ_JOINT: (4, "joint", True),  # bg.link.joint: gammon remote play's only
-}
+# The handlers' names by request type, REQ_INFO..REQ_JOINT (0x01-0x07) and REQ_LIST..REQ_CRASH_LOG
+# (0x10-0x1F), in the order of their numbers (``_handler`` finds the module): two tuples of
+# strings are constants in flash, where a dict of the 23 types cost ~0.3 kB of the board's heap.
+# The handler modules are imported on first use, so a board that is never paired does not pay
+# for them.
+_FIRST = ("answer", "pair_start", "pair_confirm", "auth_start", "auth_proof", "decide", "joint")
+_AUTHED = (
+    "list_matches",
+    "fetch",
+    "ack",
+    "cancel",
+    "delete",
+    "watch",
+    "reveal",
+    "set_clock",
+    "rename",
+    "unpair",
+    "hosts",
+    "player_seed",
+    "begin",  # bg.link.fwupdate: a paired host only; the bundle's signature regardless
+    "chunk",
+    "commit",
+    "crash_log",
+)
 
 
 def _forget(name):
@@ -301,17 +297,23 @@ def _forget(name):
             pass
 
 
-def _handler(h):
-    if h[0] == 0:
-        from bg.link import auth as mod
-    elif h[0] == 2:
-        from bg.link import fwupdate as mod
-    elif h[0] == 3:
-        from bg.link import decide as mod
-    elif h[0] == 4:
-        from bg.link import joint as mod
-    elif h[0] == 5:
-        from bg.link import info as mod
+def _handler(t):
+    """The function answering request type ``t`` (one of ``handle``'s known types), its module
+    imported now."""
+    if t >= P.REQ_LIST:
+        if P.REQ_FW_BEGIN <= t <= P.REQ_FW_COMMIT:
+            from bg.link import fwupdate as mod
+        else:
+            from bg.link import requests as mod
+        name = _AUTHED[t - P.REQ_LIST]
     else:
-        from bg.link import requests as mod
-    return getattr(mod, h[1])
+        if t == P.REQ_INFO:
+            from bg.link import info as mod  # kept while a host is connected
+        elif t == P.REQ_DECIDE:
+            from bg.link import decide as mod  # gammon play's only
+        elif t == P.REQ_JOINT:
+            from bg.link import joint as mod  # gammon remote play's only
+        else:
+            from bg.link import auth as mod
+        name = _FIRST[t - P.REQ_INFO]
+    return getattr(mod, name)
