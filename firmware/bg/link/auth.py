@@ -136,11 +136,10 @@ def auth_proof(s, fr):
     s.fail_at = None
     s.proving_at = None
     s.host_id = a[0]
-    s.key = key
     s.last_seq = 0
     # The reply is MAC'd with the new session key, so it proves the board knows it too.
     # One key both ways (the direction byte is in every tag): one Mac object, 240 B on the
-    # 32-bit board model, serves both.
-    s.mac_in = s.mac_out = Mac(skey)
+    # 32-bit board model, serves both (``Session.mac_in``).
+    s.mac_in = Mac(skey)
     s.seq_out = 0
     s._reply(P.RSP | P.REQ_AUTH_PROOF, board_proof)

@@ -27,13 +27,16 @@ class Session:
     next frame to send (responses, then events, then transfer data within the credits) or
     None. A frame that fails any check is answered by an ERROR frame and changes nothing."""
 
+    # Defaults read from the class until a session sets its own: MicroPython's instance dict
+    # of 17 names has 17 slots, of 18-23 names 23 (48 B more per connection on the board model).
+    small = P.MAX_PAYLOAD  # the chunks' cap: halved when the heap cannot hold a frame
+    expired = False  # unauthenticated too long: the link drops the connection
+
     def __init__(self, board, mtu=23):
         self.board = board
         self.dec = P.Decoder()
         self.mtu = mtu
-        self.small = P.MAX_PAYLOAD  # the chunks' cap: halved when the heap cannot hold a frame
         self.out = []
-        self.dropped = 0
         self.seq_out = 0
         self.events = []
         self.lost = 0
@@ -41,7 +44,6 @@ class Session:
         self.xfer = None  # [match_id, pos, end, credits]
         self.auth = None  # (host_id, host_nonce, board_nonce) between AUTH_START and AUTH_PROOF
         self.opened = board.clock.ticks_ms()  # unauthenticated since (Board.poll drops it later)
-        self.expired = False
         self.fails = 0  # failed proofs on this connection (its own back-off)
         self.fail_at = None  # ticks of the last one, cleared once its wait is served
         self.proving_at = None  # ticks of an AUTH_START naming a paired host (``claimed``)
@@ -86,9 +88,7 @@ class Session:
 
     def _logout(self):
         self.host_id = None
-        self.key = None
-        self.mac_in = None
-        self.mac_out = None
+        self.mac_in = None  # the login's one Mac, both directions (the direction byte is in every tag)
         self.last_seq = 0
         self.watching = False
         self.xfer = None
@@ -98,7 +98,7 @@ class Session:
         """End the login (revocation). A logged-in host is told why first, in a frame still
         MAC'd with the session key (after this the board can no longer sign anything, and the
         host refuses unsigned frames): ERROR E_AUTH with ``why``."""
-        if self.mac_out is not None and why:
+        if self.mac_in is not None and why:
             self._error(P.E_AUTH, 0, 0, 0, why)
         self._logout()
 
@@ -131,19 +131,18 @@ class Session:
 
     # -- output
     def _send(self, ftype, payload, flags=0):
-        if self.mac_out is None:
+        if self.mac_in is None:
             self.seq_out = (self.seq_out + 1) & 0xFFFF
         elif self.seq_out >= P.SEQ_MAX:  # 2^32 frames: this session key signs no more
             self._logout()
             self.seq_out = 1
         else:
             self.seq_out += 1  # 32-bit: the header carries the low half, the MAC the epoch
-        return P.encode_frame(ftype, self.seq_out, payload, flags, self.mac_out, b"B")
+        return P.encode_frame(ftype, self.seq_out, payload, flags, self.mac_in, b"B")
 
     def _reply(self, ftype, payload, flags=0):
         if len(self.out) >= P.OUT_QUEUE:
-            self.dropped += 1
-            return
+            return  # (the host times out and asks again)
         self.out.append(self._send(ftype, payload, flags))
 
     def _error(self, code, req_type=0, req_seq=0, retry_ms=0, msg=None):
@@ -153,7 +152,7 @@ class Session:
         """The next frame (bytes) to transmit, or None when there is nothing to send."""
         if self.out:
             return self.out.pop(0)
-        if self.lost and self.mac_out is not None:
+        if self.lost and self.mac_in is not None:
             n, self.lost = self.lost, 0
             return self._send(P.EVENT, bytes([P.EV_LOST]) + struct.pack("<I", n))
         if self.events:
