@@ -514,7 +514,9 @@ class Controller:
         rules are ``bg.match.Fold.apply``'s (ValueError, nothing changed, when the action
         breaks them); what follows is the controller's phase."""
         if k == R.MATCH_START:
-            self.settings = D.Settings.from_record(f)
+            s = D.Settings.from_record(f)
+            # a match played as the device is set shares its settings (one object less kept)
+            self.settings = self.config if s.__dict__ == self.config.__dict__ else s
             self._new_match_state()
         mt = self.mt
         mt.apply(k, f)

@@ -28,6 +28,20 @@ def test_idle_needs_the_start_position():
     assert c.outbox[0][1][9] == c.fair.commitment and c.outbox[0][1][10] == b""
 
 
+def test_a_match_played_as_the_device_is_set_shares_its_settings():
+    # the board's heap: one Settings object, not a copy of the device's kept for each match
+    c = H.make(length=3, jacoby=True)
+    r = H.Robot(c)
+    r.set_start()
+    assert r.press(0, C.ROLL) and c.phase == C.OPENING
+    assert c.settings is c.config and c.settings.length == 3 and c.settings.jacoby
+    # a journaled match under other settings keeps its own; the device's stay as they are
+    d = H.make(length=5)
+    d.apply(*c.outbox[0])
+    assert d.settings is not d.config and d.settings.length == 3 and d.settings.jacoby
+    assert d.config.length == 5 and not d.config.jacoby
+
+
 def test_opening_records_match_game_and_throw():
     c, r = H.started()
     ks = H.kinds(c)
