@@ -91,5 +91,20 @@ def test_absurd_battery_values_stay_in_their_fields():
     assert d["battery"] == (0xFFFF, 300 & 0xFF, 0xFF) and d["name"] == "K"
 
 
+def test_the_info_code_is_dropped_once_answered_and_answers_again():
+    """``bg.link.info`` is imported for an INFO and dropped once it is answered on MicroPython
+    (its 0.2 kB of function objects are not kept while a host sits logged in,
+    docs/memory.md); the next INFO imports it again and is answered the same."""
+    import sys
+
+    b, s, h, _ = paired_session()
+    for _ in range(2):
+        _, p = one(s, h, h.request(P.REQ_INFO), P.RSP | P.REQ_INFO)
+        assert I.decode(p)["name"] == "Kitchen"
+        kept = "bg.link.info" in sys.modules
+        assert kept == (sys.implementation.name != "micropython")
+        assert kept == hasattr(P, "info")
+
+
 if not roomy(120000, 90000):
     skip_all(globals())

@@ -240,7 +240,9 @@ class Session:
             return self._error(P.E_AUTH, t, fr.seq)
         try:
             _handler(t)(self, fr)
-            if t == P.REQ_AUTH_PROOF and self.mac_in is not None:
+            if t == P.REQ_INFO:
+                _forget("info")  # asked once a connection: 192 B kept at rest otherwise
+            elif t == P.REQ_AUTH_PROOF and self.mac_in is not None:
                 _forget("auth")  # logged in: the pre-login requests are not needed until the next
                 _forget("crypto")  # (the session keeps bg.link.mac)
         except ValueError as e:
@@ -283,17 +285,20 @@ _AUTHED = (
 
 def _forget(name):
     """Drop a link module that is needed only now and then (``auth`` and ``crypto``: pairing
-    and login, once per connection; dropped after a login and when a connection ends) from
-    ``sys.modules`` and the package, so the collector takes its function objects back (~2 kB
-    on the 32-bit board model, docs/memory.md); the next use imports it again from flash.
-    MicroPython only: CPython has the memory, and tests may patch it."""
+    and login, once per connection, dropped after a login and when a connection ends;
+    ``info``: INFO, dropped once answered) from ``sys.modules`` and the package, so the
+    collector takes its function objects back (~2 kB on the 32-bit board model,
+    docs/memory.md); the next use imports it again from flash. MicroPython only: CPython has
+    the memory, and tests may patch it."""
     import sys
 
     if sys.implementation.name == "micropython" and sys.modules.pop("bg.link." + name, None) is not None:
-        try:
-            delattr(sys.modules["bg.link"], name)
-        except (KeyError, AttributeError):
-            pass
+        pkg = sys.modules["bg.link"]
+        if name in pkg.__dict__:
+            # None first: MicroPython's map keeps a deleted name's value in its slot, where the
+            # collector still finds it
+            setattr(pkg, name, None)
+            delattr(pkg, name)
 
 
 def _handler(t):
@@ -307,7 +312,7 @@ def _handler(t):
         name = _AUTHED[t - P.REQ_LIST]
     else:
         if t == P.REQ_INFO:
-            from bg.link import info as mod  # kept while a host is connected
+            from bg.link import info as mod
         elif t == P.REQ_DECIDE:
             from bg.link import decide as mod  # gammon play's only
         elif t == P.REQ_JOINT:
