@@ -20,6 +20,11 @@ or -- on a host that gave a part -- a part under another host's name follows its
 board has not revealed the seed, the match is not over; nothing failed, nothing can be checked
 yet). Before that it says in
 words who could have chosen the dice.
+
+One board's journal of a match between two boards (a ``JOINT_START``): each throw is rebuilt from
+this board's share and the other board's share as journaled (``JOINT_SHARE``), and verify says
+what one journal cannot prove (the other board's shares are its seed's); ``--other-match-id`` and
+``--other-seed`` check them too once the other board revealed its seed (docs/dice.md section 9).
 """
 
 import json
@@ -54,6 +59,7 @@ class Match:
         self.order_error = None  # why the record order proves nothing (verify FAILs)
         self.from_json = False  # a JSON transcript: a player seed, no record order
         self.joint = None  # a match with another board (JOINT_START): (side, its commitment)
+        self.other_shares = []  # the other board's share of each throw, as taken (JOINT_SHARE)
 
     def add_part(self, source, name, part, proof=b""):
         if proof:
@@ -252,6 +258,15 @@ def matches_from_journal(data, source):
             cur.board_seed = bytes(f[0])
         elif kind == record.JOINT_START:
             cur.joint = (f[0], bytes(f[1]))
+        elif kind == record.JOINT_SHARE:
+            # the board takes each share once, in throw order: any other order is no journal of it
+            k = len(cur.other_shares)
+            if f[0] != k and cur.order_error is None:
+                cur.order_error = "the other board's share of throw %d comes before that of throw %d" % (
+                    f[0],
+                    k,
+                )
+            cur.other_shares.append(bytes(f[1]))
     if not out:
         raise UserError("%s: no match in this file (%s)" % (source, dec.error or "no MATCH_START record"))
     if dec.status != record.OK:
@@ -445,6 +460,103 @@ def _check_joint_part(m, i, name, part, lines, bad, signed, own):
         lines.append("part %d: host '%s', %s: %s" % (i + 1, name, key, why))
 
 
+def verify_joint_journal(m, seed, other=None):
+    """``(ok, index, message, notes)``: the throws of ``m``, one board's journal of a match with
+    another board, from that journal alone. Throw ``k`` is this board's share (from ``seed``, its
+    revealed seed, checked against its commitment) and the other board's share of ``k`` as
+    journaled (``JOINT_SHARE``), combined by ``bg.dice.joint.combine`` (the board's own rule).
+    ``other``: the other board's ``(match id, seed)`` once it revealed them (not in this
+    journal): its shares are then checked against its commitment (``JOINT_START``) too.
+    ``notes``: in words what this check proves and what it cannot."""
+    from bg.dice import joint as J
+
+    side, theirs = m.joint
+    c0, c1 = (m.commitment, theirs) if side == 0 else (theirs, m.commitment)
+    notes = []
+    try:
+        jid = J.joint_id(c0, c1)
+    except ValueError as e:
+        return False, -1, "FAIL: " + str(e), notes
+    if dice.commitment(m.match_id, seed) != m.commitment:
+        return False, -1, "FAIL: this board's revealed seed does not match its commitment", notes
+    mine = J.Share(jid, side, seed, m.player_seed)
+    gen = None
+    if other is not None:
+        if dice.commitment(other[0], other[1]) != theirs:
+            return (
+                False,
+                -1,
+                "FAIL: the other board's revealed seed does not match its commitment (JOINT_START)",
+                notes,
+            )
+        gen = J.Share(jid, 1 - side, other[1], m.player_seed)
+    got = m.other_shares
+    out = bytearray(2)
+    for k, r in enumerate(m.throws):
+        if k >= len(got):
+            return False, k, "FAIL: throw %d: the journal holds no share of the other board for it" % k, notes
+        if len(got[k]) != J.SHARE_LEN:
+            return (
+                False,
+                k,
+                "FAIL: throw %d: the other board's share is not %d bytes" % (k, J.SHARE_LEN),
+                notes,
+            )
+        if gen is not None and gen.share(k) != got[k]:
+            return (
+                False,
+                k,
+                "FAIL: throw %d: the other board's share is not the one its seed gives" % k,
+                notes,
+            )
+        s = mine.share(k)
+        if side == 0:
+            J.combine(s, got[k], out)
+        else:
+            J.combine(got[k], s, out)
+        if tuple(r) != (out[0], out[1]):
+            return (
+                False,
+                k,
+                "FAIL: throw %d recorded %s, this board's share and the other's give %d-%d"
+                % (k, "-".join(str(x) for x in r), out[0], out[1]),
+                notes,
+            )
+    if len(got) > len(m.throws) + 1:
+        # the board takes a share only for the throw due: one taken before its throw was
+        # journaled (a cut mid-throw) is the most there can be
+        n = len(m.throws)
+        return (
+            False,
+            n,
+            "FAIL: the journal holds the other board's shares of %d throws, %d thrown" % (len(got), n),
+            notes,
+        )
+    notes.append(
+        "this board's seed matches its commitment; every throw is its share and the other board's "
+        "share as journaled (JOINT_SHARE), the other board's commitment %s (JOINT_START)" % theirs.hex()
+    )
+    if gen is not None:
+        notes.append(
+            "every share the other board sent is the one its committed seed gives: neither board "
+            "could have chosen these dice"
+        )
+    else:
+        notes.append(
+            "the other board's seed is not in this journal: one journal alone cannot show that these "
+            "shares are the ones its committed seed gives, nor that the other board sent them (a "
+            "board could journal shares of its own making); give --other-match-id and --other-seed "
+            "once the other board revealed them, or run gammon remote verify with both journals"
+        )
+    return (
+        True,
+        -1,
+        "PASS: all %d throws match (this board's share and the other board's share as journaled)"
+        % len(m.throws),
+        notes,
+    )
+
+
 def _write_proofs(path, matches):
     from gammon import dice_proof
 
@@ -458,6 +570,34 @@ def _write_proofs(path, matches):
     except OSError as e:
         raise UserError("cannot write %s (%s)" % (path, e.strerror or e)) from None
     print("%d proof(s) of this host's parts written to %s" % (len(out), path))
+
+
+def _derive(m, seed, other):
+    """``(ok, index, message, notes)`` of the throws of ``m`` from the revealed ``seed``: a match
+    with another board by both boards' shares, any other by this board's seed alone."""
+    if m.joint is not None:
+        return verify_joint_journal(m, seed, other)
+    if other is not None:
+        raise UserError(
+            "match %s is one board's: --other-seed and --other-match-id are for a match between two boards"
+            % m.match_id.hex()
+        )
+    return dice.verify_transcript(m.match_id, m.commitment, seed, m.player_seed, m.throws) + ([],)
+
+
+def _other_reveal(args):
+    """The other board's ``(match id, seed)`` of a match between two boards, or None."""
+    mid, seed = getattr(args, "other_match_id", None), getattr(args, "other_seed", None)
+    if mid is None and seed is None:
+        return None
+    if mid is None or seed is None:
+        raise UserError(
+            "--other-seed and --other-match-id go together (the other board's commitment covers both)"
+        )
+    return (
+        _hex(mid, dice.MATCH_ID_LEN, "--other-match-id", "argument"),
+        _hex(seed, dice.BOARD_SEED_LEN, "--other-seed", "argument"),
+    )
 
 
 def cmd_verify(args):
@@ -491,6 +631,7 @@ def cmd_verify(args):
     own = dice_proof.own_fingerprint(home())
     if getattr(args, "write_proofs", None):
         _write_proofs(args.write_proofs, matches)
+    other = _other_reveal(args)
     failed = waiting = False
     for m in matches:
         name = "match %s" % m.match_id.hex()
@@ -519,7 +660,7 @@ def cmd_verify(args):
             continue
         if m.order_error:
             if seed is not None:  # still derived, for the record: it proves nothing here
-                ok, _, msg = dice.verify_transcript(m.match_id, m.commitment, seed, m.player_seed, m.throws)
+                ok, _, msg = _derive(m, seed, other)[:3]
                 print("  derivation alone: " + msg.split(": ", 1)[-1])
             print("FAIL: the record order proves nothing: " + m.order_error)
             failed = True
@@ -561,7 +702,9 @@ def cmd_verify(args):
             )
             waiting = True
             continue
-        ok, idx, msg = dice.verify_transcript(m.match_id, m.commitment, seed, m.player_seed, m.throws)
+        ok, idx, msg, notes = _derive(m, seed, other)
+        for line in notes:
+            print("  " + line)
         print(msg)
         failed = failed or not ok
     return FAIL if failed else NOT_YET if waiting else PASS
@@ -715,6 +858,13 @@ def register(sub):
         "(id, unique prefix of 4+ hex digits, or #N from 'gammon list')",
     )
     p.add_argument("--seed", metavar="HEX", help="the revealed board seed, if the file does not hold it")
+    p.add_argument(
+        "--other-seed",
+        metavar="HEX",
+        help="a match between two boards: the other board's revealed seed (not in this board's "
+        "journal); its shares are then checked against its commitment (with --other-match-id)",
+    )
+    p.add_argument("--other-match-id", metavar="HEX", help="the other board's match id (with --other-seed)")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--player-seed", metavar="TEXT", help="check the board used the phrase you typed")
     g.add_argument("--player-seed-hex", metavar="HEX", help="check the board used this 16-byte player seed")
