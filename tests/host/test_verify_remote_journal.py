@@ -191,3 +191,23 @@ def test_its_own_seed_not_matching_its_commitment_fails(tmp_path, capsys, match)
 
     code, out, _ = _run(capsys, _write(tmp_path, match[0], change))
     assert code == 1 and "FAIL" in out and "commitment" in out, out
+
+
+def test_shares_beyond_the_next_throw_fail(tmp_path, capsys, match):
+    n = len(_shares(match[0]))
+
+    def extra(count):
+        def change(k, f):
+            if k == record.SEED_REVEAL:
+                return None
+            return k, f
+
+        j = [r for r in match[0] if change(*r) is not None]
+        j += [(record.JOINT_SHARE, (n + i, bytes([i + 1]) * 32)) for i in range(count)]
+        return j + [r for r in match[0] if r[0] == record.SEED_REVEAL]
+
+    # one share taken before its throw was journaled (a power cut mid-throw): still the journal
+    code, out, _ = _run(capsys, _write(tmp_path, extra(1)))
+    assert code == 0, out
+    code, out, _ = _run(capsys, _write(tmp_path, extra(2)))
+    assert code == 1 and "FAIL: the journal holds the other board's shares of %d throws" % (n + 2) in out, out
