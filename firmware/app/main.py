@@ -11,7 +11,7 @@ nothing itself; each role is its own module:
   runs, then ``leds.show()``;
 - **clock** -- the match clock's tick, and ``app.power``'s (idle mode, the battery: a critical
   level closes the journal and halts the game until the cell is charged);
-- **link** -- ``app.host_side.HostSide``: ``app.link.Wiring`` on every transport this board has,
+- **link** -- ``app.host_side.HostSide``: ``app.wiring.Wiring`` on every transport this board has,
   and what a host may ask of the match;
 - **supervisor** -- ``app.supervisor`` (wired by ``app.watch``): feeds the hardware watchdog
   only while the tasks above beat; a dead or hung task resets the board, which comes back into
@@ -105,7 +105,7 @@ class App:
         self.trial = Trial(hw.clock, self._log, _restart, key=fw_key, reset=reset, close=self.recorder.close)
         self.beat = _nothing  # the supervisor's heartbeat, once it runs
         self.on_healthy = None  # called once at the first "all tasks alive" (app.supervisor)
-        self.power.bind(self.scanner, self)
+        self.power.bind(self)
 
     def _log(self, m):
         self.log(m)  # looked up at each call: the console may be swapped (tests)

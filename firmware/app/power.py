@@ -50,20 +50,19 @@ class Power:
         self._last = now  # ticks of the last activity
         self._polled = None  # ticks of the last battery reading (None: read at the next tick)
         self.shown_at = None  # ticks of the gauge request, while the gauge shows
-        self.scanner = None  # bound by ``bind``
-        self.app = None
+        self.app = None  # bound by ``bind``
 
     # -- wiring (app.main) ------------------------------------------------------------------------
-    def bind(self, scanner, app):
-        """Apply the mode to ``scanner`` (its period; light sleep through ``nap``); call
+    def bind(self, app):
+        """Apply the mode to ``app.scanner`` (its period; light sleep through ``nap``); call
         ``app.halt()`` (``app.main.App``) when the level becomes CRITICAL (the app closes the
         journal) and ``app.resume(now)`` when a charged cell ends it; ``app.host`` (``HostSide``)
         says whether a host is connected (``connected()``: no light sleep then) and sets the
         BLE advertising interval (``advertise(ms)``; 0: the transport's normal one). The app
-        itself, not four bound methods: each is a heap object the board keeps (docs/memory.md)."""
-        self.scanner = scanner
+        itself, not four bound methods (a heap object each) nor its scanner too: 17 attributes,
+        a 17-slot dict (docs/memory.md)."""
         self.app = app
-        scanner.nap = self._nap
+        app.scanner.nap = self._nap
 
     def _nap(self, ms):
         a = self.app
@@ -99,11 +98,9 @@ class Power:
         return gauge or self.halted
 
     def _apply(self):
-        sc = self.scanner
-        if sc is not None:
-            sc.period_ms = self.scan_period_ms()
         a = self.app
         if a is not None:
+            a.scanner.period_ms = self.scan_period_ms()
             a.host.advertise(self.adv_ms(0))  # 0: the transport's normal interval
 
     # -- inputs -------------------------------------------------------------------------------

@@ -33,6 +33,9 @@ def test_idle_mode_slows_the_scan_and_a_moved_checker_ends_it():
     _turn(app, r)
     assert not app.power.idle and app.scanner.period_ms == fast
     assert not app.scanner.nap(5) and hw.naps == 1
+    # the board's heap: the power state binds the app, not its parts one by one (17 attributes
+    # or fewer: one 17-slot dict; docs/memory.md)
+    assert len(app.power.__dict__) <= 17, len(app.power.__dict__)
 
 
 def test_the_gauge_gesture_shows_the_battery_and_reaches_no_game():
