@@ -1,4 +1,4 @@
-"""The board's side of the host link: ``app.link.Wiring`` made on first need, and what a host
+"""The board's side of the host link: ``app.wiring.Wiring`` made on first need, and what a host
 may ask of the match through it -- DECIDE for the board's computer (``gammon play``), JOINT for
 a match with another board (``gammon remote play``), PLAYER_SEED (a host's dice part), the
 pairing value on the LEDs; and the link's part in idle mode (``app.power``).
@@ -44,11 +44,11 @@ class HostSide:
         self.link_port = 0  # simulator: the link on a local TCP port
         self.ble = None  # True/False; None: when the bluetooth module exists
         self.serial = None  # True/False; None: on the USB serial port without BLE
-        self.wiring = None  # app.link.Wiring, made when a transport is wanted
+        self.wiring = None  # app.wiring.Wiring, made when a transport is wanted
 
     def links(self, ble=None, serial=None):
         """Which link transports to run besides ``link_port``: each True, False or None
-        ("auto": see ``app.link.Wiring``)."""
+        ("auto": see ``app.wiring.Wiring``)."""
         self.ble = ble
         self.serial = serial
 
@@ -59,7 +59,7 @@ class HostSide:
         return w.hub if w is not None else None
 
     def coroutines(self):
-        """The host link's coroutines (docs/protocol.md), maybe none: ``app.link.Wiring`` over
+        """The host link's coroutines (docs/protocol.md), maybe none: ``app.wiring.Wiring`` over
         the journal on every transport wanted."""
         wanted = self.link_port or self.ble is not False or self.serial
         if self.app.recorder.journal is None or not wanted:
@@ -69,7 +69,7 @@ class HostSide:
     def make_wiring(self):
         if self.wiring is None:
             room_for_modules(_MODULES)
-            from app.link import Wiring
+            from app.wiring import Wiring
 
             app = self.app
             self.wiring = Wiring(

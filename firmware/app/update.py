@@ -196,7 +196,8 @@ def _receiver(root, key):
 
 
 def _wiring(hw, log, updater):
-    from app.link import Hub, Wiring
+    from app.link import Hub
+    from app.wiring import Wiring
 
     class ModeWiring(Wiring):
         # the link's hub without the journal: sessions, pairing keys (JournalStore's files:

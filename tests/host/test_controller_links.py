@@ -1,4 +1,4 @@
-"""``app.host_side.HostSide.coroutines`` (``app.link.Wiring``): which link transports the board
+"""``app.host_side.HostSide.coroutines`` (``app.wiring.Wiring``): which link transports the board
 serves (docs/controller.md):
 the simulator's socket, BLE when the radio exists, and the USB serial link behind its flag
 ("auto": on when there is no BLE). Runs the real ``App`` on CPython with a small stand-in

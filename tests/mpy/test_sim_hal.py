@@ -86,7 +86,7 @@ def test_storage_littlefs_image_survives_a_remount():
 
 
 def _board_id(image, mount):
-    """The link's board id as the simulator's app builds it (``app.link.Wiring.make_hub``)."""
+    """The link's board id as the simulator's app builds it (``app.wiring.Wiring.make_hub``)."""
     from bg.journal import Journal
     from bg.link.journal import JournalStore
 
