@@ -9,7 +9,6 @@ tests check what they hold (tests/club/test_club_remote_two_sims.py) and ``make 
 each play from its confirm on one board to the other board's LEDs (tools/bench/remote.py).
 """
 
-import hashlib
 import io
 import os
 import random
@@ -255,22 +254,9 @@ class Board:
 
 
 def game_hash(data):
-    """The match itself: every game record (not the board's own ids, seeds and shares)."""
-    h = hashlib.sha256()
-    for k, f in record.decode_stream(data):
-        if k in (
-            record.GAME_START,
-            record.OPENING,
-            record.ROLL,
-            record.PLAY,
-            record.DOUBLE,
-            record.TAKE,
-            record.DROP,
-            record.GAME_END,
-            record.MATCH_END,
-        ):
-            h.update(repr((k, f)).encode())
-    return h.hexdigest()
+    """The match itself (a journal's bytes): every game record, not the board's own ids, seeds
+    and shares -- the hash both hosts print at the end (gammon.remote.match_hash)."""
+    return remote.match_hash(record.decode_stream(data))
 
 
 def check_signed(boards, paths):
