@@ -53,6 +53,8 @@ def test_either_boards_honest_journal_passes_alone(tmp_path, capsys, match, side
     code, out, err = _run(capsys, _write(tmp_path, match[side]))
     assert code == 0, out + err
     assert "PASS" in out and "other board's share as journaled" in out, out
+    # who could have chosen the dice: two boards' shares, not one board's seed and the hosts'
+    assert "dice chosen by: two boards:" in out and "neither board could have chosen" in out, out
     # both hosts' parts proved by their keys, as gammon remote verify names them
     fps = [dice_proof.fingerprint(dice_proof.public_key(k)) for k in PP.KEYS]
     for i in (0, 1):

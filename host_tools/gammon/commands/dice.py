@@ -97,6 +97,15 @@ class Match:
     def contributions(self):
         """In words, who could have chosen these dice."""
         hosts = self.hosts()
+        if self.joint is not None and not self.order_error:
+            # two boards: each throw is both boards' shares, each fixed by a seed committed to
+            # before the other's commitment and any host part were known (docs/dice.md, 9)
+            given = " and the hosts' parts (%s)" % _names(hosts) if hosts else ""
+            return (
+                "two boards: every throw combines this board's share and the other board's%s, each "
+                "board committed to its seed before any of them was known: neither board could have "
+                "chosen these dice alone" % given
+            )
         if hosts and not self.order_error:
             last = "host '%s'" % hosts[-1]
             given = "%s gave the last input" % last
