@@ -41,11 +41,13 @@ def _match(servers, event, tmp_path, monkeypatch, **kw):
 
 def test_two_simulated_boards_play_one_match_with_the_same_dice(servers, event, tmp_path, monkeypatch):
     """A 1-point match, with a power cut on each board, each mid-exchange: white's board just
-    took black's share of a throw (its throw journaled or not yet); black's board just threw
-    for white, whose play has not come yet (a board that decided for the remote side itself
-    until its host is back would play another match than white's). Both resume from their
-    journals and end with the same match."""
-    cuts = (PowerCut("JOINT_SHARE", 8), PowerCut("ROLL 0", 5))
+    took black's share of black's throw after white's fourth play (that throw shown or not
+    yet); black's board just threw for white, whose play has not come yet (a board that decided
+    for the remote side itself until its host is back would play another match than white's).
+    Both resume from their journals and end with the same match. (A cut on a board between its
+    own player's throw and play is not here: the watcher cannot stop the robot from moving the
+    checkers for a throw shown a moment before the cut.)"""
+    cuts = (PowerCut("JOINT_SHARE", 4, after="PLAY 0"), PowerCut("ROLL 0", 5))
     relay = RelayCut(14)
     boards, datas = _match(servers, event, tmp_path, monkeypatch, cuts=cuts, relay_cut=relay)
     assert [c.done for c in cuts] == [1, 1] and relay.done == 1
@@ -56,18 +58,24 @@ def test_two_simulated_boards_play_one_match_with_the_same_dice(servers, event, 
 
 class PowerCut:
     """A power cut on a board: its firmware killed the moment its console shows the ``nth``
-    line starting with ``what``, then started again on the same flash image."""
+    line starting with ``what`` (with ``after``: only such a line right after one starting with
+    ``after``), then started again on the same flash image."""
 
-    def __init__(self, what, nth):
+    def __init__(self, what, nth, after=None):
         self.what = what
         self.nth = nth
+        self.after = after
         self.done = 0
 
     def watch(self, board, stop):
         seen = n = 0
+        prev = ""
         while not stop.is_set():
             lines, seen = board.sim.log_since(seen)
-            n += sum(1 for x in lines if x.startswith(self.what))
+            for x in lines:
+                if x.startswith(self.what) and (self.after is None or prev.startswith(self.after)):
+                    n += 1
+                prev = x
             if n >= self.nth:
                 board.sim.restart("power-on")
                 self.done += 1

@@ -68,9 +68,12 @@ def _count(sim, text):
 
 
 def _back_to_game(sim):
-    # the host gone: update mode gives way to the game by itself (bg.update.boot.MODE_IDLE_MS)
+    # the host gone: update mode gives way to the game by itself (bg.update.boot.MODE_IDLE_MS);
+    # the console says so a moment before the restart: wait for the game's boot too, or a host
+    # that connects at once still meets update mode
     said = lambda: _count(sim, "update mode: no host, back to the game") == 1  # noqa: E731
     assert _wait(said, 30), [x for x in sim.log if "fw" in x or "sim" in x or "link" in x]
+    assert _wait(lambda: not sim.heaps[-1][1], 30), sim.log[-20:]
 
 
 def _setup(tmp_path, monkeypatch):

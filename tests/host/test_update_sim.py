@@ -211,10 +211,16 @@ def test_update_end_to_end_resume_reboot_confirm_and_rollback(tmp_path, monkeypa
             time.sleep(0.05)
         with _connect(address) as c:
             assert c.info()["firmware"] == "update mode"
+            resets = len(sim.resets)
             assert fwupdate.send(c.call, blob, stop_at=half) is None  # the connection drops here
         end = time.monotonic() + 20  # the host gone: update mode gives way to the game
-        while not any("no host, back to the game" in x for x in sim.log) and time.monotonic() < end:
+        # (its restart counted too: the console says so a moment before, and _update counts the
+        # restarts from here)
+        while time.monotonic() < end and not (
+            any("no host, back to the game" in x for x in sim.log) and len(sim.resets) > resets
+        ):
             time.sleep(0.05)
+        assert len(sim.resets) == resets + 1, sim.log[-20:]
         capsys.readouterr()
         assert _update(sim, good) == 0
         out = capsys.readouterr().out
