@@ -119,6 +119,80 @@ def test_decoder_feed_reports_partial_take_when_full():
     assert d.feed(data, took) == P.MAX_FRAME
 
 
+def test_decoder_holds_no_buffer_at_rest():
+    # a session's decoder between requests keeps no bytes (docs/memory.md): whole frames,
+    # noise alone, a bad frame and a reset all leave it empty
+    d = P.Decoder()
+    assert d.buf is None
+    for data in (
+        P.encode_frame(P.REQ_INFO, 1, b"abc") + P.encode_frame(P.REQ_LIST, 2, b""),
+        b"noise only",
+        bytes([P.SYNC, 1, 0, 0, 0, 0xFF, 0xFF]),
+    ):
+        d.feed(data)
+        while d.next() is not None:
+            pass
+        assert d.buf is None and d.pending() == 0, data
+    d.feed(P.encode_frame(P.REQ_INFO, 3, b"x" * 40)[:20])
+    assert d.next() is None and d.pending() == 20
+    d.reset()
+    assert d.buf is None and d.pending() == 0
+
+
+def test_decoder_split_frame_one_buffer_of_its_length():
+    # a frame over many small reads (BLE packets of MTU - 3 = 20 bytes): once its header is
+    # in, one buffer the frame's size holds it; no read is lost or taken twice
+    frame = P.encode_frame(P.REQ_FETCH, 9, bytes(range(200)) * 2 + b"end")
+    d = P.Decoder()
+    sizes = []
+    for i in range(0, len(frame), 20):
+        assert d.feed(frame[i : i + 20]) == len(frame[i : i + 20])
+        sizes.append(len(d.buf) if d.buf is not None else None)
+        r = d.next()
+        if i + 20 < len(frame):
+            assert r is None
+    assert r is not None and r[1].payload == bytes(range(200)) * 2 + b"end"
+    assert d.buf is None
+    assert set(sizes[:-1]) == {len(frame)}, sizes
+
+
+def test_decoder_keeps_a_partial_frame_after_whole_ones():
+    a = P.encode_frame(P.REQ_INFO, 1, b"first")
+    b = P.encode_frame(P.REQ_LIST, 2, b"second" * 30)
+    d = P.Decoder()
+    d.feed(a + b[:11])
+    t, fr = d.next()
+    assert t == P.REQ_INFO and fr.payload == b"first"
+    assert d.next() is None and d.pending() == 11
+    # the rest, then noise and another whole frame in one read
+    d.feed(b[11:] + b"zz" + a)
+    got = []
+    r = d.next()
+    while r is not None:
+        got.append(r[1].payload)
+        r = d.next()
+    assert got == [b"second" * 30, b"first"] and d.buf is None
+
+
+def test_two_streams_interleaved_stay_apart():
+    # two connections' partial frames, fed in turns: each decoder assembles its own stream
+    fa = [P.encode_frame(P.REQ_INFO, i, b"a" * (10 * i)) for i in range(1, 5)]
+    fb = [P.encode_frame(P.REQ_HOSTS, i, b"b" * (7 * i)) for i in range(1, 5)]
+    sa, sb = b"".join(fa), b"".join(fb)
+    da, db = P.Decoder(), P.Decoder()
+    ga, gb = [], []
+    for i in range(0, max(len(sa), len(sb)), 13):
+        for d, s, g in ((da, sa, ga), (db, sb, gb)):
+            d.feed(s[i : i + 13])
+            r = d.next()
+            while r is not None:
+                g.append((r[0], r[1].payload))
+                r = d.next()
+    assert ga == [(P.REQ_INFO, b"a" * (10 * i)) for i in range(1, 5)]
+    assert gb == [(P.REQ_HOSTS, b"b" * (7 * i)) for i in range(1, 5)]
+    assert da.buf is None and db.buf is None
+
+
 def test_check_name():
     assert P.check_name(b"Kitchen") == "Kitchen"
     assert P.check_name("Küche".encode()) == "Küche"

@@ -250,16 +250,23 @@ class Decoder:
     when more bytes are needed. Bytes before a sync byte are skipped (counted in ``noise``).
     After a bad length, flags or CRC the parser drops the sync byte and rescans, so a valid
     frame hidden behind garbage is still found.
+
+    The pending bytes live in a buffer made when bytes arrive and dropped once all of them
+    are parsed: between a host's requests a session keeps none (a ``MAX_FRAME`` buffer held
+    for every connection cost 560 B of the board's heap, docs/memory.md). Each stream has its
+    own decoder, so no stream's leftover bytes meet another's. A frame split over several
+    reads is assembled in one buffer sized for the whole frame once its header is in.
     """
 
     def __init__(self):
-        self.buf = bytearray(MAX_FRAME)
+        self.buf = None  # bytearray while bytes are pending, else None
         self.start = 0
         self.end = 0
         self.noise = 0
 
     def reset(self):
         """Forget a partial frame (the link calls this after an idle timeout)."""
+        self.buf = None
         self.start = self.end = 0
 
     def pending(self):
@@ -267,25 +274,46 @@ class Decoder:
 
     def feed(self, data, off=0):
         """Buffer bytes from ``data[off:]``; returns how many were taken (fewer than offered
-        only when the buffer is full: call ``next()`` until None, then feed the rest)."""
+        only when ``MAX_FRAME`` bytes would be pending: call ``next()`` until None, then feed
+        the rest)."""
+        s, e = self.start, self.end
+        k = e - s
         n = len(data) - off
-        if self.start and self.end + n > MAX_FRAME:
-            k = self.end - self.start
-            self.buf[0:k] = self.buf[self.start : self.end]
-            self.start, self.end = 0, k
-        room = MAX_FRAME - self.end
-        if n > room:
-            n = room
-        if n > 0:
-            self.buf[self.end : self.end + n] = data[off : off + n]
-            self.end += n
-        return n if n > 0 else 0
+        if n > MAX_FRAME - k:
+            n = MAX_FRAME - k
+        if n <= 0:
+            return 0
+        buf = self.buf
+        if buf is None or e + n > len(buf):
+            want = k + n
+            # a frame in flight: room for all of it at once, not one more buffer per read
+            if k >= HEADER:
+                f = _frame_len(buf, s)
+            elif not k and n >= HEADER:
+                f = _frame_len(data, off)
+            else:
+                f = 0
+            if f > want:
+                want = f
+            if buf is not None and len(buf) >= want:
+                buf[0:k] = buf[s:e]  # room enough once the parsed bytes are gone
+            else:
+                new = bytearray(want)
+                if k:
+                    new[0:k] = buf[s:e]
+                self.buf = buf = new
+            self.start, self.end = s, e = 0, k
+        buf[e : e + n] = data[off : off + n]
+        self.end = e + n
+        return n
 
     def next(self):
         buf = self.buf
         while True:
             s, e = self.start, self.end
             if s == e:
+                self.buf = None  # all parsed: nothing held between requests
+                self.start = self.end = 0
                 return None
             if buf[s] != SYNC:
                 i = s + 1
@@ -320,14 +348,24 @@ class Decoder:
                 mac,
                 bytes(buf[s + 1 : s + HEADER]),
             )
-            self.start = s + total
-            if self.start == self.end:
+            self.start = s = s + total
+            if s == e:
+                self.buf = None
                 self.start = self.end = 0
             return fr.type, fr
 
     def _drop(self, code):
         self.start += 1
         return BAD, code
+
+
+def _frame_len(b, i):
+    """The length of the frame whose header starts at ``b[i]`` (``HEADER`` bytes there), at
+    most ``MAX_FRAME``; 0 when ``b[i]`` is no sync byte (``Decoder.next`` skips it)."""
+    if b[i] != SYNC:
+        return 0
+    n = HEADER + (b[i + 5] | (b[i + 6] << 8)) + CRC_LEN + (MAC_LEN if b[i + 2] & FLAG_MAC else 0)
+    return n if n < MAX_FRAME else MAX_FRAME
 
 
 def error_payload(code, req_type=0, req_seq=0, retry_ms=0, msg=None):
