@@ -5,15 +5,17 @@ come from a tiny local generator, never from the dice stream, and the animation 
 settles on the real faces -- even when it is cancelled -- so what the players see last is
 what was thrown.
 
-It drives any *display* with a ``dice(a, b, colour, dim)`` method; :class:`FuncDisplay` makes
-one of a plain callable ``show_dice(a, b, dim)``. The board's is ``app.view.View.show_dice``:
-the pips themselves are ``bg.leds``' (``DIE_FACES``, in the board's pip order), the one table
-of which LEDs a face lights.
+It calls ``show(a, b, dim)`` for each frame; the board's is ``app.presses.Presses``' frame,
+which hands it to ``app.view.View.show_dice``: the pips themselves are ``bg.leds``'
+(``DIE_FACES``, in the board's pip order), the one table of which LEDs a face lights.
+
+Nothing of it stays between throws: ``app.presses`` imports this module for a throw and
+forgets it at once (its task holds what it needs until it settles; docs/memory.md).
 
 Example::
 
-    anim = DiceAnimator(FuncDisplay(lambda a, b, dim: print(a, b, dim)))
-    anim.start(6, 3, (255, 160, 0))          # returns at once; the task runs ~0.4 s
+    t = start(lambda a, b, dim: print(a, b, dim), 6, 3)   # returns at once; the task runs ~0.5 s
+    t = start(show, 2, 1, t)                              # a new throw replaces it
 """
 
 import asyncio
@@ -33,18 +35,8 @@ async def _sleep_ms(ms):
         await asyncio.sleep(ms / 1000)
 
 
-class FuncDisplay:
-    """Adapter for a callable ``show_dice(a, b, dim)``."""
-
-    def __init__(self, show_dice):
-        self._show = show_dice
-
-    def dice(self, a, b, colour, dim):
-        self._show(a, b, dim)
-
-
-async def roll_animation(display, d1, d2, colour=(255, 255, 255), frames=_FRAMES, frame_ms=_FRAME_MS):
-    """Tumble for ``frames`` dim frames, then show ``d1``-``d2`` at full colour.
+async def roll_animation(show, d1, d2, frames=_FRAMES, frame_ms=_FRAME_MS):
+    """Tumble for ``frames`` dim frames, then show ``d1``-``d2`` (``show(a, b, dim)``).
 
     Cosmetic only: the tumbling faces come from a local LCG seeded by the result (never
     the dice stream), each frame differs from the previous one so the dice visibly move,
@@ -60,40 +52,16 @@ async def roll_animation(display, d1, d2, colour=(255, 255, 255), frames=_FRAMES
             x = (x * 75 + 74) % 65537
             a = (a + x % 5) % 6 + 1  # +1..+5: never the same face twice in a row
             b = (b + (x >> 8) % 5) % 6 + 1
-            display.dice(a, b, colour, True)
+            show(a, b, True)
             await _sleep_ms(frame_ms + i * _SLOWDOWN_MS)
     finally:
-        display.dice(d1, d2, colour, False)
+        show(d1, d2, False)
 
 
-class DiceAnimator:
-    """Runs at most one roll animation at a time as an asyncio task; ``start()`` returns
-    at once (the controller keeps handling buttons and sensors meanwhile)."""
-
-    def __init__(self, display, frames=_FRAMES, frame_ms=_FRAME_MS):
-        self.display = display
-        self.frames = frames
-        self.frame_ms = frame_ms
-        self.task = None
-
-    def start(self, d1, d2, colour=(255, 255, 255)):
-        self.cancel()
-        self.task = asyncio.create_task(
-            roll_animation(self.display, d1, d2, colour, self.frames, self.frame_ms)
-        )
-        return self.task
-
-    def cancel(self):
-        t = self.task
-        self.task = None
-        if t is not None and not t.done():
-            t.cancel()
-
-    def show(self, d1, d2, colour=(255, 255, 255)):
-        """Show faces at once, no animation (after a power cut, when resuming a turn)."""
-        self.cancel()
-        self.display.dice(d1, d2, colour, False)
-
-    def clear(self):
-        self.cancel()
-        self.display.dice(0, 0, (0, 0, 0), False)
+def start(show, d1, d2, last=None, frames=_FRAMES, frame_ms=_FRAME_MS):
+    """The animation as an asyncio task, returned at once (the board keeps handling buttons
+    and sensors meanwhile). ``last``: the previous throw's task, cancelled first (it settles
+    on its own throw at once; this one's frames follow)."""
+    if last is not None:
+        last.cancel()  # (a finished task ignores it)
+    return asyncio.create_task(roll_animation(show, d1, d2, frames, frame_ms))

@@ -193,8 +193,6 @@ class App:
     async def run(self):
         booted = watch.boot_log(self.hw, self.log)  # the crash log: first, before anything stays
         self.boot()
-        if self.presses.animate:
-            self.presses.prepare()
         # the supervisor's first "all tasks alive" confirms a new firmware on trial (app.update)
         healthy = self.on_healthy or self.trial.healthy
         sup = watch.start(self, booted, healthy)  # the watchdog armed

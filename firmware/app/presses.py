@@ -3,8 +3,9 @@ press to the controller as ``Controller.button``'s table says, the battery gauge
 pairing confirmation and window, ending a money session, unpairing every host; and the roll
 animation a throw starts (cosmetic: without heap for it the dice just appear).
 
-Allocation: a press allocates nothing but the records it journals; the animation is made once,
-at boot, before the heap fragments.
+Allocation: a press allocates nothing but the records it journals; a throw's animation its
+task (``app.dice_anim``, imported for the throw and forgotten at once: between throws nothing
+of it is kept; docs/memory.md).
 """
 
 from app import ctl_defs as D
@@ -19,7 +20,7 @@ class Presses:
     def __init__(self, app):
         self.app = app
         self.animate = True  # the roll animation (needs the asyncio loop running)
-        self.anim = None
+        self.anim = None  # the animation's task while it runs (``app.dice_anim``)
 
     def press(self, i, kind, now):
         """Button ``i`` pressed (``PRESS``) or held (``LONG``)."""
@@ -85,28 +86,24 @@ class Presses:
         app.log("link: every host unpaired" if hub is not None else "link: none (nothing to unpair)")
         app.wake.set()
 
-    def prepare(self):
-        """Load the roll animation at boot, before the heap fragments (the link needs it too)."""
-        try:
-            from app.dice_anim import DiceAnimator, FuncDisplay
-
-            self.anim = DiceAnimator(FuncDisplay(self._frame))
-        except (ImportError, MemoryError) as e:
-            self.animate = False
-            self.app.log("roll animation off: %r" % (e,))
-
     def _animate(self):
-        a = self.anim
-        if a is None:
-            self.prepare()
-            a = self.anim
-            if a is None:
-                return
+        """The roll animation of the throw on the dice (``app.dice_anim``): its module is
+        forgotten at once, its task holds what it needs until it settles (``_frame``)."""
+        d = self.app.ctl.dice
         try:
-            a.start(self.app.ctl.dice[0], self.app.ctl.dice[1])
+            from app import dice_anim
+
+            self.anim = dice_anim.start(self._frame, d[0], d[1], self.anim)
         except MemoryError:
+            self.anim = None  # cosmetic: the dice just appear
             self.app.view.anim = None
+        D.forget("app.dice_anim")
 
     def _frame(self, a, b, dim):
+        if not dim:
+            # settled: its task goes (a replaced one's last frame comes after the next task
+            # began; that one then runs on unheld and still ends last: the throws' frames are
+            # equally long)
+            self.anim = None
         self.app.view.show_dice(a, b, dim)
         self.app.wake.set()
