@@ -9,8 +9,8 @@ in-memory relay, as tests/host/test_remote_play_restart.py."""
 
 import ctl_helpers as H
 import pytest
+import remote_helpers as RH
 import test_controller_joint as T
-import test_remote_play_restart as PR
 from app import controller as C
 from app import opponent as O
 from gammon import remote
@@ -31,29 +31,19 @@ def _power_cut(client, side):
 def _to_remote_play(tmp_path):
     """Both hosts through the opening; then the player on roll plays and the other board
     shows that play on its LEDs. Returns the boards, the players and the receiving side."""
-    relay = PR.RS.Relay()
-    ba, bb = PR.Board(0), PR.Board(1)
-    paths = (tmp_path / "r-0.json", tmp_path / "r-1.json")
-    pa, _ = PR._player(ba, relay, 0, paths[0])
-    pb, _ = PR._player(bb, relay, 1, paths[1])
-    PR._run((pa, pb))
+    o = RH.Opened(tmp_path)
+    relay, (ba, bb), (pa, pb), paths = o.relay, o.boards, o.players, o.paths
     sa, sb = ba.board, bb.board
-    for _ in range(12):  # the opening (ties throw again)
-        if sa.c.phase != C.OPENING:
-            break
-        for s in (sa, sb):
-            s.r.press(s.c.joint_side, C.ROLL)
-        PR._run((pa, pb))
     for _ in range(4):  # a turn with a play to show (a dance shows nothing)
         side = sa.c.side
         here, there = (sa, sb) if side == 0 else (sb, sa)
         steps = here.r.play_turn()
-        PR._run((pa, pb))
+        RH.run((pa, pb))
         if steps:
             break
         mine = sb if side == 0 else sa
         assert mine.r.press(1 - side, C.ROLL)
-        PR._run((pa, pb))
+        RH.run((pa, pb))
     assert steps and there.c.opp.plan is not None  # on the LEDs, not journaled yet
     return relay, (ba, bb), (pa, pb), paths, 1 - side
 
@@ -68,13 +58,13 @@ def test_the_last_remote_play_survives_a_power_cut_of_board_and_host(tmp_path):
     # the power goes at that place: the board's RAM (the play on its LEDs) and the host
     _power_cut(board, n)
     assert board.board.c.opp is None or board.board.c.opp.plan is None
-    p2, out = PR._player(board, relay, n, paths[n])
-    PR._run((p2, players[1 - n]))
+    p2, out = RH.player(board, relay, n, paths[n])
+    RH.run((p2, players[1 - n]))
     c = board.board.c
     assert c.opp.plan is not None and tuple(c.opp.plan) == plan, out.getvalue()
     # its player moves those checkers: both boards record the same play, nothing refused
     T._follow(board.board)
-    PR._run((p2, players[1 - n]))
+    RH.run((p2, players[1 - n]))
     assert c.last_play == other.board.c.last_play
     assert p2.brain.referee.refused == [] and players[1 - n].brain.referee.refused == []
     assert remote.SeatFile(paths[n]).last is None  # the board's records show it
@@ -88,8 +78,8 @@ def test_a_taken_play_is_not_handed_in_twice_after_a_restart(tmp_path):
     T._follow(board.board)
     board.board.r.sense()
     played = board.board.c.last_play
-    p2, out = PR._player(board, relay, n, paths[n])  # started before the old one saw it
-    PR._run((p2, players[1 - n]))
+    p2, out = RH.player(board, relay, n, paths[n])  # started before the old one saw it
+    RH.run((p2, players[1 - n]))
     c = board.board.c
     assert c.last_play == played == other.board.c.last_play
     assert c.opp is None or c.opp.plan is None  # no second play on the LEDs

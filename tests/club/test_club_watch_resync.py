@@ -11,71 +11,11 @@ server processes): the broadcast's state at the end is the board's."""
 import json
 import urllib.request
 
+import scripted_board
 from club_helpers import played
 from gammon import model
 from gammon.club import checks, push
 from gammon.commands import library as cmds
-
-
-class Board:
-    """A board with a live match ``recs`` (records), ``j`` of them journaled, and the host's
-    side of its link: the events it published while watched, queued until read."""
-
-    def __init__(self, recs, j):
-        self.recs = recs
-        self.j = j
-        self.watching = False
-        self.events = []  # (the client's queue: what arrived and was not read yet)
-        self.id = model.load_match(recs[0]).id_hex
-        self.copies = 0
-        self.during_copy = {}  # n-th copy -> "before" / "after": a record journaled then
-        self.lost_at = None  # after this many records journaled: the board's queue overflows
-        self.after_lost = []  # the same for each copy after that ("before", "after"...)
-        self.lost = False
-
-    def journal(self):
-        rec = self.recs[self.j]
-        self.j += 1
-        if self.watching:
-            self.events.append(rec)
-        if self.j == self.lost_at:
-            self.events.append(None)  # its queue overflowed: the host is told to fetch again
-            self.lost = True
-
-    def list_games(self):
-        return [{"id": self.id, "size": 0, "state": 0, "finished": self.j == len(self.recs)}]
-
-    def fetch_game(self, gid, progress=None, resume=True):
-        assert gid == self.id
-        self.copies += 1
-        when = self.during_copy.get(self.copies)
-        if self.lost and self.after_lost:
-            when = self.after_lost.pop(0)
-        if when == "before" and self.j < len(self.recs):
-            self.journal()  # confirmed while the board reads its file for the copy
-        data = b"".join(self.recs[: self.j])
-        if when == "after" and self.j < len(self.recs):
-            self.journal()  # confirmed right after the copy was read
-        return data
-
-    def watch_on(self, on=True):
-        self.watching = on
-
-    def wait_events(self, timeout):
-        out, self.events = self.events, []
-        return out
-
-    def watch(self):
-        self.watch_on(True)
-        try:
-            while True:
-                while self.events:
-                    yield self.events.pop(0)
-                if self.j == len(self.recs):
-                    return
-                self.journal()  # the players go on
-        finally:
-            self.watch_on(False)
 
 
 def _club_state(servers, event):
@@ -116,7 +56,7 @@ def test_a_record_journaled_between_the_copy_and_the_watch_is_not_missed(
     servers, event, tmp_path, monkeypatch
 ):
     recs, _ = played(41)
-    b = Board(recs, 8)
+    b = scripted_board.Board(recs, 8)
     b.during_copy = {1: "after"}  # the player confirms right after the board read its file
     r, sink, said = _watch(b, servers, event, tmp_path, monkeypatch, "start")
     _check(r, recs, sink, said, servers, event, "start")
@@ -125,7 +65,7 @@ def test_a_record_journaled_between_the_copy_and_the_watch_is_not_missed(
 
 def test_lost_events_then_a_record_during_the_copy_is_not_repeated(servers, event, tmp_path, monkeypatch):
     recs, _ = played(42)
-    b = Board(recs, 8)
+    b = scripted_board.Board(recs, 8)
     b.lost_at = 14
     # the first copy after the loss: a record confirmed while the board reads its file (with
     # the watch on, as before, it was both in the copy and among the events); the second: one

@@ -7,6 +7,7 @@ import io
 
 import ctl_helpers as H
 import pytest
+import scripted_board
 from app import controller as C
 from bg import board, record
 from bg import engine as movegen
@@ -220,92 +221,15 @@ def test_the_brain_checks_its_arguments():
 # --- the loop against a scripted board ------------------------------------------------------
 
 
-class _Board:
-    """A scripted board: a live match whose players confirm one record per ``wait_events``
-    the host waits in; decisions are taken (or refused, from ``refuse``), the link can drop.
-    Its client answers as ``gammon.link.Client`` does: a record journaled while watched is
-    queued as an event until read, across WATCH off too; one journaled while not watched
-    comes only in the copy; the copy can be read with the watch on or off."""
+class _Board(scripted_board.Board):
+    """The live match of ``data``, ``shown`` records journaled, the host the computer
+    (``gammon play``'s HELLO)."""
 
     def __init__(self, data, shown=8):
-        self.recs = _records(data)
-        self.shown = shown  # records in the file the host fetches first
-        self.j = shown  # records journaled
-        self.events = []  # (the client's queue: published, not read yet; None: events lost)
-        self.decisions = []
-        self.hellos = 0
-        self.refuse = 0
-        self.fetches = 0
-        self.drop_at = None
-        self.watching = False
-        self.during_copy = {}  # n-th copy -> "after": a record journaled right after it
-        self.lost_at = None  # after this many records journaled: the board's queue overflows
-        self.before_off = False  # after lost events: a record journaled as WATCH off arrives
-        self.waits = None  # after this many records: the players wait for the computer
-        self.lost = False
-
-    def journal(self):
-        rec = self.recs[self.j]
-        self.j += 1
-        if self.watching:
-            self.events.append(rec)
-        if self.j == self.lost_at:
-            self.events.append(None)
-            self.lost = True
-
-    def client(self):
-        return _Client(self)
+        scripted_board.Board.__init__(self, _records(data), shown, hello=b"\x01gnubg 0-ply")
 
 
-class _Client:
-    def __init__(self, b):
-        self.b = b
-        self.closed = False
-
-    def decide(self, kind, body=b""):
-        b = self.b
-        if kind == D.DEC_HELLO:
-            b.hellos += 1
-            assert body[0] == 1 and body[1:] == b"gnubg 0-ply"
-            return b"\x00"
-        if b.refuse:
-            b.refuse -= 1
-            raise LinkError("refused: not the computer's play", P.E_STATE)
-        b.decisions.append((kind, bytes(body)))
-        if b.waits == b.j:
-            b.waits = None  # the computer decided: the players go on
-        return bytes([kind])
-
-    def watch_on(self, on=True):
-        b = self.b
-        if not on and b.before_off and b.lost and b.j < len(b.recs):
-            b.before_off = False
-            b.journal()  # confirmed as the WATCH off went out: its event comes before the answer
-        b.watching = on
-
-    def list_games(self):
-        return [{"id": "00" * 8, "finished": False}]
-
-    def fetch_game(self, gid, resume=True):
-        b = self.b
-        b.fetches += 1
-        data = b"".join(b.recs[: b.j])
-        if b.during_copy.get(b.fetches) == "after" and b.j < len(b.recs):
-            b.journal()  # confirmed right after the board read its file for the copy
-        return data
-
-    def wait_events(self, timeout):
-        b = self.b
-        if b.drop_at is not None and b.j >= b.drop_at:
-            b.drop_at = None
-            raise LinkError("link lost: reset by peer")
-        if not b.events and timeout > 0 and b.j < len(b.recs) and b.waits != b.j:
-            b.journal()  # the players go on while the host waits
-        out, b.events = b.events, []
-        return out
-
-    def close(self):
-        self.closed = True
+_Client = scripted_board.Client
 
 
 class _Clock:

@@ -9,6 +9,7 @@ tests/host/test_remote_board_dice.py's (two real controllers, the hosts' ``Board
 import hashlib
 
 import pytest
+import remote_helpers as RH
 import test_remote_board_dice as RB
 from bg import record
 from gammon import dice_proof, remote
@@ -41,15 +42,8 @@ def test_both_parts_are_signed_and_their_proofs_hold_in_either_boards_journal(mo
     ok, msg = RC.verify(RC.from_journal(_journal(a), "a"), RC.from_journal(_journal(b), "b"))
     assert ok, msg
     fps = [dice_proof.fingerprint(dice_proof.public_key(k)) for k in KEYS]
-    for board in ("side 0's board", "side 1's board"):
-        for i in (0, 1):
-            line = "%s's journal, part %d (side %d's host): key %s's signature holds" % (
-                board,
-                i + 1,
-                i,
-                fps[i],
-            )
-            assert line in msg, msg
+    for line in RH.signature_lines("journal", fps):
+        assert line in msg, msg
 
 
 def _flip(k, f):

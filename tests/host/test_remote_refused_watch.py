@@ -1,14 +1,13 @@
 """A message of the other board that the referee refuses shows in ``gammon watch``: the
 player of ``gammon remote play`` (``remote_player``, two real controllers behind the link
-fakes of tests/host/test_remote_play_restart.py) refuses a cheating remote's illegal play and
+fakes of tests/host/remote_helpers.py) refuses a cheating remote's illegal play and
 its replayed number's other body, posts them to the board's notes (``gammon.remote_notes``),
 and ``watch_loop`` on the same board prints them under the board as they arrive. The notes
 file cannot be made to draw on the terminal, and stays bounded."""
 
 import io
 
-import test_remote_play_restart as RP
-import test_remote_restart as RS
+import remote_helpers as RH
 from app import controller as C
 from bg import record
 from gammon.commands import library as cmds
@@ -39,19 +38,9 @@ class WatchClient:
 
 def test_a_cheating_remote_play_is_shown_in_watch(tmp_path, monkeypatch):
     monkeypatch.setenv("GAMMON_HOME", str(tmp_path))
-    relay = RS.Relay()
-    ba, bb = RP.Board(0), RP.Board(1)
-    ba.board_id, bb.board_id = bytes.fromhex("a0a1a2a3a4a5a6a7"), bytes.fromhex("b0b1b2b3b4b5b6b7")
-    pa, out_a = RP._player(ba, relay, 0, tmp_path / "r-0.json")
-    pb, _ = RP._player(bb, relay, 1, tmp_path / "r-1.json")
-    RP._run((pa, pb))
+    o = RH.Opened(tmp_path, (bytes.fromhex("a0a1a2a3a4a5a6a7"), bytes.fromhex("b0b1b2b3b4b5b6b7")))
+    relay, (ba, bb), (pa, pb) = o.relay, o.boards, o.players
     sa, sb = ba.board, bb.board
-    for _ in range(12):  # the opening (ties throw again)
-        if sa.c.phase != C.OPENING:
-            break
-        for s in (sa, sb):
-            s.r.press(s.c.joint_side, C.ROLL)
-        RP._run((pa, pb))
     assert sa.c.phase == sb.c.phase == C.MOVING
     side = sa.c.side
     # the board whose player is NOT on roll is the one that judges the remote's messages
@@ -62,7 +51,7 @@ def test_a_cheating_remote_play_is_shown_in_watch(tmp_path, monkeypatch):
         # the remote side sends a play of its 6-point back to its 7 (never legal) for this turn
         turn = judge.follow.throws
         relay.msgs[cheat_seat].append({"kind": "play", "turn": turn, "steps": [[6, 7]]})
-        RP._run((pa, pb))
+        o.run()
 
     out = io.StringIO()
     cmds.watch_loop(WatchClient(judge_board, cheat), out=out, clear=False)

@@ -8,6 +8,7 @@ host's, a proof dropped (shown unproven), proofs that are not a list of hex (bad
 import hashlib
 import json
 
+import remote_helpers as RH
 from bg.dice import commitment, joint
 from gammon import dice_proof, remote
 from gammon.cli import main
@@ -65,15 +66,8 @@ def test_both_transcripts_carry_both_proofs_and_verify_names_both_keys_in_each(t
     for x, y in ((a, b), (b, a)):
         rc, out = _verify(tmp_path, capsys, x, y)
         assert rc == 0 and "PASS" in out and "all %d throws" % N in out, out
-        for board in (0, 1):
-            for i in (0, 1):
-                line = "side %d's board's transcript, part %d (side %d's host): key %s's signature holds" % (
-                    board,
-                    i + 1,
-                    i,
-                    FPS[i],
-                )
-                assert line in out, out
+        for line in RH.signature_lines("transcript", FPS):
+            assert line in out, out
 
 
 # a byte of the packed proof (version, before, key 2..33, nonce 34..49, signature 50..113)
