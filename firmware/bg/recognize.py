@@ -92,8 +92,11 @@ _OPPB = const(28)  # opponent's checkers per row at the start
 _BASE = const(56)  # the start's reading
 _REF = const(84)  # the last reading in a legal state
 _EP = const(112)  # reading of an end position (checked by the engine's end)
-_IM = const(140)  # position index of the mover's checkers on each row (255: none)
-_IO = const(168)  # same for the opponent
+# a candidate's end position rebuilt from its steps (52 bytes, ``_end_of``), or while asking
+# whether a partial reading is a candidate's, its checkers per row (``_same_as_candidate``)
+_END = const(140)
+_CM = const(140)  # the mover's checkers per row
+_CO = const(168)  # the opponent's
 _NT = const(196)
 
 
@@ -144,7 +147,7 @@ class Recognizer:
         # sensors: a hit on one point reads like a hit on another) is asked, not recorded
         self.strict = strict
         self.start = bytearray(52)
-        self._t = bytearray(_NT)  # the per-row tables (_MOVB, _OPPB, ... _IO)
+        self._t = bytearray(_NT)  # the per-row tables (_MOVB, _OPPB, ... _CO)
         self.mov = bytearray(NROWS)  # scratch: a subset of a play applied
         self.opp = bytearray(NROWS)
         self.obs = bytearray(NROWS)  # the reading being recognised
@@ -159,10 +162,12 @@ class Recognizer:
         self._rows = bytearray(26)  # the mover's point 0..25 -> its sensor row (row_of)
         self._phase2 = False
         self._job = 0  # the engine's search for the reading fed: 0 none, 1 first pass, 2 second
-        # candidates k = 0..ncand-1: end position at cpos[52k:52k+52], steps at cstep[8k:8k+8]
-        self.cpos = bytearray(52 * MAX_CANDIDATES)
+        # candidates k = 0..ncand-1: steps at cstep[8k:8k+8] (unused pairs 0: a step's source
+        # is never 0), a one-byte digest of the end position at ch[k]. Their end positions (52
+        # bytes each: 848 of the board's heap for 16) are not kept: ``_end_of`` rebuilds one
+        # from the start and its steps, to tell a new end from a kept one on a digest match.
         self.cstep = bytearray(8 * MAX_CANDIDATES)
-        self.cn = bytearray(MAX_CANDIDATES)
+        self.ch = bytearray(MAX_CANDIDATES)
         self._cb = self._visit  # bound once: no allocation per visited play
         self._steps = self._fr
         self.side = 0
@@ -213,17 +218,13 @@ class Recognizer:
         for r in range(NROWS):
             t[_MOVB + r] = 0
             t[_OPPB + r] = 0
-            t[_IM + r] = t[_IO + r] = 255
         for x in (0, 1):
             dst = _MOVB if x == side else _OPPB
-            ix = _IM if x == side else _IO
             b = 25 * x
             for p in range(1, 26):
                 r = row_of(x, p)
                 t[dst + r] = start[b + p - 1]
-                t[ix + r] = b + p - 1
             t[dst + ROW_TRAY0 + x] = start[50 + x]
-            t[ix + ROW_TRAY0 + x] = 50 + x
         self.nomove = self.gen.no_play(start, side, d1, d2)
         self.active = True
         self.used = 0
@@ -653,34 +654,67 @@ class Recognizer:
     def _same_as_candidate(self, touched, nh, v):
         """True when the subset just matched (with hits ``v`` pending) puts every checker,
         colours included, where some complete candidate does: then recording that candidate
-        records exactly what is on the board."""
+        records exactly what is on the board. Each candidate's checkers are counted on the
+        rows its steps touch (as ``_subset`` counts a subset's); the other rows hold the
+        start's."""
         mov = self.mov
         opp = self.opp
         t = self._t
         hr = self._hr
+        rows = self._rows
+        cs = self.cstep
         obar = ROW_BAR0 + 1 - self.side
-        cp = self.cpos
         for k in range(self.ncand):
-            base = 52 * k
-            same = True
-            for r in range(NROWS):
-                if (touched >> r) & 1:
-                    a = mov[r]
-                    b = opp[r]
-                    for j in range(nh):
-                        if (v >> j) & 1:
-                            if hr[j] == r:
-                                b += 1
-                            elif r == obar:
-                                b -= 1
-                else:
-                    a = t[_MOVB + r]
-                    b = t[_OPPB + r]
-                im = t[_IM + r]
-                io = t[_IO + r]
-                if a != (cp[base + im] if im != 255 else 0) or b != (cp[base + io] if io != 255 else 0):
-                    same = False
+            ck = 0  # rows candidate k's steps touch: its counts at t[_CM + r], t[_CO + r]
+            for i in range(8 * k, 8 * k + 8, 2):
+                f = cs[i]
+                if not f:
                     break
+                rf = rows[f]
+                rq = rows[cs[i + 1]]
+                if not (ck >> rf) & 1:
+                    t[_CM + rf] = t[_MOVB + rf]
+                    t[_CO + rf] = t[_OPPB + rf]
+                    ck |= 1 << rf
+                if not (ck >> rq) & 1:
+                    t[_CM + rq] = t[_MOVB + rq]
+                    t[_CO + rq] = t[_OPPB + rq]
+                    ck |= 1 << rq
+                t[_CM + rf] -= 1
+                if rq < 24 and t[_CO + rq] == 1:  # a hit: the blot goes to its bar
+                    if not (ck >> obar) & 1:
+                        t[_CM + obar] = t[_MOVB + obar]
+                        t[_CO + obar] = t[_OPPB + obar]
+                        ck |= 1 << obar
+                    t[_CO + rq] = 0
+                    t[_CO + obar] += 1
+                t[_CM + rq] += 1
+            same = True
+            m = touched | ck
+            r = 0
+            while m:
+                if m & 1:
+                    if (touched >> r) & 1:
+                        a = mov[r]
+                        b = opp[r]
+                        for j in range(nh):
+                            if (v >> j) & 1:
+                                if hr[j] == r:
+                                    b += 1
+                                elif r == obar:
+                                    b -= 1
+                    else:
+                        a = t[_MOVB + r]
+                        b = t[_OPPB + r]
+                    if (ck >> r) & 1:
+                        if a != t[_CM + r] or b != t[_CO + r]:
+                            same = False
+                            break
+                    elif a != t[_MOVB + r] or b != t[_OPPB + r]:
+                        same = False
+                        break
+                m >>= 1
+                r += 1
             if same:
                 return True
         return False
@@ -692,27 +726,61 @@ class Recognizer:
         for r in range(NROWS):
             if c[r] and t[_EP + r] != self.obs[r]:
                 return  # defensive: the engine's own end must read the same, or nothing counts
-        cp = self.cpos
+        h = 0
+        for i in range(52):
+            h = (h * 31 + endpos[i]) & 0xFF
+        ch = self.ch
         for k in range(self.ncand):
-            base = 52 * k
-            i = 0
-            while i < 52 and cp[base + i] == endpos[i]:
-                i += 1
-            if i == 52:
-                return  # the same end position by other steps
+            if ch[k] == h:
+                e = self._end_of(k)
+                i = 0
+                while i < 52 and t[e + i] == endpos[i]:
+                    i += 1
+                if i == 52:
+                    return  # the same end position by other steps
         k = self.ncand
         if k >= MAX_CANDIDATES:
             self.overflow += 1  # counted once per play visit; only "more than we keep" matters
             return
-        base = 52 * k
-        for i in range(52):
-            cp[base + i] = endpos[i]
         cs = self.cstep
         st = self._steps
-        for i in range(2 * n):
-            cs[8 * k + i] = st[i]
-        self.cn[k] = n
+        for i in range(8):
+            cs[8 * k + i] = st[i] if i < 2 * n else 0
+        ch[k] = h
         self.ncand = k + 1
+
+    def _end_of(self, k):
+        """Candidate ``k``'s end position rebuilt in ``_t[_END:_END + 52]`` (the start, its
+        steps made in order as the engine made them); returns ``_END``. Allocates nothing."""
+        t = self._t
+        st = self.start
+        for i in range(52):
+            t[_END + i] = st[i]
+        side = self.side
+        b = _END - 1 + (25 if side else 0)  # the mover's point p at t[b + p]
+        ob = _END + (24 if side else 49)  # the opponent on our point q at t[ob - q], its bar t[ob]
+        cs = self.cstep
+        for i in range(8 * k, 8 * k + 8, 2):
+            f = cs[i]
+            if not f:
+                break
+            q = cs[i + 1]
+            t[b + f] -= 1
+            if q:
+                if t[ob - q] == 1:  # a hit: the blot goes to its bar
+                    t[ob - q] = 0
+                    t[ob] += 1
+                t[b + q] += 1
+            else:
+                t[_END + 50 + side] += 1
+        return _END
+
+    def _nsteps(self, k):
+        cs = self.cstep
+        n = 0
+        while n < 4 and cs[8 * k + 2 * n]:
+            n += 1
+        return n
 
     # ------------------------------------------------------------------ player actions
     def confirm(self):
@@ -749,13 +817,14 @@ class Recognizer:
         """Steps of candidate ``k`` as a flat tuple (allocates; for recording)."""
         if not 0 <= k < self.ncand:
             raise ValueError("no candidate %d" % k)
-        return tuple(self.cstep[8 * k : 8 * k + 2 * self.cn[k]])
+        return tuple(self.cstep[8 * k : 8 * k + 2 * self._nsteps(k)])
 
     def end(self, k):
         """End position of candidate ``k`` as ``bytes`` (allocates; tests and the host)."""
         if not 0 <= k < self.ncand:
             raise ValueError("no candidate %d" % k)
-        return bytes(self.cpos[52 * k : 52 * k + 52])
+        e = self._end_of(k)
+        return bytes(self._t[e : e + 52])
 
     def show(self, k):
         """``(from_rows, to_rows)`` bitmasks of candidate ``k``'s steps that not every
@@ -766,7 +835,7 @@ class Recognizer:
         cs = self.cstep
         src = 0
         dst = 0
-        for i in range(self.cn[k]):
+        for i in range(self._nsteps(k)):
             f = cs[8 * k + 2 * i]
             t = cs[8 * k + 2 * i + 1]
             shared = self.ncand > 1  # a lone candidate shows all its steps
@@ -782,7 +851,7 @@ class Recognizer:
     def _count_step(self, k, f, t):
         cs = self.cstep
         c = 0
-        for i in range(self.cn[k]):
+        for i in range(self._nsteps(k)):
             if cs[8 * k + 2 * i] == f and cs[8 * k + 2 * i + 1] == t:
                 c += 1
         return c

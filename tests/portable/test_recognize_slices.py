@@ -74,7 +74,7 @@ def _fields(r):
         r.lifted,
         r.missing,
         r.extra,
-        bytes(r.cpos[: 52 * r.ncand]),
+        tuple(r.end(k) for k in range(r.ncand)),
         bytes(r._t[84:112]),  # the last reading in a legal state (bg.recognize's _REF table)
     )
 
