@@ -71,8 +71,14 @@ class Sensing:
         self.invert = 0xFF if board.active_low else 0
         self.raw = bytearray(n)  # the scanner reads into this (preallocated)
         self.stable = bytearray(n)  # debounced, 1 = closed
-        self._pend = bytearray(n)  # bits whose change is being confirmed
-        self._cnt = bytearray(8 * n)  # consecutive scans showing the new level, per bit
+        # per switch, the consecutive scans showing its new level (0 to debounce - 1), bit
+        # sliced: byte r of plane k (at k * n) holds bit k of register r's eight counts. Three
+        # scans need two planes, 60 bytes for 240 switches where a byte a switch took 240;
+        # board.json's most, 50, six.
+        planes = 0
+        while (1 << planes) < self.debounce:
+            planes += 1
+        self._cnt = bytearray(planes * n)
         self.check_mask = bytearray(board.fixed_mask)
         # two bits a switch, four to a byte: a fault code fits them (the heap margin rule)
         self._fault = bytearray(2 * n)
@@ -141,48 +147,55 @@ class Sensing:
 
     @micropython.viper
     def _scan(self, raw) -> int:
-        # the scan's bit unpacking and debounce (viper: every byte and bit a machine integer):
-        # -1 for a corrupt frame (a fixed bit at the wrong level), 1 when a bit's new level
-        # held for ``debounce`` scans (``stable`` changed), else 0
+        # the scan's debounce, eight switches a byte operation (viper: machine integers): -1
+        # for a corrupt frame (a fixed bit at the wrong level), 1 when a bit's new level held
+        # for ``debounce`` scans (``stable`` changed), else 0
         rw = ptr8(raw)
         fm = ptr8(self.check_mask)
         fixed = ptr8(self.board.fixed_mask)
         fv = ptr8(self.board.fixed_value)
         st = ptr8(self.stable)
-        pend = ptr8(self._pend)
         cnt = ptr8(self._cnt)
         n = int(self.nbytes)
         inv = int(self.invert)
-        need = int(self.debounce)
+        last = int(self.debounce) - 1  # a count this high: one scan more and the level holds
+        top = int(len(self._cnt))  # planes * n
         for r in range(n):
             if (int(rw[r]) & int(fm[r])) != (int(fv[r]) & int(fm[r])):
                 return -1
         moved = 0
         for r in range(n):
             v = (int(rw[r]) ^ inv) & ~int(fixed[r]) & 0xFF
-            d = v ^ int(st[r])
-            p = int(pend[r])
-            if d == 0 and p == 0:
-                continue
-            m = d | p
-            newp = 0
-            base = r << 3
-            bit = 1
-            for s in range(8):
-                if m & bit:
-                    if d & bit:
-                        c = int(cnt[base + s]) + 1
-                        if c >= need:
-                            st[r] = int(st[r]) ^ bit
-                            cnt[base + s] = 0
-                            moved = 1
-                        else:
-                            cnt[base + s] = c
-                            newp |= bit
-                    else:
-                        cnt[base + s] = 0
-                bit <<= 1
-            pend[r] = newp
+            d = v ^ int(st[r])  # switches away from their debounced level
+            if d == 0:
+                p = 0  # switches counting
+                j = r
+                while j < top:
+                    p |= int(cnt[j])
+                    j += n
+                if p == 0:
+                    continue
+            eq = d  # away, and counted ``last`` scans so far: this scan is the ``debounce``th
+            j = r
+            k = 0
+            while j < top:
+                if (last >> k) & 1:
+                    eq &= int(cnt[j])
+                else:
+                    eq &= ~int(cnt[j])
+                j += n
+                k += 1
+            if eq:
+                st[r] = int(st[r]) ^ eq
+                moved = 1
+            inc = d & ~eq  # these count one more; every other count goes back to 0
+            carry = inc
+            j = r
+            while j < top:
+                c = int(cnt[j]) & inc
+                cnt[j] = c ^ carry
+                carry &= c
+                j += n
         return moved
 
     def _closed(self, bit):
@@ -309,8 +322,8 @@ class Sensing:
 
     def settled(self):
         """True when no bit is waiting for debounce confirmation."""
-        for r in range(self.nbytes):
-            if self._pend[r]:
+        for c in self._cnt:
+            if c:
                 return False
         return True
 

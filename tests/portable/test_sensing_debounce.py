@@ -144,6 +144,50 @@ def test_settled():
     assert s.settled()
 
 
+def test_every_debounce_matches_one_count_per_switch():
+    # the counts are bit sliced (a plane per bit of a count, eight switches a byte): every
+    # plane boundary up to board.json's most (50 scans) against the plain rule, one counter
+    # per switch, on twelve switches bouncing in runs shorter than, as long as and longer
+    # than the debounce
+    b = board()
+    sw = [(row, slot) for row in (1, 2, 3, 4) for slot in (0, 1, 2)]
+    bits = [b.slot_bit(row, slot) for row, slot in sw]
+    for d in (1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 31, 32, 33, 50):
+        rng = Lcg(d)
+        s = sensing.Sensing(b, debounce=d)
+        frame = b.fill_chain(bytearray(28))  # an empty board
+        assert s.feed(frame)
+        level = [0] * 12  # what each switch reads now
+        hold = [0] * 12  # scans until it changes again
+        ref = [0] * 12  # the plain rule's debounced level
+        cnt = [0] * 12
+        flips = 0
+        for scan in range(6 * d + 30):
+            for i in range(12):
+                if not hold[i]:
+                    level[i] ^= 1
+                    hold[i] = 1 + rng.below(d + 2)
+                    b.set_slot(frame, sw[i][0], sw[i][1], level[i])
+                hold[i] -= 1
+            s.feed(frame)
+            for i in range(12):
+                if level[i] != ref[i]:
+                    cnt[i] += 1
+                    if cnt[i] == d:
+                        ref[i] ^= 1
+                        cnt[i] = 0
+                        flips += 1
+                else:
+                    cnt[i] = 0
+                assert s._closed(bits[i]) == ref[i], (d, scan, i)
+            assert s.settled() == (max(cnt) == 0), (d, scan)
+        assert flips, d  # the run lengths reached the debounce
+        planes = 0
+        while (1 << planes) < d:
+            planes += 1
+        assert len(s._cnt) == planes * s.nbytes  # 2 bytes of the board's heap a register at 3
+
+
 def test_debounce_must_be_positive():
     try:
         sensing.Sensing(board(), debounce=0)
