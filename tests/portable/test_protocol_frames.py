@@ -193,6 +193,67 @@ def test_two_streams_interleaved_stay_apart():
     assert da.buf is None and db.buf is None
 
 
+def test_rare_names_are_found_as_the_module_s_own():
+    # the names kept out of bg.link's dict (``_RARE``, docs/memory.md) read as any other, by
+    # attribute and by ``from bg.link import``; an unknown name is still an AttributeError
+    from bg.link import E_STATE, REQ_PAIR_START
+
+    rare = P.rare_names()
+    own = [n for n in P.__dict__ if not n.startswith("_")]  # (dir() on MicroPython asks getattr)
+    assert len(rare) == len(set(rare)) >= 40 and not set(rare) & set(own)
+    for n in rare:
+        assert isinstance(getattr(P, n), int), n
+    assert (E_STATE, REQ_PAIR_START, P.SYNC, P.MAX_FRAME) == (13, 2, 0xA7, 529)
+    assert P.MAX_FRAME == P.HEADER + P.MAX_PAYLOAD + P.MAC_LEN + P.CRC_LEN
+    codes = [getattr(P, n) for n in own + list(rare) if n.startswith("E_")]
+    assert sorted(codes) == list(range(1, 17))
+    for bad in ("E_NOPE", "rare_names_", "REQ_"):
+        assert not hasattr(P, bad)
+        try:
+            getattr(P, bad)
+        except AttributeError as e:
+            assert bad in str(e)
+        else:
+            raise AssertionError(bad)
+
+
+def test_link_submodules_are_all_named():
+    # MicroPython's ``from bg.link import x`` asks the package's ``__getattr__`` first: it
+    # imports the submodules it knows, and only those (another name is no attribute)
+    import sys
+
+    from bg.link import mac
+
+    assert P.mac is mac and P.__getattr__("mac") is mac
+    for bad in ("nope", "sys", "struct_"):
+        try:
+            P.__getattr__(bad)
+        except AttributeError:
+            continue
+        raise AssertionError(bad)
+    if sys.implementation.name != "micropython":  # (frozen on the board: no files to list)
+        import os
+
+        here = os.path.dirname(P.__file__)
+        files = sorted(f[:-3] for f in os.listdir(here) if f.endswith(".py") and f != "__init__.py")
+        assert files == sorted(P._SUBMODULES)
+
+
+def test_link_module_dict_stays_small():
+    # bg.link's own names (its submodules aside) fit a 59-slot dict with the link's modules
+    # (session, board, mac, journal, and auth, crypto, info, requests... while used): one
+    # more rare name here is 8 bytes of the board's heap, and past 59 names 584 B instead of 472
+    own = [
+        n
+        for n, v in P.__dict__.items()
+        if not n.startswith("__")
+        and type(v) is not type(P)
+        # a private const() (an int or a tuple) is no name on MicroPython: its compiler folds it
+        and not (n.startswith("_") and type(v) in (int, tuple))
+    ]
+    assert len(own) <= 45, sorted(own)
+
+
 def test_check_name():
     assert P.check_name(b"Kitchen") == "Kitchen"
     assert P.check_name("Küche".encode()) == "Küche"

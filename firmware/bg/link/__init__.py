@@ -32,45 +32,30 @@ awaits: the app's link task (``app/link.py``) drives it.
 """
 
 import struct
-from array import array
 
 from micropython import const
 
-PROTO_VERSION = const(2)  # 2: pairing by numeric comparison (X25519, docs/protocol.md)
-SYNC = const(0xA7)
+_SYNC = const(0xA7)
 HEADER = const(7)
 CRC_LEN = const(2)
 MAC_LEN = const(8)
 MAX_PAYLOAD = const(512)
-MAX_FRAME = const(529)  # HEADER + MAX_PAYLOAD + MAC_LEN + CRC_LEN
+_MAX_FRAME = const(529)  # HEADER + MAX_PAYLOAD + MAC_LEN + CRC_LEN
 
-FLAG_MAC = const(1)
+_FLAG_MAC = const(1)
 FLAG_LAST = const(2)
 _FLAGS_KNOWN = const(3)
 
 # Requests (host -> board). The response to request t has type t | 0x40: every request type is
 # below 0x20, so that no response can read as DATA (0x60), EVENT (0x61) or ERROR (0x7F).
+# (The others are in _RARE below.)
 REQ_INFO = const(0x01)
-REQ_PAIR_START = const(0x02)
-REQ_PAIR_CONFIRM = const(0x03)
-REQ_AUTH_START = const(0x04)
 REQ_AUTH_PROOF = const(0x05)
 REQ_DECIDE = const(0x06)  # kind u8 + ...: a host decides for the board's computer (docs/protocol.md)
 REQ_JOINT = const(0x07)  # kind u8 + ...: the other board's dice in a two-board match (docs/remote.md)
 REQ_LIST = const(0x10)
 REQ_FETCH = const(0x11)
-REQ_ACK = const(0x12)  # no response: confirms an offset, grants credits
-REQ_CANCEL = const(0x13)
-REQ_DELETE = const(0x14)
-REQ_WATCH = const(0x15)
-REQ_REVEAL = const(0x16)
-REQ_SET_CLOCK = const(0x17)
-REQ_RENAME = const(0x18)
-REQ_UNPAIR = const(0x19)
-REQ_HOSTS = const(0x1A)
-REQ_PLAYER_SEED = const(0x1B)  # commitment(32) + seed(16): a host's dice contribution
 REQ_FW_BEGIN = const(0x1C)  # bundle id(32) + size u32 -> offset u32, size u32 (docs/update.md)
-REQ_FW_CHUNK = const(0x1D)  # offset u32 + bytes -> offset u32 (where the stream now stands)
 REQ_FW_COMMIT = const(0x1E)  # checks the stored bundle, marks it pending -> its version
 REQ_CRASH_LOG = const(0x1F)  # start index u8: a page of the crash log (bg.crashlog)
 RSP = const(0x40)
@@ -80,55 +65,127 @@ ERROR = const(0x7F)
 BAD = const(-1)  # Decoder.next() result for a frame that failed a check
 
 # Error codes (payload of an ERROR frame: code u8, request type u8, request seq u16,
-# retry-after ms u32, ASCII message).
-E_CRC = const(1)
-E_LENGTH = const(2)
-E_FRAME = const(3)
+# retry-after ms u32, ASCII message). (The others are in _RARE below.)
+_E_CRC = const(1)
+_E_LENGTH = const(2)
+_E_FRAME = const(3)
 E_TYPE = const(4)
 E_PAYLOAD = const(5)
 E_AUTH = const(6)
 E_MAC = const(7)
 E_SEQ = const(8)
-E_BACKOFF = const(9)
-E_PAIRING = const(10)
-E_DENIED = const(11)
 E_NOT_FOUND = const(12)
-E_STATE = const(13)
 E_BUSY = const(14)
 E_STORE = const(15)
-E_FULL = const(16)
-
-# Match states reported by Store.list_matches().
-STATE_LIVE = const(0)  # being played: cannot be deleted, seed not revealed
-STATE_FINISHED = const(1)  # ended: may be deleted, seed may be revealed
-STATE_ABANDONED = const(2)  # stopped without an end: may be deleted, seed may be revealed
-STATE_DAMAGED = const(3)  # the board's journal found the file damaged: kept as is, not played on;
-# like a live match it cannot be deleted and its seed is not revealed (fetch what is there)
 
 # Event kinds (first byte of an EVENT payload).
 EV_RECORD = const(0)
 EV_LOST = const(1)  # events were dropped (slow link): re-fetch the live match
 
-ID_LEN = const(8)
-NONCE_LEN = const(16)
-KEY_LEN = const(32)
-PUB_LEN = const(32)  # an X25519 public value
-MAX_HOSTS = const(8)
-MAX_NAME = const(24)
-LIST_PAGE = const(32)  # entries per LIST response (13 bytes each)
-DIGEST_LEN = const(32)  # SHA-256 of a match file: a DELETE entry is match id + this
-MAX_DELETE = const(12)  # DELETE entries per request (40 bytes each)
-
-BACKOFF_BASE_MS = const(1000)
-BACKOFF_MAX_MS = const(300000)
-PAIR_CODE_MS = const(120000)  # a pairing (PAIR_START .. the button press) must end within this
+_MAX_NAME = const(24)
 PAIR_TRIES = const(3)  # PAIR_STARTs answered per opened window (a relay's tries: 3 x 10^-6)
-PAIR_GAP_MS = const(2000)  # at most one PAIR_START (a key generation) per this, board-wide
 UNAUTH_MS = const(10000)  # a connection not authenticated (nor pairing) this long is dropped
-PROVE_MS = const(3000)  # after naming a paired host (AUTH_START), its slot is kept this long
 EVENT_QUEUE = const(16)
 OUT_QUEUE = const(8)
 SEQ_MAX = 0xFFFFFFFF  # the last sequence number of an authenticated session (32-bit counter)
+
+# The protocol's other names, each read by a module loaded for one kind of request (pairing,
+# login, sync, updates: bg.link.auth, .requests...), on a rare path (a pairing, a failed proof)
+# or by the host only: ``bg.link.NAME`` finds them here through ``__getattr__`` (PEP 562; on
+# the host too), name then value. A constant table stays in flash; as names of this module
+# they took the board's heap 8 bytes each while the link is loaded (94 names, a 97-slot dict).
+# fmt: off
+_RARE = const((
+    "SYNC", _SYNC,
+    "PROTO_VERSION", 2,  # 2: pairing by numeric comparison (X25519, docs/protocol.md)
+    "MAX_FRAME", _MAX_FRAME,
+    "FLAG_MAC", _FLAG_MAC,
+    "REQ_PAIR_START", 0x02,
+    "REQ_PAIR_CONFIRM", 0x03,
+    "REQ_AUTH_START", 0x04,
+    "REQ_ACK", 0x12,  # no response: confirms an offset, grants credits
+    "REQ_CANCEL", 0x13,
+    "REQ_DELETE", 0x14,
+    "REQ_WATCH", 0x15,
+    "REQ_REVEAL", 0x16,
+    "REQ_SET_CLOCK", 0x17,
+    "REQ_RENAME", 0x18,
+    "REQ_UNPAIR", 0x19,
+    "REQ_HOSTS", 0x1A,
+    "REQ_PLAYER_SEED", 0x1B,  # commitment(32) + seed(16): a host's dice contribution
+    "REQ_FW_CHUNK", 0x1D,  # offset u32 + bytes -> offset u32 (where the stream now stands)
+    "E_CRC", _E_CRC,
+    "E_LENGTH", _E_LENGTH,
+    "E_FRAME", _E_FRAME,
+    "E_BACKOFF", 9,
+    "E_PAIRING", 10,
+    "E_DENIED", 11,
+    "E_STATE", 13,
+    "E_FULL", 16,
+    # match states reported by Store.list_matches()
+    "STATE_LIVE", 0,  # being played: cannot be deleted, seed not revealed
+    "STATE_FINISHED", 1,  # ended: may be deleted, seed may be revealed
+    "STATE_ABANDONED", 2,  # stopped without an end: may be deleted, seed may be revealed
+    "STATE_DAMAGED", 3,  # the board's journal found the file damaged: kept as is, not played
+    # on; like a live match it cannot be deleted and its seed is not revealed (fetch what is there)
+    "ID_LEN", 8,
+    "NONCE_LEN", 16,
+    "KEY_LEN", 32,
+    "PUB_LEN", 32,  # an X25519 public value
+    "MAX_HOSTS", 8,
+    "MAX_NAME", _MAX_NAME,
+    "LIST_PAGE", 32,  # entries per LIST response (13 bytes each)
+    "DIGEST_LEN", 32,  # SHA-256 of a match file: a DELETE entry is match id + this
+    "MAX_DELETE", 12,  # DELETE entries per request (40 bytes each)
+    "BACKOFF_BASE_MS", 1000,
+    "BACKOFF_MAX_MS", 300000,
+    "PAIR_CODE_MS", 120000,  # a pairing (PAIR_START .. the button press) must end within this
+    "PAIR_GAP_MS", 2000,  # at most one PAIR_START (a key generation) per this, board-wide
+    "PROVE_MS", 3000,  # after naming a paired host (AUTH_START), its slot is kept this long
+))
+# fmt: on
+
+# The package's modules, for ``__getattr__`` (``test_link_submodules_are_all_named`` checks
+# this against the package's files)
+_SUBMODULES = const(
+    (
+        "auth",
+        "board",
+        "crypto",
+        "decide",
+        "fwupdate",
+        "host",
+        "info",
+        "joint",
+        "journal",
+        "mac",
+        "requests",
+        "session",
+        "store",
+    )
+)
+
+
+def __getattr__(name):
+    """A name of ``_RARE``, or a submodule (PEP 562: called only for a name this module does
+    not hold)."""
+    try:
+        return _RARE[_RARE.index(name) + 1]
+    except ValueError:  # (a value is an int: no name equals one)
+        pass
+    # MicroPython's ``from bg.link import auth`` asks here first, and imports a submodule only
+    # when no attribute answers: a submodule not loaded yet is imported here
+    if name not in _SUBMODULES:
+        raise AttributeError(name)
+    import sys
+
+    __import__("bg.link." + name)
+    return sys.modules["bg.link." + name]
+
+
+def rare_names():
+    """The names ``__getattr__`` finds in ``_RARE`` (they are not in the module's dict)."""
+    return tuple(_RARE[i] for i in range(0, len(_RARE), 2))
 
 
 # ---------------------------------------------------------------- CRC
@@ -169,6 +226,7 @@ def _crc_view(b):
         import uctypes
     except ImportError:  # CPython
         import sys
+        from array import array
 
         a = array("H", b)
         if sys.byteorder != "little":
@@ -180,6 +238,9 @@ def _crc_view(b):
 
 
 _CRC_T = _crc_view(_CRC_B)  # _CRC_B stays bound: the view holds only its address
+# not read again (nor ``const``, once this module is compiled): their slots in this module's
+# dict are left for the link's submodules (docs/memory.md: under 60 names, 59 slots)
+del _crc_view, const
 
 
 def crc16(buf, start=0, end=-1, crc=0xFFFF):
@@ -211,8 +272,8 @@ def encode_frame(ftype, seq, payload, flags=0, mac=None, direction=b"B"):
     if n > MAX_PAYLOAD:
         raise ValueError("payload too long: %d > %d" % (n, MAX_PAYLOAD))
     if mac is not None:
-        flags |= FLAG_MAC
-    head = struct.pack("<BBBHH", SYNC, ftype, flags, seq & 0xFFFF, n)
+        flags |= _FLAG_MAC
+    head = struct.pack("<BBBHH", _SYNC, ftype, flags, seq & 0xFFFF, n)
     out = bytearray(head)
     out += payload
     if mac is not None:
@@ -279,22 +340,19 @@ class Decoder:
         s, e = self.start, self.end
         k = e - s
         n = len(data) - off
-        if n > MAX_FRAME - k:
-            n = MAX_FRAME - k
+        if n > _MAX_FRAME - k:
+            n = _MAX_FRAME - k
         if n <= 0:
             return 0
         buf = self.buf
         if buf is None or e + n > len(buf):
             want = k + n
-            # a frame in flight: room for all of it at once, not one more buffer per read
-            if k >= HEADER:
-                f = _frame_len(buf, s)
-            elif not k and n >= HEADER:
-                f = _frame_len(data, off)
-            else:
-                f = 0
-            if f > want:
-                want = f
+            # a frame in flight (its header in): room for all of it at once, not a buffer per read
+            b, i = (buf, s) if k >= HEADER else (data, off) if not k and n >= HEADER else (None, 0)
+            if b is not None and b[i] == _SYNC:
+                f = HEADER + (b[i + 5] | (b[i + 6] << 8)) + CRC_LEN + (MAC_LEN if b[i + 2] & _FLAG_MAC else 0)
+                if f > want:
+                    want = f if f < _MAX_FRAME else _MAX_FRAME
             if buf is not None and len(buf) >= want:
                 buf[0:k] = buf[s:e]  # room enough once the parsed bytes are gone
             else:
@@ -315,9 +373,9 @@ class Decoder:
                 self.buf = None  # all parsed: nothing held between requests
                 self.start = self.end = 0
                 return None
-            if buf[s] != SYNC:
+            if buf[s] != _SYNC:
                 i = s + 1
-                while i < e and buf[i] != SYNC:
+                while i < e and buf[i] != _SYNC:
                     i += 1
                 self.noise += i - s
                 self.start = i
@@ -327,18 +385,18 @@ class Decoder:
             flags = buf[s + 2]
             n = buf[s + 5] | (buf[s + 6] << 8)
             if n > MAX_PAYLOAD:
-                return self._drop(E_LENGTH)
+                return self._drop(_E_LENGTH)
             if flags & ~_FLAGS_KNOWN:
-                return self._drop(E_FRAME)
-            total = HEADER + n + (MAC_LEN if flags & FLAG_MAC else 0) + CRC_LEN
+                return self._drop(_E_FRAME)
+            total = HEADER + n + (MAC_LEN if flags & _FLAG_MAC else 0) + CRC_LEN
             if e - s < total:
                 return None
             c = crc16(buf, s, s + total - CRC_LEN)
             if (c & 0xFF) != buf[s + total - 2] or (c >> 8) != buf[s + total - 1]:
-                return self._drop(E_CRC)
+                return self._drop(_E_CRC)
             p = s + HEADER
             mac = None
-            if flags & FLAG_MAC:
+            if flags & _FLAG_MAC:
                 mac = bytes(buf[p + n : p + n + MAC_LEN])
             fr = Frame(
                 buf[s + 1],
@@ -359,15 +417,6 @@ class Decoder:
         return BAD, code
 
 
-def _frame_len(b, i):
-    """The length of the frame whose header starts at ``b[i]`` (``HEADER`` bytes there), at
-    most ``MAX_FRAME``; 0 when ``b[i]`` is no sync byte (``Decoder.next`` skips it)."""
-    if b[i] != SYNC:
-        return 0
-    n = HEADER + (b[i + 5] | (b[i + 6] << 8)) + CRC_LEN + (MAC_LEN if b[i + 2] & FLAG_MAC else 0)
-    return n if n < MAX_FRAME else MAX_FRAME
-
-
 def error_payload(code, req_type=0, req_seq=0, retry_ms=0, msg=None):
     if msg is None:
         msg = ""  # the host has the long names (bg.link.host.ERROR_NAMES); save the board's RAM
@@ -377,7 +426,7 @@ def error_payload(code, req_type=0, req_seq=0, retry_ms=0, msg=None):
 def parse_error(payload):
     """(code, request type, request seq, retry ms, message) of an ERROR payload."""
     if len(payload) < 8:
-        return (E_FRAME, 0, 0, 0, "short error frame")
+        return (_E_FRAME, 0, 0, 0, "short error frame")
     code, t, s, r = struct.unpack("<BBHI", payload[:8])
     try:
         msg = payload[8:].decode()
@@ -388,8 +437,8 @@ def parse_error(payload):
 
 def check_name(raw):
     """A board or host name: 1..MAX_NAME bytes of UTF-8 without control characters."""
-    if not 1 <= len(raw) <= MAX_NAME:
-        raise ValueError("name must be 1..%d bytes" % MAX_NAME)
+    if not 1 <= len(raw) <= _MAX_NAME:
+        raise ValueError("name must be 1..%d bytes" % _MAX_NAME)
     try:
         name = bytes(raw).decode()
     except UnicodeError:
