@@ -262,6 +262,8 @@ def test_decisions_journaled_while_the_relay_or_the_link_was_down_go_later_in_or
     assert p.run(matches=1, idle=5) == 1
     assert relay.got == want, out.getvalue()  # every one, in order, none twice
     assert "sending again later" in out.getvalue()
-    assert board.fetches == 2  # at the start, and after the lost events
+    # at the start, and after the lost events: two looks each (before and after the watch
+    # turns on, ``gammon.live_copy.settled``), nothing journaled in between
+    assert board.fetches == 4
     # the HELLO (bit 7: a player at another board decides): nothing came from away
     assert board.decisions == [(D.DEC_HELLO, b"\x81remote")]

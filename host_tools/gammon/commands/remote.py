@@ -241,7 +241,6 @@ def register(sub):
 
 
 AHEAD_S = 2.0  # a remote decision waiting this long for this board's turn: its copy again
-CHECK_S = 1.0  # a second look at the board's copy this long after the last one
 RELAY_RETRY_S = 1.0  # the relay out of reach: asked again this often
 
 
@@ -252,6 +251,7 @@ def remote_player(connect, relay, remote_side, out, say=None, seat=None, dice_ke
     host goes on where it stopped: its numbers, the last remote one taken, the joint dice);
     None: in memory. ``dice_key``: this host's dice key (``gammon.dice_proof``): its part is
     signed and the other host's must be; None: unsigned parts."""
+    from gammon import live_copy
     from gammon.commands import play
     from gammon.remote import BoardDice, ClubError, RecordingFollow, RemoteBrain, SeatFile, match_hash
 
@@ -274,8 +274,6 @@ def remote_player(connect, relay, remote_side, out, say=None, seat=None, dice_ke
             self.brain.referee.dice = self.dice
             self.dice_key = None
             self.relay_down = False  # said once while the relay is out of reach
-            self.copy_id = None  # the match whose copy was fetched last
-            self.check_at = None  # (monotonic s) when to look at that copy again
             self.restore = self.seat.data.get("dice")  # a restarted host's exchange
             self.noted = 0  # refused remote messages posted to the board's notes (watch)
 
@@ -342,19 +340,12 @@ def remote_player(connect, relay, remote_side, out, say=None, seat=None, dice_ke
             self._push()
 
         def _resync(self):
-            c = self.client
-            c.watch_on(False)
-            c.wait_events(0)  # published before the watch went off: the copy holds them
+            """The board's live match as this host's from now on, each record once: in the
+            copy or as an event, never both nor neither (``gammon.live_copy.settled``, as
+            ``gammon play`` and ``gammon watch`` take it)."""
             f = RecordingFollow(remote_side)
-            live = [g for g in c.list_games() if not g["finished"]]
-            self.copy_id = live[-1]["id"] if live else None
-            if live:
-                f.feed_bytes(c.fetch_game(self.copy_id, resume=False))
-            c.watch_on()
+            f.feed_bytes(live_copy.settled(self.client))
             self._adopt(f)
-            # a record journaled between the copy and the watch is in neither: a second look
-            # at the board's copy in a moment (the watch on) finds it
-            self.check_at = time.monotonic() + CHECK_S
 
         def _adopt(self, f):
             """The board's copy ``f`` as this host's match from now on."""
@@ -367,20 +358,6 @@ def remote_player(connect, relay, remote_side, out, say=None, seat=None, dice_ke
         def _open(self):
             play.Player._open(self)
             self.brain.again = True  # the last remote decision may have died with the old link
-
-        def _check_copy(self):
-            self.check_at = None
-            c = self.client
-            gid = self.copy_id
-            if gid is None:
-                live = [g for g in c.list_games() if not g["finished"]]
-                gid = live[-1]["id"] if live else None
-            if gid is None:
-                return
-            f = RecordingFollow(remote_side)
-            f.feed_bytes(c.fetch_game(gid, resume=False))
-            if len(f.records) > len(self.follow.records):
-                self._adopt(f)  # records were missed
 
         def _feed(self, recs):
             play.Player._feed(self, recs)
@@ -410,12 +387,10 @@ def remote_player(connect, relay, remote_side, out, say=None, seat=None, dice_ke
                     a = self.brain.ahead_at
                     if a is not None and time.monotonic() - a >= AHEAD_S:
                         # the remote decision still waits for a turn this host has not seen
-                        # its board reach: a record missed (one journaled while the watch
-                        # was off): the board's copy again
+                        # its board reach: the board's copy again, should this host's fold
+                        # lack a record
                         self.brain.ahead_at = None
                         self._resync()
-                    if self.check_at is not None and time.monotonic() >= self.check_at:
-                        self._check_copy()
                     self._save()
                     if self.over() and not was_over:  # (seen in an event, or in the board's copy)
                         ended += 1
