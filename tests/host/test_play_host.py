@@ -329,6 +329,24 @@ def test_a_record_journaled_between_the_copy_and_the_watch_is_not_missed():
     assert b.decisions[0][1][:2] == turn.to_bytes(2, "little") and b.fetches >= 4
 
 
+def test_a_matchs_end_journaled_between_the_copy_and_the_watch_is_seen():
+    """The last play and the match's end are confirmed right after the host read the board's
+    copy, before the watch was on: the board's list then shows no live match. The host copies
+    the match it began with to its end (before: the next copy found no live match, and the
+    host followed none)."""
+    data = _match()
+    recs = _records(data)
+    last = max(i for i, r in enumerate(recs) if r[:1] == bytes([record.PLAY]))
+    b = _Board(data, shown=last)
+    b.during_copy = {1: "rest"}
+    p = PL.Player(b.client, Brain(1), io.StringIO(), sleep=lambda s: None, clock=_Clock())
+    p._open()
+    assert b.list_games()[0]["finished"] and p.over()
+    whole = Follow()
+    whole.feed_bytes(data)
+    assert p.follow.throws == whole.throws and p.follow.r.mt.score == whole.r.mt.score
+
+
 def test_after_lost_events_no_record_comes_twice():
     """The board's queue overflowed (events lost): the host takes the board's copy again. A
     record the board published as the watch went off is in that copy and still in the link's
