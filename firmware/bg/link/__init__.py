@@ -166,7 +166,7 @@ _SUBMODULES = const(
 )
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> int:
     """A name of ``_RARE``, or a submodule (PEP 562: called only for a name this module does
     not hold)."""
     try:
@@ -180,7 +180,7 @@ def __getattr__(name):
     import sys
 
     __import__("bg.link." + name)
-    return sys.modules["bg.link." + name]
+    return sys.modules["bg.link." + name]  # pyright: ignore[reportReturnType] - a submodule
 
 
 def rare_names():
@@ -357,7 +357,7 @@ class Decoder:
                 buf[0:k] = buf[s:e]  # room enough once the parsed bytes are gone
             else:
                 new = bytearray(want)
-                if k:
+                if buf is not None:  # (None: nothing pending)
                     new[0:k] = buf[s:e]
                 self.buf = buf = new
             self.start, self.end = s, e = 0, k
@@ -367,6 +367,8 @@ class Decoder:
 
     def next(self):
         buf = self.buf
+        if buf is None:
+            return None  # nothing pending
         while True:
             s, e = self.start, self.end
             if s == e:
