@@ -7,6 +7,7 @@ forwarded; seats held by their tokens."""
 import struct
 
 import pytest
+import remote_helpers as RH
 from bg import record
 from bg.link import decide as D
 from club_helpers import played
@@ -223,26 +224,6 @@ class _Board:
         pass
 
 
-class _FlakyRelay:
-    """The relay's seat as the Player uses it; down (no answer) while ``down`` says so."""
-
-    def __init__(self, down):
-        self.down = down
-        self.got = []
-        self.tries = 0
-
-    def send(self, seq, body):
-        self.tries += 1
-        if self.down(self.tries):
-            raise ClubError("cannot reach the club")
-        assert seq == len(self.got) + 1, (seq, len(self.got))
-        self.got.append(body)
-        return seq
-
-    def recv(self, after, wait=0):
-        return []
-
-
 def test_decisions_journaled_while_the_relay_or_the_link_was_down_go_later_in_order_once():
     import io
 
@@ -254,7 +235,7 @@ def test_decisions_journaled_while_the_relay_or_the_link_was_down_go_later_in_or
     want = list(f.outgoing)
     assert len(want) >= 3
     n0 = next(i for i, r in enumerate(recs) if r[:1] == bytes([record.GAME_START])) + 1
-    relay = _FlakyRelay(lambda t: 2 <= t <= 6)  # the second to the sixth try get no answer
+    relay = RH.RelaySeat(lambda t: 2 <= t <= 6)  # the second to the sixth try get no answer
     board = _Board(recs, n0, lose=n0 + 6)
     out = io.StringIO()
     p = remote_cmd.remote_player(lambda: board, relay, 1, out)

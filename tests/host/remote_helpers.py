@@ -15,6 +15,7 @@ from app import controller as C
 from bg import record
 from bg.link import decide as D
 from gammon import remote
+from gammon.club.push import ClubError
 from gammon.commands import remote as RC
 
 
@@ -53,6 +54,27 @@ class Board(B.Client):
 
     def close(self):
         pass
+
+
+class RelaySeat:
+    """The relay's seat as ``remote_player`` uses it: what this seat sent (``got``), nothing
+    from the other; no answer (ClubError) on the tries ``down(n)`` says (n from 1)."""
+
+    def __init__(self, down=lambda n: False):
+        self.down = down
+        self.got = []
+        self.tries = 0
+
+    def send(self, seq, body):
+        self.tries += 1
+        if self.down(self.tries):
+            raise ClubError("cannot reach the club")
+        assert seq == len(self.got) + 1, (seq, len(self.got))
+        self.got.append(body)
+        return seq
+
+    def recv(self, after, wait=0):
+        return []
 
 
 def player(board, relay, side, path):

@@ -7,26 +7,12 @@ host read the board's copy, before the watch was on; the relay is in memory."""
 
 import io
 
+import remote_helpers as RH
 import scripted_board
 from bg import record
 from export_helpers import random_match
 from gammon import remote
 from gammon.commands import remote as RC
-
-
-class _Relay:
-    """The relay's seat as the player uses it: what this seat sent, nothing from the other."""
-
-    def __init__(self):
-        self.got = []
-
-    def send(self, seq, body):
-        assert seq == len(self.got) + 1, (seq, len(self.got))
-        self.got.append(body)
-        return seq
-
-    def recv(self, after, wait=0):
-        return []
 
 
 def _recs():
@@ -43,7 +29,7 @@ def _sent(recs, mine):
 
 
 def _player(board, mine):
-    relay = _Relay()
+    relay = RH.RelaySeat()
     p = RC.remote_player(board.client, relay, 1 - mine, io.StringIO())
     p.sleep = lambda s: None
     return p, relay
