@@ -72,18 +72,19 @@ class StreamTransport(TaskWaker):
         """Move bytes from the stream into ``rx`` until EOF (a bounded backlog: a host that
         floods faster than the board parses is cut off)."""
         try:
-            # each read lands here: only the bytes that arrived are copied out. Made inside the
-            # try: with strangers churning the heap this allocation can fail too, and the task
-            # must end by closing the connection, never by an exception nobody retrieves
-            buf = bytearray(_READ)
-            mv = memoryview(buf)
+            # each read's bytes made when they arrive (the stream reads at most _READ and keeps
+            # what came): an idle connection holds no read buffer, where one of _READ bytes kept
+            # for it cost the heap 272 B for as long as a host stayed connected (docs/memory.md).
+            # Inside the try: with strangers churning the heap this allocation can fail too,
+            # and the task must end by closing the connection, never by an exception nobody
+            # retrieves
             while not self.closed:
-                n = await self.reader.readinto(buf)
-                if not n:
+                data = await self.reader.read(_READ)
+                if not data:
                     break
                 if len(self.rx) > 64:
                     break
-                self.rx.append(bytes(mv[:n]))
+                self.rx.append(data)
                 self.wake()
         except (OSError, MemoryError):
             pass  # a heap too fragmented for this read: the host sees the connection close

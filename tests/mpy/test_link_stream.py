@@ -18,15 +18,18 @@ class _Reader:
     def __init__(self, chunks, error=None):
         self.chunks = list(chunks)
         self.error = error
+        self.asked = []
 
-    async def readinto(self, buf):
+    async def read(self, n):
+        # (asyncio's Stream.read(n): at most n bytes, as they arrive; b"" at the end)
+        self.asked.append(n)
         if self.chunks:
             c = self.chunks.pop(0)
-            buf[: len(c)] = c
-            return len(c)
+            assert len(c) <= n
+            return c
         if self.error is not None:
             raise self.error
-        return 0
+        return b""
 
 
 def _pump(reader):
@@ -38,9 +41,12 @@ def _pump(reader):
 
 
 def test_bytes_read_reach_the_link_then_end_of_stream_closes():
-    t, woken = _pump(_Reader([b"abc", b"de"]))
-    assert t.read() == b"abcde" and t.read() is None
+    r = _Reader([b"abc", b"de", bytes(256)])
+    t, woken = _pump(r)
+    assert t.read() == b"abcde" + bytes(256) and t.read() is None
     assert t.closed and t.conn is None and woken
+    # each read asks at most a BLE write's worth: the transport holds no buffer of its own
+    assert r.asked == [256] * 4
 
 
 def test_a_read_that_runs_out_of_heap_closes_the_connection():
