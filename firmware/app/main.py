@@ -198,11 +198,11 @@ class App:
         sup = watch.start(self, booted, healthy)  # the watchdog armed
         self.beat = sup.beat
         tasks = [
-            asyncio.create_task(sup.guard(watch.SCAN, self.scanner.run())),
-            asyncio.create_task(sup.guard(watch.RECOGNISE, self.engine.run())),
-            asyncio.create_task(sup.guard(watch.BUTTONS, self.button_task())),
-            asyncio.create_task(sup.guard(watch.LEDS, self.led_task())),
-            asyncio.create_task(sup.guard(watch.CLOCK, self.clock_task())),
+            sup.guard(watch.SCAN, asyncio.create_task(self.scanner.run())),
+            sup.guard(watch.RECOGNISE, asyncio.create_task(self.engine.run())),
+            sup.guard(watch.BUTTONS, asyncio.create_task(self.button_task())),
+            sup.guard(watch.LEDS, asyncio.create_task(self.led_task())),
+            sup.guard(watch.CLOCK, asyncio.create_task(self.clock_task())),
             asyncio.create_task(sup.run()),
         ]
         bus = getattr(self.hw, "bus", None)

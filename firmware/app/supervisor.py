@@ -4,8 +4,8 @@ makes progress.
 Each essential task (scanner, buttons, LEDs, clock, the link when present) is registered
 with a deadline (``watch(name, deadline_ms)`` -> an index) and stamps its heartbeat once
 per loop with ``beat(i)``: one ``ticks_ms()`` stored into a preallocated list, nothing
-allocated. ``guard(i, coro)`` runs a task's coroutine and marks the task dead when it ends
-(an exception, or a return while the board runs).
+allocated. ``guard(i, task)`` watches the asyncio task running it and marks the task dead
+when it ends (an exception, or a return while the board runs).
 
 ``run()`` is the supervisor task: every ``period_ms`` it checks each task (``check``) --
 alive when it beat within its deadline (``ticks_diff`` from the recorded stamp: the ESP32's
@@ -21,7 +21,7 @@ Example::
 
     sup = Supervisor(hw.watchdog(8000), hw.clock, crashlog="/flash", log=print)
     i = sup.watch("scan", 3000)
-    asyncio.create_task(sup.guard(i, scan_loop(sup, i)))   # scan_loop calls sup.beat(i)
+    sup.guard(i, asyncio.create_task(scan_loop(sup, i)))   # scan_loop calls sup.beat(i)
     asyncio.create_task(sup.run())
 """
 
@@ -60,6 +60,8 @@ class Supervisor:
         self.stamps = []  # ticks of each task's last beat
         self.beats = bytearray(0)  # 1 once a task has beaten since boot
         self.dead = []  # None, or the reason text of a task that ended
+        self.tasks = []  # the asyncio task running each (``guard``), or None
+        self._end = self._ended  # one bound method for every task's end (each read makes one)
         self.healthy = False  # every task has beaten at least once
         self.failed = None  # (cause, text) once a task is dead or hung: feeding has stopped
         self.running = True
@@ -85,6 +87,7 @@ class Supervisor:
         b[: len(self.beats)] = self.beats  # (a task registered late keeps the others' beats)
         self.beats = b
         self.dead.append(None)
+        self.tasks.append(None)
         return len(self.names) - 1
 
     def beat(self, i):
@@ -95,22 +98,54 @@ class Supervisor:
         self.stamps[i] = self.clock.ticks_ms()
         self.beats[i] = 1
 
-    async def guard(self, i, coro):
-        """Run the task; its end (an exception, or a return while the board runs) is its
-        death. Cancellation (the board stopping) is not."""
-        try:
-            await coro
-        except Exception as e:  # noqa: BLE001 - any death of an essential task resets the board
-            self.dead[i] = self.names[i]  # (allocates nothing: a task dying of MemoryError)
-            try:
-                from bg.crashlog import exc_text
+    def guard(self, i, task):
+        """Watch ``task`` (an asyncio task) as essential task ``i``: its end -- an exception,
+        or a return while the board runs -- is that task's death; cancellation (the board
+        stopping) is not. Returns ``task``.
 
-                self.dead[i] = exc_text(self.names[i], e)
-            except Exception:  # noqa: BLE001 - no heap for the text: the task's name says it
-                pass
+        No coroutine is wrapped around the task's own (a generator of 128 B a task on the
+        board; docs/memory.md): MicroPython's asyncio calls a done task's ``state`` when it is
+        callable, with the task and how it ended -- as its ``gather`` waits for tasks --,
+        CPython's task takes a done callback."""
+        self.tasks[i] = task
+        if hasattr(task, "add_done_callback"):
+            task.add_done_callback(self._done)
+        else:
+            task.state = self._end
+        return task
+
+    def _done(self, task):
+        """CPython's done callback."""
+        if not task.cancelled():
+            e = task.exception()
+            self._ended(task, StopIteration() if e is None else e)
+
+    def _ended(self, task, e):
+        """``task`` ended with ``e``: StopIteration (it returned), an exception (it died) or
+        CancelledError (cancelled). Raises nothing (it runs inside the event loop) and
+        allocates nothing to mark the death (a task dying of MemoryError)."""
+        for i in range(len(self.tasks)):
+            if self.tasks[i] is task:
+                break
+        else:
             return
-        if self.running:
-            self.dead[i] = self.names[i] + ": ended"
+        if isinstance(e, StopIteration):
+            if self.running:
+                self.dead[i] = self.names[i]
+                try:
+                    self.dead[i] = self.names[i] + ": ended"
+                except Exception:  # noqa: BLE001, S110 - no heap: the name says it
+                    pass
+            return
+        if not isinstance(e, Exception):
+            return  # cancelled: the board stopping its tasks is no death
+        self.dead[i] = self.names[i]
+        try:
+            from bg.crashlog import exc_text
+
+            self.dead[i] = exc_text(self.names[i], e)
+        except Exception:  # noqa: BLE001, S110 - no heap for the text: the task's name says it
+            pass
 
     def check(self, now):
         """True when every task is alive at ``now``; else records the first failure

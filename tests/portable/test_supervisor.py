@@ -141,11 +141,11 @@ def test_a_task_dying_with_an_exception_is_logged_with_its_traceback():
             raise ValueError("chain read failed")
 
         async def main():
-            t = asyncio.create_task(s.guard(a, dies()))
+            t = s.guard(a, asyncio.create_task(dies()))
             s.beat(b)
-            await asyncio.sleep(0)
-            await asyncio.sleep(0)
-            await t
+            for _ in range(4):
+                await asyncio.sleep(0)
+            assert t.done()
 
         asyncio.run(main())
         assert not s.step() and wdt.feeds == 0
@@ -170,15 +170,16 @@ def test_a_task_that_returns_is_dead_but_a_cancelled_one_is_not():
             await asyncio.sleep(0)
 
     async def main():
-        t = asyncio.create_task(s.guard(b, forever()))
+        t = s.guard(b, asyncio.create_task(forever()))
         await asyncio.sleep(0)
         t.cancel()
-        try:
-            await t
-        except asyncio.CancelledError:
-            pass
+        for _ in range(3):
+            await asyncio.sleep(0)
+        assert t.done()
         assert s.dead[b] is None  # the board stopping its tasks is no death
-        await s.guard(a, returns())
+        s.guard(a, asyncio.create_task(returns()))
+        for _ in range(3):
+            await asyncio.sleep(0)
 
     asyncio.run(main())
     assert s.dead[a] == "leds: ended"
@@ -273,15 +274,20 @@ def test_a_task_dying_when_no_heap_is_left_is_still_dead():
     async def dies():
         raise MemoryError("memory allocation failed, allocating 252 bytes")
 
+    async def run(i):
+        s.guard(i, asyncio.create_task(dies()))
+        for _ in range(3):
+            await asyncio.sleep(0)
+
     CL.exc_text = no_heap  # the text cannot be made
     try:
-        asyncio.run(s.guard(a, dies()))
+        asyncio.run(run(a))
     finally:
         CL.exc_text = saved
     assert s.dead[a] == "buttons"
     sys.modules["bg.crashlog"] = None  # the module cannot be loaded (import fails)
     try:
-        asyncio.run(s.guard(b, dies()))
+        asyncio.run(run(b))
     finally:
         sys.modules["bg.crashlog"] = CL
     assert s.dead[b] == "leds"
