@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 import link_scenario as S
+import update_helpers as U
 from bg import link as P
 from gammon import cli, fwupdate
 from gammon import link as L
@@ -96,17 +97,6 @@ def _bundle(tmp_path, version, seed, patch):
     return path
 
 
-def _connect(address, timeout=30.0):
-    end = time.monotonic() + timeout
-    while True:
-        try:
-            return L.connect(address)
-        except (L.LinkError, OSError, ValueError):
-            if time.monotonic() > end:
-                raise
-            time.sleep(0.3)
-
-
 def _update(sim, bundle):
     """``gammon board update``; then the board's two restarts (into update mode, and out of it:
     into the new version, or back to the game once the host is gone)."""
@@ -119,15 +109,11 @@ def _update(sim, bundle):
     return rc
 
 
-def _state(root):
-    return (root / "fw" / "state").read_text().split()
-
-
 def _wait_state(root, want, sim):
     end = time.monotonic() + 15
-    while _state(root) != want and time.monotonic() < end:
+    while U.state(root) != want and time.monotonic() < end:
         time.sleep(0.1)
-    assert _state(root) == want, sim.log[-20:]
+    assert U.state(root) == want, sim.log[-20:]
 
 
 def test_one_module_update_on_the_board_model_only_goes_forward(tmp_path, monkeypatch, capsys):
@@ -152,7 +138,7 @@ def test_one_module_update_on_the_board_model_only_goes_forward(tmp_path, monkey
         capsys.readouterr()
         assert _update(sim, one) == 0, capsys.readouterr()
         assert "version 2.0.0 pending" in capsys.readouterr().out
-        with _connect(address) as c:
+        with U.connect(address) as c:
             assert c.info()["firmware"] == "2.0.0", sim.log[-30:]
         _wait_state(fw_root, ["a", "-", "0"], sim)  # started over the built-in bg, healthy
         assert any("leds from the slot" in x for x in sim.log), sim.log[-20:]
@@ -170,12 +156,12 @@ def test_one_module_update_on_the_board_model_only_goes_forward(tmp_path, monkey
         # the bundle running, sent again: nothing changes
         assert _update(sim, one) == 0
         assert "already runs version 2.0.0" in capsys.readouterr().out
-        assert _state(fw_root) == ["a", "-", "0"] and not (fw_root / "fw" / "b").exists()
+        assert U.state(fw_root) == ["a", "-", "0"] and not (fw_root / "fw" / "b").exists()
         # a newer version that crashes as it starts: rolled back at once
         assert _update(sim, crash) == 0, capsys.readouterr()
-        with _connect(address) as c:
+        with U.connect(address) as c:
             assert c.info()["firmware"] == "2.0.0"  # rolled back to the previous version
-        assert _state(fw_root) == ["a", "-", "0"]
+        assert U.state(fw_root) == ["a", "-", "0"]
         assert any("failed to start, rolled back" in x for x in sim.log), sim.log[-20:]
         assert (fw_root / "fw" / "counter").read_text().split() == [str(c0 + 1)]  # not raised
         assert _update(sim, older) == 2  # still refused
@@ -209,7 +195,7 @@ def test_update_end_to_end_resume_reboot_confirm_and_rollback(tmp_path, monkeypa
         end = time.monotonic() + 20
         while not any(x == "fw: update mode" for x in sim.log) and time.monotonic() < end:
             time.sleep(0.05)
-        with _connect(address) as c:
+        with U.connect(address) as c:
             assert c.info()["firmware"] == "update mode"
             resets = len(sim.resets)
             assert fwupdate.send(c.call, blob, stop_at=half) is None  # the connection drops here
@@ -227,7 +213,7 @@ def test_update_end_to_end_resume_reboot_confirm_and_rollback(tmp_path, monkeypa
         first = [ln for ln in out.splitlines() if "bytes (" in ln][0]
         assert int(first.split("/")[0]) >= half, out  # resumed, not sent again from 0
         assert "version 2.0.0 pending" in out, out
-        with _connect(address) as c:
+        with U.connect(address) as c:
             assert c.info()["firmware"] == "2.0.0+slot"  # the slot's own app.update answers
         _wait_state(fw_root, ["a", "-", "0"], sim)  # healthy: confirmed
         # a forged bundle (another key) is refused whatever the paired host
@@ -239,9 +225,9 @@ def test_update_end_to_end_resume_reboot_confirm_and_rollback(tmp_path, monkeypa
         boom = ("app/main.py", "import asyncio\n", "import asyncio\n\n1 / 0\n")
         crash = _bundle(tmp_path, "3.0.0", seed, boom)
         assert _update(sim, crash) == 0, capsys.readouterr()
-        with _connect(address) as c:
+        with U.connect(address) as c:
             assert c.info()["firmware"] == "2.0.0+slot"  # rolled back to the previous version
-        assert _state(fw_root) == ["a", "-", "0"]
+        assert U.state(fw_root) == ["a", "-", "0"]
         assert any("failed to start, rolled back" in x for x in sim.log), sim.log[-20:]
     finally:
         sim.stop()
