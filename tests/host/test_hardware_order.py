@@ -14,7 +14,7 @@ from tools.hardware import design, footprints, jlc, kicad_sch, parts
 ROOT = Path(__file__).resolve().parents[2]
 
 KICAD = ROOT / "hardware" / "kicad"
-HAND = {"REED_SMD", "REED_SMD_V"}  # soldered in the jig (hardware/assembly.md)
+HAND = {"REED_SMD"}  # soldered in the jig (hardware/assembly.md)
 
 
 def _kinds():

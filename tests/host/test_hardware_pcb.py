@@ -213,6 +213,26 @@ def test_every_decoupling_capacitor_sits_beside_its_part():
     assert seen >= 4 + 26
 
 
+def test_every_converter_keeps_its_capacitors_inductor_and_setting_resistors_beside_it():
+    # a converter's switching loop and its setting nodes are short only if its parts are close:
+    # the boost's output capacitor 22 mm from its VOUT pin was one loop of track as long
+    from tools.hardware import design
+
+    centre = design.system(_board())[0][0]
+    pos = _cpl("centre")
+    ref = {p.role[0]: p.ref for p in centre.parts if p.role}
+    near = {
+        "charger": ("charger_in", "charger_out", "charger_bat", "iset", "ilim"),
+        "boost": ("boost_out", "boost_l", "fb_top", "fb_bottom"),
+        "led_switch": ("led_switch_in", "led_iset"),
+    }
+    for ic, roles in near.items():
+        x0, y0 = pos[ref[ic]]
+        for role in roles:
+            x1, y1 = pos[ref[role]]
+            assert ((x1 - x0) ** 2 + (y1 - y0) ** 2) ** 0.5 <= 7.0, (ic, role, (x0, y0), (x1, y1))
+
+
 def test_every_routed_board_has_filled_ground_pours_on_both_layers_and_wide_supply_lanes():
     import re
 

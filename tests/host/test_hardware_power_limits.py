@@ -153,3 +153,25 @@ def test_ts_has_the_datasheets_fixed_10k_and_the_switch_drives_sysoff():
     assert footprints.drill(sw.footprint, "1") == 0.8 and footprints.drill(sw.footprint, "") == 1.5
     # rev A: SYSOFF tied low, no way to turn the cell off
     assert "SW_SLIDE_SPDT" in (KICAD / "centre" / "centre.kicad_pcb").read_text()
+
+
+def test_boost_inductor_carries_the_worst_peak_and_a_small_one_is_caught():
+    from tools.hardware import boost
+
+    b = _board()
+    fig = boost.figures(b)
+    # the part the BOM orders is the part checked
+    assert parts.ORDER["1u"][0].startswith(boost.INDUCTOR["mpn"]) and parts.ORDER["1u"][1]
+    assert _role(_centre(b), ("boost_l",)).footprint == "L_XFL4020"
+    # the worst load: the LED switch at the top of its spread plus the rest of the board
+    assert 700 < fig["load_ma"] < 750 and fig["vin_v"] == b["battery"]["cutoff_mv"] / 1000.0
+    assert fig["peak_a"] > fig["input_a"] > 1.5
+    assert boost.check(fig) == [] and fig["isat_a"] - fig["peak_a"] > 2.0
+    # a 1 uH part of 3 A (a 2.5 x 2 mm chip inductor's class) saturates at this load
+    small = dict(boost.INDUCTOR, mpn="small", isat_a=3.0)
+    errors = boost.check(boost.figures(b, small))
+    assert len(errors) == 1 and "above its 3.0 A saturation current" in errors[0], errors
+    # a lower cut-off (a deeper discharge) raises the peak: the check follows board.json
+    deeper = _board()
+    deeper["battery"]["cutoff_mv"] = 2500
+    assert boost.figures(deeper)["peak_a"] > fig["peak_a"]

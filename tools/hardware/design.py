@@ -468,7 +468,7 @@ def _battery(b, bat):
         (6, "VOUT", "pwr_out", SUPPLY),
     ):
         boost.pin(num, name, type_, net)
-    b.add("L", "1u", "L_4040", ("boost_l",)).pin(1, "1", "passive", "SYS").pin(2, "2", "passive", "SW")
+    b.add("L", "1u", "L_XFL4020", ("boost_l",)).pin(1, "1", "passive", "SYS").pin(2, "2", "passive", "SW")
     # VOUT = 0.6 V x (1 + 732k / 100k) = 5.0 V
     b.add("R", "732k", "R_0603", ("fb_top",)).pin(1, "1", "passive", SUPPLY).pin(2, "2", "passive", "FB")
     b.add("R", "100k", "R_0603", ("fb_bottom",)).pin(1, "1", "passive", "FB").pin(2, "2", "passive", "GND")

@@ -78,8 +78,6 @@ def footprint_pads(name):
     if name == "REED_SMD":  # MDSM-10R: 10.16 mm glass along x; Littelfuse's land pattern
         # (2.90 x 1.30 mm pads, 11.20 mm between their inner edges)
         return True, [(1, -7.05, 0, 2.9, 1.3), (2, 7.05, 0, 2.9, 1.3)]
-    if name == "REED_SMD_V":  # the same, turned across the strip (tray: checkers on edge)
-        return True, [(1, 0, -7.05, 1.3, 2.9), (2, 0, 7.05, 1.3, 2.9)]
     if name.startswith("JST_SH_"):  # SMxxB-SRSS-TB (1.0 mm), pins along x; "" pads are mechanical
         return _sh(int(name[7:]))
     if name == "SOT-23-5":
@@ -121,8 +119,9 @@ def footprint_pads(name):
     if name == "SOT-563":  # 1.6 x 1.6 mm, 0.5 mm pitch: pins 1-3 bottom, 4-6 top
         pads = [(1 + i, -0.5 + 0.5 * i, 0.75, 0.28, 0.6) for i in range(3)]
         return True, pads + [(4 + i, 0.5 - 0.5 * i, -0.75, 0.28, 0.6) for i in range(3)]
-    if name == "L_4040":  # 4 x 4 mm shielded power inductor
-        return True, [(1, -1.6, 0, 1.3, 3.6), (2, 1.6, 0, 1.3, 3.6)]
+    if name == "L_XFL4020":  # Coilcraft XFL4020 (4 x 4 mm): the land of LCSC's own part
+        # (C5355380's EasyEDA footprint: 1.2 x 3.8 mm pads, centres 2.38 mm apart)
+        return True, [(1, -1.19, 0, 1.2, 3.8), (2, 1.19, 0, 1.2, 3.8)]
     raise ValueError("no footprint %s" % name)
 
 

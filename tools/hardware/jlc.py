@@ -32,7 +32,9 @@ KICAD_LIB = {
     "D_SOD-123": ("Diode_SMD:D_SOD-123", [(1, -1.65, 0.0), (2, 1.65, 0.0)]),
     "D_SOD-123F": ("Diode_SMD:D_SOD-123F", [(1, -1.4, 0.0), (2, 1.4, 0.0)]),
     "D_SOD-323": ("Diode_SMD:D_SOD-323", [(1, -1.05, 0.0), (2, 1.05, 0.0)]),
-    "L_4040": ("Inductor_SMD:L_Sunlord_SWPA4040S", [(1, -1.5, 0.0), (2, 1.5, 0.0)]),
+    # two pads either side of the centre: only their sides count here (the inductor has no
+    # polarity, so pad 1 at either end places it right)
+    "L_XFL4020": ("Inductor_SMD:L_Coilcraft_XxL4020", [(1, -1.19, 0.0), (2, 1.19, 0.0)]),
     "LED_5050": (
         "LED_SMD:LED_WS2812B_PLCC4_5.0x5.0mm_P3.2mm",
         [(1, -2.45, -1.6), (2, -2.45, 1.6), (3, 2.45, 1.6), (4, 2.45, -1.6)],

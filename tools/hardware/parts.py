@@ -18,13 +18,18 @@ import re
 _BOMS = "LCSC's number for this MPN as public JLCPCB assembly BOMs list it"
 _ONE = "LCSC's number for this MPN as one public JLCPCB assembly BOM lists it"
 _UNSURE = "unconfirmed: "
-_SH = ("JST SM12B-SRSS-TB", "", _UNSURE + "no public BOM pairs this MPN with an LCSC number")
+_SH = (
+    "JST SM12B-SRSS-TB",
+    "",
+    _UNSURE + "no public BOM or part import read here pairs this MPN with an LCSC number "
+    "(the 10-way SM10B-SRSS-TB's C160409 is not this part)",
+)
 ORDER = {
     "74HC165": ("Nexperia 74HC165D,653", "C5613", _BOMS),
     "10k x15 bussed": (
         "Bourns 4816P-2-103LF",
         "",
-        _UNSURE + "no public BOM pairs the bussed 4816P-2 with an LCSC number",
+        _UNSURE + "no public BOM or part import read here pairs the bussed 4816P-2 with an LCSC number",
     ),
     "100n": ("Yageo CC0603KRX7R9BB104", "C14663", _BOMS),
     "WS2812B": ("Worldsemi WS2812B-B/W", "C114586", _BOMS + " (LCSC's own datasheet link names it)"),
@@ -35,8 +40,18 @@ ORDER = {
     "10k": ("UNI-ROYAL 0603WAF1002T5E", "C25804", _BOMS),
     "100k": ("UNI-ROYAL 0603WAF1003T5E", "C25803", _BOMS),
     "3.09k": ("UNI-ROYAL 0603WAF3091T5E", "C22992", _ONE),
-    "887": ("UNI-ROYAL 0603WAF8870T5E", "", _UNSURE + "no public BOM pairs this MPN with an LCSC number"),
-    "732k": ("UNI-ROYAL 0603WAF7323T5E", "", _UNSURE + "no public BOM pairs this MPN with an LCSC number"),
+    "887": (
+        "UNI-ROYAL 0603WAF8870T5E",
+        "",
+        _UNSURE + "no public BOM or part import read here pairs this MPN with an LCSC number",
+    ),
+    # an EasyEDA part import (tscircuit) carries LCSC's own pairing of the two
+    "732k": (
+        "UNI-ROYAL 0603WAF7323T5E",
+        "C23239",
+        "LCSC's number for this MPN as one public design's EasyEDA part import gives it "
+        "(Abse2001/g350-linux-handheld, imports/A_0603WAF7323T5E.tsx)",
+    ),
     "4u7": ("Samsung CL10A475KO8NNNC (4.7 uF X5R 0603 16 V)", "C19666", _BOMS),
     "22u": ("Samsung CL10A226MQ8NRNC (22 uF X5R 0603 6.3 V)", "C59461", _BOMS),
     "PTC 750mA": ("Littelfuse 1206L075/16WR", "C371166", _BOMS + " (LCSC's datasheet link names it)"),
@@ -59,7 +74,13 @@ ORDER = {
     "15k": ("UNI-ROYAL 0603WAF1502T5E", "C22809", _BOMS),
     "BQ24074": ("TI BQ24074RGTR", "C54313", _ONE),
     "TPS61023": ("TI TPS61023DRLR", "C919459", _BOMS),
-    "1u": ("1 uH 4 x 4 mm shielded inductor, Isat >= 4 A", "", _UNSURE + "no part chosen by MPN yet"),
+    # the boost's inductor: ``BOOST_INDUCTOR`` below says why this one
+    "1u": (
+        "Coilcraft XFL4020-102MEC (1.0 uH, Isat 5.4 A, 4 x 4 x 2.1 mm)",
+        "C5355380",
+        "LCSC's number for this MPN as one public design's EasyEDA part import gives it "
+        "(a tscircuit buck design's inductor, jlcpcb C5355380 with MPN XFL4020-102MEC)",
+    ),
 }
 
 

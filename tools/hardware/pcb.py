@@ -240,17 +240,22 @@ class Layout:
         fixed.update({"miso_pullup": (229, 18), "usb": (222, 45), "fuse": (229, 40), "bulk": (237, 45)})
         fixed.update({"devkit_feed": (212, 52), "led_pull": (215, 12), "vbus_tvs": (217, 49)})
         fixed.update({"sck_pull": (172, 13), "pl_pull": (175.5, 13), "ce_pull": (179, 13)})
-        # the battery option (board.json "battery"): the power parts in a row under the cube
-        # column, the divider at the other edge
-        fixed.update({"battery": (258, 50), "charger": (268, 50), "iset": (276, 47), "ilim": (276, 53)})
-        fixed.update({"charger_in": (282, 47), "charger_out": (282, 53), "charger_bat": (288, 47)})
-        fixed.update({"boost": (296, 50), "boost_l": (304, 50), "fb_top": (312, 47), "fb_bottom": (312, 53)})
-        fixed.update({"boost_out": (318, 50), "divider_top": (262, 10), "divider_bottom": (268, 10)})
+        # the battery option (board.json "battery"): the power parts under the cube column,
+        # each converter's capacitors, inductor and setting resistors around it (a converter's
+        # switching loop and its feedback node stay short: the charger's IN, OUT and BAT
+        # capacitors by their pins, the boost's output capacitor and inductor beside it); the
+        # divider at the other edge
+        fixed.update({"battery": (258, 50), "charger": (268, 50), "iset": (265, 45.5), "ilim": (273, 46.5)})
+        fixed.update({"charger_in": (269.5, 45), "charger_out": (273, 50), "charger_bat": (263.5, 52)})
+        fixed.update({"boost": (282, 50), "boost_l": (287.5, 50), "boost_out": (279, 46)})
+        fixed.update({"fb_top": (278.5, 49.8), "fb_bottom": (278.5, 53)})
+        fixed.update({"divider_top": (262, 10), "divider_bottom": (268, 10)})
         fixed.update({"divider_filter": (274, 10)})
         # the LED rail's current-limited switch between the bulk capacitor and the battery
-        # row; the charger's TS resistor, status pull-ups and on/off switch (at the edge)
-        fixed.update({"led_switch": (246, 42), "led_iset": (246, 47), "led_switch_in": (246, 52)})
-        fixed.update({"ts": (268, 44), "chg_pullup": (262, 44), "pgood_pullup": (262, 40)})
+        # row, its input capacitor above it; the charger's TS resistor, status pull-ups and
+        # on/off switch (at the edge)
+        fixed.update({"led_switch": (246, 42), "led_iset": (246, 47), "led_switch_in": (246, 37.5)})
+        fixed.update({"ts": (263, 48.5), "chg_pullup": (262, 44), "pgood_pullup": (262, 40)})
         fixed.update({"power_switch": (292, 6)})
         # the bus's termination resistors in a row between the DevKitC and the CHAIN connector
         for k, sig in enumerate(design.BUS):
