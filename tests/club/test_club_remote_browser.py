@@ -14,12 +14,12 @@ import re
 import threading
 import time
 
+import remote_helpers as RH
 import test_browser_sim as T  # the page's drivers: browser, drags, LEDs
 from bg import board as B
 from bg import engine as movegen
 from bg import record
 from gammon import remote
-from gammon.cli import main
 
 from tools.sim import demo, server
 from tools.sim import remote_match as S
@@ -200,26 +200,17 @@ def test_two_pages_play_a_game_by_drags_through_the_relay(servers, event, tmp_pa
             c = b.host.client
             datas.append(c.fetch_game(c.list_games()[-1]["id"], resume=False))
             c.close()
-        hashes = [remote.match_hash(record.decode_stream(d)) for d in datas]
-        assert hashes[0] == hashes[1]
+        # the same match in both journals, remote verify passes, both hosts' parts signed and
+        # both keys named in both journals, nothing refused
+        h = RH.boards_agree(boards, datas, tmp_path)
         for b in boards:  # each host shows it
-            assert "match hash %s (the other board shows the same)" % hashes[0][:16] in b.out.getvalue()
+            assert "match hash %s (the other board shows the same)" % h[:16] in b.out.getvalue()
         kinds = [k for k, _f in record.decode_stream(datas[0])]
         assert kinds.count(record.PLAY) == PLAYS and record.RESIGN_ACCEPT in kinds
-        paths = []
-        for i in (0, 1):
-            p = tmp_path / ("board%d.m" % i)
-            p.write_bytes(datas[i])
-            paths.append(str(p))
-        assert main(["remote", "verify", paths[0], paths[1]]) == 0
-        S.check_signed(boards, paths)  # both hosts' parts signed, both keys named in both journals
         for b in boards:
-            assert not b.host.brain.referee.refused, b.host.brain.referee.refused
             # the page said whom it waited for while the other player was to play
             assert any("waiting for" in x and "(remote)" in x for x in b.seen), b.seen[-5:]
-        print(
-            "a game of %d plays by drags on two pages, %.1f s; match hash %s" % (PLAYS, played_s, hashes[0])
-        )
+        print("a game of %d plays by drags on two pages, %.1f s; match hash %s" % (PLAYS, played_s, h))
     finally:
         for b in boards:
             b.sim.stop()

@@ -120,6 +120,30 @@ class Opened:
         run(self.players)
 
 
+def boards_agree(boards, datas, tmp_path):
+    """What the two boards of a match played end to end (``tools.sim.remote_match``: the
+    two-simulator and browser tests) must agree on, from ``datas``, their journals: the same
+    match (its hash, returned), ``gammon remote verify`` passes on the two journals and each
+    proves both hosts' signed parts (``remote_match.check_signed``), neither host's referee
+    refused a move."""
+    from gammon.cli import main
+
+    from tools.sim import remote_match
+
+    hashes = [remote_match.game_hash(d) for d in datas]
+    assert hashes[0] == hashes[1]
+    paths = []
+    for i in (0, 1):
+        p = tmp_path / ("board%d.m" % i)
+        p.write_bytes(datas[i])
+        paths.append(str(p))
+    assert main(["remote", "verify", paths[0], paths[1]]) == 0
+    remote_match.check_signed(boards, paths)
+    for b in boards:
+        assert not b.host.brain.referee.refused, b.host.brain.referee.refused
+    return hashes[0]
+
+
 def signature_lines(what, fps):
     """What ``gammon remote verify`` says of each board's ``what`` ("journal",
     "transcript") when both parts are signed by the keys of fingerprints ``fps``."""
