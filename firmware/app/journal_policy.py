@@ -6,7 +6,10 @@ The controller (``app.controller``) is pure: each confirmed action lands in its 
 - MATCH_START opens a new match file with the secret dice seed (``Journal.begin_match``);
 - a ROLL waits for its PLAY so the pair is stored as one compact TURN record (the throw is
   derived from the journal's throw count, so a roll lost to a power cut comes back identical on
-  the next press); any other record first flushes a waiting ROLL on its own;
+  the next press); any other record first flushes a waiting ROLL on its own. In a match with
+  another board a ROLL is stored at once: the other board has thrown too and waits for this
+  side's play, so this board must come back moving, not waiting for a press that could now
+  become a double (docs/remote.md, power cuts);
 - MATCH_END closes the file (``end_match`` writes the seed reveal itself);
 - before a brown-out (``close``, from ``app.power``) the waiting ROLL is stored on its own and
   nothing more is written until ``reopen``;
@@ -210,7 +213,7 @@ class Recorder:
         try:
             if k == R.MATCH_START:
                 j.begin_match(f, self.ctl.board_seed())
-            elif k == R.ROLL:
+            elif k == R.ROLL and self.ctl.joint_side < 0:
                 self.pending_roll = f
                 return
             elif k == R.PLAY and self.pending_roll is not None and self.pending_roll[0] == f[0]:

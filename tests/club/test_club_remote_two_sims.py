@@ -44,9 +44,8 @@ def test_two_simulated_boards_play_one_match_with_the_same_dice(servers, event, 
     took black's share of black's throw after white's fourth play (that throw shown or not
     yet); black's board just threw for white, whose play has not come yet (a board that decided
     for the remote side itself until its host is back would play another match than white's).
-    Both resume from their journals and end with the same match. (A cut on a board between its
-    own player's throw and play is not here: the watcher cannot stop the robot from moving the
-    checkers for a throw shown a moment before the cut.)"""
+    Both resume from their journals and end with the same match. (Cuts at chosen points of a
+    turn, the robot waiting there: ``test_power_cuts_at_each_point_of_a_turn``.)"""
     cuts = (PowerCut("JOINT_SHARE", 4, after="PLAY 0"), PowerCut("ROLL 0", 5))
     relay = RelayCut(14)
     boards, datas = _match(servers, event, tmp_path, monkeypatch, cuts=cuts, relay_cut=relay)
@@ -108,8 +107,15 @@ class RelayCut:
 
 
 def test_two_simulated_boards_play_a_match_with_the_cube(servers, event, tmp_path, monkeypatch):
-    """Two points: white doubles, black takes, black redoubles, white drops (black wins 2)."""
-    boards, datas = _match(servers, event, tmp_path, monkeypatch, length=2, cube=({1: "take"}, {1: "drop"}))
+    """Two points: white doubles, black takes, black redoubles, white drops (black wins 2).
+    Power cuts during the cube's turns: white's board just after white's double (black's
+    answer not come), black's board with white's double shown (not answered yet) and just
+    after black's redouble."""
+    cuts = ({"doubled": 1}, {"double shown": 1, "doubled": 1})
+    boards, datas = _match(
+        servers, event, tmp_path, monkeypatch, length=2, cube=({1: "take"}, {1: "drop"}), turn_cuts=cuts
+    )
+    assert [b.cut_done for b in boards] == [["doubled"], ["double shown", "doubled"]]
     kinds = [k for k, _f in record.decode_stream(datas[0])]
     assert kinds.count(record.DOUBLE) == 2 and kinds.count(record.TAKE) == 1 and kinds.count(record.DROP) == 1
     assert boards[0].robot.score == [0, 2]
@@ -122,3 +128,16 @@ def test_the_board_model_plays_a_remote_match(servers, event, tmp_path, monkeypa
         servers, event, tmp_path, monkeypatch, roms=(True, "board"), heaps=(None, BOARD_HEAP)
     )
     assert not any("MemoryError" in x for x in boards[1].sim.log)
+
+
+def test_power_cuts_at_each_point_of_a_turn(servers, event, tmp_path, monkeypatch):
+    """A 1-point match, each board's power cut by its player at points of a turn
+    (``remote_match.CUT_POINTS``), each once the record before it is on flash: on each board
+    between its own player's throw and play (it comes back with the throw, as the other board
+    has it, and the player plays the checkers already moved), on white's board between its
+    play's record and its host's send (the relay held until the cut), on black's board between
+    white's throw and play. The match goes on to its end, the same in both journals."""
+    cuts = ({"thrown": 5, "played": 8}, {"thrown": 2, "other thrown": 6})
+    boards, datas = _match(servers, event, tmp_path, monkeypatch, turn_cuts=cuts)
+    assert [sorted(b.cut_done) for b in boards] == [["played", "thrown"], ["other thrown", "thrown"]]
+    assert [b.sim.resets for b in boards] == [["power-on"] * 2] * 2

@@ -11,6 +11,8 @@ from bg.journal import ERR_NOMEM
 
 
 class _Ctl:
+    joint_side = -1  # a one-board match: a roll waits for its play
+
     def __init__(self):
         self.outbox = []
 
@@ -93,3 +95,14 @@ def test_watchers_see_every_action_even_the_unstored_ones():
     rec.journal.fail = 1
     _feed(rec, MS, ROLL, PLAY)
     assert errors[0] == ERR_NOMEM and seen == [R.MATCH_START, R.ROLL, R.PLAY]
+
+
+def test_a_throw_of_a_match_with_another_board_is_stored_at_once():
+    """The other board has thrown too and waits for this side's play: a power cut must not
+    send this board back to the press before the throw (it could become a double there)."""
+    rec, errors, logs = _recorder()
+    rec.ctl.joint_side = 1
+    _feed(rec, MS, ROLL)
+    assert rec.journal.stored == [(R.MATCH_START, b"M" * 8), ROLL] and rec.pending_roll is None
+    _feed(rec, PLAY)
+    assert rec.journal.stored[1:] == [ROLL, PLAY]

@@ -102,13 +102,30 @@ def runner(robot, side):
     return min(plays, key=cost)
 
 
+# Where a board's player cuts its power (``Board._point``), each the nth time it gets there:
+# "thrown": its own throw journaled, none of its checkers moved yet;
+# "played": its play journaled, its host has it, the relay not yet; "other thrown": the other
+# side's throw shown here, its play not come yet; "doubled": this board's double journaled,
+# the other player's answer not come yet; "double shown": the other player's double shown
+# here, not answered yet.
+CUT_POINTS = ("thrown", "played", "other thrown", "doubled", "double shown")
+_STORED = {
+    "thrown": (record.ROLL, True),
+    "other thrown": (record.ROLL, False),
+    "doubled": (record.DOUBLE, True),
+    "double shown": (record.DOUBLE, False),
+}
+
+
 class Board:
     """One place: a simulator, its host (``remote_player`` through the relay) and its player.
 
     ``doubles``: the games in which this board's player doubles on its first turn it may;
     ``answers``: {game: "take" or "drop"}, its answer to the other player's double (take)."""
 
-    def __init__(self, side, tmp_path, relay, rom=True, length=1, doubles=(), answers=None, heap=None):
+    def __init__(
+        self, side, tmp_path, relay, rom=True, length=1, doubles=(), answers=None, heap=None, cuts=None
+    ):
         self.side = side
         self.port = free_port()
         self.address = "tcp:127.0.0.1:%d" % self.port
@@ -134,6 +151,10 @@ class Board:
         self.errors = []
         self.done = False
         self.doubled = set()  # games this board's player doubled in
+        # power cuts the player makes at points of a turn (``_point``): {point: nth}
+        self.cut_at = dict(cuts or {})
+        self.reached = {}
+        self.cut_done = []
         self.host = None
         # this host's dice key, in its own library directory, made on first use (as ``gammon
         # remote play`` does): its part is signed, and the other host's must be
@@ -167,6 +188,51 @@ class Board:
             self.done = True
         except Exception as e:  # noqa: BLE001
             self.errors.append(("player", e))
+
+    def _point(self, name):
+        """The player reached point ``name`` of a turn (``CUT_POINTS``): the board's power is
+        cut here (its firmware killed, started again on its flash) when this is the time
+        asked for; True then."""
+        n = self.reached[name] = self.reached.get(name, 0) + 1
+        if self.cut_at.get(name) != n:
+            return False
+        kind, mine = _STORED.get(name, (None, 0))
+        if kind is not None:
+            # the board's console shows a record before storing it, its watch after: the
+            # cut comes once the host saw it, the record on flash (the last of that side's,
+            # or the one before the other player's answer)
+            side = self.side if mine else 1 - self.side
+            end = time.monotonic() + 20
+            while not any(
+                k == kind and f[0] == side
+                for k, f in self.host.follow.records[-1 - (kind == record.DOUBLE) :]
+            ):
+                if time.monotonic() > end:
+                    raise RuntimeError("the host never saw the board's %s" % record.name(kind))
+                time.sleep(0.01)
+        self.sim.restart("power-on")
+        self.cut_done.append(name)
+        return True
+
+    def _due(self, name):
+        """The next time the player reaches ``name`` is a power cut."""
+        return self.cut_at.get(name) == self.reached.get(name, 0) + 1
+
+    def _hold_relay(self):
+        """The host's relay out of reach (its address: nothing listens there) until the
+        caller puts back the url returned with the messages the seat had posted."""
+        http = self.relay.http
+        url, http.url = http.url, "http://127.0.0.1:9"
+        return url, list(self.host.seat.sent)
+
+    def _posted(self, before, timeout=20.0):
+        """Wait until the host has posted (written down for the relay) a message more than
+        ``before``: it has the board's record of this board's play."""
+        end = time.monotonic() + timeout
+        while len(self.host.seat.sent) <= before:
+            if time.monotonic() > end:
+                raise RuntimeError("the host never had this board's play")
+            time.sleep(0.01)
 
     def _game_over(self, text):
         """GAME_END seen: True when the match ended too, else the next game is set up."""
@@ -203,27 +269,40 @@ class Board:
         me = self.side
         r.length = int(self.sim.settings["length"])
         r.start_game(True)
+        rolled = False  # this turn began with a ROLL (not the opening's throw)
         for _turn in range(600):
             side = r.side
             n = self.plays[0]
             self.plays[0] += 1
             if side == me:
+                cut = rolled and self._point("thrown")
+                # (after the cut the player plays the throw shown before it: a board of a
+                # two-board match stores a throw at once, so it comes back with it)
                 play = runner(r, me)
                 r.turn_pos = bytearray(r.pos)
                 r.make_play(me, play)
                 time.sleep(r.settle)
-                kind, text = r.press_until("roll%d" % me, ("PLAY", "CHOICE"))
+                held = self._hold_relay() if self._due("played") else None
+                kind, text = r.press_until("roll%d" % me, ("PLAY", "CHOICE"), tries=20 if cut else 5)
                 if kind == "CHOICE":
                     r.choose(me, text)
                     r.expect(("PLAY",))
                 self.confirmed[n] = time.monotonic()  # (its console line: the play journaled)
+                if held is not None:
+                    self._posted(len(held[1]))  # the host has it, the relay does not
+                self._point("played")
+                if held is not None:
+                    self.relay.http.url = held[0]
             else:
+                if rolled:
+                    self._point("other thrown")
                 plays = movegen.plays(r.pos, side, r.dice[0], r.dice[1])
                 if plays and plays[0][0]:  # (a dance shows no plan: the board passes)
                     plan = plan_shown(self.sim, side)
                     self.shown[n] = time.monotonic()
                     r.make_play(side, plan)
                 r.expect(("PLAY",))
+            rolled = False
             if B.count(r.pos, side, 0) == 15:
                 if self._game_over(r.expect(("GAME_END",))[1]):
                     return
@@ -235,12 +314,14 @@ class Board:
                     if g in self.doubles and g not in self.doubled and self._may_double():
                         self.doubled.add(g)
                         r.press_until("cube%d" % me, ("DOUBLE",))
+                        self._point("doubled")
                         kind, text = r.expect(("TAKE", "DROP"))  # the other player, through the link
                     else:
                         kind, text = r.press_until("roll%d" % me, ("ROLL",), tries=20)
                 else:
                     kind, text = r.expect(("ROLL", "DOUBLE"))
                     if kind == "DOUBLE":
+                        self._point("double shown")
                         kind = self._answer(r, me)
                 if kind == "DROP":
                     if self._game_over(r.expect(("GAME_END",))[1]):
@@ -249,6 +330,7 @@ class Board:
                 if kind == "ROLL":
                     nums = [int(x) for x in text.split()]
                     r.dice = (nums[1], nums[2])
+                    rolled = True
                     break
         raise RuntimeError("the match did not end")
 
@@ -296,14 +378,16 @@ def play(
     cuts=(),
     heaps=(None, None),
     relay_cut=None,
+    turn_cuts=(None, None),
 ):
     """One match between two boards through the relays of ``servers`` (two ``ClubServer``),
     tokens from ``event(host, rate)``, files under ``tmp_path``; ``env``: pytest's monkeypatch
     or anything with ``setenv`` (the hosts' config folder). ``roms``, ``heaps``: each board's
     simulator (``True``: the ROM image, ``"board"``: the board model); ``cube``: each board's
     doubles and answers (``Board``); ``cuts``, ``relay_cut``: watchers (``watch(board, stop)``)
-    run beside the match. Returns ``(boards, journals)``: each board's journal as its host
-    fetched it; ``boards[0].latency``: confirm-to-LEDs seconds of every play, sorted.
+    run beside the match; ``turn_cuts``: each board's power cuts its player makes at points of
+    a turn, ``{point: nth}`` (``CUT_POINTS``). Returns ``(boards, journals)``: each board's
+    journal as its host fetched it; ``boards[0].latency``: confirm-to-LEDs seconds of every play, sorted.
     RuntimeError when the match does not end on both boards."""
     env.setenv("GAMMON_CONFIG_DIR", str(tmp_path / "cfg"))
     relays = (
@@ -311,7 +395,10 @@ def play(
         remote.Relay(servers[1].url, event("b", rate=20_000)),
     )
     relays[1].join(relays[0].create(0))
-    boards = [Board(i, tmp_path, relays[i], roms[i], length, cube[i], cube[1 - i], heaps[i]) for i in (0, 1)]
+    boards = [
+        Board(i, tmp_path, relays[i], roms[i], length, cube[i], cube[1 - i], heaps[i], turn_cuts[i])
+        for i in (0, 1)
+    ]
     boards[1].redouble = True  # (black doubles only once it owns the cube)
     stop = threading.Event()
     try:
