@@ -466,6 +466,7 @@ def from_env():
     # the page's status panel (app.sim_status) is the simulator's, not the board's: the
     # server turns it off on the board model, whose 64k heap is the board's, not the page's
     cfg["status"] = env("SG_SIM_STATUS") != "0"
+    cfg["heap_probe"] = env("SG_SIM_HEAP_PROBE") == "1"  # hal.sim_bus.Bus.probe (tests)
     cfg["serial_link"] = env("SG_SERIAL_LINK") == "1"
     key = env("SG_FW_KEY")  # a development key the update bundles are signed with (tests)
     if key:
@@ -478,7 +479,8 @@ def make(config=None):
     ``sensor_bytes``, ``leds``, ``buttons`` (sizes, from hardware/board.json via bg.hwdesc),
     ``host``/``port`` (the simulator server; headless when absent), ``seed`` (bytes:
     deterministic randomness), ``battery_mv`` (the modelled cell's voltage, default 4000;
-    None: no battery option), ``image`` (littlefs image file) or ``directory`` (plain dir)."""
+    None: no battery option), ``image`` (littlefs image file) or ``directory`` (plain dir),
+    ``heap_probe`` (the bus reports the heap: ``hal.sim_bus.Bus.probe``)."""
     config = config or {}
     sensors = Sensors(int(config.get("sensor_bytes", 0)))
     leds = Leds(int(config.get("leds", 0)))
@@ -523,6 +525,7 @@ def make(config=None):
         from hal.sim_bus import Bus  # the server connection: not loaded when headless
 
         bus = Bus(config.get("host", "127.0.0.1"), int(config["port"]), hw)
+        bus.probe = bool(config.get("heap_probe"))
         box.append(bus)
         sensors._bus = leds._bus = radio._bus = bus
         bus.send_line(

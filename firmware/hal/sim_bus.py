@@ -32,6 +32,7 @@ class Bus:
         self._line_kind = b""
         self._line_n = 0
         self._line_at = 0
+        self.probe = False  # the heap probe runs beside ``run`` (``_probe``)
 
     def _write(self, data):
         if self.closed:
@@ -55,15 +56,21 @@ class Bus:
             except MemoryError:
                 # half a line is out: end it, so the server drops only this line and not
                 # the next one too (it would read the two as one line that does not parse)
-                while sent and not self.closed:
-                    try:
-                        if self.sock.send(b"\n"):  # a constant: no allocation
-                            break
-                    except OSError as e:
-                        if not (e.args and e.args[0] == 11):
-                            self.closed = True
-                        time.sleep_ms(1)
+                if sent:
+                    self._newline()
                 raise
+
+    def _newline(self):
+        """End the line: a constant sent as is, no allocation (a MemoryError here would leave
+        the line open and the server would read the next one into it)."""
+        while not self.closed:
+            try:
+                if self.sock.send(b"\n"):
+                    return
+            except OSError as e:
+                if not (e.args and e.args[0] == 11):
+                    self.closed = True
+            time.sleep_ms(1)
 
     def send_hex(self, kind, data):
         """One ``{"t": kind, "d": hex}`` line. The line is built in a buffer kept for the last
@@ -88,9 +95,14 @@ class Bus:
         self._write(line)
 
     def send_line(self, obj):
+        """``obj`` as one JSON line. The text and its newline are written apart (MicroPython's
+        ``memoryview`` takes a str): one copy of the line in the heap, not three (the text, its
+        bytes, those with the newline) -- the status line after a play is ~250 bytes, and on
+        the board model it must find its block in the board's fragmented heap."""
         import json
 
-        self._write(json.dumps(obj).encode() + b"\n")
+        self._write(json.dumps(obj))
+        self._newline()
 
     def log(self, msg):
         self.send_line({"t": "log", "m": msg})
@@ -175,6 +187,8 @@ class Bus:
         import asyncio
 
         self.sock.setblocking(False)
+        if self.probe:
+            asyncio.create_task(self._probe())
         rest = getattr(self, "_rest", b"")
         self._rest = b""
         while b"\n" in rest:
@@ -189,3 +203,26 @@ class Bus:
         self.closed = True
         if self.on_quit:
             self.on_quit()
+
+    async def _probe(self, every_ms=500):
+        """The heap probe (the simulator only, ``probe``: the tests turn it on for the board
+        model): every ``every_ms`` a collection, then ``gc.mem_alloc()``; each time the most
+        held since the start grows, a line ``{"t": "hp", "most": bytes, "free": bytes}`` (the
+        least free so far, ``gc.mem_free()`` then). Its collections are its own: a board without
+        the probe collects when an allocation finds no block. A line that finds no heap is
+        sent at the next reading."""
+        import asyncio
+        import gc
+
+        most = 0
+        while not self.closed:
+            await asyncio.sleep_ms(every_ms)
+            gc.collect()
+            a = gc.mem_alloc()
+            if a > most:
+                f = gc.mem_free()
+                try:
+                    self.send_line({"t": "hp", "most": a, "free": f})
+                    most = a
+                except MemoryError:
+                    pass

@@ -190,3 +190,44 @@ def test_sleep_model_counts_the_naps():
     hw.sleep.nap(5)
     hw.sleep.nap(0)
     assert hw.sleep.naps == 1 and hw.sleep.slept_ms == 5
+
+
+def test_the_bus_heap_probe_sends_the_most_held_when_it_grows():
+    import asyncio
+    import gc
+
+    from hal.sim_bus import Bus
+
+    lines = []
+
+    class Probe(Bus):  # the probe alone: no server socket
+        def __init__(self):
+            self.closed = False
+
+        def send_line(self, obj):
+            lines.append(obj)
+
+    bus = Probe()
+    keep = []
+
+    async def drive():
+        asyncio.create_task(bus._probe(5))
+        await asyncio.sleep_ms(30)
+        n = len(lines)
+        keep.append(bytearray(4096))  # held from now on: the mark moves by as much
+        await asyncio.sleep_ms(30)
+        grew = len(lines) - n
+        keep.clear()
+        m = len(lines)
+        await asyncio.sleep_ms(30)  # less held again: the mark stays, no line
+        bus.closed = True
+        await asyncio.sleep_ms(10)
+        return n, grew, m
+
+    n, grew, m = asyncio.run(drive())
+    assert n >= 1 and grew >= 1 and len(lines) == m, (n, grew, m, lines)
+    total = gc.mem_alloc() + gc.mem_free()
+    first, last = lines[0], lines[-1]
+    assert all(x["t"] == "hp" and x["most"] + x["free"] <= total for x in lines)
+    assert last["most"] >= first["most"] + 4096 and last["free"] <= first["free"] - 4096
+    assert [x["most"] for x in lines] == sorted(x["most"] for x in lines)

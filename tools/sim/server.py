@@ -130,6 +130,7 @@ class Sim:
         scan_hz=None,
         rom=True,
         status=None,
+        heap_probe=False,
     ):
         self.board = load_board()
         self.chain = Chain(self.board)
@@ -140,6 +141,10 @@ class Sim:
         # the page's status panel costs the firmware ~2 kB and a line per change: on by
         # default on the 64-bit port, off on the board model (its 64k heap is the board's)
         self.status_panel = status if status is not None else rom != "board"
+        # the firmware's heap probe (hal.sim_bus: a collection every 0.5 s, the most held
+        # and least free since it started: ``heap_figures``)
+        self.heap_probe = heap_probe
+        self._heap = None
         self.settings = settings or {}
         self.seed = seed
         self._restarts = 0  # restart_with's count (a seeded board's new seed each time)
@@ -189,6 +194,8 @@ class Sim:
         env["SG_HAL"] = "sim"
         env["SG_SIM_PORT"] = str(port)
         env["SG_SIM_STATUS"] = "1" if self.status_panel else "0"
+        env["SG_SIM_HEAP_PROBE"] = "1" if self.heap_probe else "0"
+        self._heap = None  # (this start's figures)
         if reset_cause:
             env["SG_SIM_RESET_CAUSE"] = reset_cause  # machine.reset_cause() after the reset
         if self.image:
@@ -435,6 +442,13 @@ class Sim:
             st = self.status
         self._publish("status", st)
 
+    def heap_figures(self):
+        """The firmware's heap probe (``heap_probe``): bytes ``{"most", "least_free"}`` after a
+        collection since the firmware (re)started; None before its first reading or with the
+        probe off."""
+        with self._lock:
+            return None if self._heap is None else dict(self._heap)
+
     def log_since(self, n):
         """Console lines number ``n`` (counted from the start) onwards, and the next number."""
         with self._lock:
@@ -480,6 +494,9 @@ class Sim:
                 self.wdt_ms = int(msg.get("ms", 0))
             elif t == "hello":
                 self.hello = msg
+            elif t == "hp":  # the heap probe's mark moved (hal.sim_bus)
+                with self._lock:
+                    self._heap = {"most": int(msg.get("most", 0)), "least_free": int(msg.get("free", 0))}
 
     def _send(self, obj):
         fw = self._fw
