@@ -67,7 +67,7 @@ try:
 except ImportError:
     pass  # MicroPython: viper compiles ptr8(...) / ptr32(...) as casts
 
-from bg.engine import MoveGen
+from bg.engine import MoveGenVisit  # the visit alone: the searches stay in flash
 from bg.hwdesc import NROWS, ROW_BAR0, ROW_TRAY0  # the sensor rows: one layout, bg.hwdesc's
 
 WAITING = const(0)
@@ -142,7 +142,7 @@ class Recognizer:
     def __init__(self, slots=6, bar_slots=6, tray_slots=15, gen=None, strict=True):
         self.caps = make_caps(slots, bar_slots, tray_slots)
         self._dcaps = bytearray(self.caps)  # caps when update() is not given any
-        self.gen = gen if gen is not None else MoveGen()
+        self.gen = gen if gen is not None else MoveGenVisit()
         # strict: a reading that is both one complete play and part of another (colour-blind
         # sensors: a hit on one point reads like a hit on another) is asked, not recorded
         self.strict = strict

@@ -31,59 +31,35 @@ The device-side functions (``recognize``, ``hints``, ``partial_ok``, ``forced``,
 ``no_play``, ``for_each_end``) allocate nothing per visited play; only their small results.
 """
 
-# The layers bottom-up, each before the one built on it: a cold import then nests three module
-# bodies deep instead of five. Every nested import holds a set of interpreter frames on the C
+# The layers bottom-up, each before the one built on it: a cold import then nests module bodies
+# two deep instead of five. Every nested import holds a set of interpreter frames on the C
 # stack (the ESP32's MicroPython task has 16 kB; docs/memory.md).
 # isort: off
 from bg.engine import _core  # noqa: F401 - imported for the order only
-from bg.engine import _visit  # noqa: F401
-from bg.engine import _search  # noqa: F401
-from bg.engine._hints import MoveGenHints
+from bg.engine._visit import MoveGenVisit  # noqa: F401 - the device's generator
 
 # isort: on
 
 
-class MoveGen(MoveGenHints):
-    """A move generator with its own preallocated buffers (not re-entrant: one call at a
-    time per instance). Methods: ``plays``, ``for_each_end`` (or in slices: ``start_ends``,
-    ``run_ends``), ``recognize``, ``hints``,
-    ``partial_ok``, ``no_play``, ``forced``, ``is_legal``, ``apply``, ``max_steps``."""
+def __getattr__(name):
+    """``MoveGen``, imported at its first use, or a submodule (PEP 562: called only for a name
+    this module does not hold). The device's recogniser, the computer's chooser and the
+    journal's packer visit plays with ``MoveGenVisit`` alone; the searches' two modules
+    (``_search``, ``_hints``) keep 832 B of the board's heap, so they come only for the host's
+    queries (and the computer's ``is_legal``)."""
+    import sys
 
-    def max_steps(self, pos, side, d1, d2):
-        """How many dice the roll lets ``side`` play (0..4)."""
-        self._setup(pos, side, d1, d2)
-        return self.maxd
+    if name == "MoveGen":
+        import bg.engine._search  # noqa: F401 - the layers in order: two module bodies deep
+        from bg.engine._hints import MoveGen
 
-    def plays(self, pos, side, d1, d2):
-        """Every distinct legal play as ``(steps, resulting position as bytes)``, in
-        generation order; ``[]`` when the turn passes. Host use (allocates the list)."""
-        if not (1 <= d1 <= 6 and 1 <= d2 <= 6):
-            raise ValueError("dice must be 1..6, got %d-%d" % (d1, d2))
-        seen = {}
-        out = []
-
-        def visit(w, st, n):
-            k = bytes(w)
-            if k not in seen:
-                seen[k] = 1
-                out.append((tuple(st[: 2 * n]), k))
-
-        self.for_each_end(pos, side, d1, d2, visit)
-        return out
-
-    def no_play(self, pos, side, d1, d2):
-        """True when ``side`` cannot move at all with this roll (the turn passes)."""
-        self._setup(pos, side, d1, d2)
-        return self.maxd == 0
-
-    def apply(self, pos, side, steps):
-        """Apply ``steps`` to ``pos`` in place (hits go to the opponent's bar). Checks only
-        that each step has a checker to move and an open landing point."""
-        from bg.board import apply_step
-
-        for i in range(0, len(steps), 2):
-            apply_step(pos, side, steps[i], steps[i + 1])
-        return pos
+        return MoveGen
+    # MicroPython's ``from bg.engine import pubeval`` asks here first, and imports a submodule
+    # only when no attribute answers: a submodule not loaded yet is imported here
+    if name not in ("_search", "_hints", "pubeval"):
+        raise AttributeError(name)
+    __import__("bg.engine." + name)
+    return sys.modules["bg.engine." + name]
 
 
 _GEN = None
@@ -92,6 +68,8 @@ _GEN = None
 def _gen():
     global _GEN
     if _GEN is None:
+        from bg.engine import MoveGen  # (__getattr__: the searches come now)
+
         _GEN = MoveGen()
     return _GEN
 
@@ -124,6 +102,8 @@ def per_thread(make):
 import sys  # noqa: E402 - only to tell the hosts apart, after the one instance it replaces
 
 if sys.implementation.name != "micropython":
+    from bg.engine._hints import MoveGen  # a host holds the whole generator at once
+
     _gen = per_thread(MoveGen)
 
 

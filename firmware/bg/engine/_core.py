@@ -2,7 +2,8 @@
 play, and the depth-first visit of every maximal play. See ``bg.engine`` for the API.
 
 (The generator is layered over four modules -- core, visit, search, hints -- each on top of
-the one before; ``bg.engine.MoveGen`` is the class to use.)
+the one before; ``bg.engine.MoveGen`` is the whole generator, ``bg.engine.MoveGenVisit`` the
+device's, its visit of every play alone.)
 """
 
 import micropython

@@ -5,8 +5,43 @@ recognition searches of ``MoveGenSearch``: what the LEDs need while a player mov
 from bg.engine._search import MoveGenSearch
 
 
-class MoveGenHints(MoveGenSearch):
-    """Searches through the prefixes of legal plays."""
+class MoveGen(MoveGenSearch):
+    """A move generator with its own preallocated buffers (not re-entrant: one call at a
+    time per instance). Methods: ``plays``, ``for_each_end`` (or in slices: ``start_ends``,
+    ``run_ends``), ``recognize``, ``hints``,
+    ``partial_ok``, ``no_play``, ``forced``, ``is_legal``, ``apply``, ``max_steps``; here the
+    searches through the prefixes of legal plays. Import it from ``bg.engine``."""
+
+    def max_steps(self, pos, side, d1, d2):
+        """How many dice the roll lets ``side`` play (0..4)."""
+        self._setup(pos, side, d1, d2)
+        return self.maxd
+
+    def plays(self, pos, side, d1, d2):
+        """Every distinct legal play as ``(steps, resulting position as bytes)``, in
+        generation order; ``[]`` when the turn passes. Host use (allocates the list)."""
+        if not (1 <= d1 <= 6 and 1 <= d2 <= 6):
+            raise ValueError("dice must be 1..6, got %d-%d" % (d1, d2))
+        seen = {}
+        out = []
+
+        def visit(w, st, n):
+            k = bytes(w)
+            if k not in seen:
+                seen[k] = 1
+                out.append((tuple(st[: 2 * n]), k))
+
+        self.for_each_end(pos, side, d1, d2, visit)
+        return out
+
+    def apply(self, pos, side, steps):
+        """Apply ``steps`` to ``pos`` in place (hits go to the opponent's bar). Checks only
+        that each step has a checker to move and an open landing point."""
+        from bg.board import apply_step
+
+        for i in range(0, len(steps), 2):
+            apply_step(pos, side, steps[i], steps[i + 1])
+        return pos
 
     def _chain(self, depth, f):
         """Hints: move the lifted checker from ``f`` with the next die, record landings

@@ -6,7 +6,14 @@ from bg.engine._core import MoveGenCore, _no_visit
 
 
 class MoveGenVisit(MoveGenCore):
-    """Depth-first visit with inlined make/unmake, one loop per dice order."""
+    """Depth-first visit with inlined make/unmake, one loop per dice order: the device's
+    generator (its recogniser, the computer's chooser, the journal's packer).
+    ``bg.engine.MoveGen`` adds the searches and hints on top."""
+
+    def no_play(self, pos, side, d1, d2):
+        """True when ``side`` cannot move at all with this roll (the turn passes)."""
+        self._setup(pos, side, d1, d2)
+        return self.maxd == 0
 
     def for_each_end(self, pos, side, d1, d2, visit):
         """Call ``visit(endpos, steps_buf, nsteps)`` for every maximal legal play (the same
