@@ -48,21 +48,32 @@ CLAIM_PAIR = const(2)  # claim(): a PAIR_START
 # the 32-bit board model) for them.
 class TaskWaker:
     """``wait``/``wake`` for a transport woken only by asyncio tasks (its reader pump,
-    ``Hub.publish``): an ``asyncio.Event``, which registers nothing with the poller."""
+    ``Hub.publish``; never an interrupt: ``wake`` touches the task queue): ``wait`` sleeps,
+    ``wake`` cancels that sleep. It registers nothing with the poller, and a link waiting
+    between rounds holds nothing: ``asyncio.wait_for_ms`` on an ``Event`` made two tasks and a
+    closure for every wait, ~0.6 kB of the board's heap per waiting link (docs/memory.md)."""
 
     def __init__(self):
-        self.ev = asyncio.Event()
+        self.woken = False
+        self.sleeper = None  # the task sleeping in wait(), while it sleeps
 
     def wake(self):
-        self.ev.set()
+        self.woken = True
+        t = self.sleeper
+        if t is not None:
+            self.sleeper = None
+            t.cancel()
 
     async def wait(self, ms):
-        if not self.ev.is_set():
+        if not self.woken:
+            self.sleeper = asyncio.current_task()
             try:
-                await asyncio.wait_for_ms(self.ev.wait(), ms)
-            except asyncio.TimeoutError:
-                pass
-        self.ev.clear()
+                await asyncio.sleep_ms(ms)
+            except asyncio.CancelledError:
+                if not self.woken:
+                    raise  # cancelled by someone else: the task is to end
+            self.sleeper = None
+        self.woken = False
 
 
 def claim(board, buf):

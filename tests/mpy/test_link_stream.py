@@ -1,6 +1,6 @@
 """app.sock_link.StreamTransport's reader pump under MicroPython: every read reaches the link,
 and the end of the stream, a socket error or a read the heap cannot hold closes the connection.
-Its wake-up is an ``asyncio.Event`` (``app.link.TaskWaker``), not a ``ThreadSafeFlag`` (fd-less
+Its wake-up cancels a sleep (``app.link.TaskWaker``), not a ``ThreadSafeFlag`` (fd-less
 flags in the unix port's ``select.poll`` crashed the simulator from the fourth connection:
 reproduced end to end by tests/host/test_link_strangers.py); here its contract: many
 transports wait and wake at once, a wake is used up by one wait, a wait without one times
@@ -88,3 +88,34 @@ def test_sixteen_transports_wait_and_wake_together():
     assert out["woken_ms"] < 1000
     assert out["idle_ms"] >= 35
     assert out["early_ms"] < 500
+
+
+def test_a_waiting_transport_is_still_cancelled_from_outside():
+    # wake() ends a wait by cancelling its sleep; a cancel that is no wake still ends the task
+    t = StreamTransport(None, None)
+    out = []
+
+    async def loop():
+        try:
+            while True:
+                await t.wait(1000)
+                out.append("round")
+        except asyncio.CancelledError:
+            out.append("cancelled")
+            raise
+
+    async def main():
+        task = asyncio.create_task(loop())
+        await asyncio.sleep_ms(20)
+        t.wake()
+        await asyncio.sleep_ms(20)
+        assert out == ["round"] and t.sleeper is task
+        task.cancel()
+        try:
+            await task
+        except asyncio.CancelledError:
+            pass
+        await asyncio.sleep_ms(20)
+
+    asyncio.run(main())
+    assert out == ["round", "cancelled"]
