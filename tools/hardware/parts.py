@@ -40,11 +40,10 @@ ORDER = {
     "10k": ("UNI-ROYAL 0603WAF1002T5E", "C25804", _BOMS),
     "100k": ("UNI-ROYAL 0603WAF1003T5E", "C25803", _BOMS),
     "3.09k": ("UNI-ROYAL 0603WAF3091T5E", "C22992", _ONE),
-    "887": (
-        "UNI-ROYAL 0603WAF8870T5E",
-        "",
-        _UNSURE + "no public BOM or part import read here pairs this MPN with an LCSC number",
-    ),
+    # the charger's ISET (890 mA): two public part lists pair the two (schollz/jlcpcb-resistors
+    # resistors.json, JLCPCB's part page C21190 for 0603WAF1001T5E; tscircuit/jlcsearch
+    # docs/generated/resistors.md)
+    "1k": ("UNI-ROYAL 0603WAF1001T5E", "C21190", _BOMS),
     # an EasyEDA part import (tscircuit) carries LCSC's own pairing of the two
     "732k": (
         "UNI-ROYAL 0603WAF7323T5E",
