@@ -45,18 +45,7 @@ from app.controller import Controller
 # isort: on
 from app import ctl_defs as D
 from app import watch
-from app.buttons import POLL_MS, Gestures
-from app.engine_task import EngineTask
-from app.host_side import HostSide
-from app.journal_policy import Recorder, release
-from app.power import Power
-from app.presses import Presses
-from app.scanner import Scanner
-from app.update import Trial
-from app.view import View
-from bg import hwdesc
-from bg.leds import Painter
-from bg.sensing import SelfTest
+from app.buttons import POLL_MS
 from micropython import const
 
 _FRAME_MS = const(40)
@@ -72,6 +61,20 @@ class App:
     ``presses``, ``host``, ``ctl``, ``view``, ``power``, ``recorder``)."""
 
     def __init__(self, hw, board, settings, log=None, fw_key=None):
+        # the parts' classes are imported where they are used once, not at the module's top,
+        # where each kept an entry in this module's dict (13 names more: 29 slots instead of
+        # 17; docs/memory.md)
+        from app.buttons import Gestures
+        from app.engine_task import EngineTask
+        from app.host_side import HostSide
+        from app.journal_policy import Recorder
+        from app.power import Power
+        from app.presses import Presses
+        from app.scanner import Scanner
+        from app.update import Trial
+        from app.view import View
+        from bg.leds import Painter
+
         self.hw = hw
         self.board = board
         self.log = log or _nothing
@@ -123,6 +126,9 @@ class App:
 
     def boot(self):
         """Self-test the sensor chain, open the journal and replay the match in progress."""
+        from app.journal_policy import release
+        from bg.sensing import SelfTest
+
         hw = self.hw
         st = SelfTest()
         for _ in range(3):
@@ -275,6 +281,7 @@ def run(backend=None, config=None, settings=None):
     """Build the hardware and run the board until the backend stops it. A backend with its
     own settings (the simulator's ``from_env``) gives them first; ``config`` overrides them."""
     import hal
+    from bg import hwdesc
 
     mod = hal.load(backend or hal.backend())
     board = hwdesc.load()

@@ -3,8 +3,9 @@
 Written against the HAL interface only (``hw.sensors.read_into``, ``hw.clock``), so it runs the
 same on the ESP32 and in the simulator. Each scan reads into the ``Sensing`` object's own
 preallocated ``raw`` buffer and calls ``Sensing.feed`` -- no allocation per scan. When the
-debounced state changes, ``event`` (an ``asyncio.Event``) is set and ``on_change(now_ms)``
-is called; consumers read ``sensing.counts`` / ``sensing.seq``.
+debounced state changes, ``on_change(now_ms)`` is called -- or, for a scanner made without one,
+``event`` (an ``asyncio.Event``) is set; consumers read ``sensing.counts`` / ``sensing.seq``.
+(The app gives ``on_change``: no Event is kept that nobody waits on; docs/memory.md.)
 
 The period is kept from the clock, not from ``sleep`` alone, so a slow scan (a busy event
 loop) shortens the next sleep instead of drifting; a scan never waits longer than one
@@ -36,7 +37,7 @@ class Scanner:
         if hz < 100:
             raise ValueError("scan rate must be >= 100 Hz, got %d" % hz)
         self.period_ms = 1000 // hz
-        self.event = asyncio.Event()
+        self.event = asyncio.Event() if on_change is None else None
         self.on_change = on_change
         self.running = False
         self.last_change_ms = 0  # ticks of the last accepted change (latency measurements)
@@ -52,7 +53,9 @@ class Scanner:
         if s.feed(s.raw):
             now = self.hw.clock.ticks_ms()
             self.last_change_ms = now
-            self.event.set()
+            ev = self.event
+            if ev is not None:
+                ev.set()
             cb = self.on_change
             if cb is not None:
                 cb(now)
