@@ -23,6 +23,8 @@ def test_a_recogniser_loads_no_search():
         apply_step(end, 0, f, t)
     obs = recognize.observe(end, bytearray(28), r.caps)
     assert r.update(obs) == recognize.COMPLETE and r.confirm() == (13, 7, 8, 7)
+    # a play sent by another board or a host is checked on the same generator
+    assert r.gen.is_legal(start, 0, 6, 1, (13, 7, 8, 7)) and not r.gen.is_legal(start, 0, 6, 1, (13, 7))
     if not _MPY:
         raise SkipTest("a CPython host holds the whole generator from the start")
     assert "bg.engine._search" not in sys.modules and "bg.engine._hints" not in sys.modules

@@ -46,7 +46,7 @@ def __getattr__(name):
     this module does not hold). The device's recogniser, the computer's chooser and the
     journal's packer visit plays with ``MoveGenVisit`` alone; the searches' two modules
     (``_search``, ``_hints``) keep 832 B of the board's heap, so they come only for the host's
-    queries (and the computer's ``is_legal``)."""
+    queries."""
     import sys
 
     if name == "MoveGen":

@@ -1,4 +1,4 @@
-"""Prefixes, hints, legality of a given sequence and forced plays, on top of the
+"""Prefixes, hints and forced plays, on top of the
 recognition searches of ``MoveGenSearch``: what the LEDs need while a player moves. See
 ``bg.engine`` for the API."""
 
@@ -131,37 +131,6 @@ class MoveGen(MoveGenSearch):
         self.lift = 0
         self.tgt = self.w
         return self.mask
-
-    def is_legal(self, pos, side, d1, d2, steps):
-        """True when ``steps`` (flat tuple) is a legal play for this roll, in this order."""
-        if len(steps) % 2:
-            return False
-        self._setup(pos, side, d1, d2)
-        n = len(steps) // 2
-        if n != self.maxd:
-            return False
-        # try every assignment of the dice to the steps (at most 2 orders)
-        for i in range(self._passes()):
-            self._set_pass(i)
-            self.passb = False
-            if self._follow(0, steps):
-                return True
-        return False
-
-    def _follow(self, k, steps):
-        if 2 * k == len(steps):
-            return self._leaf_ok(k)
-        p = steps[2 * k]
-        t = steps[2 * k + 1]
-        if not (1 <= p <= 25):
-            return False
-        ok = False
-        land = self._land(p, self.d[k])
-        if land >= 0 and land == t:
-            self._make(k, p, t)
-            ok = self._follow(k + 1, steps)
-            self._unmake(k)
-        return ok
 
     def _forced_visit(self, w, st, n):
         if self.nvis == 1:

@@ -7,13 +7,45 @@ from bg.engine._core import MoveGenCore, _no_visit
 
 class MoveGenVisit(MoveGenCore):
     """Depth-first visit with inlined make/unmake, one loop per dice order: the device's
-    generator (its recogniser, the computer's chooser, the journal's packer).
-    ``bg.engine.MoveGen`` adds the searches and hints on top."""
+    generator (its recogniser, the computer's chooser, the check of a play another board or
+    a host sends, the journal's packer). ``bg.engine.MoveGen`` adds the searches and hints on
+    top."""
 
     def no_play(self, pos, side, d1, d2):
         """True when ``side`` cannot move at all with this roll (the turn passes)."""
         self._setup(pos, side, d1, d2)
         return self.maxd == 0
+
+    def is_legal(self, pos, side, d1, d2, steps):
+        """True when ``steps`` (flat tuple) is a legal play for this roll, in this order."""
+        if len(steps) % 2:
+            return False
+        self._setup(pos, side, d1, d2)
+        n = len(steps) // 2
+        if n != self.maxd:
+            return False
+        # try every assignment of the dice to the steps (at most 2 orders)
+        for i in range(self._passes()):
+            self._set_pass(i)
+            self.passb = False
+            if self._follow(0, steps):
+                return True
+        return False
+
+    def _follow(self, k, steps):
+        if 2 * k == len(steps):
+            return self._leaf_ok(k)
+        p = steps[2 * k]
+        t = steps[2 * k + 1]
+        if not (1 <= p <= 25):
+            return False
+        ok = False
+        land = self._land(p, self.d[k])
+        if land >= 0 and land == t:
+            self._make(k, p, t)
+            ok = self._follow(k + 1, steps)
+            self._unmake(k)
+        return ok
 
     def for_each_end(self, pos, side, d1, d2, visit):
         """Call ``visit(endpos, steps_buf, nsteps)`` for every maximal legal play (the same
