@@ -176,3 +176,21 @@ def test_resume_with_an_empty_recorded_player_seed_means_zeros():
     g = Fairness.resume(f.secret(), f.commitment, b"", 0)
     assert g.open  # before the first throw: contributions may still come
     assert g.fix() == bytes(16) and bytes(g.roll()) == first
+
+
+def test_a_fixed_match_keeps_no_mixer():
+    # after fix() a match keeps only what its throws and its reveal read: the mixers' hash
+    # states are dropped, and nothing can bring a contribution back in
+    f = Fairness(bytes(8), bytes(32))
+    f.contribute(dice.SRC_HOST, bytes(16))
+    f.mix_timing(5)
+    ps = f.fix()
+    assert f._parts is None and f._mixer is None and f._timing is None
+    assert not f.open and f.close_timing() is None
+    assert _raises(f.contribute, dice.SRC_HOST, bytes(16)) and _raises(f.set_player_seed, bytes(16))
+    f.mix_timing(7)  # ignored once fixed
+    assert f.fix() == ps and f.player_seed == ps
+    same = Fairness(bytes(8), bytes(32))
+    same.contribute(dice.SRC_HOST, bytes(16))
+    assert same.close_timing() is None and same.fix() == ps  # a host's part: the press left out
+    assert list(f.roll()) == list(same.roll())

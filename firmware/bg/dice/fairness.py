@@ -218,7 +218,9 @@ class Fairness:
                     self._player = self._parts.digest()
                 else:  # no contribution API used: the pre-contribution rule (timing verbatim)
                     self._player = self._mixer.digest() if self._mixer else NO_PLAYER_SEED
-            self._mixer = None
+            # the mixers (a hash state each) and the timing source are done with: a match
+            # keeps only what its throws and its reveal read (the heap margin rule)
+            self._mixer = self._parts = self._timing = None
             self._stream = DiceStream(self.match_id, self._seed, self._player)
         return self._player
 
