@@ -12,7 +12,8 @@ link's receiver is a ``_Switch`` -- a host's FW_BEGIN is answered "restarting in
 (``boot.enter_mode``) and the board restarts. ``serve`` is that boot (``main.py``): the
 built-in firmware's link and ``bg.update.slots.Updater`` only, no game; it restarts the board
 when the bundle is committed, when no update request came for ``boot.MODE_IDLE_MS``, or after
-``boot.MODE_MAX_MS``.
+``boot.MODE_MAX_MS``. Its LEDs say so (``bg.update.show``: waiting, the bytes received,
+stored, refused).
 
 ``bg.update.boot`` stays loaded only while a slot runs (pending, on trial or active): with the
 built-in firmware there is nothing to try, confirm or name, so ``Trial`` lets it go
@@ -25,7 +26,8 @@ import sys
 from micropython import const
 
 _ANSWER_S = 0.3  # from a request to the restart it asked for: the answer's time to go
-_POLL_MS = const(250)  # update mode's look at its host
+_FRAME_MS = const(100)  # update mode's period: an LED frame and a look at its host
+_SHOWN_MS = const(1000)  # the stored bundle's green on the LEDs before the restart
 _DOG_MS = const(30000)  # update mode's watchdog (a signature check takes seconds on an ESP32)
 
 
@@ -178,17 +180,33 @@ def _receiver(root, key):
     class Receiver(Updater):
         done = None  # the commit's answer: update mode restarts once it is sent
         heard = False  # an update request since update mode last looked
+        refused = False  # an update request refused since then (the LEDs say so)
 
         def begin(self, bid, size):
             self.heard = True
-            return Updater.begin(self, bid, size)
+            try:
+                return Updater.begin(self, bid, size)
+            except Exception:
+                self.refused = True
+                raise
 
         def write(self, off, data):
             self.heard = True
-            return Updater.write(self, off, data)
+            try:
+                return Updater.write(self, off, data)
+            except Exception:
+                # a chunk at another offset is the host's resync (it begins again and goes
+                # on from where the stream stands), not a refusal of the bundle
+                if off == self.off or self.id is None:
+                    self.refused = True
+                raise
 
         def commit(self):
-            v = Updater.commit(self)
+            try:
+                v = Updater.commit(self)
+            except Exception:
+                self.refused = True
+                raise
             self.done = v
             return v
 
@@ -224,7 +242,26 @@ def _sending(hub):
     return hub is not None and any(s.out for s in hub.board.sessions)
 
 
-async def _mode(hw, root, cfg, log):
+def _look(u, sign, show, clock, now, refused):
+    """Update mode's LEDs for the receiver ``u`` at ``now`` (``show``: ``bg.update.show``);
+    ``refused`` is the ticks of the last refusal, or None. Returns it, renewed when ``u``
+    refused since. Allocates nothing (one frame every ``_FRAME_MS``)."""
+    if u.refused:
+        u.refused = False
+        refused = now
+    if u.done is not None:
+        st = show.DONE
+    elif refused is not None and clock.ticks_diff(now, refused) < show.REFUSED_MS:
+        st = show.REFUSED
+    elif u.id is not None:
+        st = show.RECEIVE
+    else:
+        st = show.WAIT
+    sign.frame(now, st, u.off, u.size)
+    return refused
+
+
+async def _mode(hw, root, cfg, log, sign=None):
     boot = _boot()
     clock = hw.clock
     dog = hw.watchdog(_DOG_MS)  # a hang here resets the board into the game
@@ -240,13 +277,23 @@ async def _mode(hw, root, cfg, log):
     log("fw: update mode")
     start = last = clock.ticks_ms()
     seen = False
+    refused = show = None
+    if sign is not None:
+        from bg.update import show  # the LEDs' states (the sign's own module)
+
     while True:
         if dog is not None:
             dog.feed()
-        await asyncio.sleep_ms(_POLL_MS)
+        now = clock.ticks_ms()
+        if sign is not None:
+            refused = _look(u, sign, show, clock, now, refused)
+        await asyncio.sleep_ms(_FRAME_MS)
         now = clock.ticks_ms()
         if u.done is not None and not _sending(w.hub):
             log("fw: update mode: %s, restarting" % u.done)
+            if sign is not None:
+                _look(u, sign, show, clock, now, refused)
+                await asyncio.sleep_ms(_SHOWN_MS)  # the players see it stored
             break
         # Only update requests hold update mode (a paired host's: strangers never reach
         # them); a connection alone does not (a host that logged in and went idle).
@@ -263,23 +310,60 @@ async def _mode(hw, root, cfg, log):
     await asyncio.sleep_ms(0)
 
 
+def _sign(board, hw):
+    # update mode's LEDs (bg.update.show), or None: a board without LEDs or its description
+    # still takes updates
+    if board is None or getattr(hw.leds, "buf", None) is None or len(hw.leds.buf) != 3 * board.nleds:
+        return None
+    from bg.update.show import Sign
+
+    return Sign(board, hw.leds)
+
+
+def _failed(sign, sleep_ms):
+    # update mode failed: the points blink vermillion for two seconds before the restart
+    from bg.update import show
+
+    for k in range(20):
+        sign.frame(k * 100, show.REFUSED)
+        sleep_ms(100)
+
+
 def serve(root):
     """Update mode: the link and the update receiver, nothing of the game; ends by restarting
-    the board (into the new version once committed, else into the game)."""
+    the board (into the new version once committed, else into the game). The LEDs say so
+    (``bg.update.show``)."""
     import hal
 
     mod = hal.load(hal.backend())
     cfg = {}
+    board = None
+    try:
+        from bg import hwdesc
+
+        board = hwdesc.load()
+        # the HAL gets this board (hal.esp32 would load its own) and the sizes of its parts
+        cfg.update(sensor_bytes=board.nbytes, leds=board.nleds, buttons=len(board.buttons), board=board)
+    except Exception as e:  # noqa: BLE001 - update mode runs without its LEDs then
+        print("fw: update mode without its LEDs:", e)
     f = getattr(mod, "from_env", None)
     if f is not None:
         cfg.update(f())
     cfg["status"] = False
     hw = mod.make(cfg)
+    if board is not None:
+        board.release_wiring()  # the HAL is built: its wiring tables are not kept
     bus = getattr(hw, "bus", None)
     log = bus.log if bus is not None else print
+    sign = None
     try:
-        asyncio.run(_mode(hw, root, cfg, log))
+        sign = _sign(board, hw)
+        asyncio.run(_mode(hw, root, cfg, log, sign))
     except Exception as e:  # noqa: BLE001 - said, then the game boots (the flag is gone)
         log("fw: update mode failed: %r" % (e,))
+        if sign is not None:
+            import time
+
+            _failed(sign, time.sleep_ms)  # pyright: ignore[reportAttributeAccessIssue] - MicroPython's
     finally:
         hw.reset()

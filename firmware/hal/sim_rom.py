@@ -3,7 +3,8 @@
 ``RomPartition`` behaves as the ``esp32.Partition`` that MicroPython 1.25's ESP32 port returns
 from ``vfs.rom_ioctl(2, 0)`` (``bg.update.romslot`` names what it uses): 4096-byte blocks,
 ``ioctl(4, 0)`` / ``ioctl(5, 0)`` the block count and size, ``ioctl(6, n)`` erases block ``n``
-to 0xFF, ``writeblocks(n, buf)`` erases the blocks it covers and writes, ``writeblocks(n, buf,
+to 0xFF, ``writeblocks(n, buf)`` erases the whole blocks it covers and writes (a length that is
+not whole blocks is refused, as the IDF's erase of a partial sector), ``writeblocks(n, buf,
 off)`` only programs (NOR flash: each byte becomes ``old & new``, so bytes not erased first come
 out wrong, as on the chip), ``readblocks(n, buf[, off])``. ``mapped()`` stands for the buffer
 protocol (the mapped flash), which a Python class cannot give.
@@ -58,13 +59,17 @@ class RomPartition:
         return self.ops == self.cut_after + 1
 
     def ioctl(self, op, arg):
+        if op in (1, 2, 3):  # init, deinit, sync: nothing to do on this flash, as the port's
+            return 0
         if op == IOCTL_BLOCK_COUNT:
             return self.blocks
         if op == IOCTL_BLOCK_SIZE:
             return BLOCK
         if op == IOCTL_BLOCK_ERASE:
             if not 0 <= arg < self.blocks:
-                raise OSError(22)  # ESP_ERR_INVALID_ARG, as check_esp_err raises it
+                # the IDF refuses it (check_esp_err raises OSError with the negated esp_err_t
+                # and its name; 22 here: nothing reads the number)
+                raise OSError(22)
             cut = self._op()
             a = arg * BLOCK
             self._erase(a, BLOCK)  # an erase is done whole or not at all
@@ -82,6 +87,8 @@ class RomPartition:
 
     def writeblocks(self, n, buf, off=None):
         if off is None:  # the simple write: the port erases what it covers first
+            if len(buf) % BLOCK:
+                raise OSError(22)  # esp_partition_erase_range takes whole sectors only
             a = self._range(n, 0, len(buf))
             end = a + len(buf)
             e = a

@@ -12,16 +12,22 @@ with a host logged in does not fit 64k yet; that is the app's budget, not the up
 - an older signed bundle is refused in update mode too, and the board goes back to the game;
 - a power cut in update mode comes back to the game with the match intact, the flag gone;
 - a host that vanishes half-way leaves update mode (back to the game), and the next
-  ``gammon board update`` resumes where the bytes stopped.
+  ``gammon board update`` resumes where the bytes stopped;
+- the LEDs say update mode (bg.update.show, read from the simulator's LED frames): every point
+  dim blue while waiting, a blue bar of the bytes received, green once stored, a vermillion
+  blink on a refusal; never a dark board.
 """
 
+import queue
 import random
 import shutil
+import threading
 import time
 from pathlib import Path
 
 import link_scenario as S
 import pytest
+from bg import hwdesc
 from bg import link as P
 from bg.link.fwupdate import MODE
 from gammon import cli, fwupdate
@@ -152,6 +158,71 @@ def _module(tmp_path, version, seed, counter):
     return path
 
 
+class Lights:
+    """Every LED frame the board sends from now on (the page's event stream), read as update
+    mode's sign: ("wait",), ("bar", n), ("done",), ("refused",), ("dark",) or ("game",)."""
+
+    def __init__(self, sim):
+        b = hwdesc.load()
+        self.points = [b.point_led[p] for p in range(1, 25)]
+        self.own = [[b.point_led[q if side == 0 else 25 - q] for q in range(1, 13)] for side in (0, 1)]
+        self.dim = 178 * 64 * b.brightness_cap // 65025  # blue's channel at leds.DIM
+        self.sim = sim
+        self.q = sim.subscribe()
+        self.frames = []
+        self.stop = threading.Event()
+        self.t = threading.Thread(target=self._drain, daemon=True)
+        self.t.start()
+
+    def _drain(self):
+        while not self.stop.is_set():
+            try:
+                ev, data = self.q.get(timeout=0.1)
+            except queue.Empty:
+                continue
+            if ev == "leds":
+                self.frames.append(self.read(bytes.fromhex(data["d"])))
+
+    def close(self):
+        self.stop.set()
+        self.t.join(2)
+        self.sim.unsubscribe(self.q)
+        return self.frames
+
+    def read(self, d):
+        rgb = [(d[3 * i + 1], d[3 * i], d[3 * i + 2]) for i in range(len(d) // 3)]
+        if any(rgb[i] != (0, 0, 0) for i in range(len(rgb)) if i not in self.points):
+            return ("game",)
+        pts = [rgb[i] for i in self.points]
+        if all(c == (0, 0, 0) for c in pts):
+            return ("dark",)
+        if all(c == pts[0] for c in pts) and pts[0][1] > pts[0][2] > pts[0][0] == 0:
+            return ("done",)  # bluish green
+        if all(c == pts[0] for c in pts) and pts[0][0] > pts[0][1] > pts[0][2] == 0:
+            return ("refused",)  # vermillion
+        if all(c[2] > c[1] > c[0] == 0 for c in pts):  # blue
+            n = [sum(rgb[i][2] > self.dim for i in own) for own in self.own]
+            if n[0] == n[1] and all(rgb[i][2] >= self.dim for i in self.points):
+                return ("bar", n[0]) if n[0] else ("wait",)
+        return ("game",)
+
+
+def _mode_frames(frames):
+    """The frames of the update-mode boots: from a "wait" to the next game frame."""
+    out = []
+    inside = False
+    for f in frames:
+        if f == ("wait",):
+            inside = True
+        elif f == ("game",):
+            inside = False
+        if inside:
+            out.append(f)
+    while out and out[-1] == ("dark",):  # the next boot's first frame, before the game paints
+        out.pop()
+    return out
+
+
 def _state(fw_root):
     return (fw_root / "fw" / "state").read_text().split()
 
@@ -179,10 +250,20 @@ def test_whole_firmware_through_update_mode_at_64k(tmp_path, monkeypatch, capsys
         match = _game(sim, address)
         capsys.readouterr()
         boots = len(sim.heaps)
+        lights = Lights(sim)
         assert cli.main(["board", "update", str(whole)]) == 0, sim.log[-20:]
         out = capsys.readouterr().out
         assert "restarts into update mode" in out and "version 4.0.0 pending" in out, out
         assert _wait(lambda: len(sim.heaps) == boots + 2), sim.log[-20:]  # update mode, the new version
+        # the LEDs: waiting, then a bar that only grows (a frame every 100 ms: the model takes
+        # the 234 kB in a few of them), then stored (green, held before the restart), then the
+        # game again; never dark
+        seen = _mode_frames(lights.close())
+        assert seen[0] == ("wait",) and ("done",) in seen, seen
+        bars = [f[1] for f in seen if f[0] == "bar"]
+        assert bars and bars == sorted(bars) and 0 < bars[-1] <= 12, seen
+        done = seen.index(("done",))
+        assert all(f == ("done",) for f in seen[done:]) and ("dark",) not in seen, seen
         assert (MODE_HEAP, True) in sim.heaps  # received at the board's 64k
         assert _count(sim, "fw: update mode: 4.0.0, restarting") == 1, sim.log[-20:]
         # the restart into the new image: it answers with its own code, is confirmed, and the
@@ -197,10 +278,19 @@ def test_whole_firmware_through_update_mode_at_64k(tmp_path, monkeypatch, capsys
         assert not (fw_root / "fw" / "mode").exists()
         # an older release, validly signed: refused in update mode as well, then the game
         capsys.readouterr()
+        lights = Lights(sim)
         assert cli.main(["board", "update", str(older)]) == 2
         err = capsys.readouterr().err
         assert "downgrade refused" in err and "counter %d < board's %d" % (c0, c0 + 1) in err, err
         _back_to_game(sim)
+        # the refusal on the LEDs (at the header, within a frame or two of the restart): the
+        # vermillion blink, its dark half between, then waiting until update mode gives way;
+        # nothing green
+        seen = _mode_frames(lights.close())
+        assert seen[0] == ("wait",) and ("done",) not in seen, seen
+        blink = [i for i, f in enumerate(seen) if f == ("refused",)]
+        assert len(blink) >= 5 and ("dark",) in seen[blink[0] : blink[-1]], seen
+        assert set(seen[blink[-1] + 1 :]) <= {("dark",), ("wait",)} and seen[-1] == ("wait",), seen
         with _connect(address) as c:
             assert c.info()["firmware"] == "4.0.0+rom"
         assert _state(fw_root) == ["a", "-", "0"] and not (fw_root / "fw" / "b" / "bg").exists()

@@ -95,6 +95,16 @@ def test_flash_is_not_written_without_an_erase():
         raise AssertionError("erased a block beyond the partition")
     except OSError:
         pass
+    # the simple write erases what it covers, as the port's esp_partition_erase_range: whole
+    # 4096-byte blocks only
+    try:
+        dev.writeblocks(0, bytes(512))
+        raise AssertionError("a simple write of part of a block")
+    except OSError:
+        pass
+    assert bytes(dev.mapped()[:2]) == b"\xff\xff"
+    dev.writeblocks(0, b"\x0f" * 4096)
+    assert bytes(dev.mapped()[:2]) == b"\x0f\x0f" and dev.ioctl(3, 0) == 0  # sync: nothing to do
 
 
 def test_power_cut_at_every_erase_and_write_then_the_next_boot_copies_again():
