@@ -1,6 +1,7 @@
 """Match and cube logic: match play to N points with the Crawford rule, money play with the
 options of money play (Jacoby rule, beavers, automatic doubles with a limit), scoring, the
-cube, resignations, and the opening roll (standard rule and the house variant, each side throwing two dice).
+cube, resignations, and the opening roll (folded by ``bg.dice.cup.Opening``, the one copy of its
+rules: the standard rule and the house variant, each side throwing two dice).
 
 Example::
 
@@ -38,51 +39,6 @@ _MATCH_CUBE_LIMIT = const(64)  # the cube's faces; money play has no upper limit
 
 # how a game ended: the record's vocabulary (bg.record), one copy
 END_PLAYED = END_BEAROFF  # the winner bore off all checkers
-
-
-def opening_standard(die0, die1):
-    """Seed 000/002/003 opening: each side rolls one die; equal dice are rolled again; the
-    higher die starts and plays both numbers. Returns ``None`` for a tie (roll again), else
-    ``(starter, (die_of_starter, die_of_other))``."""
-    _check_die(die0)
-    _check_die(die1)
-    if die0 == die1:
-        return None
-    if die0 > die1:
-        return 0, (die0, die1)
-    return 1, (die1, die0)
-
-
-def opening_house(dice0, dice1):
-    """Seed 004 house variant: each side rolls two dice; the higher total starts with its
-    own two numbers (it may choose to re-roll instead, see ``house_play_dice``); equal
-    totals are rolled again. Returns ``None`` for a tie, else ``(starter, starter's dice)``."""
-    for d in dice0:
-        _check_die(d)
-    for d in dice1:
-        _check_die(d)
-    t0 = dice0[0] + dice0[1]
-    t1 = dice1[0] + dice1[1]
-    if t0 == t1:
-        return None
-    if t0 > t1:
-        return 0, (dice0[0], dice0[1])
-    return 1, (dice1[0], dice1[1])
-
-
-def house_play_dice(own_dice, reroll=None):
-    """Seed 004: the starter plays the numbers rolled, or chooses to roll again and plays
-    the new roll (``reroll``, any roll, doubles included)."""
-    if reroll is None:
-        return (own_dice[0], own_dice[1])
-    _check_die(reroll[0])
-    _check_die(reroll[1])
-    return (reroll[0], reroll[1])
-
-
-def _check_die(d):
-    if not 1 <= d <= 6:
-        raise ValueError("a die shows 1..6, got %r" % (d,))
 
 
 class Match:

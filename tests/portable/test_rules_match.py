@@ -2,15 +2,8 @@
 from the seeds (000 rules and match/cube, 001 money options, 002 Carlit, 004 house rules)."""
 
 from bg import board
-from bg.match import (
-    BACKGAMMON,
-    GAMMON,
-    SINGLE,
-    Match,
-    house_play_dice,
-    opening_house,
-    opening_standard,
-)
+from bg.dice.cup import CHOICE, DONE, NEED_THROW, Opening
+from bg.match import BACKGAMMON, GAMMON, SINGLE, Match
 
 
 def opp(points):
@@ -182,7 +175,9 @@ def test_automatic_doubles_with_a_limit():
     # limited to one per game
     m = Match(length=0, auto_doubles=1)
     m.new_game()
-    assert opening_standard(4, 4) is None and m.auto_double()
+    o = Opening()
+    o.feed(4, 4)
+    assert o.state == NEED_THROW and m.auto_double()
     assert m.cube == 2 and m.owner == -1
     assert not m.auto_double() and m.cube == 2
     off = Match(length=0)
@@ -210,18 +205,35 @@ def test_resignation_values():
 
 
 def test_opening_roll_standard():
-    # seeds 000/002/003: one die each, ties re-rolled, the higher die plays both numbers
-    assert opening_standard(3, 3) is None
-    assert opening_standard(2, 6) == (1, (6, 2))
-    assert opening_standard(5, 1) == (0, (5, 1))
-    assert raises(opening_standard, 0, 3)
+    # seeds 000/002/003: one die each (side 0's first), ties thrown again, the higher die
+    # starts and plays both numbers (the firmware's one copy of the rule: bg.dice.cup)
+    o = Opening()
+    o.feed(3, 3)
+    assert o.state == NEED_THROW and o.starter == -1
+    o.feed(2, 6)
+    assert o.state == DONE and o.starter == 1 and o.dice == (2, 6) and o.throws == 2
+    o = Opening()
+    o.feed(5, 1)
+    assert o.starter == 0 and o.dice == (5, 1)
+    assert raises(Opening().feed, 0, 3) and raises(o.feed, 2, 3)  # no throw after the start
 
 
 def test_opening_roll_house_variant():
     # seed 004: the highest total starts; it plays its numbers or may roll again and play
     # the new roll; equal totals are rolled again
-    assert opening_house((3, 4), (5, 2)) is None
-    starter, dice = opening_house((6, 5), (2, 2))
-    assert starter == 0 and dice == (6, 5)
-    assert house_play_dice(dice) == (6, 5)
-    assert house_play_dice(dice, (3, 3)) == (3, 3)
+    o = Opening(house=True)
+    o.feed(3, 4)
+    o.feed(5, 2)
+    assert o.state == NEED_THROW and o.next_side == 0
+    o.feed(6, 5)
+    o.feed(2, 2)
+    assert o.state == CHOICE and o.starter == 0 and o.dice == (6, 5)
+    o.keep()
+    assert o.state == DONE and o.dice == (6, 5)
+    o = Opening(house=True)
+    o.feed(6, 5)
+    o.feed(2, 2)
+    o.reroll()
+    assert o.next_side == 0
+    o.feed(3, 3)
+    assert o.state == DONE and o.dice == (3, 3) and raises(o.reroll)
