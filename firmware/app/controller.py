@@ -151,13 +151,12 @@ class Controller:
     # the computer opponent and coach (app.opponent), made on first use (``_opponent``)
     opp = None
     _acting = False  # the computer is deciding: its intents do not call it again
-    # A match between two boards (JOINT_START; bg.dice.joint, docs/remote.md): what only such
-    # a match sets, class defaults until then. The board's heap: a one-board match's instance
-    # keeps 47 attributes or fewer, one 47-slot dict instead of a 59-slot one (MicroPython
-    # grows a dict when it is full), and this class stays within its 59 slots (docs/memory.md).
-    joint_commit = None  # the other board's commitment
-    joint_other = None  # (k, share): the other board's share of throw k, taken
-    joint = None  # bg.dice.joint.JointDice, made when the player seed is fixed
+    # A match between two boards (JOINT_START; bg.dice.joint, docs/remote.md): its state is one
+    # object, made by JOINT_START (a class default until then). The board's heap: the
+    # instance keeps 47 attributes or fewer also in such a match (the opponent's two with
+    # it), one 47-slot dict: a 48th grows it to 59 slots, a 472-byte block to find mid-match
+    # (docs/memory.md); and this class stays within its 59 slots.
+    joint = None  # bg.dice.joint.JointMatch: the other board's commitment and share, the dice
 
     def __init__(self, settings, rules, dice_factory, new_match_id, unix_time=None, cap=6, recognizer=None):
         self.settings = settings  # the match's (a resumed match's from its MATCH_START)
@@ -216,12 +215,8 @@ class Controller:
         self._prev_phase = D.IDLE
         self.clock = D.Clock(self.settings.clock_s * 1000, self.settings.delay_s * 1000)
         self.joint_side = -1  # the side this board plays, -1: a one-board match
-        self.joint_due = False  # a throw was asked for and waits for that share
-        if self.joint_commit is not None or self.joint_other is not None or self.joint is not None:
-            # after a match between two boards: back to the class's one-board defaults
-            self.joint_commit = None
-            self.joint_other = None
-            self.joint = None
+        if self.joint is not None:
+            self.joint = None  # after a match between two boards
         if self.opp is not None:
             self.opp.new_match()  # its turn keys (``throws``) start over
 
@@ -461,7 +456,9 @@ class Controller:
             # side's part and the boards' dice would differ)
             if self.joint_side < 0:
                 raise ValueError("a match with another board: its commitment comes first")
-            if commitment is not None and bytes(commitment) != self.joint_commit:
+            j = self.joint
+            assert j is not None  # (made with joint_side)
+            if commitment is not None and bytes(commitment) != j.commit:
                 raise ValueError("a match with another board: a part names the other board's commitment")
         elif commitment is not None and bytes(commitment) != f.commitment:
             raise ValueError("not this match's commitment")
@@ -535,7 +532,8 @@ class Controller:
             self.phase = D.OPENING
         elif k == R.OPENING:
             self.throws += 1 if len(f[1]) == 2 else 2
-            self.joint_due = False
+            if self.joint is not None:
+                self.joint.due = False
             self.house_first = None
             d = f[1]
             self.dice[0] = d[-2]
@@ -548,7 +546,8 @@ class Controller:
                 self.dice[:] = mt.dice
         elif k == R.ROLL:
             self.throws += 1
-            self.joint_due = False
+            if self.joint is not None:
+                self.joint.due = False
             self._begin_moving(f[0], mt.dice)
         elif k == R.PLAY:
             self.last_play = (f[0], f[1])
@@ -576,10 +575,14 @@ class Controller:
             self.clock.used[f[0]] = f[1]
             self.clock.left[f[0]] = f[2]
         elif k == R.JOINT_START:
+            from bg.dice.joint import JointMatch
+
             self.joint_side = f[0]
-            self.joint_commit = bytes(f[1])
+            self.joint = JointMatch(bytes(f[1]))
         elif k == R.JOINT_SHARE:
-            self.joint_other = (f[0], bytes(f[1]))
+            j = self.joint
+            assert j is not None  # (bg.match's fold checks that JOINT_START came first)
+            j.other = (f[0], bytes(f[1]))
 
     def resume(self, actions, board_seed=None):
         """Replay a journal's actions after a power cut (any iterable of ``(kind, fields)``,
@@ -592,7 +595,6 @@ class Controller:
         for k, f in actions:
             self.apply(k, f)
         if self.match_id is not None and self.phase != D.MATCH_OVER and board_seed is not None:
-            from bg.dice.cup import Cup
             from bg.dice.fairness import Fairness
 
             fair = Fairness(self.match_id, board_seed, self.player_seed, self.throws, False, self.seed_parts)
@@ -601,7 +603,10 @@ class Controller:
             if self.mt.game_no:
                 fair.fix()  # the first game starts on the fixed seed: cut before its throw
             self.fair = fair
-            self.cup = Cup(fair)
+            if self.joint_side < 0:  # (a two-board match has no cup: ``_start_match``)
+                from bg.dice.cup import Cup
+
+                self.cup = Cup(fair)
         self.track(0)
         self._update_marks()
         self._joint_dice()
@@ -796,9 +801,13 @@ class Controller:
         if d is not None:
             self._emit(R.SEED_PART, (D.SRC_BUTTONS, "", d))
         fair.fix()
-        from bg.dice.cup import Cup
+        if self.joint_side < 0:
+            # the cup gates this board's own throws; a match between two boards throws from
+            # both boards' shares (``_joint_throw``) and loads no cup: 0.6 kB of the board's
+            # heap, the module and its object (docs/memory.md)
+            from bg.dice.cup import Cup
 
-        self.cup = Cup(fair)
+            self.cup = Cup(fair)
         self._joint_dice()
         self._start_game()
 
@@ -813,7 +822,7 @@ class Controller:
         if self.joint_side >= 0:
             return self._joint_throw()  # None: waiting for the other board's share
         cup = self.cup
-        assert cup is not None  # the cup exists from the opening press to the match's end
+        assert cup is not None  # a one-board match's cup exists from its opening press to its end
         cup.allow(side)
         d = cup.press(side)
         assert d is not None  # allowed just before
@@ -1025,7 +1034,7 @@ class Controller:
         and, when the throw waits for it, thrown at once. Only the throw due (the journal's
         count), once: an old, a future or a second share for it is a ValueError, nothing is
         journaled. (Whether the share is the one the other board's seed gives is known only
-        at its reveal: ``bg.dice.joint.verify_joint``.)"""
+        at its reveal: ``bg.dice.joint_verify.verify_joint``.)"""
         if self.joint_side < 0 or self.phase == D.IDLE or self.phase == D.MATCH_OVER:
             raise ValueError("no match with another board is on")
         if len(self.seed_parts) < 2:
@@ -1034,11 +1043,13 @@ class Controller:
             raise ValueError("a share is 32 bytes")
         if k != self.throws:
             raise ValueError("a share for throw %d; throw %d is due" % (k, self.throws))
-        o = self.joint_other
+        j = self.joint
+        assert j is not None  # (made with joint_side)
+        o = j.other
         if o is not None and o[0] == k:
             raise ValueError("throw %d's share is already taken" % k)
         self._emit(R.JOINT_SHARE, (k, bytes(share)))
-        if self.joint_due and self.joint is not None:
+        if j.due and j.dice is not None:
             if self.phase == D.OPENING:
                 self._opening_throw(2)
             elif self.phase == D.AWAIT_ROLL:
@@ -1050,32 +1061,38 @@ class Controller:
         return True
 
     def _joint_dice(self):
-        if self.joint_side >= 0 and self.fair is not None and self.fair.fixed:
+        j = self.joint
+        if j is not None and self.fair is not None and self.fair.fixed:
             from bg.dice.joint import JointDice
 
             f = self.fair
             seed = self.board_seed()
-            self.joint = JointDice(
-                self.joint_side, f.commitment, seed, self.joint_commit, f.player_seed, self.throws
-            )
+            j.dice = JointDice(self.joint_side, f.commitment, seed, j.commit, f.player_seed, self.throws)
+
+    @property
+    def joint_due(self):
+        """A throw of a match between two boards was asked for and waits for the other board's
+        share (``_joint_throw``)."""
+        j = self.joint
+        return j is not None and j.due
 
     def joint_share(self, k):
         """This board's share of throw ``k`` for the other board, or None: only once that
         throw was asked for here (a roll pressed or decided; before that it would tell the
         other side the throw while its player may still double) or thrown."""
-        jd = self.joint
-        top = self.throws if self.joint_due else self.throws - 1
-        if jd is None or k < 0 or k > top:
+        j = self.joint
+        if j is None or j.dice is None or k < 0 or k > (self.throws if j.due else self.throws - 1):
             return None
-        return jd.share_of(k)
+        return j.dice.share_of(k)
 
     def _joint_throw(self):
-        jd = self.joint
-        if jd is None:
+        j = self.joint
+        jd = None if j is None else j.dice
+        if j is None or jd is None:
             return None  # the match has not started: both hosts' parts are not in
         k = self.throws
-        self.joint_due = True  # asked for: this board's share of throw k may go out
-        o = self.joint_other
+        j.due = True  # asked for: this board's share of throw k may go out
+        o = j.other
         if o is None or o[0] != k:
             return None
         jd.counter = k

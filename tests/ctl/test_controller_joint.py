@@ -14,7 +14,7 @@ from app import controller as C
 from app import rules
 from bg import record as R
 from bg.dice.fairness import Fairness
-from bg.dice.joint import Board, verify_joint
+from bg.dice.joint_verify import Board, verify_joint
 
 P0 = bytes(range(16))  # side 0's host's part
 P1 = bytes(range(16, 32))
@@ -256,7 +256,7 @@ def test_each_board_plays_the_other_side_as_a_host_decided_computer():
         for s, o in ((a, b), (b, a)):
             k = o.c.throws  # the throw due on the other board
             mine = s.c.joint_share(k)
-            if mine is not None and o.c.throws == k and (o.c.joint_other or (-1,))[0] != k:
+            if mine is not None and o.c.throws == k and (o.c.joint.other or (-1,))[0] != k:
                 o.c.joint_take(k, mine, o.r.now)  # the app passes its ticks
                 o.r.sense()
 
@@ -295,8 +295,9 @@ def test_each_board_plays_the_other_side_as_a_host_decided_computer():
 
 
 def test_after_a_joint_match_the_next_is_one_boards_and_keeps_no_joint_state():
-    # what only a joint match sets is the class's defaults until a JOINT_START: a one-board
-    # match keeps 47 attributes or fewer, one 47-slot dict (the board's heap; docs/memory.md)
+    # what only a joint match sets is one object from its JOINT_START, the class's default
+    # until then: a one-board match keeps 47 attributes or fewer, one 47-slot dict (the
+    # board's heap; docs/memory.md)
     one = Side(0)
     while one.c.phase == C.OPENING:
         assert one.r.press(0, C.ROLL)
@@ -304,7 +305,7 @@ def test_after_a_joint_match_the_next_is_one_boards_and_keeps_no_joint_state():
         one.r.play_turn()
         assert one.r.press(one.c.side, C.ROLL) and one.c.phase == C.MOVING
     assert one.c.joint_side == -1 and one.c.joint is None
-    assert "joint" not in one.c.__dict__ and "joint_commit" not in one.c.__dict__
+    assert "joint" not in one.c.__dict__
     assert len(one.c.__dict__) <= 47, len(one.c.__dict__)
     a, b = _joined()
     while a.c.phase == C.OPENING:
@@ -314,8 +315,7 @@ def test_after_a_joint_match_the_next_is_one_boards_and_keeps_no_joint_state():
     assert a.r.press(side, C.CUBE, C.LONG) and a.r.press(1 - side, C.ROLL)
     assert a.c.phase == C.MATCH_OVER and a.c.joint_side == 0 and a.c.joint is not None
     assert a.r.press(0, C.ROLL) and a.c.phase == C.IDLE
-    assert a.c.joint_side == -1 and a.c.joint_commit is None and a.c.joint_other is None
-    assert not a.c.joint_due and a.c.joint is None
+    assert a.c.joint_side == -1 and a.c.joint is None and not a.c.joint_due
     # the next match is one board's: its throws need no other board's share
     a.r.set_start()
     assert a.r.press(0, C.ROLL) and a.c.phase == C.OPENING

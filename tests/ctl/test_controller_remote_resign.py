@@ -64,7 +64,7 @@ def _match(remote=True):
             for s, o in ((a, b), (b, a)):
                 k = o.c.throws
                 mine = s.c.joint_share(k)
-                if mine is not None and o.c.throws == k and (o.c.joint_other or (-1,))[0] != k:
+                if mine is not None and o.c.throws == k and (o.c.joint.other or (-1,))[0] != k:
                     o.c.joint_take(k, mine, o.r.now)
                     o.r.sense()
     assert a.c.phase == b.c.phase == C.MOVING and a.c.side == b.c.side

@@ -4,7 +4,7 @@ player seed parts, swapped sides and a copied commitment."""
 
 import hashlib
 
-from bg.dice import SRC_HOST, SeedMixer, commitment, faces_from_bytes, joint
+from bg.dice import SRC_HOST, SeedMixer, commitment, faces_from_bytes, joint, joint_verify
 
 MID0 = bytes.fromhex("a0a1a2a3a4a5a6a7")
 MID1 = bytes.fromhex("b0b1b2b3b4b5b6b7")
@@ -35,13 +35,13 @@ def _match(seed0=SEED0, seed1=SEED1, ps=None, n=N):
         shares1.append(s1)
         d = joint.combine(s0, s1)
         throws.append((d[0], d[1]))
-    b0 = joint.Board(MID0, c0, seed0, list(throws), shares0)
-    b1 = joint.Board(MID1, c1, seed1, list(throws), shares1)
+    b0 = joint_verify.Board(MID0, c0, seed0, list(throws), shares0)
+    b1 = joint_verify.Board(MID1, c1, seed1, list(throws), shares1)
     return b0, b1, ps
 
 
 def _fails(b0, b1, ps, index=None, words=""):
-    ok, idx, msg = joint.verify_joint(b0, b1, ps)
+    ok, idx, msg = joint_verify.verify_joint(b0, b1, ps)
     assert not ok and msg.startswith("FAIL"), msg
     if index is not None:
         assert idx == index, (idx, msg)
@@ -51,7 +51,7 @@ def _fails(b0, b1, ps, index=None, words=""):
 
 def test_the_honest_pair_verifies():
     b0, b1, ps = _match()
-    ok, idx, msg = joint.verify_joint(b0, b1, ps)
+    ok, idx, msg = joint_verify.verify_joint(b0, b1, ps)
     assert ok and idx == -1 and ("all %d throws" % N) in msg, msg
     for d1, d2 in b0.throws:
         assert 1 <= d1 <= 6 and 1 <= d2 <= 6
@@ -60,7 +60,7 @@ def test_the_honest_pair_verifies():
 def test_the_honest_pair_verifies_without_the_shares():
     b0, b1, ps = _match()
     b0.shares = b1.shares = None
-    assert joint.verify_joint(b0, b1, ps)[0]
+    assert joint_verify.verify_joint(b0, b1, ps)[0]
 
 
 def test_each_board_alone_does_not_fix_the_throws():

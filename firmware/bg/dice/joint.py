@@ -14,7 +14,7 @@ seed* (``bg.dice.SeedMixer``: side 0's host's part, then side 1's). Throw ``k`` 
 Each board sends its share of throw ``k`` when the throw is due; the shares reveal nothing
 about the seeds (HMAC is a PRF) and each is fixed by its board's commitment, so the board
 that sends second can only withhold its share (detectable: the match stops), not choose it:
-after the match both seeds are revealed and :func:`verify_joint` re-derives every share and
+after the match both seeds are revealed and ``bg.dice.joint_verify.verify_joint`` re-derives every share and
 throw. The side byte ``i`` keeps one board's share from being the other's even when a board
 copies the other's commitment (two equal commitments are refused as well): with equal keys
 and no side byte the two shares would cancel out to zero, all throws 1-1.
@@ -26,18 +26,7 @@ import hashlib
 
 from micropython import const
 
-from bg.dice import (
-    BOARD_SEED_LEN,
-    COMMIT_LEN,
-    MATCH_ID_LEN,
-    MAX_COUNTER,
-    PLAYER_SEED_LEN,
-    _check_len,
-    _hmac_pads,
-    _pads,
-    commitment,
-    faces_from_bytes,
-)
+from bg import dice as _d
 
 SHARE_LEN = const(32)
 JOINT_ID_LEN = const(8)
@@ -48,8 +37,8 @@ _JOINT_TAG = const(b"smartgammon-joint-v1")
 def joint_id(commit0, commit1):
     """The match's joint id: both boards' commitments, side 0's first. Refuses equal ones
     (a board that copied the other's commitment)."""
-    _check_len("commitment", commit0, COMMIT_LEN)
-    _check_len("commitment", commit1, COMMIT_LEN)
+    _d._check_len("commitment", commit0, _d.COMMIT_LEN)
+    _d._check_len("commitment", commit1, _d.COMMIT_LEN)
     if bytes(commit0) == bytes(commit1):
         raise ValueError("both boards sent the same commitment")
     h = hashlib.sha256(_JOINT_TAG)
@@ -63,14 +52,14 @@ class Share:
     (``bg.dice.DiceStream``'s shape: the key pads and message are made once)."""
 
     def __init__(self, jid, side, seed, player_seed=None):
-        _check_len("joint id", jid, JOINT_ID_LEN)
-        _check_len("board seed", seed, BOARD_SEED_LEN)
+        _d._check_len("joint id", jid, JOINT_ID_LEN)
+        _d._check_len("board seed", seed, _d.BOARD_SEED_LEN)
         if side != 0 and side != 1:
             raise ValueError("side must be 0 or 1")
         if not player_seed:
-            player_seed = bytes(PLAYER_SEED_LEN)
-        _check_len("player seed", player_seed, PLAYER_SEED_LEN)
-        self._ipad, self._opad = _pads(seed)
+            player_seed = bytes(_d.PLAYER_SEED_LEN)
+        _d._check_len("player seed", player_seed, _d.PLAYER_SEED_LEN)
+        self._ipad, self._opad = _d._pads(seed)
         msg = bytearray(_MSG_LEN)
         msg[0:8] = jid
         msg[8:24] = player_seed
@@ -78,45 +67,47 @@ class Share:
         self._msg = msg
 
     def share(self, k):
-        if k < 0 or k > MAX_COUNTER:
+        if k < 0 or k > _d.MAX_COUNTER:
             raise ValueError("throw counter out of range")
         msg = self._msg
         msg[24] = k >> 24
         msg[25] = (k >> 16) & 0xFF
         msg[26] = (k >> 8) & 0xFF
         msg[27] = k & 0xFF
-        return _hmac_pads(self._ipad, self._opad, msg)
+        return _d._hmac_pads(self._ipad, self._opad, msg)
 
 
 def combine(share0, share1, out=None):
     """The two faces (``out``, a 2-byte bytearray, or a new one) of the throw whose shares
     are ``share0`` (side 0's board) and ``share1``."""
-    _check_len("share", share0, SHARE_LEN)
-    _check_len("share", share1, SHARE_LEN)
+    _d._check_len("share", share0, SHARE_LEN)
+    _d._check_len("share", share1, SHARE_LEN)
     if out is None:
         out = bytearray(2)
     block = bytearray(SHARE_LEN)
     for i in range(SHARE_LEN):
         block[i] = share0[i] ^ share1[i]
-    n = faces_from_bytes(block, out, 0)
+    n = _d.faces_from_bytes(block, out, 0)
     # 31 of 32 bytes rejected: ~1e-54; hashing the block on keeps the rule total without
     # asking either board for more
     while n < 2:
         block = hashlib.sha256(block).digest()
-        n = faces_from_bytes(block, out, n)
+        n = _d.faces_from_bytes(block, out, n)
     return out
 
 
-class JointDice:
+class JointDice(Share):
     """One board's side of a joint match: its own seed (committed), the other board's
     commitment, the joint player seed and the throw counter (restored from the journal after
     a power cut, as ``Fairness``'s). ``share()`` is this board's share of the next throw --
     the same bytes however often it is asked, so asking again (or cutting the power) changes
     nothing; ``throw(other_share)`` the faces, once the other board's share came, and the
     counter moves on. The other board's share cannot be checked before its seed is revealed:
-    ``verify_joint`` does that after the match.
+    ``bg.dice.joint_verify.verify_joint`` does that after the match. (A ``Share`` itself: one
+    object in the board's heap, not two.)
 
     >>> import hashlib
+    >>> from bg.dice import commitment
     >>> s0, s1 = hashlib.sha256(b"0").digest(), hashlib.sha256(b"1").digest()
     >>> c0, c1 = commitment(bytes(8), s0), commitment(bytes(8), s1)
     >>> a, b = JointDice(0, c0, s0, c1), JointDice(1, c1, s1, c0)
@@ -130,23 +121,23 @@ class JointDice:
             jid = joint_id(own_commit, other_commit)
         else:
             jid = joint_id(other_commit, own_commit)
+        Share.__init__(self, jid, side, seed, player_seed)
         self.side = side
-        self._gen = Share(jid, side, seed, player_seed)
         self.counter = counter
         self.dice = bytearray(2)
         self._k = -1
         self._mine = None
 
-    def share(self):
+    def share(self):  # pyright: ignore[reportIncompatibleMethodOverride]
         """This board's share of throw ``counter`` (computed once per throw)."""
         if self._k != self.counter:
-            self._mine = self._gen.share(self.counter)
+            self._mine = Share.share(self, self.counter)
             self._k = self.counter
         return self._mine
 
     def share_of(self, k):
         """This board's share of throw ``k`` (an earlier one again, or the one due)."""
-        return self.share() if k == self.counter else self._gen.share(k)
+        return self.share() if k == self.counter else Share.share(self, k)
 
     def throw(self, other_share):
         """The faces of throw ``counter`` (``self.dice``, overwritten) from the other board's
@@ -160,63 +151,15 @@ class JointDice:
         return self.dice
 
 
-class Board:
-    """What one board publishes of a joint match: its match id and commitment (before the
-    match), the seed it reveals (after), the shares it sent (in throw order, optional) and
-    the throws its journal holds."""
+class JointMatch:
+    """One board's state of a match between two boards, from its JOINT_START on: the other
+    board's commitment, the other board's share of a throw taken (``(k, share)``), whether a
+    throw was asked for here and waits for that share (``due``) and, once the player seed is
+    fixed, this board's ``JointDice``. The controller keeps this one object, not four
+    attributes: its instance dict keeps its size in such a match (docs/memory.md)."""
 
-    def __init__(self, match_id, commit, seed, throws, shares=None):
-        self.match_id = match_id
+    def __init__(self, commit):
         self.commit = commit
-        self.seed = seed
-        self.throws = throws
-        self.shares = shares
-
-
-def verify_joint(board0, board1, player_seed):
-    """Check a joint match from both boards' transcripts (``Board``; ``board0`` is side 0's).
-
-    Returns ``(ok, index, message)`` as ``bg.dice.verify_transcript``: ``index`` is the first
-    throw that fails, -1 otherwise. Fails when a revealed seed does not match its board's
-    commitment, the commitments are equal, a share a board sent is not the one its seed
-    gives (that board is named), the two journals differ on a throw, or a throw is not the
-    one both seeds give."""
-    boards = (board0, board1)
-    try:
-        for i in (0, 1):
-            b = boards[i]
-            _check_len("match id of board %d" % i, b.match_id, MATCH_ID_LEN)
-            _check_len("commitment of board %d" % i, b.commit, COMMIT_LEN)
-            _check_len("seed of board %d" % i, b.seed, BOARD_SEED_LEN)
-        if player_seed:
-            _check_len("player seed", player_seed, PLAYER_SEED_LEN)
-        jid = joint_id(board0.commit, board1.commit)
-    except ValueError as e:
-        return False, -1, "FAIL: " + str(e)
-    gens = []
-    for i in (0, 1):
-        b = boards[i]
-        if commitment(b.match_id, b.seed) != bytes(b.commit):
-            return False, -1, "FAIL: board %d's revealed seed does not match its commitment" % i
-        gens.append(Share(jid, i, b.seed, player_seed))
-    t0, t1 = board0.throws, board1.throws
-    if len(t0) != len(t1):
-        return False, min(len(t0), len(t1)), "FAIL: board 0 holds %d throws, board 1 %d" % (len(t0), len(t1))
-    dice = bytearray(2)
-    for k in range(len(t0)):
-        s0 = gens[0].share(k)
-        s1 = gens[1].share(k)
-        for i, s in ((0, s0), (1, s1)):
-            sent = boards[i].shares
-            if sent is not None and (k >= len(sent) or bytes(sent[k]) != s):
-                return False, k, "FAIL: throw %d: board %d sent a share its seed does not give" % (k, i)
-        combine(s0, s1, dice)
-        for i, r in ((0, t0[k]), (1, t1[k])):
-            if len(r) != 2 or r[0] != dice[0] or r[1] != dice[1]:
-                return (
-                    False,
-                    k,
-                    "FAIL: throw %d: board %d recorded %s, both seeds give %d-%d"
-                    % (k, i, "-".join(str(x) for x in r), dice[0], dice[1]),
-                )
-    return True, -1, "PASS: both commitments, every share and all %d throws match" % len(t0)
+        self.other: "tuple | None" = None
+        self.due = False
+        self.dice: "JointDice | None" = None

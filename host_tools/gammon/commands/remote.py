@@ -24,7 +24,7 @@ import json
 import time
 
 from bg.dice import SRC_HOST, SeedMixer
-from bg.dice import joint as J
+from bg.dice import joint_verify as J
 
 from gammon.errors import UserError
 from gammon.formats import joint_transcript

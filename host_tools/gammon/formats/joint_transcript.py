@@ -64,10 +64,10 @@ def _hex_list(obj, key):
 
 
 def parse(obj, name):
-    """``(side, bg.dice.joint.Board, other_commitment, parts, other_shares, proofs)`` of a
+    """``(side, bg.dice.joint_verify.Board, other_commitment, parts, other_shares, proofs)`` of a
     decoded transcript (``other_shares`` None when it has none; ``proofs`` one per part, b""
     where it has none); UserError naming ``name`` when it is not one."""
-    from bg.dice import joint as J
+    from bg.dice import joint_verify as J
 
     if not isinstance(obj, dict) or obj.get("format") != FORMAT:
         raise UserError("%s: not a joint transcript (format %s)" % (name, FORMAT))
