@@ -10,8 +10,8 @@ host that signed its part (each host has its dice key, as ``gammon remote play``
 import os
 import time
 
+import remote_helpers as RH
 from bg import record
-from gammon.cli import main
 
 from tools.sim import remote_match
 
@@ -25,17 +25,7 @@ def _match(servers, event, tmp_path, monkeypatch, **kw):
     same match in both journals, ``gammon remote verify`` passes on them and each proves both
     hosts' signed parts (``remote_match.check_signed``), neither host's referee refused a move."""
     boards, datas = remote_match.play(servers, event, tmp_path, monkeypatch, **kw)
-    hashes = [remote_match.game_hash(d) for d in datas]
-    assert hashes[0] == hashes[1]
-    paths = []
-    for i in (0, 1):
-        p = tmp_path / ("board%d.m" % i)
-        p.write_bytes(datas[i])
-        paths.append(str(p))
-    assert main(["remote", "verify", paths[0], paths[1]]) == 0
-    remote_match.check_signed(boards, paths)
-    for b in boards:
-        assert not b.host.brain.referee.refused, b.host.brain.referee.refused
+    RH.boards_agree(boards, datas, tmp_path)
     return boards, datas
 
 

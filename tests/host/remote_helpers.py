@@ -3,8 +3,10 @@
 tests/club/test_club_remote_seat_last.py): each board behind a client that answers the link's
 requests as the app does, its host's ``remote_player`` (the code ``gammon remote play`` runs)
 with its seat on disk, an in-memory relay that answers as the club's does
-(tests/host/test_remote_restart.py); and the lines ``gammon remote verify`` gives for signed
-parts (tests/host/test_remote_part_proofs.py, test_remote_transcript_proofs.py)."""
+(tests/host/test_remote_restart.py); what two boards of a match played end to end must agree
+on; and the lines ``gammon remote verify`` gives for signed parts
+(``tools.sim.remote_match.signature_lines``: tests/host/test_remote_part_proofs.py,
+test_remote_transcript_proofs.py)."""
 
 import io
 
@@ -17,6 +19,8 @@ from bg.link import decide as D
 from gammon import remote
 from gammon.club.push import ClubError
 from gammon.commands import remote as RC
+
+from tools.sim.remote_match import signature_lines  # noqa: F401 - the proofs tests' lines
 
 
 class Board(B.Client):
@@ -142,14 +146,3 @@ def boards_agree(boards, datas, tmp_path):
     for b in boards:
         assert not b.host.brain.referee.refused, b.host.brain.referee.refused
     return hashes[0]
-
-
-def signature_lines(what, fps):
-    """What ``gammon remote verify`` says of each board's ``what`` ("journal",
-    "transcript") when both parts are signed by the keys of fingerprints ``fps``."""
-    return [
-        "side %d's board's %s, part %d (side %d's host): key %s's signature holds"
-        % (board, what, i + 1, i, fps[i])
-        for board in (0, 1)
-        for i in (0, 1)
-    ]

@@ -341,6 +341,13 @@ def game_hash(data):
     return remote.match_hash(record.decode_stream(data))
 
 
+def signature_lines(what, fps):
+    """What ``gammon remote verify`` says of each board's ``what`` ("journal",
+    "transcript") when both parts are signed by the keys of fingerprints ``fps``."""
+    line = "side %d's board's %s, part %d (side %d's host): key %s's signature holds"
+    return [line % (board, what, i + 1, i, fps[i]) for board in (0, 1) for i in (0, 1)]
+
+
 def check_signed(boards, paths):
     """Both boards' journals (files ``paths``, side 0's first) prove both hosts' parts: ``gammon
     remote verify`` names each host's key in each journal, and ``gammon verify``'s reading of
@@ -351,15 +358,8 @@ def check_signed(boards, paths):
     fps = [b.fingerprint for b in boards]
     assert fps[0] != fps[1]
     ok, msg = remote_cmd.verify(remote_cmd.load(paths[0]), remote_cmd.load(paths[1]))
-    for board in (0, 1):
-        for i in (0, 1):
-            line = "side %d's board's journal, part %d (side %d's host): key %s's signature holds" % (
-                board,
-                i + 1,
-                i,
-                fps[i],
-            )
-            assert ok and line in msg, msg
+    for line in signature_lines("journal", fps):
+        assert ok and line in msg, msg
     for path in paths:
         (m,) = dice_cmd.matches_from_journal(Path(path).read_bytes(), path)
         lines, bad, signed = dice_cmd.check_parts(m, [])
