@@ -28,6 +28,7 @@ LEGEND = (
     ('extra checker ("take one away")', "vermillion", "VERMILLION"),
     ("sensor fault", "reddish purple", "REDDISH_PURPLE"),
     ("neutral (centred cube)", "white", "WHITE"),
+    ("update mode (nothing else uses it)", "blue", "BLUE"),
 )
 
 
