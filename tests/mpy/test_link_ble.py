@@ -115,3 +115,33 @@ def test_a_central_that_never_encrypts_is_disconnected_sooner_and_costs_no_sessi
 
 if not roomy():
     skip_all(globals())
+
+
+def test_the_radio_s_wait_returns_when_woken_and_within_its_tick():
+    # app.ble.Waker: a wake (the IRQ's flag) ends a wait at once; without one a wait ends
+    # within its ms, by the one ticker task the first wait made (none made per wait)
+    import asyncio
+    import time
+
+    out = {}
+
+    async def main():
+        w = ble.Waker()
+        t0 = time.ticks_ms()
+        await w.wait(60)
+        out["idle"] = time.ticks_diff(time.ticks_ms(), t0)
+        assert w.ticking
+        w.wake()
+        t0 = time.ticks_ms()
+        await w.wait(60)
+        out["woken"] = time.ticks_diff(time.ticks_ms(), t0)
+        t0 = time.ticks_ms()
+        for _ in range(3):
+            await w.wait(60)
+        out["three"] = time.ticks_diff(time.ticks_ms(), t0)
+
+    asyncio.new_event_loop()
+    asyncio.run(main())
+    asyncio.new_event_loop()  # (the ticker goes with its loop)
+    assert out["idle"] <= 200 and out["woken"] < 30, out
+    assert 100 <= out["three"] <= 400, out
