@@ -328,3 +328,54 @@ def test_light_sleep_between_idle_scans(esp32):
     esp32.hw.sleep.nap(100)
     esp32.hw.sleep.nap(0)  # nothing to wait for: no sleep at all
     assert esp32.cell.sleeps == [100]
+
+
+class _Vfs:
+    """MicroPython's ``vfs`` on the ESP32 as its port's ``mp_vfs_rom_ioctl`` answers
+    (ports/esp32/esp32_partition.c): 1 -> how many ROM segments (0, or 1 for the partition
+    labelled ``romfs``); 2 -> that partition (the same static object whatever the segment
+    number) or -EINVAL when there is none; anything else -EINVAL (no prepare/write/finish)."""
+
+    def __init__(self, part):
+        self.part = part
+        self.calls = []
+
+    def rom_ioctl(self, op, *args):
+        self.calls.append((op,) + args)
+        if op == 1:
+            return 0 if self.part is None else 1
+        if op == 2:
+            return -22 if self.part is None else self.part
+        return -22
+
+
+def test_rom_partition_is_vfs_rom_ioctls_romfs_partition(esp32, monkeypatch, tmp_path):
+    import hashlib
+
+    from bg.update import romslot
+    from hal.sim_rom import RomPartition
+
+    mod = sys.modules["hal.esp32"]
+    # a build without MICROPY_VFS_ROM: vfs has no rom_ioctl
+    monkeypatch.setitem(sys.modules, "vfs", types.ModuleType("vfs"))
+    assert mod.rom_partition() is None
+    # a partition table without a romfs row: no segment, never asked for one
+    v = _Vfs(None)
+    monkeypatch.setitem(sys.modules, "vfs", v)
+    assert mod.rom_partition() is None and v.calls == [(1,)]
+    # the romfs partition: handed out as it is, the one the boot copies a whole image into
+    part = RomPartition(2)
+    v = _Vfs(part)
+    monkeypatch.setitem(sys.modules, "vfs", v)
+    dev = mod.rom_partition()
+    assert dev is part and v.calls == [(1,), (2, 0)]
+    img = bytes(range(256)) * 20  # 5,120 bytes: two blocks
+    f = tmp_path / "fw.romfs"
+    f.write_bytes(img)
+    digest = hashlib.sha256(img).digest()
+    assert romslot.install(dev, str(f), len(img), digest) is True
+    assert bytes(dev.mapped()[: len(img)]) == img and romslot.holds(dev, len(img), digest)
+    # a port answering a negative errno for the partition (none after all): None, not an int
+    v.part = None
+    v.rom_ioctl = lambda op, *a: 1 if op == 1 else -22
+    assert mod.rom_partition() is None
