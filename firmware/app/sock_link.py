@@ -16,16 +16,17 @@ import time
 from app.link import CLAIM_PAIR as _PAIR
 from app.link import TaskWaker
 from app.link import claim as _claim
+from micropython import const
 
 DEFAULT_PORT = 7607
-_STREAM_MTU = 515  # a stream has no ATT packets: one frame (<= 529 bytes) goes in 1-2 writes
-_READ = 256  # what a BLE write carries at most (MTU 247 + ATT): the socket costs the heap no more
-_SLOT_WAIT_MS = 1000  # a newcomer waits this long for an authenticated host to leave
-_GRACE_MS = 1000  # a connection keeps the slot this long before a plain newcomer may take it
-_LOBBY_MS = 1500  # a newcomer that claims nothing waits this long for the slot
-_LOBBY_MIN_MS = 100  # ... and at least this long before a newer one may push it out
-_LOBBY_MAX = 4  # newcomers waiting at once (each a socket and a _FIRST-byte buffer)
-_FIRST = 128  # a newcomer's first frames: INFO (9 bytes) and an AUTH_START (33) or PAIR_START (<= 105)
+_STREAM_MTU = const(515)  # a stream has no ATT packets: one frame (<= 529 bytes) goes in 1-2 writes
+_READ = const(256)  # what a BLE write carries at most (MTU 247 + ATT): the socket costs the heap no more
+_SLOT_WAIT_MS = const(1000)  # a newcomer waits this long for an authenticated host to leave
+_GRACE_MS = const(1000)  # a connection keeps the slot this long before a plain newcomer may take it
+_LOBBY_MS = const(1500)  # a newcomer that claims nothing waits this long for the slot
+_LOBBY_MIN_MS = const(100)  # ... and at least this long before a newer one may push it out
+_LOBBY_MAX = const(4)  # newcomers waiting at once (each a socket and a _FIRST-byte buffer)
+_FIRST = const(128)  # a newcomer's first frames: INFO (9 bytes) and an AUTH_START (33) or PAIR_START (<= 105)
 _HELD = "held"  # _wait_slot: a host that proved itself holds the slot
 MAX_CONNS = 1  # connections served at once: one, as BLE has one slot (a session costs ~2k)
 

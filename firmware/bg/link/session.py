@@ -262,24 +262,26 @@ class Session:
 # strings are constants in flash, where a dict of the 23 types cost ~0.3 kB of the board's heap.
 # The handler modules are imported on first use, so a board that is never paired does not pay
 # for them.
-_FIRST = ("answer", "pair_start", "pair_confirm", "auth_start", "auth_proof", "decide", "joint")
-_AUTHED = (
-    "list_matches",
-    "fetch",
-    "ack",
-    "cancel",
-    "delete",
-    "watch",
-    "reveal",
-    "set_clock",
-    "rename",
-    "unpair",
-    "hosts",
-    "player_seed",
-    "begin",  # bg.link.fwupdate: a paired host only; the bundle's signature regardless
-    "chunk",
-    "commit",
-    "crash_log",
+_FIRST = const(("answer", "pair_start", "pair_confirm", "auth_start", "auth_proof", "decide", "joint"))
+_AUTHED = const(
+    (
+        "list_matches",
+        "fetch",
+        "ack",
+        "cancel",
+        "delete",
+        "watch",
+        "reveal",
+        "set_clock",
+        "rename",
+        "unpair",
+        "hosts",
+        "player_seed",
+        "begin",  # bg.link.fwupdate: a paired host only; the bundle's signature regardless
+        "chunk",
+        "commit",
+        "crash_log",
+    )
 )
 
 
