@@ -10,8 +10,8 @@ Colours are the Okabe-Ito palette (distinguishable with every common colour-visi
 deficiency) and no meaning relies on colour alone: errors also differ by animation (a fast
 blink for "take away", a slow pulse for "put here"). The full table is ``docs/leds.md``.
 
-Animations are small state objects (``Blink``, ``Pulse``, ``Chase``) stepped by
-``Painter.tick(t_ms)`` from the LED task; nothing sleeps here.
+Animations are small state objects (``Anim``: the painter's ``fast`` blink, ``slow`` pulse
+and ``chase``) stepped by ``Painter.tick(t_ms)`` from the LED task; nothing sleeps here.
 
 Masks: point masks have bit ``p - 1`` for board point ``p`` (board numbering = side 0's);
 row masks (errors, setup, faults) use ``bg.sensing`` rows: bits 0..23 points, 24/25 the bars
@@ -56,44 +56,37 @@ OFF_BIT = const(24)  # destination mask bit meaning "bear off"
 DIE_FACES = (0b0000000, 0b0001000, 0b1000001, 0b1001001, 0b1010101, 0b1011101, 0b1110111)
 
 
-class Blink:
-    """On/off: ``level`` is 255 for the first ``duty``/256 of each period, else 0."""
+_BLINK = const(0)
+_PULSE = const(1)
+_CHASE = const(2)
 
-    def __init__(self, period_ms, duty=128):
-        self.period = period_ms
-        self.duty = duty
+
+class Anim:
+    """One animation's state, stepped by ``Painter.tick``: a blink (``level`` 255 for the
+    first ``arg``/256 of each ``period`` ms, else 0), a pulse (``level`` a triangle between
+    ``arg`` and 255 over ``period``: a breathing light) or a chase (``pos`` 0..``arg`` - 1,
+    one step every ``period`` ms). One class for the three: a class keeps ~150 B of the
+    board's heap (its type object, its dict, its functions)."""
+
+    def __init__(self, kind, period, arg):
+        self.kind = kind
+        self.period = period
+        self.arg = arg
         self.level = 255
-
-    def step(self, t_ms):
-        self.level = 255 if (t_ms % self.period) * 256 < self.duty * self.period else 0
-
-
-class Pulse:
-    """A triangle between ``low`` and 255 over ``period_ms`` (a breathing light)."""
-
-    def __init__(self, period_ms, low=48):
-        self.period = period_ms
-        self.low = low
-        self.level = 255
-
-    def step(self, t_ms):
-        half = self.period >> 1
-        x = t_ms % self.period
-        if x >= half:
-            x = self.period - x
-        self.level = self.low + (255 - self.low) * x // half
-
-
-class Chase:
-    """A running index 0..n-1 advancing every ``step_ms`` (result celebration)."""
-
-    def __init__(self, n, step_ms):
-        self.n = n
-        self.step_ms = step_ms
         self.pos = 0
 
     def step(self, t_ms):
-        self.pos = (t_ms // self.step_ms) % self.n
+        p = self.period
+        if self.kind == _BLINK:
+            self.level = 255 if (t_ms % p) * 256 < self.arg * p else 0
+        elif self.kind == _PULSE:
+            half = p >> 1
+            x = t_ms % p
+            if x >= half:
+                x = p - x
+            self.level = self.arg + (255 - self.arg) * x // half
+        else:
+            self.pos = (t_ms // p) % self.arg
 
 
 # rows on the board rim in circular order, for the chase
@@ -117,9 +110,9 @@ class Painter:
         # channel units (0..255 summed over the frame) the budget allows
         self.limit = int(board.budget_ma * 255 / board.ma_per_channel)
         self._ua = int(board.ma_per_channel * 1000)  # uA per channel at 255 (int: no floats per frame)
-        self.fast = Blink(300)
-        self.slow = Pulse(1400)
-        self.chase = Chase(24, 70)
+        self.fast = Anim(_BLINK, 300, 128)  # "take away": a blink
+        self.slow = Anim(_PULSE, 1400, 48)  # "put here": a slow pulse
+        self.chase = Anim(_CHASE, 70, 24)  # round the rim's 24 points (a result)
         self.scaled = False
 
     def tick(self, t_ms):

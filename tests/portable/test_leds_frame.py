@@ -238,3 +238,16 @@ def test_no_allocation_per_frame():
             tracemalloc.stop()
         assert grown < 512, "memory grows per frame: %d bytes" % grown
     assert p.buf is buf and len(buf) == 3 * p.n
+
+
+def test_the_animations_timing():
+    # one class steps the three: the fast blink (300 ms, half on), the slow pulse (1.4 s
+    # between 48 and 255) and the chase round the rim (a point every 70 ms)
+    p = leds.Painter(board())
+    seen = []
+    for t in (0, 149, 150, 299, 300, 700, 1400, 1050, 70 * 23, 70 * 24):
+        p.tick(t)
+        seen.append((p.fast.level, p.slow.level, p.chase.pos))
+    assert [s[0] for s in seen] == [255, 255, 0, 0, 255, 255, 0, 0, 255, 0]
+    assert [s[1] for s in seen[5:8]] == [255, 48, 151]  # the top at 700 ms, the bottom at 0/1400
+    assert seen[0][1] == 48 and [s[2] for s in seen] == [0, 2, 2, 4, 4, 10, 20, 15, 23, 0]
