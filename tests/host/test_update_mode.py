@@ -160,7 +160,8 @@ def _module(tmp_path, version, seed, counter):
 
 class Lights:
     """Every LED frame the board sends from now on (the page's event stream), read as update
-    mode's sign: ("wait",), ("bar", n), ("done",), ("refused",), ("dark",) or ("game",)."""
+    mode's sign: ("wait",), ("bar", n), ("done",), ("refused", the half lit), ("dark",) or
+    ("game",)."""
 
     def __init__(self, sim):
         b = hwdesc.load()
@@ -198,8 +199,12 @@ class Lights:
             return ("dark",)
         if all(c == pts[0] for c in pts) and pts[0][1] > pts[0][2] > pts[0][0] == 0:
             return ("done",)  # bluish green
-        if all(c == pts[0] for c in pts) and pts[0][0] > pts[0][1] > pts[0][2] == 0:
-            return ("refused",)  # vermillion
+        halves = [[rgb[i] for i in own] for own in self.own]
+        for side in (0, 1):  # one player's half vermillion, the other's dark: the refusal
+            h, other = halves[side], halves[1 - side]
+            if all(c == h[0] for c in h) and h[0][0] > h[0][1] > h[0][2] == 0:
+                if all(c == (0, 0, 0) for c in other):
+                    return ("refused", side)
         if all(c[2] > c[1] > c[0] == 0 for c in pts):  # blue
             n = [sum(rgb[i][2] > self.dim for i in own) for own in self.own]
             if n[0] == n[1] and all(rgb[i][2] >= self.dim for i in self.points):
@@ -284,13 +289,13 @@ def test_whole_firmware_through_update_mode_at_64k(tmp_path, monkeypatch, capsys
         assert "downgrade refused" in err and "counter %d < board's %d" % (c0, c0 + 1) in err, err
         _back_to_game(sim)
         # the refusal on the LEDs (at the header, within a frame or two of the restart): the
-        # vermillion blink, its dark half between, then waiting until update mode gives way;
-        # nothing green
+        # players' halves blink vermillion in turn, then waiting until update mode gives way;
+        # nothing green, never dark
         seen = _mode_frames(lights.close())
-        assert seen[0] == ("wait",) and ("done",) not in seen, seen
-        blink = [i for i, f in enumerate(seen) if f == ("refused",)]
-        assert len(blink) >= 5 and ("dark",) in seen[blink[0] : blink[-1]], seen
-        assert set(seen[blink[-1] + 1 :]) <= {("dark",), ("wait",)} and seen[-1] == ("wait",), seen
+        assert seen[0] == ("wait",) and ("done",) not in seen and ("dark",) not in seen, seen
+        blink = [i for i, f in enumerate(seen) if f[0] == "refused"]
+        assert len(blink) >= 5 and {seen[i] for i in blink} == {("refused", 0), ("refused", 1)}, seen
+        assert set(seen[blink[-1] + 1 :]) == {("wait",)}, seen
         with _connect(address) as c:
             assert c.info()["firmware"] == "4.0.0+rom"
         assert _state(fw_root) == ["a", "-", "0"] and not (fw_root / "fw" / "b" / "bg").exists()

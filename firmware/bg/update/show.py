@@ -11,7 +11,8 @@ side 1), so both read it from their side of the board:
 - ``DONE`` (stored and checked: the board restarts into the new version): the 24 points
   bluish green, steady;
 - ``REFUSED`` (a bad signature, an older release, a damaged file, a flash error, update mode
-  failing): the 24 points vermillion, the fast blink.
+  failing): the two players' halves blink vermillion in turn, at the fast blink's pace (all 24
+  blinking together is the game's "hosts revoked").
 
 Blue is in no other message of the LED language, and the shape (every point and nothing else)
 in none of the game's: a board in update mode is never taken for one that is off or playing.
@@ -89,7 +90,7 @@ class Sign:
             if state == DONE:
                 p.set(bar[k], leds.OK)
             elif state == REFUSED:
-                p.set(bar[k], leds.EXTRA, lvl)
+                p.set(bar[k], leds.EXTRA, 255 if (lvl != 0) != (k >= _SEGMENTS) else 0)
             else:
                 q = k - _SEGMENTS + 1 if k >= _SEGMENTS else k + 1  # the player's own point
                 p.set(bar[k], leds.BLUE, 255 if q < n else lvl if q == n else leds.DIM)
