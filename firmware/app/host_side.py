@@ -145,8 +145,29 @@ class HostSide:
         return r
 
     def joint_take(self, k, share, now):
+        """The other board's share of throw ``k`` (JOINT SHARE). ``share`` None: JOINT ASKED --
+        this board's own share of throw ``k`` went to the other board (its host says so), so
+        its player had pressed ROLL, and a power cut since lost that (the journal holds no
+        ask): the roll again, as the player's intent, so the turn cannot become a double now.
+        (One method for both: a method more is a function object and a class dict slot more
+        on the heap, for a request made once after a power cut.) None, or why not."""
+        c = self.app.ctl
+        if share is None:
+            from app import ctl_defs as D
+
+            # its player's roll waiting, not asked yet, a double still open (else nothing to
+            # close), the checkers as the turn began; one short reason for all: a string
+            # constant is heap on the board
+            if (
+                c.side == c.joint_side
+                and k == c.throws
+                and c.may_double
+                and c.intent(c.side, D.I_ROLL, None, now)
+            ):
+                return self._decided(None)
+            return "no roll to ask"
         try:
-            self.app.ctl.joint_take(k, share, now)
+            c.joint_take(k, share, now)
         except ValueError as e:
             return str(e)
         return self._decided(None)

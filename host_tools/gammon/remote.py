@@ -457,6 +457,7 @@ class BoardDice:
         self.parts_in = 0  # parts handed to the board
         self.shares_in = 0  # the other board's shares handed to the board
         self.rolled = -1  # the last throw whose "rolled" went to the board
+        self.ask = False  # a copy fetched again: tell the board a roll its power cut lost
         self.early = []  # the other host's messages before this board's match began
 
     def match(self, match_id, commitment):
@@ -502,6 +503,7 @@ class BoardDice:
         self.parts_in = sum(1 for k, f in records if k == record.SEED_PART and f[0] == SRC_HOST)
         self.shares_in = sum(1 for k, f in records if k == record.JOINT_SHARE)
         self.rolled = -1
+        self.ask = True
 
     def take(self, body):
         if self.x is None:
@@ -549,6 +551,18 @@ class BoardDice:
             except LinkError:
                 return  # not the throw due on this board yet: again on the next step
             self.shares_in += 1
+        if self.ask and follow is not None and follow.r.g is not None:
+            # this board's share of the throw due went out, but the board waits for its
+            # player's ROLL: a power cut lost the ask (the journal holds none), and a CUBE press
+            # now would double on a turn the other board may have thrown: the ask again
+            self.ask = False
+            mt = follow.r.mt
+            t = follow.throws
+            if t < len(x.own_shares) and mt.phase == bgmatch.F_AWAIT and mt.side == self.side:
+                try:
+                    client.joint(LJ.J_ASKED, struct.pack(">I", t))
+                except LinkError:
+                    pass  # asked again already (or firmware without it): nothing to tell
         if follow is not None and follow.r.g is not None:
             mt = follow.r.mt
             t = follow.throws

@@ -62,6 +62,16 @@ class Client:
         if kind == LJ.J_SHARE:
             self._c(c.joint_take, k, bytes(body[4:36]), self.board.r.now)
             return bytes([kind]) + body[:4]
+        if kind == LJ.J_ASKED:  # (as ``app.host_side`` answers it)
+            from types import SimpleNamespace
+
+            from app.host_side import HostSide
+
+            app = SimpleNamespace(ctl=c, drain=lambda: None, wake=SimpleNamespace(set=lambda: None))
+            err = self._c(HostSide(app).joint_take, k, None, self.board.r.now)
+            if err is not None:
+                raise LinkError(err, P.E_STATE)
+            return bytes([kind]) + body[:4]
         mine = c.joint_share(k)
         if mine is None:
             raise LinkError("throw %d is not asked for on this board" % k, P.E_STATE)
@@ -223,3 +233,50 @@ def test_each_boards_computer_is_the_other_player_and_the_hosts_carry_plays_and_
     assert T._throws(sa.j) == T._throws(sb.j) and len(T._throws(sa.j)) >= 6
     assert a.ref.refused == [] and b.ref.refused == []
     assert a.dice.rolled > 0 and b.dice.rolled > 0  # each computer was told "rolled" by a share
+
+
+def test_a_power_cut_after_the_roll_press_and_before_the_other_share_cannot_become_a_double():
+    """The player on roll pressed ROLL, the board's share went to the other board, which threw;
+    then the power went before the other board's share came back. The journal holds no ask:
+    the board came back waiting for the press, where CUBE would double a turn the other board
+    has thrown. Its host, which sent the share, says so once it has the board's copy again
+    (JOINT ASKED): the board takes the roll again and throws the same dice as the other."""
+    from app import opponent as O
+
+    relay = Relay()
+    a, b = Host(relay, 0, T.P0, True), Host(relay, 1, T.P1, True)
+    _settle((a, b))
+    sa, sb = a.client.board, b.client.board
+    while sa.c.phase == C.OPENING or sb.c.phase == C.OPENING:
+        for s in (sa, sb):
+            s.r.press(s.c.joint_side, C.ROLL)
+        _settle((a, b))
+    side = sa.c.side
+    here, there = (sa, sb) if side == 0 else (sb, sa)
+    here.r.play_turn()
+    _settle((a, b))
+    T._follow(there)
+    _settle((a, b))
+    nxt = 1 - side  # on roll now, at its own board
+    mine, theirs = (a, b) if nxt == 0 else (b, a)
+    sm = mine.client.board
+    k = sm.c.throws
+    assert sm.c.may_double and sm.r.press(nxt, C.ROLL)
+    mine.step()  # this board's share to the relay
+    theirs.step()  # the other board takes it, is told its computer rolled, throws
+    st = theirs.client.board
+    assert st.c.throws == k + 1 and st.c.phase == C.MOVING
+    # the power goes on this board before the other board's share comes back
+    c2 = T._board(nxt, 3)
+    c2.opp = O.Opponent(T.H.first_play)
+    c2.resume(sm.j, sm.c.board_seed())
+    assert c2.hello(1 - nxt, "remote", sm.r.now) is None
+    sm.c = sm.r.c = c2
+    sm.r.sense()
+    assert c2.phase == C.AWAIT_ROLL and c2.may_double  # what the journal alone gives
+    mine.dice.board_has(sm.j)  # the host's copy fetched again (``remote_player._adopt``)
+    _settle((a, b))
+    assert c2.throws == k + 1 and c2.phase == C.MOVING and not c2.may_double
+    assert (c2.dice[0], c2.dice[1]) == (st.c.dice[0], st.c.dice[1])
+    assert not sm.r.press(nxt, C.CUBE) and record.DOUBLE not in [kk for kk, f in sm.j[-3:]]
+    assert a.ref.refused == [] and b.ref.refused == []

@@ -58,7 +58,15 @@ def test_commitment_shares_and_the_boards_own_share():
     assert bytes(p) == bytes([link_joint.J_MINE]) + _u32(3) + bytes([3]) * 32
     fr = one(s, h, h.request(P.REQ_JOINT, bytes([link_joint.J_MINE]) + _u32(4)))  # not asked for yet
     assert error_code(fr) == P.E_STATE and "not asked for" in P.parse_error(fr[1])[4]
-    assert brain.calls == [("start", 1, b"c" * 32), ("take", 0x01020304, b"s" * 32), ("mine", 3), ("mine", 4)]
+    _, p = one(s, h, h.request(P.REQ_JOINT, bytes([link_joint.J_ASKED]) + _u32(7)), P.RSP | P.REQ_JOINT)
+    assert bytes(p) == bytes([link_joint.J_ASKED]) + _u32(7)  # the host says the roll was asked
+    assert brain.calls == [
+        ("start", 1, b"c" * 32),
+        ("take", 0x01020304, b"s" * 32),
+        ("mine", 3),
+        ("mine", 4),
+        ("take", 7, None),  # ASKED: no share
+    ]
 
 
 def test_malformed_requests_are_refused_before_the_brain_hears_them():
@@ -66,7 +74,8 @@ def test_malformed_requests_are_refused_before_the_brain_hears_them():
     brain = b.brain = _Brain()
     bad = [
         b"",  # no kind
-        bytes([3]) + _u32(0),  # unknown kind
+        bytes([4]) + _u32(0),  # unknown kind
+        bytes([link_joint.J_ASKED]) + _u32(0) + b"x",  # a long throw
         bytes([link_joint.J_START, 2]) + b"c" * 32,  # no such side
         bytes([link_joint.J_START, 0]) + b"c" * 31,  # a short commitment
         bytes([link_joint.J_SHARE]) + _u32(0) + b"s" * 31,  # a short share
@@ -87,6 +96,8 @@ def test_the_boards_refusal_and_a_board_without_another():
     assert error_code(fr) == P.E_STATE and P.parse_error(fr[1])[4] == "a share for throw 5; throw 4 is due"
     fr = one(s, h, h.request(P.REQ_JOINT, bytes([link_joint.J_START, 0]) + b"c" * 32))
     assert error_code(fr) == P.E_STATE
+    fr = one(s, h, h.request(P.REQ_JOINT, bytes([link_joint.J_ASKED]) + _u32(5)))
+    assert error_code(fr) == P.E_STATE and P.parse_error(fr[1])[4] == "a share for throw 5; throw 4 is due"
 
 
 def test_a_stranger_cannot_hand_in_a_share():

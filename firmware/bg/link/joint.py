@@ -13,6 +13,9 @@ from bg.link import E_STATE, REQ_JOINT, RSP
 J_START = const(0)  # + side u8 + the other board's commitment (32) -> match id (8) + own commitment (32)
 J_SHARE = const(1)  # + throw u32 + the other board's share (32) -> throw u32
 J_MINE = const(2)  # + throw u32 -> throw u32 + this board's share (32), once that throw is asked for
+# + throw u32 -> throw u32: this board's share of that throw went to the other board (its host
+# says so), so its player's roll was asked for -- a power cut lost that, not the share
+J_ASKED = const(3)
 
 
 def _u32(p, i):
@@ -36,9 +39,9 @@ def joint(s, fr):
     elif k == J_SHARE:
         if n != 37:
             raise ValueError("share needs a throw (u32) and 32 bytes")
-    elif k == J_MINE:
+    elif k == J_MINE or k == J_ASKED:
         if n != 5:
-            raise ValueError("mine needs a throw (u32)")
+            raise ValueError("needs a throw (u32)")
     else:
         raise ValueError("unknown joint kind %d" % k)
     if b is None or not hasattr(b, "joint_start"):
@@ -49,8 +52,9 @@ def joint(s, fr):
             return s._error(E_STATE, fr.type, fr.seq, 0, r)
         return s._reply(RSP | REQ_JOINT, bytes(p[:1]) + r[0] + r[1])
     t = _u32(p, 1)
-    if k == J_SHARE:
-        err = b.joint_take(t, bytes(p[5:37]), s.board.clock.ticks_ms())
+    if k == J_SHARE or k == J_ASKED:
+        # (ASKED: ``joint_take`` without a share -- the brain's one method for both)
+        err = b.joint_take(t, bytes(p[5:37]) if k == J_SHARE else None, s.board.clock.ticks_ms())
         if err is not None:
             return s._error(E_STATE, fr.type, fr.seq, 0, err)
         return s._reply(RSP | REQ_JOINT, bytes(p[:5]))

@@ -360,8 +360,9 @@ class Client:
         """The other board's dice in a two-board match (JOINT, docs/remote.md):
         ``bg.link.joint.J_START`` with side + the other board's commitment (answers match id +
         this board's commitment), ``J_SHARE`` with throw u32 + the other board's share,
-        ``J_MINE`` with throw u32 (answers throw + this board's share). ``LinkError``
-        (E_STATE, the board's reason) when the board refuses."""
+        ``J_MINE`` with throw u32 (answers throw + this board's share), ``J_ASKED`` with throw
+        u32 (this board's share of it went out: its player's roll was asked for; answers the
+        throw). ``LinkError`` (E_STATE, the board's reason) when the board refuses."""
         return self.call(P.REQ_JOINT, bytes([kind]) + bytes(body))
 
     def reveal_seed(self, game_id):
