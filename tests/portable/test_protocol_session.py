@@ -140,5 +140,22 @@ def test_revoke_all_tells_a_logged_in_host_in_a_signed_frame():
     assert b.window_at is None and not b.pairing_open()
 
 
+def test_the_board_state_keeps_17_names_after_pairing_and_login():
+    # the link's board-wide state lives as long as the link: MicroPython's instance dict of
+    # 18-23 names takes 23 slots, 48 B more than 17 (docs/memory.md); what the app sets too
+    b, s, h, key = paired_session()
+    b.open_pairing()
+    b.battery = b.brain = b.updater = b.unstored = None
+    b.firmware = "1.0"
+    names = [n for n in b.__dict__ if n != "codes"]  # (the test harness's record of values shown)
+    assert len(names) <= 17, sorted(names)
+    assert b.on_rename is None and b.pair_without_button is False
+    from bg.link.board import Board
+
+    seen = []
+    b2 = Board(b.store, b.clock, b.urandom, on_rename=seen.append, pair_without_button=True)
+    assert b2.on_rename == seen.append and b2.pair_without_button is True
+
+
 if not roomy(120000, 90000):
     skip_all(globals())

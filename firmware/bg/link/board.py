@@ -66,6 +66,11 @@ class Board:
     nobody asks, so a deadline never comes back when ``ticks_ms`` wraps (2^30 ms on the ESP32).
     """
 
+    # Defaults read from the class unless given: MicroPython's instance dict of 17 names has
+    # 17 slots, of 18-23 names 23 (48 B more of the board's heap for as long as the link runs)
+    on_rename = None
+    pair_without_button = False
+
     def __init__(
         self,
         store,
@@ -84,11 +89,13 @@ class Board:
         self.urandom = urandom
         self.show_code = show_code
         self.firmware = firmware
-        self.on_rename = on_rename
+        if on_rename is not None:
+            self.on_rename = on_rename
         # on_player_seed(host name, commitment, seed16, proof) -> match id, or None when no match is
         # waiting for player seeds under that commitment (set by the app; None: refused)
         self.on_player_seed = on_player_seed
-        self.pair_without_button = pair_without_button
+        if pair_without_button:
+            self.pair_without_button = True
         # a bg.update.slots.Updater where this board takes firmware updates, or a function
         # that makes one (or None) at the first update request (None: updates refused)
         self.updater = updater
