@@ -53,14 +53,38 @@ def test_either_boards_honest_journal_passes_alone(tmp_path, capsys, match, side
     code, out, err = _run(capsys, _write(tmp_path, match[side]))
     assert code == 0, out + err
     assert "PASS" in out and "other board's share as journaled" in out, out
-    # who could have chosen the dice: two boards' shares, not one board's seed and the hosts'
-    assert "dice chosen by: two boards:" in out and "neither board could have chosen" in out, out
     # both hosts' parts proved by their keys, as gammon remote verify names them
     fps = [dice_proof.fingerprint(dice_proof.public_key(k)) for k in PP.KEYS]
     for i in (0, 1):
         assert "part %d: host 'host', key %s: signature holds" % (i + 1, fps[i]) in out, out
-    # what one journal cannot prove, said in words
-    assert "the other board's seed is not in this journal" in out, out
+    # who fixed the dice: both boards' commitments, then side 0's host's part, then side 1's,
+    # then the shares, in this journal's order; nothing of one board's last input
+    ours, theirs = _commitments(match[side])
+    steps = [
+        "  dice chosen by: two boards: every throw is this board's share (side %d) and the other "
+        "board's (side %d)" % (side, 1 - side),
+        "    1. this board (side %d) committed to its seed: %s (MATCH_START)" % (side, ours),
+        "    2. the other board (side %d) committed to its seed: %s (JOINT_START)" % (1 - side, theirs),
+        "    3. side 0's host's part: part 1, host 'host' (key %s, signed over both commitments)" % fps[0],
+        "    4. side 1's host's part: part 2, host 'host' (key %s, signed over both commitments)" % fps[1],
+        "    5. each throw: this board's share and the other board's share of it (JOINT_SHARE, %d journaled)"
+        % len(_shares(match[side])),
+    ]
+    at = [out.find(line) for line in steps]
+    assert -1 not in at and at == sorted(at), out
+    for one_board in ("the last host part", "board alone", "the board could not have chosen"):
+        assert one_board not in out, out
+    # what one journal proves and what it cannot, said in words: no claim for the other board
+    assert "proven by this journal alone: this board's seed matches its commitment" in out, out
+    assert "needs the other board's seed, which is not in this journal" in out, out
+    assert "neither board could have chosen" not in out, out
+
+
+def _commitments(j):
+    """This board's commitment and the other board's, as its journal holds them (hex)."""
+    ours = next(f[9] for k, f in j if k == record.MATCH_START)
+    theirs = next(f[1] for k, f in j if k == record.JOINT_START)
+    return bytes(ours).hex(), bytes(theirs).hex()
 
 
 @pytest.mark.parametrize("side", [0, 1])
@@ -71,6 +95,9 @@ def test_the_other_boards_reveal_checks_its_shares(tmp_path, capsys, match, side
     )
     assert code == 0, out + err
     assert "every share the other board sent is the one its committed seed gives" in out, out
+    # with both seeds checked, and only then, neither board could have chosen the dice
+    assert "proven with the other board's seed (--other-seed)" in out, out
+    assert "neither board could have chosen these dice" in out and "needs the other board's seed" not in out
 
 
 def test_the_other_boards_reveal_not_matching_its_commitment_fails(tmp_path, capsys, match):
@@ -213,3 +240,72 @@ def test_shares_beyond_the_next_throw_fail(tmp_path, capsys, match):
     assert code == 0, out
     code, out, _ = _run(capsys, _write(tmp_path, extra(2)))
     assert code == 1 and "FAIL: the journal holds the other board's shares of %d throws" % (n + 2) in out, out
+
+
+@pytest.mark.parametrize("side", [0, 1])
+def test_the_hosts_parts_out_of_order_fail(tmp_path, capsys, match, side):
+    parts = [f for k, f in match[side] if k == record.SEED_PART]
+    assert len(parts) == 2
+    j = [(k, parts[1 - parts.index(f)] if k == record.SEED_PART else f) for k, f in match[side]]
+    # a board that journals side 1's host's part first (its shares mixed side 0's first)
+    code, out, _ = _run(capsys, _write(tmp_path, j))
+    assert code == 1 and "FAIL: throw 0 recorded" in out, out
+    assert "the hosts' parts are journaled in another order than this board mixed them" in out, out
+    # the other board's reveal does not blame the other board for it
+    mid, seed = _reveal(match[1 - side])
+    code, out, _ = _run(capsys, _write(tmp_path, j), "--other-match-id", mid, "--other-seed", seed)
+    assert code == 1 and "journaled in another order than this board mixed them" in out, out
+
+
+def _moved(j, kind, before):
+    """``j`` with its first ``kind`` record moved just before the first ``before`` record."""
+    r = next(x for x in j if x[0] == kind)
+    out = [x for x in j if x is not r]
+    i = next(n for n, x in enumerate(out) if x[0] == before)
+    return out[:i] + [r] + out[i:]
+
+
+def test_a_part_before_the_other_boards_commitment_fails(tmp_path, capsys, match):
+    j = _moved(match[0], record.SEED_PART, record.JOINT_START)
+    code, out, _ = _run(capsys, _write(tmp_path, j))
+    assert code == 1, out
+    assert "dice chosen by: two boards, but the record order proves nothing (below)" in out, out
+    assert (
+        "FAIL: the record order proves nothing: the other board's commitment (JOINT_START) comes after "
+        "a player seed contribution (host 'host')" in out
+    ), out
+    assert "1. this board" not in out and "board alone" not in out, out
+
+
+def test_a_part_after_the_first_throw_fails(tmp_path, capsys, match):
+    j = _moved(match[1], record.SEED_PART, record.SEED_REVEAL)
+    code, out, _ = _run(capsys, _write(tmp_path, j))
+    assert (
+        code == 1
+        and "the record order proves nothing: a player seed contribution (host 'host') comes "
+        "after the first throw"
+        in out
+    ), out
+
+
+def test_a_third_host_part_fails(tmp_path, capsys, match):
+    part = next(r for r in match[0] if r[0] == record.SEED_PART)
+    i = max(n for n, r in enumerate(match[0]) if r[0] == record.SEED_PART)
+    extra = (record.SEED_PART, (part[1][0], "made up", bytes(16)))
+    j = match[0][: i + 1] + [extra] + match[0][i + 1 :]
+    code, out, _ = _run(capsys, _write(tmp_path, j))
+    assert code == 1, out
+    assert "a match between two boards takes one part from each side's host; this has 3" in out, out
+
+
+def test_an_unsigned_part_is_shown_unproven_in_the_order(tmp_path, capsys, match):
+    def drop(k, f):
+        return (k, (f[0], f[1], f[2])) if k == record.SEED_PART and f[2] == parts[1] else (k, f)
+
+    parts = [f[2] for k, f in match[0] if k == record.SEED_PART]
+    code, out, _ = _run(capsys, _write(tmp_path, match[0], drop))
+    assert code == 0, out
+    assert (
+        "    4. side 1's host's part: part 2, host 'host' (unproven: nothing here shows it came after "
+        "both commitments)" in out
+    ), out

@@ -22,9 +22,11 @@ yet). Before that it says in
 words who could have chosen the dice.
 
 One board's journal of a match between two boards (a ``JOINT_START``): each throw is rebuilt from
-this board's share and the other board's share as journaled (``JOINT_SHARE``), and verify says
-what one journal cannot prove (the other board's shares are its seed's); ``--other-match-id`` and
-``--other-seed`` check them too once the other board revealed its seed (docs/dice.md section 9).
+this board's share and the other board's share as journaled (``JOINT_SHARE``); verify lists who
+fixed the dice in the journal's order (both boards' commitments, side 0's host's part, side 1's)
+and says what one journal cannot prove (the other board's shares are its seed's);
+``--other-match-id`` and ``--other-seed`` check them too once the other board revealed its seed
+(docs/dice.md section 9).
 """
 
 import json
@@ -97,14 +99,17 @@ class Match:
     def contributions(self):
         """In words, who could have chosen these dice."""
         hosts = self.hosts()
-        if self.joint is not None and not self.order_error:
-            # two boards: each throw is both boards' shares, each fixed by a seed committed to
-            # before the other's commitment and any host part were known (docs/dice.md, 9)
-            given = " and the hosts' parts (%s)" % _names(hosts) if hosts else ""
+        if self.joint is not None:
+            # two boards (docs/dice.md, 9): each throw is both boards' shares, each share fixed
+            # by its board's committed seed and both hosts' parts; what the reveals prove comes
+            # with the throws (verify_joint_journal)
+            if self.order_error:
+                return "two boards, but the record order proves nothing (below)"
+            side = self.joint[0]
             return (
-                "two boards: every throw combines this board's share and the other board's%s, each "
-                "board committed to its seed before any of them was known: neither board could have "
-                "chosen these dice alone" % given
+                "two boards: every throw is this board's share (side %d) and the other board's (side "
+                "%d), each fixed by its board's committed seed and the player seed of both hosts' parts, "
+                "side 0's host's first" % (side, 1 - side)
             )
         if hosts and not self.order_error:
             last = "host '%s'" % hosts[-1]
@@ -125,6 +130,29 @@ class Match:
         if self.parts:
             return why + " (button timing mixed in, but measured by the board itself)"
         return why
+
+    def joint_order(self, signed):
+        """The steps that fixed the dice of a match with another board, in this journal's
+        order (its record order is checked: ``matches_from_journal``). ``signed``: ``{part index:
+        key fingerprint}`` of the parts whose proof holds (``check_parts``)."""
+        side, theirs = self.joint
+        steps = [
+            "this board (side %d) committed to its seed: %s (MATCH_START)" % (side, self.commitment.hex()),
+            "the other board (side %d) committed to its seed: %s (JOINT_START)" % (1 - side, theirs.hex()),
+        ]
+        hosts = [i for i, (s, _, _) in enumerate(self.parts) if s == dice.SRC_HOST]
+        for k, i in enumerate(hosts):
+            how = (
+                "key %s, signed over both commitments" % signed[i]
+                if i in signed
+                else "unproven: nothing here shows it came after both commitments"
+            )
+            steps.append("side %d's host's part: part %d, host '%s' (%s)" % (k, i + 1, self.parts[i][1], how))
+        steps.append(
+            "each throw: this board's share and the other board's share of it (JOINT_SHARE, %d journaled)"
+            % len(self.other_shares)
+        )
+        return ["%d. %s" % (n + 1, step) for n, step in enumerate(steps)]
 
     def last_input_note(self, mine):
         """In words, where this host's remembered part ``mine`` stands among the host parts."""
@@ -266,6 +294,14 @@ def matches_from_journal(data, source):
         elif kind == record.SEED_REVEAL:
             cur.board_seed = bytes(f[0])
         elif kind == record.JOINT_START:
+            # both commitments before anything that decides a throw: the board takes the other
+            # board's right after its own (app.controller.joint_start)
+            if (cur.parts or cur.throws) and cur.order_error is None:
+                cur.order_error = "the other board's commitment (JOINT_START) comes after %s" % (
+                    "a player seed contribution (%s)" % _who(*cur.parts[0][:2])
+                    if cur.parts
+                    else "the first throw"
+                )
             cur.joint = (f[0], bytes(f[1]))
         elif kind == record.JOINT_SHARE:
             # the board takes each share once, in throw order: any other order is no journal of it
@@ -276,6 +312,11 @@ def matches_from_journal(data, source):
                     k,
                 )
             cur.other_shares.append(bytes(f[1]))
+    for m in out:
+        n = len(m.hosts())
+        if m.joint is not None and m.throws and n != 2 and m.order_error is None:
+            # each side's host gives one part, side 0's first, before the first throw
+            m.order_error = "a match between two boards takes one part from each side's host; this has %d" % n
     if not out:
         raise UserError("%s: no match in this file (%s)" % (source, dec.error or "no MATCH_START record"))
     if dec.status != record.OK:
@@ -515,20 +556,16 @@ def verify_joint_journal(m, seed, other=None):
             return (
                 False,
                 k,
-                "FAIL: throw %d: the other board's share is not the one its seed gives" % k,
+                "FAIL: throw %d: the other board's share is not the one its seed gives%s"
+                % (k, _parts_swapped(m, jid, seed)),
                 notes,
             )
-        s = mine.share(k)
-        if side == 0:
-            J.combine(s, got[k], out)
-        else:
-            J.combine(got[k], s, out)
-        if tuple(r) != (out[0], out[1]):
+        if tuple(r) != _joint_throw(side, mine.share(k), got[k], out):
             return (
                 False,
                 k,
-                "FAIL: throw %d recorded %s, this board's share and the other's give %d-%d"
-                % (k, "-".join(str(x) for x in r), out[0], out[1]),
+                "FAIL: throw %d recorded %s, this board's share and the other's give %d-%d%s"
+                % (k, "-".join(str(x) for x in r), out[0], out[1], _parts_swapped(m, jid, seed)),
                 notes,
             )
     if len(got) > len(m.throws) + 1:
@@ -542,20 +579,24 @@ def verify_joint_journal(m, seed, other=None):
             notes,
         )
     notes.append(
-        "this board's seed matches its commitment; every throw is its share and the other board's "
-        "share as journaled (JOINT_SHARE), the other board's commitment %s (JOINT_START)" % theirs.hex()
+        "proven by this journal alone: this board's seed matches its commitment and, with both hosts' "
+        "parts in this order, gives its share of every throw; every throw is that share and the other "
+        "board's share as journaled (JOINT_SHARE), the other board's commitment %s (JOINT_START)"
+        % theirs.hex()
     )
     if gen is not None:
         notes.append(
-            "every share the other board sent is the one its committed seed gives: neither board "
-            "could have chosen these dice"
+            "proven with the other board's seed (--other-seed): it matches its commitment and every "
+            "share the other board sent is the one its committed seed gives, with the same parts in "
+            "the same order: neither board could have chosen these dice"
         )
     else:
         notes.append(
-            "the other board's seed is not in this journal: one journal alone cannot show that these "
-            "shares are the ones its committed seed gives, nor that the other board sent them (a "
-            "board could journal shares of its own making); give --other-match-id and --other-seed "
-            "once the other board revealed them, or run gammon remote verify with both journals"
+            "needs the other board's seed, which is not in this journal: that the journaled shares are "
+            "the ones its committed seed gives, with these parts in this order. Until then the other "
+            "board could have chosen its shares after seeing this board's, and this board could have "
+            "journaled shares of its own making; give --other-match-id and --other-seed once the other "
+            "board revealed them, or run gammon remote verify with both journals"
         )
     return (
         True,
@@ -563,6 +604,43 @@ def verify_joint_journal(m, seed, other=None):
         "PASS: all %d throws match (this board's share and the other board's share as journaled)"
         % len(m.throws),
         notes,
+    )
+
+
+def _joint_throw(side, mine, theirs, out):
+    """The faces of a throw from this board's share ``mine`` (board ``side``) and the other's."""
+    from bg.dice import joint as J
+
+    if side == 0:
+        J.combine(mine, theirs, out)
+    else:
+        J.combine(theirs, mine, out)
+    return out[0], out[1]
+
+
+def _parts_swapped(m, jid, seed):
+    """Why a throw of ``m`` (a match between two boards) fails when it is the hosts' parts
+    journaled in another order than this board mixed them: every throw follows with the two
+    parts the other way round. Else ""."""
+    from bg.dice import joint as J
+
+    hosts = [p for s, _, p in m.parts if s == dice.SRC_HOST]
+    if len(hosts) != 2 or len(m.other_shares) < len(m.throws):
+        return ""
+    mixer = dice.SeedMixer()
+    for p in reversed(hosts):
+        mixer.add(dice.SRC_HOST, p)
+    mine = J.Share(jid, m.joint[0], seed, mixer.digest())
+    out = bytearray(2)
+    for k, r in enumerate(m.throws):
+        try:
+            if tuple(r) != _joint_throw(m.joint[0], mine.share(k), m.other_shares[k], out):
+                return ""
+        except ValueError:  # a share of another length: not a matter of order
+            return ""
+    return (
+        ": the hosts' parts are journaled in another order than this board mixed them (with part 2 "
+        "before part 1 every throw follows): side 0's host's part comes first"
     )
 
 
@@ -648,21 +726,29 @@ def cmd_verify(args):
         print("%s: %d throws, commitment %s" % (name, len(m.throws), m.commitment.hex()))
         if m.note:
             print("  note: " + m.note)
-        print("  dice chosen by: " + m.contributions())
         lines, bad, signed = check_parts(m, _library_proofs(m.match_id) + given, own)
+        if m.joint is not None and not m.order_error:
+            print("  dice chosen by: %s. In this journal's order:" % m.contributions())
+            for line in m.joint_order(signed):
+                print("    " + line)
+        else:
+            print("  dice chosen by: " + m.contributions())
         for line in lines:
             print("  " + line)
         hosts = [i for i, (s, _, _) in enumerate(m.parts) if s == dice.SRC_HOST]
-        if hosts and not m.order_error and hosts[-1] in signed:
-            print(
-                "  the last host part is key %s's: the board could not have chosen these dice without "
-                "that key's holder" % signed[hosts[-1]]
-            )
-        elif hosts and not m.order_error:
-            print(
-                "  the last host part is unproven: nothing here shows it is a host's, so the board "
-                "could have made it up"
-            )
+        # one board's dice hang on the last host part; two boards' on both seeds (no last input:
+        # both parts come before any share, and the shares after them are fixed by commitments)
+        if hosts and not m.order_error and m.joint is None:
+            if hosts[-1] in signed:
+                print(
+                    "  the last host part is key %s's: the board could not have chosen these dice "
+                    "without that key's holder" % signed[hosts[-1]]
+                )
+            else:
+                print(
+                    "  the last host part is unproven: nothing here shows it is a host's, so the board "
+                    "could have made it up"
+                )
         if bad:
             print("FAIL: a part's proof does not hold: " + "; ".join(bad))
             failed = True
