@@ -117,12 +117,7 @@ def _wait_state(root, want, sim):
 
 
 def test_one_module_update_on_the_board_model_only_goes_forward(tmp_path, monkeypatch, capsys):
-    monkeypatch.setenv("GAMMON_CONFIG_DIR", str(tmp_path / "cfg"))
-    seed = R.new_key()
-    fw_root = tmp_path / "fwroot"
-    fw_root.mkdir()
-    monkeypatch.setenv("SG_FW_ROOT", str(fw_root))
-    monkeypatch.setenv("SG_FW_KEY", R.public_key(seed).hex())
+    seed, fw_root = U.setup(tmp_path, monkeypatch)
     c0 = T.default_counter()
     marker = 'print("fw: leds from the slot")\n'
     one = _module(tmp_path, "2.0.0", seed, ("bg/leds.py", '"""', marker + '"""'), c0 + 1)
@@ -170,12 +165,7 @@ def test_one_module_update_on_the_board_model_only_goes_forward(tmp_path, monkey
 
 
 def test_update_end_to_end_resume_reboot_confirm_and_rollback(tmp_path, monkeypatch, capsys):
-    monkeypatch.setenv("GAMMON_CONFIG_DIR", str(tmp_path / "cfg"))
-    seed = R.new_key()
-    fw_root = tmp_path / "fwroot"
-    fw_root.mkdir()
-    monkeypatch.setenv("SG_FW_ROOT", str(fw_root))
-    monkeypatch.setenv("SG_FW_KEY", R.public_key(seed).hex())
+    seed, fw_root = U.setup(tmp_path, monkeypatch)
     version_line = "return boot.version(self.root, self.path, boot.BUILTIN)"
     good = _bundle(tmp_path, "2.0.0", seed, ("app/update.py", version_line, version_line + ' + "+slot"'))
     port = S.free_port()
