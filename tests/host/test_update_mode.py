@@ -27,6 +27,7 @@ from pathlib import Path
 
 import link_scenario as S
 import pytest
+import update_helpers as U
 from bg import hwdesc
 from bg import link as P
 from bg.link.fwupdate import MODE
@@ -82,16 +83,6 @@ def _back_to_game(sim):
     assert _wait(lambda: not sim.heaps[-1][1], 30), sim.log[-20:]
 
 
-def _setup(tmp_path, monkeypatch):
-    monkeypatch.setenv("GAMMON_CONFIG_DIR", str(tmp_path / "cfg"))
-    seed = R.new_key()
-    fw_root = tmp_path / "fwroot"
-    fw_root.mkdir()
-    monkeypatch.setenv("SG_FW_ROOT", str(fw_root))
-    monkeypatch.setenv("SG_FW_KEY", R.public_key(seed).hex())
-    return seed, fw_root
-
-
 def _boot(tmp_path, fw_root, port, game_heap=GAME_HEAP):
     sim = ModeSim(fw_root, game_heap, image=str(tmp_path / "flash.lfs"), seed="mode", link_port=port)
     sim.start()
@@ -125,20 +116,9 @@ def _into_mode(sim, address, blob):
         fwupdate.send(c.call, blob)
     assert e.value.code == P.E_BUSY and MODE in str(e.value), e.value
     assert _wait(lambda: _count(sim, "fw: update mode") == n + 1), sim.log[-20:]
-    c = _connect(address)
+    c = U.connect(address)
     assert c.info()["firmware"] == "update mode"
     return c
-
-
-def _connect(address, timeout=30.0):
-    end = time.monotonic() + timeout
-    while True:
-        try:
-            return L.connect(address)
-        except (L.LinkError, OSError, ValueError):
-            if time.monotonic() > end:
-                raise
-            time.sleep(0.3)
 
 
 def _module(tmp_path, version, seed, counter):
@@ -228,12 +208,8 @@ def _mode_frames(frames):
     return out
 
 
-def _state(fw_root):
-    return (fw_root / "fw" / "state").read_text().split()
-
-
 def test_whole_firmware_through_update_mode_at_64k(tmp_path, monkeypatch, capsys):
-    seed, fw_root = _setup(tmp_path, monkeypatch)
+    seed, fw_root = U.setup(tmp_path, monkeypatch)
     src = tmp_path / "firmware"
     shutil.copytree(ROOT / "firmware", src, ignore=shutil.ignore_patterns("__pycache__"))
     upd = src / "app" / "update.py"
@@ -273,9 +249,9 @@ def test_whole_firmware_through_update_mode_at_64k(tmp_path, monkeypatch, capsys
         assert _count(sim, "fw: update mode: 4.0.0, restarting") == 1, sim.log[-20:]
         # the restart into the new image: it answers with its own code, is confirmed, and the
         # match goes on where it was
-        with _connect(address) as c:
+        with U.connect(address) as c:
             assert c.info()["firmware"] == "4.0.0+rom", sim.log[-20:]
-        assert _wait(lambda: _state(fw_root) == ["a", "-", "0"], 20), sim.log[-20:]
+        assert _wait(lambda: U.state(fw_root) == ["a", "-", "0"], 20), sim.log[-20:]
         assert part.read_bytes()[: len(files[0][1])] == files[0][1]
         mid, size = _live(address)  # the same match (the journal closed: a throw stored)
         assert mid == match[0] and size >= match[1], (mid, size, match)
@@ -296,9 +272,9 @@ def test_whole_firmware_through_update_mode_at_64k(tmp_path, monkeypatch, capsys
         blink = [i for i, f in enumerate(seen) if f[0] == "refused"]
         assert len(blink) >= 5 and {seen[i] for i in blink} == {("refused", 0), ("refused", 1)}, seen
         assert set(seen[blink[-1] + 1 :]) == {("wait",)}, seen
-        with _connect(address) as c:
+        with U.connect(address) as c:
             assert c.info()["firmware"] == "4.0.0+rom"
-        assert _state(fw_root) == ["a", "-", "0"] and not (fw_root / "fw" / "b" / "bg").exists()
+        assert U.state(fw_root) == ["a", "-", "0"] and not (fw_root / "fw" / "b" / "bg").exists()
         assert _live(address) == match
         assert [m for _, m in sim.heaps].count(True) == 2
     finally:
@@ -306,7 +282,7 @@ def test_whole_firmware_through_update_mode_at_64k(tmp_path, monkeypatch, capsys
 
 
 def test_power_cut_or_vanished_host_in_update_mode_back_to_the_game(tmp_path, monkeypatch, capsys):
-    seed, fw_root = _setup(tmp_path, monkeypatch)
+    seed, fw_root = U.setup(tmp_path, monkeypatch)
     one = _module(tmp_path, "2.0.0", seed, T.default_counter() + 1)
     blob = one.read_bytes()
     port = S.free_port()
@@ -341,9 +317,9 @@ def test_power_cut_or_vanished_host_in_update_mode_back_to_the_game(tmp_path, mo
         first = [ln for ln in out.splitlines() if "bytes (" in ln][0]
         assert int(first.split("/")[0]) >= len(blob) // 2, out
         assert _wait(lambda: len(sim.heaps) == boots + 2), sim.log[-20:]  # update mode, the new version
-        with _connect(address) as c:
+        with U.connect(address) as c:
             assert c.info()["firmware"] == "2.0.0", sim.log[-20:]
-        assert _wait(lambda: _state(fw_root) == ["a", "-", "0"], 20), sim.log[-20:]
+        assert _wait(lambda: U.state(fw_root) == ["a", "-", "0"], 20), sim.log[-20:]
         assert any("fw: leds 2.0.0" in x for x in sim.log)
         assert _live(address) == match
         assert [h for h, m in sim.heaps if m] == [MODE_HEAP] * 3
