@@ -97,7 +97,19 @@ _EP = const(112)  # reading of an end position (checked by the engine's end)
 _END = const(140)
 _CM = const(140)  # the mover's checkers per row
 _CO = const(168)  # the opponent's
-_NT = const(196)
+_DCAPS = const(196)  # the caps when update() is given none
+_ROWS = const(224)  # the mover's point 0..25 -> its sensor row (row_of), 26 bytes
+_CH = const(250)  # candidate k's digest of its end position at _CH + k
+_CSTEP = const(266)  # candidate k's steps at _CSTEP + 8k .. + 8 (unused pairs 0)
+_NT = const(394)
+# the word tables of ``_visit`` (``_w``, 32-bit: bitmasks of 28 rows): each step's rows, and per
+# subset of a play's steps the rows touched, the rows landed on, the sources that need a
+# checker back
+_TM = const(0)
+_U = const(4)
+_LD = const(20)
+_ND = const(36)
+_NW = const(52)
 
 
 def row_of(side, point):
@@ -139,15 +151,20 @@ class Recognizer:
     ``begin()`` at each turn, ``update()`` at each stable sensor change, then ``confirm()``.
     """
 
+    # a reading that is both one complete play and part of another (colour-blind sensors: a
+    # hit on one point reads like a hit on another) is asked, not recorded; ``strict=False``
+    # records the complete play
+    strict = True
+
     def __init__(self, slots=6, bar_slots=6, tray_slots=15, gen=None, strict=True):
         self.caps = make_caps(slots, bar_slots, tray_slots)
-        self._dcaps = bytearray(self.caps)  # caps when update() is not given any
         self.gen = gen if gen is not None else MoveGenVisit()
-        # strict: a reading that is both one complete play and part of another (colour-blind
-        # sensors: a hit on one point reads like a hit on another) is asked, not recorded
-        self.strict = strict
+        if not strict:
+            self.strict = False  # else the class's: the instance's dict stays at 37 slots
         self.start = bytearray(52)
-        self._t = bytearray(_NT)  # the per-row tables (_MOVB, _OPPB, ... _CO)
+        self._t = bytearray(_NT)  # the tables (_MOVB, _OPPB, ... _CSTEP)
+        for r in range(NROWS):
+            self._t[_DCAPS + r] = self.caps[r]
         self.mov = bytearray(NROWS)  # scratch: a subset of a play applied
         self.opp = bytearray(NROWS)
         self.obs = bytearray(NROWS)  # the reading being recognised
@@ -155,19 +172,13 @@ class Recognizer:
         self._tr = bytearray(4)
         self._dk = bytearray(4)  # die of the current play's steps (the engine's, per depth)
         self._hr = bytearray(4)  # rows hit by the subset being checked
-        self._tm = array("I", bytes(16))  # rows each step touches (bitmask of 28 rows)
-        self._u = array("I", bytes(64))  # per subset of a play's steps: rows touched
-        self._ld = array("I", bytes(64))  # rows landed on
-        self._nd = array("I", bytes(64))  # source rows that need a checker back
-        self._rows = bytearray(26)  # the mover's point 0..25 -> its sensor row (row_of)
-        self._phase2 = False
+        self._w = array("I", bytes(4 * _NW))  # the word tables (_TM, _U, _LD, _ND)
         self._job = 0  # the engine's search for the reading fed: 0 none, 1 first pass, 2 second
-        # candidates k = 0..ncand-1: steps at cstep[8k:8k+8] (unused pairs 0: a step's source
-        # is never 0), a one-byte digest of the end position at ch[k]. Their end positions (52
-        # bytes each: 848 of the board's heap for 16) are not kept: ``_end_of`` rebuilds one
-        # from the start and its steps, to tell a new end from a kept one on a digest match.
-        self.cstep = bytearray(8 * MAX_CANDIDATES)
-        self.ch = bytearray(MAX_CANDIDATES)
+        # candidates k = 0..ncand-1: steps at _t[_CSTEP + 8k:...+ 8] (unused pairs 0: a step's
+        # source is never 0), a one-byte digest of the end position at _t[_CH + k]. Their end
+        # positions (52 bytes each: 848 of the board's heap for 16) are not kept: ``_end_of``
+        # rebuilds one from the start and its steps, to tell a new end from a kept one on a
+        # digest match.
         self._cb = self._visit  # bound once: no allocation per visited play
         self._steps = self._fr
         self.side = 0
@@ -212,9 +223,9 @@ class Recognizer:
         self.side = side
         self.d1 = d1
         self.d2 = d2
-        for p in range(26):
-            self._rows[p] = row_of(side, p)
         t = self._t
+        for p in range(26):
+            t[_ROWS + p] = row_of(side, p)
         for r in range(NROWS):
             t[_MOVB + r] = 0
             t[_OPPB + r] = 0
@@ -238,11 +249,11 @@ class Recognizer:
 
     def _set_caps(self, caps):
         c = self.caps
-        src = self._dcaps if caps is None else caps
         changed = False
         for r in range(NROWS):
-            if c[r] != src[r]:
-                c[r] = src[r]
+            v = self._t[_DCAPS + r] if caps is None else caps[r]
+            if c[r] != v:
+                c[r] = v
                 changed = True
         if changed or caps is None:
             t = self._t
@@ -330,7 +341,6 @@ class Recognizer:
                 # only the unfinished states whose checkers (colours included) differ from
                 # every candidate's: only those make a confirm press ambiguous (rare: a hit)
                 self._job = 2
-                self._phase2 = True
                 self.npartial = 0
                 self._pu = 0
                 self.pending = 0
@@ -338,7 +348,6 @@ class Recognizer:
                 if n:
                     return False
                 continue
-            self._phase2 = False
             self._job = 0
             self._finish()
         return True
@@ -355,7 +364,6 @@ class Recognizer:
                 m |= 1 << r
         self._m = m
         self.waiting = m == 0
-        self._phase2 = False
         self._job = 0
         if m == 0 and not self._hideable():
             pass  # the start's reading, and no play can hide in a stack: nothing to search
@@ -458,10 +466,9 @@ class Recognizer:
         # rows and masks are machine integers, the buffers byte or word pointers; the subsets
         # that pass these cheap tests go to _subset. On CPython the casts are the identity.
         st = ptr8(steps)
-        rows = ptr8(self._rows)
         fr = ptr8(self._fr)
         tr = ptr8(self._tr)
-        tm = ptr32(self._tm)
+        w = ptr32(self._w)
         dk = ptr8(self._dk)
         gd = ptr8(self.gen.d)
         tb = ptr8(self._t)
@@ -471,15 +478,15 @@ class Recognizer:
         t_all = 0
         fb = 0  # steps whose source row would visibly lose a checker
         for k in range(n):
-            rf = int(rows[st[2 * k]])
-            rt = int(rows[st[2 * k + 1]])
+            rf = int(tb[_ROWS + int(st[2 * k])])
+            rt = int(tb[_ROWS + int(st[2 * k + 1])])
             fr[k] = rf
             tr[k] = rt
             dk[k] = gd[k]
             x = (1 << rf) | (1 << rt)
             if rt < 24 and int(tb[_OPPB + rt]) == 1:
                 x |= 1 << obar
-            tm[k] = x
+            w[_TM + k] = x
             t_all |= x
             if not (m >> rf) & 1 and int(tb[_MOVB + rf]) + int(tb[_OPPB + rf]) <= int(caps[rf]):
                 fb |= 1 << k
@@ -490,22 +497,19 @@ class Recognizer:
             # per subset, built from the subset without its lowest step: rows touched, rows
             # landed on, and source rows that must get a checker back (else they read one
             # short); cheap necessary conditions before the real count check
-            uu = ptr32(self._u)
-            ld = ptr32(self._ld)
-            nd = ptr32(self._nd)
             lowk = ptr8(_LOWK)
             for sub in range(1, full + 1):
                 low = sub & (0 - sub)
                 k = int(lowk[low])
                 prev = sub ^ low
-                u = int(uu[prev]) | int(tm[k])
-                uu[sub] = u
-                d = int(ld[prev]) | (1 << int(tr[k]))
-                ld[sub] = d
-                e = int(nd[prev])
+                u = int(w[_U + prev]) | int(w[_TM + k])
+                w[_U + sub] = u
+                d = int(w[_LD + prev]) | (1 << int(tr[k]))
+                w[_LD + sub] = d
+                e = int(w[_ND + prev])
                 if (fb >> k) & 1:
                     e |= 1 << int(fr[k])
-                nd[sub] = e
+                w[_ND + sub] = e
                 if e & ~d:
                     continue
                 out = m & ~u
@@ -520,7 +524,7 @@ class Recognizer:
             # hand may use the other die first (13/12/6 for 13/7/6), a different half-way point
             f = int(st[0])
             mid = f - (int(st[2]) - int(st[3]))
-            rm = int(rows[mid])
+            rm = int(tb[_ROWS + mid])
             if int(tb[_OPPB + rm]) == 0:
                 tr[0] = rm
                 dk[0] = gd[1]
@@ -625,10 +629,10 @@ class Recognizer:
                 self.hints |= 1 << miss
                 continue
             if full and not v:
-                if not self._phase2:
+                if self._job != 2:
                     self._candidate(endpos, n)
                 continue
-            if self._phase2 and self._same_as_candidate(touched, nh, v):
+            if self._job == 2 and self._same_as_candidate(touched, nh, v):
                 continue  # the very checkers of a complete candidate: nothing else to ask
             # the dice this part used: only what every partial reading alike used counts
             u = 0
@@ -661,17 +665,15 @@ class Recognizer:
         opp = self.opp
         t = self._t
         hr = self._hr
-        rows = self._rows
-        cs = self.cstep
         obar = ROW_BAR0 + 1 - self.side
         for k in range(self.ncand):
             ck = 0  # rows candidate k's steps touch: its counts at t[_CM + r], t[_CO + r]
-            for i in range(8 * k, 8 * k + 8, 2):
-                f = cs[i]
+            for i in range(_CSTEP + 8 * k, _CSTEP + 8 * k + 8, 2):
+                f = t[i]
                 if not f:
                     break
-                rf = rows[f]
-                rq = rows[cs[i + 1]]
+                rf = t[_ROWS + f]
+                rq = t[_ROWS + t[i + 1]]
                 if not (ck >> rf) & 1:
                     t[_CM + rf] = t[_MOVB + rf]
                     t[_CO + rf] = t[_OPPB + rf]
@@ -729,9 +731,8 @@ class Recognizer:
         h = 0
         for i in range(52):
             h = (h * 31 + endpos[i]) & 0xFF
-        ch = self.ch
         for k in range(self.ncand):
-            if ch[k] == h:
+            if t[_CH + k] == h:
                 e = self._end_of(k)
                 i = 0
                 while i < 52 and t[e + i] == endpos[i]:
@@ -742,11 +743,10 @@ class Recognizer:
         if k >= MAX_CANDIDATES:
             self.overflow += 1  # counted once per play visit; only "more than we keep" matters
             return
-        cs = self.cstep
         st = self._steps
         for i in range(8):
-            cs[8 * k + i] = st[i] if i < 2 * n else 0
-        ch[k] = h
+            t[_CSTEP + 8 * k + i] = st[i] if i < 2 * n else 0
+        t[_CH + k] = h
         self.ncand = k + 1
 
     def _end_of(self, k):
@@ -759,12 +759,11 @@ class Recognizer:
         side = self.side
         b = _END - 1 + (25 if side else 0)  # the mover's point p at t[b + p]
         ob = _END + (24 if side else 49)  # the opponent on our point q at t[ob - q], its bar t[ob]
-        cs = self.cstep
-        for i in range(8 * k, 8 * k + 8, 2):
-            f = cs[i]
+        for i in range(_CSTEP + 8 * k, _CSTEP + 8 * k + 8, 2):
+            f = t[i]
             if not f:
                 break
-            q = cs[i + 1]
+            q = t[i + 1]
             t[b + f] -= 1
             if q:
                 if t[ob - q] == 1:  # a hit: the blot goes to its bar
@@ -776,9 +775,9 @@ class Recognizer:
         return _END
 
     def _nsteps(self, k):
-        cs = self.cstep
+        cs = self._t
         n = 0
-        while n < 4 and cs[8 * k + 2 * n]:
+        while n < 4 and cs[_CSTEP + 8 * k + 2 * n]:
             n += 1
         return n
 
@@ -817,7 +816,7 @@ class Recognizer:
         """Steps of candidate ``k`` as a flat tuple (allocates; for recording)."""
         if not 0 <= k < self.ncand:
             raise ValueError("no candidate %d" % k)
-        return tuple(self.cstep[8 * k : 8 * k + 2 * self._nsteps(k)])
+        return tuple(self._t[_CSTEP + 8 * k : _CSTEP + 8 * k + 2 * self._nsteps(k)])
 
     def end(self, k):
         """End position of candidate ``k`` as ``bytes`` (allocates; tests and the host)."""
@@ -832,12 +831,12 @@ class Recognizer:
         if not 0 <= k < self.ncand:
             raise ValueError("no candidate %d" % k)
         side = self.side
-        cs = self.cstep
+        cs = self._t
         src = 0
         dst = 0
         for i in range(self._nsteps(k)):
-            f = cs[8 * k + 2 * i]
-            t = cs[8 * k + 2 * i + 1]
+            f = cs[_CSTEP + 8 * k + 2 * i]
+            t = cs[_CSTEP + 8 * k + 2 * i + 1]
             shared = self.ncand > 1  # a lone candidate shows all its steps
             for j in range(self.ncand):
                 if j != k and self._count_step(j, f, t) < self._count_step(k, f, t):
@@ -849,10 +848,10 @@ class Recognizer:
         return src, dst
 
     def _count_step(self, k, f, t):
-        cs = self.cstep
+        cs = self._t
         c = 0
         for i in range(self._nsteps(k)):
-            if cs[8 * k + 2 * i] == f and cs[8 * k + 2 * i + 1] == t:
+            if cs[_CSTEP + 8 * k + 2 * i] == f and cs[_CSTEP + 8 * k + 2 * i + 1] == t:
                 c += 1
         return c
 
