@@ -193,8 +193,27 @@ class Club:
         if m.id_hex != request.path_params["mid"].lower():
             return _error("the bytes hold match %s, not %s" % (m.id_hex, request.path_params["mid"]), 422)
         digest = checks.sha256_hex(data)
+        mine, theirs = checks.joint_of(data)
         async with self.pool.connection() as conn, conn.transaction():
             await conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (m.id_hex,))
+            if theirs is not None:
+                # both boards' pushes of one match may come at once: one lock for the pair
+                await conn.execute(
+                    "SELECT pg_advisory_xact_lock(hashtext(%s))", ("".join(sorted((mine, theirs))),)
+                )
+                cur = await conn.execute("SELECT id, data FROM matches WHERE commitment = %s", (theirs,))
+                pair = await cur.fetchone()
+                if pair is not None:
+                    # the other board's journal holds its revealed seed: both proofs complete
+                    ok, verdict, other_verdict = checks.check_pair(data, bytes(pair[1]))
+                    if not ok:
+                        why = verdict if not verdict.startswith("PASS") else other_verdict
+                        return _error(
+                            "the dice do not verify against the other board's journal (match %s): %s"
+                            % (pair[0], why),
+                            422,
+                        )
+                    await conn.execute("UPDATE matches SET dice = %s WHERE id = %s", (other_verdict, pair[0]))
             cur = await conn.execute("SELECT data FROM matches WHERE id = %s", (m.id_hex,))
             row = await cur.fetchone()
             if row is not None:
@@ -220,13 +239,14 @@ class Club:
                 m.winner,
                 len(m.games),
                 verdict,
+                mine,
                 m.id_hex,
             )
             if row is None:
                 await conn.execute(
                     "INSERT INTO matches (data, sha256, event, token_id, board, player0, player1, length,"
-                    " score0, score1, winner, games, dice, id)"
-                    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                    " score0, score1, winner, games, dice, commitment, id)"
+                    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
                     vals,
                 )
                 status = "new"
@@ -234,7 +254,7 @@ class Club:
                 await conn.execute(
                     "UPDATE matches SET data=%s, sha256=%s, event=%s, token_id=%s, board=%s, player0=%s,"
                     " player1=%s, length=%s, score0=%s, score1=%s, winner=%s, games=%s, dice=%s,"
-                    " stored=now() WHERE id=%s",
+                    " commitment=%s, stored=now() WHERE id=%s",
                     vals,
                 )
                 status = "updated"

@@ -1,17 +1,16 @@
 """What the club accepts: a match or a live event is decoded by ``bg.record``, replayed by the
 rules' one fold (``gammon.model``, over ``bg.match.Fold``) and, for a finished match, its dice
-verified by ``gammon verify``'s own logic (``gammon.commands.dice``: the commitment, the order
-of the seed parts, the hosts' proofs journaled with their parts, every throw) before anything is
-stored. Anything else raises
-:class:`Refused` with one line saying why.
+verified by the rule ``gammon verify`` reads (``gammon.dice_check``: the commitment, the order
+of the seed parts, the hosts' proofs journaled with their parts, every throw, one board's or
+both boards' shares of a match between two boards) before anything is stored. Anything else
+raises :class:`Refused` with one line saying why.
 """
 
 import hashlib
 
 from bg import dice, record
 
-from gammon import model
-from gammon.commands import dice as verify
+from gammon import dice_check, model
 
 
 class Refused(ValueError):
@@ -35,27 +34,60 @@ def replay(data, what="match"):
     return m
 
 
-def dice_verdict(data):
+def dice_verdict(data, other=None):
     """``gammon verify`` over one match's bytes: ``(ok, text)``; ``ok`` None while the board seed
-    is unrevealed (the match is live), False when the record order or a throw fails."""
+    is unrevealed (the match is live), False when the record order or a throw fails. ``other``:
+    for a match between two boards, the other board's revealed ``(match id, seed)`` (from its
+    own push, ``joint_reveal``): its shares are then checked too."""
     try:
-        (v,) = verify.matches_from_journal(bytes(data), "pushed match")
+        (v,) = dice_check.matches_from_journal(bytes(data), "pushed match")
     except ValueError as e:
         return False, str(e)
     if v.order_error:
         return False, "the record order proves nothing: " + v.order_error
-    _lines, bad, signed = verify.check_parts(v, [])  # the proofs the journal carries
+    _lines, bad, signed = dice_check.check_parts(v, [])  # the proofs the journal carries
     if bad:
         return False, "a part's proof does not hold: " + "; ".join(bad)
-    hosts = [i for i, p in enumerate(v.parts) if p[0] == dice.SRC_HOST]
     who = v.contributions()
-    if hosts:
+    hosts = [i for i, p in enumerate(v.parts) if p[0] == dice.SRC_HOST]
+    if v.joint is not None:
+        # two boards: no last input (both parts come before any share); the steps in order
+        who += ". In this journal's order: " + " ".join(v.joint_order(signed))
+    elif hosts:
         last = signed.get(hosts[-1])
         who += "; the last host part is " + ("key %s's" % last if last else "unproven")
     if v.board_seed is None:
         return None, "not yet: the board seed is revealed at the end of the match"
-    ok, _idx, msg = dice.verify_transcript(v.match_id, v.commitment, v.board_seed, v.player_seed, v.throws)
-    return bool(ok), "%s (%s)" % (msg, who)
+    if other is not None and v.joint is None:
+        return False, "a one-board match has no other board"
+    ok, _idx, msg, notes = dice_check.derive(v, v.board_seed, other)
+    text = "%s (%s)" % (msg, who)
+    if ok and notes:
+        text += ". " + ". ".join(notes)
+    return bool(ok), text
+
+
+def joint_of(data):
+    """``(this board's commitment, the other board's commitment or None)`` of a finished
+    match's bytes (hex): how the club finds the other board's push of a match between two
+    boards (each board pushes its own journal, under its own match id)."""
+    (v,) = dice_check.matches_from_journal(bytes(data), "pushed match")
+    return v.commitment.hex(), (v.joint[1].hex() if v.joint is not None else None)
+
+
+def joint_reveal(data):
+    """A finished match's ``(match id, revealed seed)``: what the other board's journal needs
+    to prove its shares (``dice_verdict``'s ``other``)."""
+    (v,) = dice_check.matches_from_journal(bytes(data), "pushed match")
+    return v.match_id, v.board_seed
+
+
+def check_pair(data, theirs):
+    """Both boards' journals of one match between two boards, each checked with the other's
+    revealed seed: ``(ok, text for this one, text for theirs)``."""
+    ok_a, text_a = dice_verdict(data, joint_reveal(theirs))
+    ok_b, text_b = dice_verdict(theirs, joint_reveal(data))
+    return bool(ok_a and ok_b), text_a, text_b
 
 
 def check_finished(data):

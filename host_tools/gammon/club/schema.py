@@ -40,6 +40,9 @@ CREATE TABLE IF NOT EXISTS matches (
     stored    TIMESTAMPTZ NOT NULL DEFAULT now()
 );
 CREATE INDEX IF NOT EXISTS matches_event ON matches(event);
+-- the board's commitment (hex): a match between two boards finds the other board's push by it
+ALTER TABLE matches ADD COLUMN IF NOT EXISTS commitment TEXT NOT NULL DEFAULT '';
+CREATE INDEX IF NOT EXISTS matches_commitment ON matches(commitment);
 CREATE TABLE IF NOT EXISTS boards (         -- one row per board pushing live events
     token_id  INTEGER NOT NULL REFERENCES tokens(id),
     board     TEXT NOT NULL,
