@@ -9,6 +9,7 @@ the ESP32: a chunk stays within ~2 ms there, a slice within ~4 + 2 ms, well insi
 20 ms budget (tools/bench_stall.py measures it); on a fast CPU a whole search fits in one slice.
 
 Allocation: the reading is copied into two preallocated bytearrays; a slice allocates nothing.
+The task's wait between readings is a ``Wake`` (below), the LED frame loop's too.
 """
 
 import asyncio
@@ -35,13 +36,48 @@ def _us_since(t0):
     return f(now, t0) if f else now - t0
 
 
+class Wake:
+    """A loop's wait that ``set()`` ends early, for ``app.main``'s frame loop and the engine
+    task: ``wait(ms)`` sleeps up to ``ms``, ``set()`` cancels that sleep (from a task, never an
+    interrupt: it touches the task queue); a ``set()`` while nobody waits makes the next wait
+    return at once, and ``wait`` returns with the flag cleared (``clear()`` drops a ``set()``
+    made before). The wait holds nothing: ``asyncio.wait_for_ms`` on an ``Event`` made two
+    tasks and a closure for every wait, ~0.6 kB of the board's heap held while the loop waits
+    (docs/memory.md; the link's ``app.link.TaskWaker`` waits the same way)."""
+
+    def __init__(self):
+        self.flag = False
+        self.sleeper = None  # the task sleeping in wait(), while it sleeps
+
+    def set(self):
+        self.flag = True
+        t = self.sleeper
+        if t is not None:
+            self.sleeper = None
+            t.cancel()
+
+    def clear(self):
+        self.flag = False
+
+    async def wait(self, ms):
+        if not self.flag:
+            self.sleeper = asyncio.current_task()
+            try:
+                await asyncio.sleep_ms(ms)
+            except asyncio.CancelledError:
+                if not self.flag:
+                    raise  # cancelled by someone else: the task is to end
+            self.sleeper = None
+        self.flag = False
+
+
 class EngineTask:
     """Between the scanner and the controller. ``app``: ``app.main.App`` (its ``ctl``,
     ``sensing``, ``power``, ``drain()``, ``wake``, ``beat``, ``running``, ``hw.clock``)."""
 
     def __init__(self, app):
         self.app = app
-        self.ev = None  # the task's Event while it runs; None: ``on_board`` delivers at once
+        self.ev = None  # the task's ``Wake`` while it runs; None: ``on_board`` delivers at once
         self.reading = bytearray(hwdesc.NROWS)
         self.caps = bytearray(hwdesc.NROWS)
         self.irregular = 0
@@ -99,16 +135,12 @@ class EngineTask:
         turn in progress needs its best play (the computer's turn, the coach, learning mode:
         ``Opponent.wants``), pubeval's search and ``Controller.thought``."""
         app = self.app
-        ev = self.ev = asyncio.Event()
+        ev = self.ev = Wake()
         ctl = app.ctl
         ctl.sliced = True
         try:
             while app.running:
-                try:
-                    await asyncio.wait_for_ms(ev.wait(), _BEAT_MS)
-                except asyncio.TimeoutError:
-                    pass
-                ev.clear()
+                await ev.wait(_BEAT_MS)
                 app.beat(watch.RECOGNISE)
                 if self.fresh:
                     self._take()

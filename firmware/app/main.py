@@ -65,7 +65,7 @@ class App:
         # where each kept an entry in this module's dict (13 names more: 29 slots instead of
         # 17; docs/memory.md)
         from app.buttons import Gestures
-        from app.engine_task import EngineTask
+        from app.engine_task import EngineTask, Wake
         from app.host_side import HostSide
         from app.journal_policy import Recorder
         from app.power import Power
@@ -100,7 +100,7 @@ class App:
         roles = [(b[1], b[2]) for b in board.buttons]  # (role, side) per button index
         self.buttons = Gestures(hw.buttons, hw.clock, roles, self.presses)
         self.host = HostSide(self)
-        self.wake = asyncio.Event()
+        self.wake = Wake()  # the frame loop's wait; ``set()`` repaints at once
         self.running = True
         self.status = None  # the simulator's status line (app.sim_status.Status), else None
         # firmware updates (app.update); fw_key: the HAL's update key, None: the release key
@@ -178,10 +178,7 @@ class App:
                 hw.leds.show()
             self.wake.clear()
             self.beat(watch.LEDS)
-            try:
-                await asyncio.wait_for_ms(self.wake.wait(), _FRAME_MS)
-            except asyncio.TimeoutError:
-                pass
+            await self.wake.wait(_FRAME_MS)
 
     async def clock_task(self):
         while self.running:
