@@ -137,6 +137,7 @@ class Board:
             rom=rom,
             heap=heap,
             status=True,  # the plan on the LEDs, read by the robot (~2 kB on the board model)
+            heap_probe=rom == "board",  # the board model's heap figures (``heap``)
         )
         self.relay = relay
         self.out = io.StringIO()
@@ -155,18 +156,41 @@ class Board:
         self.cut_at = dict(cuts or {})
         self.reached = {}
         self.cut_done = []
+        # the board model's heap probe (``Sim.heap_figures``) read at each stage: [(stage,
+        # figures)], stages "booted", "paired", "played" (the match over) and "fetched"
+        self.heap = []
         self.host = None
         # this host's dice key, in its own library directory, made on first use (as ``gammon
         # remote play`` does): its part is signed, and the other host's must be
         self.dice_key = dice_proof.host_key(tmp_path / ("host%d" % side))
         self.fingerprint = dice_proof.fingerprint(dice_proof.public_key(self.dice_key))
 
+    def heap_mark(self, stage, wait=0.0):
+        """The heap probe's figures now (after ``wait`` seconds: its next reading; its first
+        one waited for), kept as ``stage``'s; nothing without the probe."""
+        if self.sim.heap_probe:
+            time.sleep(wait)
+            end = time.monotonic() + 5
+            while self.sim.heap_figures() is None and time.monotonic() < end:
+                time.sleep(0.05)
+            self.heap.append((stage, self.sim.heap_figures()))
+
+    def heap_report(self):
+        """The heap figures of each stage in one line."""
+        marks = ("%s %s / %s" % (s, f and f["most"], f and f["least_free"]) for s, f in self.heap)
+        return "board %d's heap, most held / least free (bytes after a collection): %s" % (
+            self.side,
+            ", ".join(marks),
+        )
+
     def start(self):
         self.sim.start()
         end = time.monotonic() + 20
         while not any("link: listening" in x for x in self.sim.log) and time.monotonic() < end:
             time.sleep(0.05)
+        self.heap_mark("booted", 0.6)
         pair_with_buttons(self.sim, self.address, "player%d" % self.side)
+        self.heap_mark("paired")
         self.host = remote_cmd.remote_player(
             lambda: L.connect(self.address), self.relay, 1 - self.side, self.out, dice_key=self.dice_key
         )
@@ -430,9 +454,13 @@ def play(
         played_s = time.monotonic() - t0
         datas = []
         for b in boards:  # each board's journal as its host fetches it (its link: the match over)
+            b.heap_mark("played")
             c = b.host.client
             datas.append(c.fetch_game(c.list_games()[-1]["id"], resume=False))
             c.close()
+            b.heap_mark("fetched", 0.6)
+            if b.heap:
+                print(b.heap_report())
         print(
             "%d games, score %s, played in %.1f s" % (boards[0].robot.games, boards[0].robot.score, played_s)
         )
