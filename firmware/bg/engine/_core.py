@@ -25,15 +25,13 @@ class MoveGenCore:
     """Buffers and the depth-first search shared by every query."""
 
     def __init__(self):
+        # the visit's state only: the searches' own (``MoveGenSearch.__init__``) stay off the
+        # device's generator, 224 B of the board's heap
         self.w = bytearray(52)  # work position (make/unmake)
         self.st = bytearray(8)  # steps of the current path: from, to, ...
         self.hit = bytearray(4)  # 1 where step k hit a blot
         self.d = bytearray(4)  # die of each depth in the current pass
-        self.sl = bytearray(26)  # recognition slack per point (see _slack)
-        self.res = bytearray(8)  # steps of the play found by a search
-        self.endb = bytearray(52)  # first end position seen (forced())
         self.stk = bytearray(12)  # the visit's stack (bg.engine._visit._walk)
-        self.tgt = self.w
         self.mb = self.ob = self.offi = 0
         self.out = 0  # mover's checkers on points 7..24 and the bar
         self.nd = 0  # dice to play (2 or 4)
@@ -50,11 +48,7 @@ class MoveGenCore:
         self.jobs = 0  # _setup()s so far: a visit in slices knows when another query came
         self.sjob = -1  # the visit in slices in progress: its _setup number (-1: none)
         self.pas = 0  # ... and its dice order
-        self.resn = 0
-        self.mask = 0
-        self.lift = 0
         self.side = 0
-        self.multi = False
         self.big = self.small = 0
 
     def _setup(self, pos, side, d1, d2):

@@ -7,6 +7,17 @@ from bg.engine._visit import MoveGenVisit
 class MoveGenSearch(MoveGenVisit):
     """Searches towards a given position."""
 
+    def __init__(self):
+        MoveGenVisit.__init__(self)
+        self.sl = bytearray(26)  # recognition slack per point (see _slack)
+        self.res = bytearray(8)  # steps of the play found by a search
+        self.resn = 0
+        self.endb = bytearray(52)  # first end position seen (forced())
+        self.tgt = self.w
+        self.mask = 0
+        self.lift = 0
+        self.multi = False
+
     def _slack(self, target):
         """sl[q] = (mover's checkers on points >= q now) - (same in target), q = 1..25.
         Checkers only move down, so a step p -> t is possible towards ``target`` only
