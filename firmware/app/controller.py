@@ -215,8 +215,9 @@ class Controller:
         self._prev_phase = D.IDLE
         self.clock = D.Clock(self.settings.clock_s * 1000, self.settings.delay_s * 1000)
         self.joint_side = -1  # the side this board plays, -1: a one-board match
-        if self.joint is not None:
-            self.joint = None  # after a match between two boards
+        if self.joint is not None:  # after a match between two boards: its dice module goes
+            self.joint = None  # too (0.7 kB on the board), imported again by the next JOINT_START
+            D.forget("bg.dice.joint")
         if self.opp is not None:
             self.opp.new_match()  # its turn keys (``throws``) start over
 

@@ -9,6 +9,8 @@ On MicroPython these also run through tests/host/test_controller_mpy.py (64-bit 
 the board model at 64k).
 """
 
+import sys
+
 import ctl_helpers as H
 from app import controller as C
 from app import rules
@@ -316,6 +318,7 @@ def test_after_a_joint_match_the_next_is_one_boards_and_keeps_no_joint_state():
     assert a.c.phase == C.MATCH_OVER and a.c.joint_side == 0 and a.c.joint is not None
     assert a.r.press(0, C.ROLL) and a.c.phase == C.IDLE
     assert a.c.joint_side == -1 and a.c.joint is None and not a.c.joint_due
+    assert "bg.dice.joint" not in sys.modules  # dropped with the match (imported by the next)
     # the next match is one board's: its throws need no other board's share
     a.r.set_start()
     assert a.r.press(0, C.ROLL) and a.c.phase == C.OPENING
