@@ -9,7 +9,7 @@ and the journaled proofs."""
 import os
 
 from bg import dice, record
-from bg.link import E_PAYLOAD
+from bg.link import E_PAYLOAD, E_STATE
 
 from gammon.link import LinkError
 
@@ -39,7 +39,8 @@ def open_window(data):
 def contribute(client, lib, match_id, commitment, board="", urandom=os.urandom, prior=()):
     """Remember ``commitment`` for ``match_id``, then send this host's signed part for it
     (``prior``: the parts seen before it). Returns the part sent, or None when the board
-    refused it (too late: the opening throw came first)."""
+    refused it (too late: the opening throw came first; a match with another board) -- its
+    proof is then forgotten -- or did not answer."""
     from gammon import dice_proof
 
     lib.remember_commitment(match_id, commitment, b"", board)
@@ -54,7 +55,13 @@ def contribute(client, lib, match_id, commitment, board="", urandom=os.urandom, 
                 raise
             # firmware from before journaled proofs takes the part alone (the proof stays here)
             client.send_player_seed(commitment, seed)
-    except LinkError:
+    except LinkError as e:
+        if e.code == E_STATE:
+            # the board answered that it takes no part (the opening came first; a match with
+            # another board, whose parts are its players' hosts'): no journal will hold this
+            # one, and a proof kept for it would make verify say the board dropped it. With
+            # no answer the board may hold it: the proof stays (verify then tells)
+            lib.forget_proof(match_id, seed)
         return None
     lib.remember_commitment(match_id, commitment, seed, board)
     return seed

@@ -254,6 +254,16 @@ class Library:
         except sqlite3.Error as e:
             raise _disk_error(e) from None
 
+    def forget_proof(self, mid, part):
+        """Drop the proof of ``part`` for match ``mid``: the board refused that part."""
+        try:
+            with self.db:
+                self.db.execute(
+                    "DELETE FROM part_proofs WHERE id = ? AND part = ?", (bytes(mid).hex(), bytes(part).hex())
+                )
+        except sqlite3.Error as e:
+            raise _disk_error(e) from None
+
     def part_proofs(self, mid):
         """The JSON proofs of the parts this host made for match ``mid``."""
         rows = self.db.execute("SELECT proof FROM part_proofs WHERE id = ?", (bytes(mid).hex(),))
