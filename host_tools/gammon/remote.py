@@ -579,12 +579,29 @@ class BoardDice:
                 except LinkError:
                     pass  # the board moved on (or decided itself): nothing to tell
                 self.rolled = t
-        k = len(x.own_shares)
-        try:
-            r = client.joint(LJ.J_MINE, struct.pack(">I", k))
-        except LinkError:
-            return  # that throw is not asked for on this board yet
-        self.send(x.share_message(k, bytes(r[5:37])))
+        self.mine(client)
+
+    def mine(self, client):
+        """This board's shares the other host has not had yet, each to it once the board gives
+        it (only once its throw is asked for there, or thrown), in throw order; returns how
+        many it has had. ``remote_player`` asks before it sends a decision on a throw: the
+        other host takes its seat's messages in order and holds a decision for a turn its
+        board has not reached, which it reaches only with this board's share of that throw
+        -- a play sent before it stopped the match on both boards."""
+        from bg.link import joint as LJ
+
+        from gammon.link import LinkError
+
+        x = self.x
+        if x is None or None in x.parts:
+            return 0
+        while True:
+            k = len(x.own_shares)
+            try:
+                r = client.joint(LJ.J_MINE, struct.pack(">I", k))
+            except LinkError:
+                return k  # that throw is not asked for on this board yet
+            self.send(x.share_message(k, bytes(r[5:37])))
 
 
 class SeatFile:

@@ -10,6 +10,7 @@ test_remote_transcript_proofs.py)."""
 
 import io
 
+import test_controller_joint as T
 import test_remote_board_dice as B
 import test_remote_resign as RR
 import test_remote_restart as RS
@@ -28,8 +29,8 @@ class Board(B.Client):
     the live match's copy and its records as events (``wait_events``: what was journaled
     since the last call, encoded as the board publishes them)."""
 
-    def __init__(self, side):
-        B.Client.__init__(self, side, True)
+    def __init__(self, side, length=3):
+        self.board = T.Side(side, True, length)  # (its computer: the other board's player)
         self.seen = len(self.board.j)
 
     def decide(self, code, body=b""):
@@ -99,11 +100,11 @@ def run(players):
 class Opened:
     """Two boards and their hosts through the relay, past the opening (ties throw again):
     ``relay``, ``boards`` (``Board`` per side), ``players``, ``outs`` (their output),
-    ``paths`` (their seat files, in ``tmp_path``)."""
+    ``paths`` (their seat files, in ``tmp_path``); a match of ``length`` points."""
 
-    def __init__(self, tmp_path, board_ids=None):
+    def __init__(self, tmp_path, board_ids=None, length=3):
         self.relay = RS.Relay()
-        self.boards = (Board(0), Board(1))
+        self.boards = (Board(0, length), Board(1, length))
         if board_ids is not None:
             for b, bid in zip(self.boards, board_ids):
                 b.board_id = bid

@@ -332,12 +332,34 @@ def remote_player(connect, relay, remote_side, out, say=None, seat=None, dice_ke
             if f.key is None:
                 return
             n = self.sent_of.get(f.key, 0)
-            if n < len(f.outgoing):
+            end = self._ready(f, n)
+            if n < end:
                 # numbered and written down first (``SeatFile``), then sent, in order
-                self.seat.sent.extend(f.outgoing[n:])
-                self.sent_of[f.key] = len(f.outgoing)
+                self.seat.sent.extend(f.outgoing[n:end])
+                self.sent_of[f.key] = end
                 self.seat.save()
             self._push()
+
+        def _ready(self, f, n):
+            """How many of the match's decisions may go (``n`` went already). With joint
+            dice a decision on a throw goes only after this board's share of that throw
+            (``BoardDice.mine``, asked of the board here first): the other host holds a
+            decision for a turn its board has not reached, and its board throws only with
+            that share. A throw and the play on it can reach this host together (in one
+            batch of events, after a second without the relay, in the copy of a new link);
+            sent in the records' order, the play went first and both boards waited for ever."""
+            out = f.outgoing
+            if not f.joint or n >= len(out):
+                return len(out)
+            have = 0
+            if self.dice_key == f.key:  # (else its exchange starts on this tick's ``_dice``)
+                have = len(self.dice.x.own_shares)
+                if out[-1]["turn"] > have:
+                    have = self.dice.mine(self.client)
+            end = n
+            while end < len(out) and out[end]["turn"] <= have:
+                end += 1
+            return end
 
         def _resync(self):
             """The board's live match as this host's from now on, each record once: in the
