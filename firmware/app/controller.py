@@ -184,7 +184,6 @@ class Controller:
         self._illegal_counts = bytearray(NLOC)
         self.turn_start = bytearray(52)
         self.fair = None
-        self.cup = None
         self.message = ""
         self.flagged = -1
         # the app's engine task runs the long searches in slices (recognition, best plays:
@@ -246,7 +245,7 @@ class Controller:
     def button(self, side, role, kind=D.PRESS, now=0):
         """A button event: the intent ``_BUTTONS`` gives the press in this phase (docs/
         controller.md has the table). Returns True when it did something; a press at the
-        wrong time is ignored (the cup stays closed, nothing is thrown or recorded)."""
+        wrong time is ignored (nothing is thrown or recorded: ``_throw``)."""
         if side not in (0, 1):
             raise ValueError("side must be 0 or 1")
         self.mix(now)
@@ -297,7 +296,6 @@ class Controller:
             elif ph == D.MATCH_OVER:
                 self.settings = self.config  # the next match is played as the device is set
                 self.fair = None
-                self.cup = None
                 self._new_match_state()
             else:
                 return False
@@ -310,7 +308,7 @@ class Controller:
             if ph == D.CHOICE and mine:  # house variant: the starter throws once more (and plays it)
                 if side != self.side:
                     return False
-                d = self._throw(side)
+                d = self._throw()
                 assert d is not None  # (as in ``_opening_throw``)
                 self._emit(R.OPENING, (R.OPEN_HOUSE | R.OPEN_REROLL, (d[0], d[1])))
                 return True
@@ -604,10 +602,6 @@ class Controller:
             if self.mt.game_no:
                 fair.fix()  # the first game starts on the fixed seed: cut before its throw
             self.fair = fair
-            if self.joint_side < 0:  # (a two-board match has no cup: ``_start_match``)
-                from bg.dice.cup import Cup
-
-                self.cup = Cup(fair)
         self.track(0)
         self._update_marks()
         self._joint_dice()
@@ -783,7 +777,6 @@ class Controller:
             ),
         )
         self.fair = fair  # apply(MATCH_START) reset the match state
-        self.cup = None
 
     def _start_match(self):
         """The opening press of a match: button timing is the last contribution, the player
@@ -802,13 +795,6 @@ class Controller:
         if d is not None:
             self._emit(R.SEED_PART, (D.SRC_BUTTONS, "", d))
         fair.fix()
-        if self.joint_side < 0:
-            # the cup gates this board's own throws; a match between two boards throws from
-            # both boards' shares (``_joint_throw``) and loads no cup: 0.6 kB of the board's
-            # heap, the module and its object (docs/memory.md)
-            from bg.dice.cup import Cup
-
-            self.cup = Cup(fair)
         self._joint_dice()
         self._start_game()
 
@@ -819,22 +805,24 @@ class Controller:
             (self.mt.game_no + 1, self.mt.score[0], self.mt.score[1], R.GAME_CRAWFORD if crawford else 0),
         )
 
-    def _throw(self, side):
+    def _throw(self):
+        """The only way to a throw: ``_intent`` calls it only when the rules let the presser
+        roll (the phase, their turn, no double pending, the board as recorded), once per turn
+        (the phase moves on with the throw's record); the stream's counter only moves forward,
+        so a throw is never taken back or thrown again, and none comes after the match's end
+        (``Fairness.roll`` raises)."""
         if self.joint_side >= 0:
             return self._joint_throw()  # None: waiting for the other board's share
-        cup = self.cup
-        assert cup is not None  # a one-board match's cup exists from its opening press to its end
-        cup.allow(side)
-        d = cup.press(side)
-        assert d is not None  # allowed just before
-        return d
+        fair = self.fair
+        assert fair is not None  # fixed by the match's opening press (``_start_match``)
+        return fair.roll()
 
     def _opening_throw(self, side):
         if not self.mt.game_no:
             return False  # ``_start_match`` waits for the other board: nothing is thrown
         if not self.settings.house:
             was = self.joint_due
-            d = self._throw(2)  # EITHER: whoever presses throws both dice
+            d = self._throw()  # whoever presses throws both dice
             if d is None:
                 return self.joint_due and not was  # asked for now: waiting for the other's share
             self._emit(R.OPENING, (0, (d[0], d[1])))
@@ -844,7 +832,7 @@ class Controller:
         want = 0 if self.house_first is None else 1
         if side != want:
             return False
-        d = self._throw(side)
+        d = self._throw()
         assert d is not None  # the house opening is one board's (``joint_start`` refuses it)
         if want == 0:
             # side 0's two dice wait (unjournaled: after a power cut the same throw comes
@@ -863,7 +851,7 @@ class Controller:
         """The side on roll throws; False when nothing changed (a two-board roll asked for
         already, still waiting for the other board's share: ``joint_take`` throws)."""
         was = self.joint_due
-        d = self._throw(self.side)
+        d = self._throw()
         if d is None:
             return not was
         self._emit(R.ROLL, (self.side, d[0], d[1]))

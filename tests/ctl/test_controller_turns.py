@@ -55,13 +55,19 @@ def test_opening_records_match_game_and_throw():
 
 
 def test_a_press_at_the_wrong_time_does_nothing():
+    # the controller is the only gate to a throw (``_throw``): the stream's counter says none
     c, r = H.started()
-    n = len(c.outbox)
+    n, t = len(c.outbox), c.fair.counter
     other = 1 - c.side
     assert not r.press(other, C.ROLL)  # not the opponent's turn
+    assert not r.press(c.side, C.ROLL)  # thrown already this turn
     assert not r.press(other, C.CUBE)
     assert not r.press(c.side, C.CUBE)  # no double after rolling
-    assert len(c.outbox) == n and c.phase == C.MOVING
+    assert len(c.outbox) == n and c.phase == C.MOVING and c.fair.counter == t
+    r.play_turn()
+    assert c.phase == C.AWAIT_ROLL and not r.press(1 - c.side, C.ROLL)  # the wrong player
+    assert r.press(c.side, C.ROLL) and c.fair.counter == t + 1
+    assert not r.press(c.side, C.ROLL) and c.fair.counter == t + 1  # once per turn
 
 
 def test_confirm_records_the_legal_play_and_passes_the_turn():
@@ -134,7 +140,8 @@ def test_double_take_turns_the_cube():
     roller = c.side
     assert c.may_double and r.press(roller, C.CUBE)
     assert c.phase == C.DOUBLED and c.outbox[-1] == (C.K_DOUBLE, (roller, 2))
-    assert not r.press(roller, C.ROLL)  # the doubler cannot roll now
+    t = c.fair.counter
+    assert not r.press(roller, C.ROLL) and c.fair.counter == t  # the doubler cannot roll now
     assert r.press(1 - roller, C.ROLL)  # take
     assert c.mt.cube == 2 and c.mt.owner == 1 - roller and c.phase == C.AWAIT_ROLL and c.side == roller
     assert not c.may_double  # only the owner may redouble

@@ -1,7 +1,10 @@
-"""bg.dice.cup: the opening roll (standard and the seed-004 house variant) and the cup gate."""
+"""bg.dice.cup: the opening roll (standard and the seed-004 house variant), fed from one stream.
+
+When a throw may happen is the controller's: tests/ctl/test_controller_turns.py tries presses at
+the wrong time, by the wrong player, twice, during a double and after the match."""
 
 from bg.dice import derive_rolls, verify_transcript
-from bg.dice.cup import CHOICE, DONE, EITHER, NEED_THROW, SIDE0, SIDE1, Cup, Opening
+from bg.dice.cup import CHOICE, DONE, EITHER, NEED_THROW, SIDE0, SIDE1, Opening
 from bg.dice.fairness import Fairness
 
 MID = bytes.fromhex("0123456789abcdef")
@@ -16,10 +19,10 @@ def _raises(fn, *args):
     return False
 
 
-def _cup():
+def _fair():
     f = Fairness(MID, SEED)
     f.fix()
-    return f, Cup(f)
+    return f
 
 
 # Standard opening: one die each, ties re-rolled, the higher plays both -------------------
@@ -91,12 +94,11 @@ def test_house_equal_totals_are_all_thrown_again():
     assert o.state == CHOICE and o.starter == SIDE1 and o.dice == (1, 2)
 
 
-def test_opening_through_the_cup_is_verifiable():
-    f, cup = _cup()
+def test_opening_from_the_stream_is_verifiable():
+    f = _fair()
     o = Opening()
     while o.state != DONE:
-        cup.allow(o.next_side)
-        d = cup.press(SIDE1)  # either player may throw the standard opening
+        d = f.roll()  # either player may throw the standard opening
         o.feed(d[0], d[1])
     rolls = derive_rolls(MID, SEED, None, f.counter)
     assert rolls[-1] == o.dice and all(a == b for a, b in rolls[:-1])
@@ -104,68 +106,28 @@ def test_opening_through_the_cup_is_verifiable():
     assert ok and idx == -1
 
 
-def test_house_opening_through_the_cup_uses_each_sides_own_throw():
-    f, cup = _cup()
+def test_house_opening_from_the_stream_uses_each_sides_own_throw():
+    f = _fair()
     o = Opening(house=True)
     seen = []
     while o.state != DONE:
         if o.state == CHOICE:
             o.reroll()
             continue
-        side = o.next_side
-        cup.allow(side)
-        assert cup.press(1 - side) is None  # the other player's button does nothing
-        d = cup.press(side)
+        d = f.roll()
         seen.append((d[0], d[1]))
         o.feed(d[0], d[1])
     assert seen == derive_rolls(MID, SEED, None, f.counter)
     assert o.dice == seen[-1]
 
 
-# The cup gate ----------------------------------------------------------------------------
-
-
-def test_cup_closed_until_the_controller_allows():
-    f, cup = _cup()
-    assert cup.press(SIDE0) is None and cup.press(SIDE1) is None
-    assert f.counter == 0
-
-
-def test_cup_only_the_allowed_side_and_only_once():
-    f, cup = _cup()
-    cup.allow(SIDE1)
-    assert not cup.may_roll(SIDE0) and cup.may_roll(SIDE1)
-    assert cup.press(SIDE0) is None
-    first = bytes(cup.press(SIDE1))
-    assert f.counter == 1
-    assert cup.press(SIDE1) is None  # no re-throw, no cocked dice
-    assert f.counter == 1
-    assert (first[0], first[1]) == derive_rolls(MID, SEED, None, 1)[0]
-
-
-def test_cup_double_offered_closes_it():
-    f, cup = _cup()
-    cup.allow(SIDE0)
-    cup.close()  # side 0 offers a double instead of rolling
-    assert cup.press(SIDE0) is None
-    cup.allow(SIDE0)  # taken: side 0 now rolls
-    assert cup.press(SIDE0) is not None
-
-
-def test_cup_refuses_bad_sides_and_a_finished_match():
-    f, cup = _cup()
-    assert _raises(cup.allow, 3)
-    f.end_match()
-    assert _raises(cup.allow, SIDE0)
-
-
-def test_every_counter_value_is_used_once_in_order():
-    f, cup = _cup()
+def test_every_counter_value_is_used_once_in_order_and_none_after_the_match():
+    f = _fair()
     out = []
-    for i in range(20):
-        cup.allow(i % 2)
-        cup.press(1 - i % 2)  # wrong button first: ignored
-        d = cup.press(i % 2)
+    for _ in range(20):
+        d = f.roll()
         out.append((d[0], d[1]))
     assert f.counter == 20
     assert out == derive_rolls(MID, SEED, None, 20)
+    f.end_match()
+    assert _raises(f.roll) and f.counter == 20

@@ -15,7 +15,7 @@ with :func:`verify_transcript`. ``docs/dice.md`` is the authoritative byte layou
 
 This module is the derivation (pure functions, used on the board and by ``gammon verify``);
 :mod:`bg.dice.fairness` holds one match's secret and life cycle (``Fairness``), :mod:`bg.dice.cup`
-the opening-roll rules and the gate (``Opening``, ``Cup``).
+the opening-roll rules (``Opening``).
 
 Example::
 

@@ -1,8 +1,10 @@
-"""The opening roll and the cup: when a throw may happen, and who starts with which numbers.
+"""The opening roll: who starts with which numbers.
 
-The rules of when to throw, apart from ``bg.dice`` (the derivation the host verifies). Every
-throw still comes from one :class:`bg.dice.fairness.Fairness` stream, in counter order, so the
-opening is verified exactly like the other throws.
+Its rules, apart from ``bg.dice`` (the derivation the host verifies). Every throw still comes
+from one :class:`bg.dice.fairness.Fairness` stream, in counter order, so the opening is verified
+exactly like the other throws. When a throw may happen is the controller's (``app.controller``:
+its ``_throw`` is the only caller of ``Fairness.roll``, reached only when the rules let the
+presser roll).
 """
 
 from micropython import const
@@ -94,46 +96,3 @@ class Opening:
         self._rerolling = True
         self.state = NEED_THROW
         self.next_side = self.starter
-
-
-# The cup ---------------------------------------------------------------------------------
-
-
-class Cup:
-    """The only way to a throw: the controller ``allow(side)``s exactly when the rules let
-    ``side`` roll (its opponent has confirmed the previous turn, no double is pending);
-    ``close()`` on a double offer, a take-back window, the end of a game. ``press(side)``
-    returns the throw, or None when that press is not allowed -- a button press at the wrong
-    time does nothing. Each allow() permits exactly one throw: nothing is re-thrown.
-
-    >>> from bg.dice.fairness import Fairness
-    >>> f = Fairness(bytes(8), bytes(32)); ps = f.fix()
-    >>> cup = Cup(f); cup.press(0) is None
-    True
-    >>> cup.allow(0); cup.press(1) is None, len(cup.press(0)), cup.press(0) is None
-    (True, 2, True)
-    """
-
-    def __init__(self, fairness):
-        self.fairness = fairness
-        self.side = -1
-
-    def allow(self, side):
-        if side not in (SIDE0, SIDE1, EITHER):
-            raise ValueError("side must be 0, 1 or EITHER")
-        if self.fairness.over:
-            raise ValueError("the match is over")
-        self.side = side
-
-    def close(self):
-        self.side = -1
-
-    def may_roll(self, side):
-        s = self.side
-        return s >= 0 and (s == side or s == EITHER)
-
-    def press(self, side):
-        if not self.may_roll(side):
-            return None
-        self.side = -1
-        return self.fairness.roll()

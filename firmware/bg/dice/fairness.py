@@ -235,7 +235,8 @@ class Fairness:
 
     def roll(self):
         """The next throw: its two faces in a reused ``bytearray(2)``; the counter advances,
-        so no throw can ever be taken back. Use :class:`bg.dice.cup.Cup` to gate it by the rules."""
+        so no throw can ever be taken back. The controller calls it only when the rules let a
+        player roll (``app.controller``'s ``_throw``)."""
         if self._stream is None:
             raise ValueError("fix the player seed (and journal it) before the first throw")
         if self.over:
