@@ -403,7 +403,7 @@ class Controller:
                 return self._opponent().coach(self)  # the coach: show (or hide) the best play
         if what == _I_END:
             # money play has no natural end: the players end the session (both CUBE buttons
-            # held, app.presses) between games
+            # held, app.buttons) between games
             if self.phase == D.GAME_OVER and not self.settings.length:
                 self._end_match(0 if self.mt.score[0] >= self.mt.score[1] else 1)
                 return True

@@ -5,11 +5,11 @@ come from a tiny local generator, never from the dice stream, and the animation 
 settles on the real faces -- even when it is cancelled -- so what the players see last is
 what was thrown.
 
-It calls ``show(a, b, dim)`` for each frame; the board's is ``app.presses.Presses``' frame,
+It calls ``show(a, b, dim)`` for each frame; the board's is ``app.buttons.Presses``' frame,
 which hands it to ``app.view.View.show_dice``: the pips themselves are ``bg.leds``'
 (``DIE_FACES``, in the board's pip order), the one table of which LEDs a face lights.
 
-Nothing of it stays between throws: ``app.presses`` imports this module for a throw and
+Nothing of it stays between throws: ``app.buttons.Presses`` imports this module for a throw and
 forgets it at once (its task holds what it needs until it settles; docs/memory.md).
 
 Example::

@@ -5,7 +5,7 @@ nothing itself; each role is its own module:
   debounces it (``bg.sensing``) and signals each stable change;
 - **engine** -- ``app.engine_task.EngineTask``: each stable reading to the controller, the
   recogniser's and pubeval's searches in slices with a yield between them (docs/performance.md);
-- **buttons** -- ``app.buttons.Gestures`` polls the buttons; ``app.presses.Presses`` says what
+- **buttons** -- ``app.buttons.Gestures`` polls the buttons; ``app.buttons.Presses`` says what
   each gesture does (a press to the controller, pairing, the revoke-all combo);
 - **leds** -- repaints the frame (``app.view``) when something changed and while an animation
   runs, then ``leds.show()``;
@@ -64,12 +64,11 @@ class App:
         # the parts' classes are imported where they are used once, not at the module's top,
         # where each kept an entry in this module's dict (13 names more: 29 slots instead of
         # 17; docs/memory.md)
-        from app.buttons import Gestures
+        from app.buttons import Gestures, Presses
         from app.engine_task import EngineTask, Wake
         from app.host_side import HostSide
         from app.journal_policy import Recorder
         from app.power import Power
-        from app.presses import Presses
         from app.scanner import Scanner
         from app.update import Trial
         from app.view import View

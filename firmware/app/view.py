@@ -78,7 +78,7 @@ class View:
         self.power = power  # an ``app.power.Power`` (battery, idle mode), or None
 
     def show_dice(self, a, b, dim):
-        """A frame of the roll animation (``app.dice_anim``, through ``app.presses``)."""
+        """A frame of the roll animation (``app.dice_anim``, through ``app.buttons.Presses``)."""
         self.anim = None if not dim else (a, b)
 
     def show_code(self, code, now):

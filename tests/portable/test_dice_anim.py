@@ -1,5 +1,5 @@
 """app.dice_anim: a non-blocking animation that always settles on the real throw, kept by the
-board only while it runs (``app.presses``); and the pips the board lights for each face
+board only while it runs (``app.buttons.Presses``); and the pips the board lights for each face
 (``bg.leds.DIE_FACES`` through board.json's pip order)."""
 
 # mpy-heap: 76k
@@ -158,7 +158,7 @@ class _View:
 
 
 class _App:
-    """What ``app.presses`` reads for a throw's animation: the dice, the view, the wake."""
+    """What ``app.buttons.Presses`` reads for a throw's animation: the dice, the view, the wake."""
 
     def __init__(self, d1, d2):
         self.ctl = self
@@ -169,10 +169,10 @@ class _App:
 
 
 def test_the_board_keeps_nothing_of_an_animation_once_it_settled():
-    """``app.presses``: the module is forgotten at the throw (the task holds what it needs),
+    """``app.buttons.Presses``: the module is forgotten at the throw (the task holds what it needs),
     the task once it settled; a throw during an animation replaces it; the last frame is the
     last throw."""
-    from app.presses import Presses
+    from app.buttons import Presses
 
     app = _App(6, 3)
     p = Presses(app)

@@ -57,7 +57,7 @@ else:
     }
     # the modules a headless match keeps loaded (tools/sim/heapcheck.py; docs/memory.md)
     MATCH = (
-        "app/main app/engine_task app/presses app/host_side app/controller app/ctl_defs "
+        "app/main app/engine_task app/buttons app/host_side app/controller app/ctl_defs "
         "app/rules app/view "
         "app/dice_anim bg/__init__ bg/board bg/engine/__init__ bg/engine/_core bg/engine/_visit "
         "bg/engine/_search bg/engine/_hints bg/recognize bg/sensing bg/leds bg/hwdesc/__init__ "
