@@ -27,7 +27,7 @@ from pathlib import Path
 
 import link_scenario as S
 import pytest
-import update_helpers as U
+import update_sim_helpers as U
 from bg import hwdesc
 from bg import link as P
 from bg.link.fwupdate import MODE

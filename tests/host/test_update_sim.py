@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 import link_scenario as S
-import update_helpers as U
+import update_sim_helpers as U
 from bg import link as P
 from gammon import cli, fwupdate
 from gammon import link as L
