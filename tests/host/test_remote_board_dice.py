@@ -202,12 +202,9 @@ def test_a_falsified_share_is_named_by_verify():
     assert not ok and "throw 2: board 1 sent a share its seed does not give" in msg, msg
 
 
-def test_each_boards_computer_is_the_other_player_and_the_hosts_carry_plays_and_dice():
-    """As ``gammon remote play`` runs it (3 points: the cube can turn): on each board the
-    other side is the computer whose plays come from the other host (DECIDE), and the other
-    board's share of a throw its side could have doubled before tells this board's computer
-    it rolled. The players press only
-    for their own side and move the remote side's checkers as the LEDs show them."""
+def _through_the_opening():
+    """Two hosts (players at other boards) joined by the relay, both boards past the opening:
+    the hosts, then their boards."""
     relay = Relay()
     a, b = Host(relay, 0, T.P0, True), Host(relay, 1, T.P1, True)
     _settle((a, b))
@@ -216,6 +213,16 @@ def test_each_boards_computer_is_the_other_player_and_the_hosts_carry_plays_and_
         for s in (sa, sb):
             s.r.press(s.c.joint_side, C.ROLL)
         _settle((a, b))
+    return a, b, sa, sb
+
+
+def test_each_boards_computer_is_the_other_player_and_the_hosts_carry_plays_and_dice():
+    """As ``gammon remote play`` runs it (3 points: the cube can turn): on each board the
+    other side is the computer whose plays come from the other host (DECIDE), and the other
+    board's share of a throw its side could have doubled before tells this board's computer
+    it rolled. The players press only
+    for their own side and move the remote side's checkers as the LEDs show them."""
+    a, b, sa, sb = _through_the_opening()
     for _ in range(5):
         assert sa.c.phase == sb.c.phase == C.MOVING and sa.c.side == sb.c.side
         assert (sa.c.dice[0], sa.c.dice[1]) == (sb.c.dice[0], sb.c.dice[1])
@@ -243,14 +250,7 @@ def test_a_power_cut_after_the_roll_press_and_before_the_other_share_cannot_beco
     (JOINT ASKED): the board takes the roll again and throws the same dice as the other."""
     from app import opponent as O
 
-    relay = Relay()
-    a, b = Host(relay, 0, T.P0, True), Host(relay, 1, T.P1, True)
-    _settle((a, b))
-    sa, sb = a.client.board, b.client.board
-    while sa.c.phase == C.OPENING or sb.c.phase == C.OPENING:
-        for s in (sa, sb):
-            s.r.press(s.c.joint_side, C.ROLL)
-        _settle((a, b))
+    a, b, sa, sb = _through_the_opening()
     side = sa.c.side
     here, there = (sa, sb) if side == 0 else (sb, sa)
     here.r.play_turn()
