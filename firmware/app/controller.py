@@ -1055,8 +1055,11 @@ class Controller:
             from bg.dice.joint import JointDice
 
             f = self.fair
-            seed = self.board_seed()
-            j.dice = JointDice(self.joint_side, f.commitment, seed, j.commit, f.player_seed, self.throws)
+            # the board seed's key pads are its own dice stream's (``Fairness.pads``): one copy
+            # in the heap (``JointDice`` 544 -> 224 B on the board model), no unpacked seed
+            j.dice = JointDice(
+                self.joint_side, f.commitment, None, j.commit, f.player_seed, self.throws, pads=f.pads
+            )
 
     @property
     def joint_due(self):

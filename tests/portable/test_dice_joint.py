@@ -187,6 +187,33 @@ def _pair_of_boards(counter=0):
     return joint.JointDice(0, c0, SEED0, c1, ps, counter), joint.JointDice(1, c1, SEED1, c0, ps, counter)
 
 
+def test_a_board_given_its_streams_pads_shares_what_its_seed_gives():
+    """The board keeps its seed's key pads once: its ``Fairness`` stream's (``pads``) key its
+    shares too. Other pads give other shares; neither a seed nor pads is refused."""
+    from bg.dice.fairness import Fairness
+
+    ps = _ps()
+    c0, c1 = commitment(MID0, SEED0), commitment(MID1, SEED1)
+    f = Fairness(MID0, SEED0)
+    assert f.pads is None  # not fixed yet
+    f.fix()
+    a = joint.JointDice(0, c0, None, c1, ps, 0, pads=f.pads)
+    b = joint.JointDice(0, c0, SEED0, c1, ps)
+    assert a._ipad is f.pads[0] and a._opad is f.pads[1]
+    for k in (0, 1, 7):
+        a.counter = b.counter = k
+        assert a.share() == b.share() and a.share_of(k + 1) == b.share_of(k + 1)
+    other = Fairness(MID1, SEED1)
+    other.fix()
+    c = joint.JointDice(0, c0, None, c1, ps, 0, pads=other.pads)
+    assert c.share() != joint.JointDice(0, c0, SEED0, c1, ps).share()
+    try:
+        joint.JointDice(0, c0, None, c1, ps)
+    except ValueError:
+        return
+    raise AssertionError("no seed and no pads accepted")
+
+
 def test_two_boards_throw_the_same_dice_that_verify_derives():
     a, b = _pair_of_boards()
     want = _match()[0].throws

@@ -229,6 +229,14 @@ class Fairness:
         return self._player
 
     @property
+    def pads(self):
+        """The HMAC key pads of the board seed once the seed is fixed (None before): a match
+        between two boards derives this board's shares with the same key
+        (``bg.dice.joint.JointDice``'s ``pads``), so the board keeps them once."""
+        s = self._stream
+        return None if s is None else (s._ipad, s._opad)
+
+    @property
     def dice(self):
         """The last throw's faces (a 2-byte buffer reused by every throw)."""
         return self._stream.dice if self._stream else bytearray(2)

@@ -49,17 +49,22 @@ def joint_id(commit0, commit1):
 
 class Share:
     """One board's shares: ``share(k)`` is the 32 bytes board ``side`` sends for throw ``k``
-    (``bg.dice.DiceStream``'s shape: the key pads and message are made once)."""
+    (``bg.dice.DiceStream``'s shape: the key pads and message are made once). ``pads``: the
+    HMAC key pads of ``seed`` when the caller holds them already (``Fairness.pads``: the
+    board's own dice stream is keyed by the same seed), then ``seed`` may be None -- one copy
+    of the pads in the board's heap, not two."""
 
-    def __init__(self, jid, side, seed, player_seed=None):
+    def __init__(self, jid, side, seed, player_seed=None, pads=None):
         _d._check_len("joint id", jid, JOINT_ID_LEN)
-        _d._check_len("board seed", seed, _d.BOARD_SEED_LEN)
+        if pads is None:
+            _d._check_len("board seed", seed, _d.BOARD_SEED_LEN)
+            pads = _d._pads(seed)
         if side != 0 and side != 1:
             raise ValueError("side must be 0 or 1")
         if not player_seed:
             player_seed = bytes(_d.PLAYER_SEED_LEN)
         _d._check_len("player seed", player_seed, _d.PLAYER_SEED_LEN)
-        self._ipad, self._opad = _d._pads(seed)
+        self._ipad, self._opad = pads
         msg = bytearray(_MSG_LEN)
         msg[0:8] = jid
         msg[8:24] = player_seed
@@ -116,12 +121,12 @@ class JointDice(Share):
     (True, 1)
     """
 
-    def __init__(self, side, own_commit, seed, other_commit, player_seed=None, counter=0):
+    def __init__(self, side, own_commit, seed, other_commit, player_seed=None, counter=0, pads=None):
         if side == 0:
             jid = joint_id(own_commit, other_commit)
         else:
             jid = joint_id(other_commit, own_commit)
-        Share.__init__(self, jid, side, seed, player_seed)
+        Share.__init__(self, jid, side, seed, player_seed, pads)
         self.side = side
         self.counter = counter
         self.dice = bytearray(2)
