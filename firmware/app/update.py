@@ -15,9 +15,10 @@ when the bundle is committed, when no update request came for ``boot.MODE_IDLE_M
 ``boot.MODE_MAX_MS``. Its LEDs say so (``bg.update.show``: waiting, the bytes received,
 stored, refused).
 
-``bg.update.boot`` stays loaded only while a slot runs (pending, on trial or active): with the
-built-in firmware there is nothing to try, confirm or name, so ``Trial`` lets it go
-(``main.py`` drops its own reference before the app runs; docs/memory.md).
+``bg.update.boot`` stays loaded only while a version is on trial: ``Trial`` reads the running
+version once, and with the built-in firmware, a slot confirmed before, or once the trial is
+confirmed, nothing is left to try, confirm or name, so it lets boot (and ``bg.update.bundle``)
+go (``main.py`` drops its own reference before the app runs; docs/memory.md).
 """
 
 import asyncio
@@ -37,12 +38,13 @@ def _boot():
     return boot
 
 
-def _release_boot():
-    """Forget ``bg.update.boot``, and the ``bg.update`` package when no other part of it is
-    loaded (sys.modules and the parent's attribute): the collector takes their objects back;
-    ``_boot()`` imports them again from flash if ever needed."""
+def _release_boot(names=("bg.update.boot", "bg.update.bundle", "bg.update")):
+    """Forget ``bg.update.boot`` and ``bg.update.bundle`` (``boot.version`` imports it), and the
+    ``bg.update`` package when no other part of it is loaded (sys.modules and the parent's
+    attribute): the collector takes their objects back; ``_boot()`` imports them again from
+    flash if ever needed."""
     m = sys.modules
-    for name in ("bg.update.boot", "bg.update"):
+    for name in names:
         if name == "bg.update" and any(k.startswith("bg.update.") for k in m):
             return
         if m.pop(name, None) is not None:
@@ -97,22 +99,29 @@ class Trial:
         self.path = sys.path if path is None else path
         self.started = clock.ticks_ms()
         self.done = False
-        # The built-in firmware runs (no slot on the path: main.py chose at this boot, before
-        # the app was imported): the version is the built-in one, nothing is on trial and
-        # nothing is confirmed -- what boot.version/running/healthy answer then.
-        self.builtin = None
+        # The running firmware's version, read once (main.py chose the slot at this boot,
+        # before the app was imported). Once nothing is on trial -- the built-in firmware, a
+        # slot confirmed at an earlier boot or at this one -- ``settled`` holds it and
+        # bg.update.boot is let go: nothing is left to try, confirm or name (docs/memory.md).
+        self.settled = None
         if self.root is None or boot.running(self.root, self.path) == boot.NONE:
-            self.builtin = boot.BUILTIN
-            _release_boot()
+            self.named = boot.BUILTIN
+        else:
+            self.named = boot.version(self.root, self.path, boot.BUILTIN)
+            if self.on_trial():
+                _release_boot(("bg.update.bundle",))  # read once: the version
+                return
+        self._settle()
+
+    def _settle(self):
+        self.settled = self.named
+        _release_boot()
 
     def version(self):
-        if self.builtin is not None:
-            return self.builtin
-        boot = _boot()
-        return boot.version(self.root, self.path, boot.BUILTIN)
+        return self.named
 
     def on_trial(self):
-        if self.builtin is not None:
+        if self.settled is not None:
             return False
         boot = _boot()
         s = boot.running(self.root, self.path)
@@ -132,9 +141,18 @@ class Trial:
 
     async def _to_update_mode(self):
         await asyncio.sleep(_ANSWER_S)  # the host's answer goes out first (CPython: no sleep_ms)
+        try:
+            # loaded again here (let go once nothing was on trial), before anything is closed:
+            # a heap that has no room for it leaves the game running whole, and the host's next
+            # FW_BEGIN tries again
+            boot = _boot()
+        except MemoryError as e:
+            self.leaving = False
+            self.log("fw: update mode not entered: %s" % e)
+            return
         if self.close is not None:
             self.close()  # the journal: the throw waiting for its play stored too
-        _boot().enter_mode(self.root)
+        boot.enter_mode(self.root)
         self.log("fw: restarting into update mode")
         if self.reset is not None:
             self.reset()
@@ -143,8 +161,10 @@ class Trial:
         if self.done:
             return
         self.done = True
-        if self.builtin is None and _boot().healthy(self.root, self.path):
-            self.log("fw: version %s confirmed" % self.version())
+        if self.settled is None:
+            if _boot().healthy(self.root, self.path):
+                self.log("fw: version %s confirmed" % self.named)
+            self._settle()
 
     def check(self, alive=None):
         """One look at the trial: "healthy" (confirmed now), "restart" (the deadline passed:

@@ -33,10 +33,11 @@ from tools.sim import server
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# The board model's game with a logged-in host holds 69-70 kB (docs/memory.md: the app's
-# budget); update mode itself runs at 64k (tests/host/test_update_mode.py). Declared 120k for
-# every boot here, as before update mode (pass/fail is not monotonic: fragmentation).
-BOARD_UPDATE_HEAP = "120k"
+# Every boot of the board-model test here (update mode itself runs at 64k:
+# tests/host/test_update_mode.py). The one-module slot (bg/leds.mpy's bytecode loaded into the
+# heap from littlefs) passed at 80k, 84k and 88k and failed at 76k (the journal's 1 kB reserve
+# found no block at the new version's boot): 80k + 8k (pass/fail is not monotonic: fragmentation).
+BOARD_UPDATE_HEAP = "88k"
 
 
 def _pair(sim, address):
@@ -166,7 +167,7 @@ def test_one_module_update_on_the_board_model_only_goes_forward(tmp_path, monkey
 
 def test_update_end_to_end_resume_reboot_confirm_and_rollback(tmp_path, monkeypatch, capsys):
     seed, fw_root = U.setup(tmp_path, monkeypatch)
-    version_line = "return boot.version(self.root, self.path, boot.BUILTIN)"
+    version_line = "self.named = boot.version(self.root, self.path, boot.BUILTIN)"
     good = _bundle(tmp_path, "2.0.0", seed, ("app/update.py", version_line, version_line + ' + "+slot"'))
     port = S.free_port()
     address = "tcp:127.0.0.1:%d" % port

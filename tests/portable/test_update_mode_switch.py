@@ -12,6 +12,7 @@ The update mode itself runs end to end on the board model: tests/host/test_updat
 import asyncio
 
 import update_helpers
+from app import update as app_update
 from app.update import Trial
 from bg import link as P
 from bg.link import fwupdate
@@ -109,6 +110,46 @@ def test_begin_while_the_game_runs_restarts_into_update_mode_once():
         assert boot.take_mode(r)  # the flag for the next boot
         assert boot.read_state(r) == ("-", "-", 0)  # nothing else changed
     finally:
+        update_helpers.rm(r)
+
+
+def test_no_room_to_load_the_switch_leaves_the_game_whole_and_the_next_begin_retries():
+    r = update_helpers.root()
+    real = app_update._boot
+    try:
+        log = []
+        closed = []
+        resets = []
+        t = Trial(
+            _Clock(),
+            log.append,
+            None,
+            r,
+            [""],
+            reset=lambda: resets.append(1),
+            close=lambda: closed.append(1),
+        )
+        s = _Session(_Board(t.updater))
+        begin = _Frame(P.REQ_FW_BEGIN, bytes(32) + b"\x00\x10\x00\x00")
+
+        def full():
+            raise MemoryError("memory allocation failed, allocating 296 bytes")
+
+        async def host():
+            app_update._boot = full  # the heap has no block for bg.update.boot
+            fwupdate.begin(s, begin)
+            await asyncio.sleep(0.6)
+            assert not closed and not resets and not boot.take_mode(r)  # the game goes on, whole
+            app_update._boot = real
+            fwupdate.begin(s, begin)  # the host's retry
+            await asyncio.sleep(0.6)
+
+        asyncio.run(host())
+        assert "fw: update mode not entered: memory allocation failed, allocating 296 bytes" in log
+        assert s.errors == [(P.E_BUSY, P.REQ_FW_BEGIN, 3000, fwupdate.MODE)] * 2
+        assert closed == [1] and resets == [1] and boot.take_mode(r)
+    finally:
+        app_update._boot = real
         update_helpers.rm(r)
 
 
