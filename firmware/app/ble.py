@@ -54,7 +54,8 @@ import asyncio
 import struct
 
 import bluetooth
-from app.link import TaskWaker, claim
+from app.link import claim
+from app.wake import Wake
 from bg.serialwire import BLE_RX_UUID, BLE_SERVICE_UUID, BLE_TX_UUID
 from micropython import const
 
@@ -121,7 +122,7 @@ class Waker:
     """The ``wait``/``wake`` half of a task woken from an IRQ (BLE): an IRQ-safe flag with a
     timeout. Each ``ThreadSafeFlag`` is polled like a file; on the unix port ``select.poll``
     corrupts such fd-less entries once its array grows (a segfault with a few of them), so
-    there is one, the radio's: each connection's transport is a ``TaskWaker``."""
+    there is one, the radio's: each connection's transport is an ``app.wake.Wake``."""
 
     def __init__(self):
         self.flag = asyncio.ThreadSafeFlag()
@@ -146,7 +147,7 @@ class Waker:
             self.flag.set()
 
 
-class BleConn(TaskWaker):
+class BleConn(Wake):
     """One central: the ``app.link`` transport of one connection handle. ``conn`` stays None
     until the link is encrypted (no session before: nothing may pass in clear)."""
 

@@ -9,7 +9,7 @@ the ESP32: a chunk stays within ~2 ms there, a slice within ~4 + 2 ms, well insi
 20 ms budget (tools/bench_stall.py measures it); on a fast CPU a whole search fits in one slice.
 
 Allocation: the reading is copied into two preallocated bytearrays; a slice allocates nothing.
-The task's wait between readings is a ``Wake`` (below), the LED frame loop's too.
+The task's wait between readings is an ``app.wake.Wake``, as the LED frame loop's.
 """
 
 import asyncio
@@ -34,41 +34,6 @@ def _us_since(t0):
     f = getattr(time, "ticks_diff", None)
     now = _ticks_us()
     return f(now, t0) if f else now - t0
-
-
-class Wake:
-    """A loop's wait that ``set()`` ends early, for ``app.main``'s frame loop and the engine
-    task: ``wait(ms)`` sleeps up to ``ms``, ``set()`` cancels that sleep (from a task, never an
-    interrupt: it touches the task queue); a ``set()`` while nobody waits makes the next wait
-    return at once, and ``wait`` returns with the flag cleared (``clear()`` drops a ``set()``
-    made before). The wait holds nothing: ``asyncio.wait_for_ms`` on an ``Event`` made two
-    tasks and a closure for every wait, ~0.6 kB of the board's heap held while the loop waits
-    (docs/memory.md; the link's ``app.link.TaskWaker`` waits the same way)."""
-
-    def __init__(self):
-        self.flag = False
-        self.sleeper = None  # the task sleeping in wait(), while it sleeps
-
-    def set(self):
-        self.flag = True
-        t = self.sleeper
-        if t is not None:
-            self.sleeper = None
-            t.cancel()
-
-    def clear(self):
-        self.flag = False
-
-    async def wait(self, ms):
-        if not self.flag:
-            self.sleeper = asyncio.current_task()
-            try:
-                await asyncio.sleep_ms(ms)
-            except asyncio.CancelledError:
-                if not self.flag:
-                    raise  # cancelled by someone else: the task is to end
-            self.sleeper = None
-        self.flag = False
 
 
 class EngineTask:
@@ -135,6 +100,8 @@ class EngineTask:
         turn in progress needs its best play (the computer's turn, the coach, learning mode:
         ``Opponent.wants``), pubeval's search and ``Controller.thought``."""
         app = self.app
+        from app.wake import Wake
+
         ev = self.ev = Wake()
         ctl = app.ctl
         ctl.sliced = True

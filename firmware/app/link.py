@@ -46,36 +46,6 @@ CLAIM_PAIR = const(2)  # claim(): a PAIR_START
 # The transports' shared parts live here, not in one transport's module: the board's BLE link
 # (app.ble) then does not import the simulator's socket transport (app.sock_link, ~0.9 kB on
 # the 32-bit board model) for them.
-class TaskWaker:
-    """``wait``/``wake`` for a transport woken only by asyncio tasks (its reader pump,
-    ``Hub.publish``; never an interrupt: ``wake`` touches the task queue): ``wait`` sleeps,
-    ``wake`` cancels that sleep. It registers nothing with the poller, and a link waiting
-    between rounds holds nothing: ``asyncio.wait_for_ms`` on an ``Event`` made two tasks and a
-    closure for every wait, ~0.6 kB of the board's heap per waiting link (docs/memory.md)."""
-
-    def __init__(self):
-        self.woken = False
-        self.sleeper = None  # the task sleeping in wait(), while it sleeps
-
-    def wake(self):
-        self.woken = True
-        t = self.sleeper
-        if t is not None:
-            self.sleeper = None
-            t.cancel()
-
-    async def wait(self, ms):
-        if not self.woken:
-            self.sleeper = asyncio.current_task()
-            try:
-                await asyncio.sleep_ms(ms)
-            except asyncio.CancelledError:
-                if not self.woken:
-                    raise  # cancelled by someone else: the task is to end
-            self.sleeper = None
-        self.woken = False
-
-
 def claim(board, buf):
     """What a waiting newcomer's first frames claim: ``CLAIM_AUTH`` (an AUTH_START naming a
     paired host), ``CLAIM_PAIR`` (a PAIR_START) or 0; the socket's and BLE's rule for who may

@@ -65,13 +65,14 @@ class App:
         # where each kept an entry in this module's dict (13 names more: 29 slots instead of
         # 17; docs/memory.md)
         from app.buttons import Gestures, Presses
-        from app.engine_task import EngineTask, Wake
+        from app.engine_task import EngineTask
         from app.host_side import HostSide
         from app.journal_policy import Recorder
         from app.power import Power
         from app.scanner import Scanner
         from app.update import Trial
         from app.view import View
+        from app.wake import Wake
         from bg.leds import Painter
 
         self.hw = hw

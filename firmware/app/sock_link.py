@@ -14,8 +14,8 @@ import asyncio
 import time
 
 from app.link import CLAIM_PAIR as _PAIR
-from app.link import TaskWaker
 from app.link import claim as _claim
+from app.wake import Wake
 from micropython import const
 
 DEFAULT_PORT = 7607
@@ -31,7 +31,7 @@ _HELD = "held"  # _wait_slot: a host that proved itself holds the slot
 MAX_CONNS = 1  # connections served at once: one, as BLE has one slot (a session costs ~2k)
 
 
-class StreamTransport(TaskWaker):
+class StreamTransport(Wake):
     """``app.link`` transport over an asyncio stream pair (socket or serial)."""
 
     def __init__(self, reader, writer, conn=1):

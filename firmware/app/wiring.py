@@ -1,7 +1,7 @@
 """The link as the application wires it: the ``Hub`` over the journal (``app.link``), served
 on every transport this board has -- BLE (``app.ble``), the USB serial port
 (``app.serial_link``), the simulator's socket (``app.sock_link``). The transports import
-``app.link`` for their shared parts (``TaskWaker``, ``claim``); this module imports them, so
+``app.link`` (``claim``) and ``app.wake`` for their shared parts; this module imports them, so
 the link and its transports import no one above them."""
 
 from app.link import Hub

@@ -1,6 +1,6 @@
 """app.sock_link.StreamTransport's reader pump under MicroPython: every read reaches the link,
 and the end of the stream, a socket error or a read the heap cannot hold closes the connection.
-Its wake-up cancels a sleep (``app.link.TaskWaker``), not a ``ThreadSafeFlag`` (fd-less
+Its wake-up cancels a sleep (``app.wake.Wake``), not a ``ThreadSafeFlag`` (fd-less
 flags in the unix port's ``select.poll`` crashed the simulator from the fourth connection:
 reproduced end to end by tests/host/test_link_strangers.py); here its contract: many
 transports wait and wake at once, a wake is used up by one wait, a wait without one times

@@ -1,4 +1,4 @@
-"""app.engine_task.Wake: the LED frame loop's and the engine task's wait. ``set()`` ends a wait
+"""app.wake.Wake: the LED frame loop's, the engine task's and the link transports' wait. ``set()`` ends a wait
 at once, a ``set()`` while nobody waits ends the next wait at once, ``clear()`` drops it, a wait
 without ``set()`` lasts its time, a cancel that is no ``set()`` still ends the task; and on
 MicroPython a waiting loop holds a few dozen bytes (``asyncio.wait_for_ms`` on an ``Event`` held
@@ -8,7 +8,7 @@ import asyncio
 import sys
 import time
 
-from app.engine_task import Wake
+from app.wake import Wake
 
 if not hasattr(asyncio, "sleep_ms"):  # CPython: the MicroPython name the app uses
 
