@@ -75,23 +75,29 @@ def test_the_flag_is_one_shot():
         update_helpers.rm(r)
 
 
+def _game_with_a_trial(r):
+    """A game's ``Trial`` on ``r`` (its log, the journal's closes, the resets), a session on its
+    updater and a FW_BEGIN frame for a 4 kB bundle."""
+    log = []
+    closed = []
+    resets = []
+    t = Trial(
+        _Clock(),
+        log.append,
+        None,
+        r,
+        [""],
+        reset=lambda: resets.append(1),
+        close=lambda: closed.append(1),
+    )
+    begin = _Frame(P.REQ_FW_BEGIN, bytes(32) + b"\x00\x10\x00\x00")
+    return log, closed, resets, _Session(_Board(t.updater)), begin
+
+
 def test_begin_while_the_game_runs_restarts_into_update_mode_once():
     r = update_helpers.root()
     try:
-        log = []
-        closed = []
-        resets = []
-        t = Trial(
-            _Clock(),
-            log.append,
-            None,
-            r,
-            [""],
-            reset=lambda: resets.append(1),
-            close=lambda: closed.append(1),
-        )
-        s = _Session(_Board(t.updater))
-        begin = _Frame(P.REQ_FW_BEGIN, bytes(32) + b"\x00\x10\x00\x00")
+        log, closed, resets, s, begin = _game_with_a_trial(r)
 
         async def host():
             fwupdate.begin(s, begin)
@@ -117,20 +123,7 @@ def test_no_room_to_load_the_switch_leaves_the_game_whole_and_the_next_begin_ret
     r = update_helpers.root()
     real = app_update._boot
     try:
-        log = []
-        closed = []
-        resets = []
-        t = Trial(
-            _Clock(),
-            log.append,
-            None,
-            r,
-            [""],
-            reset=lambda: resets.append(1),
-            close=lambda: closed.append(1),
-        )
-        s = _Session(_Board(t.updater))
-        begin = _Frame(P.REQ_FW_BEGIN, bytes(32) + b"\x00\x10\x00\x00")
+        log, closed, resets, s, begin = _game_with_a_trial(r)
 
         def full():
             raise MemoryError("memory allocation failed, allocating 296 bytes")
