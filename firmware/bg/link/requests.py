@@ -5,34 +5,13 @@ Functions ``f(session, frame)`` dispatched by ``bg.link.session``; each checks e
 before it changes anything (a delete of several matches is all-or-nothing).
 """
 
-import hashlib
 import struct
 
 from micropython import const
 
-from bg.link import (
-    DIGEST_LEN,
-    E_STATE,
-    ID_LEN,
-    LIST_PAGE,
-    MAX_DELETE,
-    REQ_CANCEL,
-    REQ_CRASH_LOG,
-    REQ_DELETE,
-    REQ_FETCH,
-    REQ_HOSTS,
-    REQ_LIST,
-    REQ_PLAYER_SEED,
-    REQ_RENAME,
-    REQ_REVEAL,
-    REQ_SET_CLOCK,
-    REQ_UNPAIR,
-    REQ_WATCH,
-    RSP,
-    STATE_DAMAGED,
-    STATE_LIVE,
-    check_name,
-)
+# the package's names read through it (``P.NAME``), not copied into this module's dict: 23
+# slots instead of 47 while a host is logged in (docs/memory.md)
+from bg import link as P
 
 
 def list_matches(s, fr):
@@ -41,11 +20,11 @@ def list_matches(s, fr):
         raise ValueError("list needs a start index (u16)")
     start = p[0] | (p[1] << 8)
     ms = s.board.store.list_matches()
-    page = ms[start : start + LIST_PAGE]
+    page = ms[start : start + P.LIST_PAGE]
     out = bytearray(struct.pack("<HHB", len(ms), start, len(page)))
     for mid, size, state in page:
         out += bytes(mid) + struct.pack("<IB", size, state)
-    s._reply(RSP | REQ_LIST, out)
+    s._reply(P.RSP | P.REQ_LIST, out)
 
 
 def find(s, mid):
@@ -57,17 +36,17 @@ def find(s, mid):
 
 def fetch(s, fr):
     p = fr.payload
-    if len(p) != ID_LEN + 9:
+    if len(p) != P.ID_LEN + 9:
         raise ValueError("fetch needs match id, offset, length, credits")
-    mid = bytes(p[:ID_LEN])
-    off, ln, credits = struct.unpack("<IIB", p[ID_LEN:])
+    mid = bytes(p[: P.ID_LEN])
+    off, ln, credits = struct.unpack("<IIB", p[P.ID_LEN :])
     m = find(s, mid)
     size = m[1]
     if off > size:
         raise ValueError("offset beyond the end of the match")
     end = size if ln > size - off else off + ln
     s.xfer = [mid, off, end, credits or 8]
-    s._reply(RSP | REQ_FETCH, mid + struct.pack("<III", size, off, end))
+    s._reply(P.RSP | P.REQ_FETCH, mid + struct.pack("<III", size, off, end))
 
 
 def ack(s, fr):
@@ -89,7 +68,7 @@ def ack(s, fr):
 
 def cancel(s, fr):
     s.xfer = None
-    s._reply(RSP | REQ_CANCEL, b"")
+    s._reply(P.RSP | P.REQ_CANCEL, b"")
 
 
 _ENTRY = const(40)  # ID_LEN + DIGEST_LEN
@@ -102,6 +81,8 @@ _MAX_PROOF = const(160)
 def digest(store, mid, size):
     """SHA-256 of the first ``size`` bytes of a stored match (read in small pieces: a match
     file is never held in RAM whole). OSError when the store returns fewer bytes."""
+    import hashlib
+
     h = hashlib.sha256()
     off = 0
     while off < size:
@@ -121,9 +102,9 @@ def delete(s, fr):
     the match file's bytes the host holds. All-or-nothing: every id must exist, be finished
     (or abandoned) and hash to exactly that digest before any is removed."""
     p = fr.payload
-    if not p or len(p) % _ENTRY or len(p) // _ENTRY > MAX_DELETE:
-        raise ValueError("delete needs 1..%d (match id, sha-256) entries" % MAX_DELETE)
-    ids = [bytes(p[i : i + ID_LEN]) for i in range(0, len(p), _ENTRY)]
+    if not p or len(p) % _ENTRY or len(p) // _ENTRY > P.MAX_DELETE:
+        raise ValueError("delete needs 1..%d (match id, sha-256) entries" % P.MAX_DELETE)
+    ids = [bytes(p[i : i + P.ID_LEN]) for i in range(0, len(p), _ENTRY)]
     if len(set(ids)) != len(ids):
         raise ValueError("a match id twice")
     known = {}
@@ -133,18 +114,18 @@ def delete(s, fr):
         m = known.get(mid)
         if m is None:
             raise KeyError(mid)
-        if m[2] in (STATE_LIVE, STATE_DAMAGED):
-            return s._error(E_STATE, fr.type, fr.seq, 0, "match is still being played")
-        at = k * _ENTRY + ID_LEN
-        if digest(s.board.store, mid, m[1]) != bytes(p[at : at + DIGEST_LEN]):
-            return s._error(E_STATE, fr.type, fr.seq, 0, "match differs from what the host stored")
+        if m[2] in (P.STATE_LIVE, P.STATE_DAMAGED):
+            return s._error(P.E_STATE, fr.type, fr.seq, 0, "match is still being played")
+        at = k * _ENTRY + P.ID_LEN
+        if digest(s.board.store, mid, m[1]) != bytes(p[at : at + P.DIGEST_LEN]):
+            return s._error(P.E_STATE, fr.type, fr.seq, 0, "match differs from what the host stored")
     n = 0
     for mid in ids:
         if s.xfer is not None and s.xfer[0] == mid:
             s.xfer = None
         s.board.store.delete_match(mid)
         n += 1
-    s._reply(RSP | REQ_DELETE, struct.pack("<H", n))
+    s._reply(P.RSP | P.REQ_DELETE, struct.pack("<H", n))
 
 
 def watch(s, fr):
@@ -155,7 +136,7 @@ def watch(s, fr):
     if not s.watching:
         s.events = []
         s.lost = 0
-    s._reply(RSP | REQ_WATCH, bytes([fr.payload[0]]))
+    s._reply(P.RSP | P.REQ_WATCH, bytes([fr.payload[0]]))
     u = s.board.unstored
     rec = u() if s.watching and not was and u is not None else None
     if rec is not None:
@@ -165,14 +146,14 @@ def watch(s, fr):
 
 
 def reveal(s, fr):
-    if len(fr.payload) != ID_LEN:
+    if len(fr.payload) != P.ID_LEN:
         raise ValueError("reveal needs a match id")
     mid = bytes(fr.payload)
     m = find(s, mid)
-    if m[2] in (STATE_LIVE, STATE_DAMAGED):
-        return s._error(E_STATE, fr.type, fr.seq, 0, "match not finished")
+    if m[2] in (P.STATE_LIVE, P.STATE_DAMAGED):
+        return s._error(P.E_STATE, fr.type, fr.seq, 0, "match not finished")
     seed = s.board.store.reveal_seed(mid)
-    s._reply(RSP | REQ_REVEAL, mid + bytes(seed))
+    s._reply(P.RSP | P.REQ_REVEAL, mid + bytes(seed))
 
 
 def set_clock(s, fr):
@@ -183,34 +164,34 @@ def set_clock(s, fr):
         raise ValueError("unix time before 2017")
     setter = getattr(s.board.clock, "set_unix_time", None)
     if setter is None:
-        return s._error(E_STATE, fr.type, fr.seq, 0, "board has no wall clock")
+        return s._error(P.E_STATE, fr.type, fr.seq, 0, "board has no wall clock")
     setter(t)
-    s._reply(RSP | REQ_SET_CLOCK, fr.payload)
+    s._reply(P.RSP | P.REQ_SET_CLOCK, fr.payload)
 
 
 def rename(s, fr):
-    name = check_name(fr.payload)
+    name = P.check_name(fr.payload)
     s.board.store.set_name(name)
     if s.board.on_rename:
         s.board.on_rename(name)
-    s._reply(RSP | REQ_RENAME, fr.payload)
+    s._reply(P.RSP | P.REQ_RENAME, fr.payload)
 
 
 def unpair(s, fr):
     p = fr.payload
-    if len(p) not in (0, ID_LEN):
+    if len(p) not in (0, P.ID_LEN):
         raise ValueError("unpair needs nothing (this host) or a host id")
     hid = bytes(p) if p else s.host_id
     if s.board.find_host(hid) is None:
         raise KeyError(hid)
-    s._reply(RSP | REQ_UNPAIR, hid)  # built (and MAC'd) before this session may end
+    s._reply(P.RSP | P.REQ_UNPAIR, hid)  # built (and MAC'd) before this session may end
     s.board.revoke(hid)
 
 
 def player_seed(s, fr):
     """A host's 16-byte dice contribution for the match whose commitment it saw (docs/dice.md),
     with its proof (opaque, up to bg.record.MAX_PROOF bytes: journaled with the part, unread here);
-    refused (E_STATE) unless that match is between its commitment and its first throw."""
+    refused (P.E_STATE) unless that match is between its commitment and its first throw."""
     p = fr.payload
     if len(p) < 48 or len(p) > 48 + _MAX_PROOF:
         raise ValueError(
@@ -220,8 +201,8 @@ def player_seed(s, fr):
     h = s.board.find_host(s.host_id)
     mid = cb(h[2] if h else "", bytes(p[:32]), bytes(p[32:48]), bytes(p[48:])) if cb else None
     if mid is None:
-        return s._error(E_STATE, fr.type, fr.seq, 0, "no match waiting for a seed")
-    s._reply(RSP | REQ_PLAYER_SEED, bytes(mid) + bytes(p[:32]))
+        return s._error(P.E_STATE, fr.type, fr.seq, 0, "no match waiting for a seed")
+    s._reply(P.RSP | P.REQ_PLAYER_SEED, bytes(mid) + bytes(p[:32]))
 
 
 def hosts(s, fr):
@@ -229,7 +210,7 @@ def hosts(s, fr):
     for hid, _, name in s.board.hosts:
         nb = name.encode()
         out += hid + bytes([len(nb)]) + nb
-    s._reply(RSP | REQ_HOSTS, out)
+    s._reply(P.RSP | P.REQ_HOSTS, out)
 
 
 def crash_log(s, fr):
@@ -237,4 +218,4 @@ def crash_log(s, fr):
     count, the start, then up to ``PAGE`` entries from ``start`` (none past the end)."""
     if len(fr.payload) != 1:
         raise ValueError("crash log needs a start index (u8)")
-    s._reply(RSP | REQ_CRASH_LOG, s.board.store.crash_log(fr.payload[0]))
+    s._reply(P.RSP | P.REQ_CRASH_LOG, s.board.store.crash_log(fr.payload[0]))
