@@ -113,6 +113,9 @@ class Opponent:
         self._host = None
         self._wait_key = -1
         self._wait_at = 0
+        # the turn the board decides itself although a host said HELLO (it went quiet, or
+        # let a decision pass): only then is pubeval's search run for the computer's side
+        self._own_key = -1
         self.waiting = False  # the board waits for the host (the controller's tick asks again)
         # a player at another board decides (HELLO's bit 7, ``gammon remote play``): the board
         # never decides for them (it waits as long as it takes), answers a resignation only as
@@ -188,8 +191,12 @@ class Opponent:
             return -1
         if ctl.side != ctl.settings.computer and not ctl.learn and self._coach_wait != key:
             return -1
-        if ctl.side == ctl.settings.computer and self.far(ctl):
-            return -1  # their host decides: the evaluator is never loaded for them
+        if ctl.side == ctl.settings.computer and (
+            self.far(ctl) or self.brain_at >= 0 and self._own_key != key
+        ):
+            # their host decides: the evaluator is not loaded for them (0.9 kB of the board
+            # model's heap: ``bg.engine.pubeval`` and its chooser) until the board must decide
+            return -1
         if self._job_key != key and ctl.side != ctl.settings.computer and self._opening(ctl):
             return -1  # a player's opening: the book's play, no search (the computer searches)
         return key
@@ -290,6 +297,7 @@ class Opponent:
         the last match's turns (its best plays, plan, coach, verdict) may answer for them."""
         self.clear()
         self._ans_key = self._job_key = self._coach_wait = self._turn_key = self._judge_turn = -1
+        self._own_key = -1
         self._judge = None
         self._judge_wait = False
         self.verdict = None
@@ -550,6 +558,7 @@ class Opponent:
             if isinstance(h, tuple):
                 steps = h
             else:
+                self._own_key = ctl.throws  # (the host, if any, did not decide this turn)
                 steps = self._turn_best(ctl, ctl.throws, ctl.side, d[0], d[1], ctl.turn_start, False)
             if steps is None:
                 return False  # the engine task is thinking (think): ctl.thought comes back here

@@ -251,3 +251,32 @@ def test_hello_between_matches_sets_the_side_and_the_name_the_records_give():
     # the same side with another strength: kept for the next match, this one's record stays
     assert c.opp.hello(c, 1, "gnubg 2-ply", 30) is None
     assert c.settings.computer == 1 and c.settings.names[1] == "gnubg 2-ply"
+
+
+def test_while_a_host_decides_the_board_does_not_search_and_searches_once_it_went_quiet():
+    """The app's engine task (``sliced``) searches the computer's best play only when the board
+    decides it: while a host is there pubeval's chooser is never made (0.9 kB of the board's
+    heap in ``gammon play``); once the host went quiet the search runs and its play is shown."""
+    from bg import engine as movegen
+
+    c = H.make(computer=1, length=5)
+    c.sliced = True
+    c.opp = o = O.Opponent(gen=getattr(c.rec, "gen", None))
+    r = H.Robot(c, 7)
+    r.now = 1000
+    assert o.hello(c, 1, "gnubg 0-ply", r.now) is None
+    _start(c, r)
+    _to_computer_decision(c, r, 1, C.MOVING)
+    assert o.waiting and not o.wants(c) and o._pe is None and o.plan is None
+    assert not c.tick(r.now + O.BRAIN_MS - 1) and o.waiting and not o.wants(c)
+    r.now = o.brain_at + O.BRAIN_MS  # the link dropped: no request for BRAIN_MS
+    c.tick(r.now)
+    assert not o.waiting and o.plan is None and o.wants(c)  # now the board searches
+    for _ in range(10000):
+        if o.think(c, 64):
+            break
+    else:
+        raise AssertionError("the search never ended")
+    assert o._pe is not None and c.thought(r.now)
+    assert o.showing(c) and movegen.is_legal(c.turn_start, 1, c.dice[0], c.dice[1], o.plan)
+    _follow(c, r)
