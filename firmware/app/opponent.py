@@ -23,10 +23,10 @@ Thinking in slices: pubeval scores every play of the roll (2,140 on the worst po
 ms estimated on the ESP32), too long to hold the event loop. When the app runs its engine task
 (``ctl.sliced``, app.main) the best play of the turn in progress is computed there, a few plays
 at a time (``think``), as soon as the turn begins (the computer's turn unless a host decides
-it, and each player's turn in learning mode or once the coach was asked); the controller's calls then find it ready. One
-not ready yet waits: the computer's play appears, the coach's shows, the verdict comes once
-``think`` has it (``ctl.thought`` calls ``act`` again). Without the task (tests, tools) every
-choice is made at once, as before.
+it, and each player's turn in learning mode or once the coach was asked); the controller's
+calls then find it ready. One not ready yet waits: the computer's play appears, the coach's
+shows, the verdict comes once ``think`` has it (``ctl.thought`` calls ``act`` again). Without
+the task (tests, tools) every choice is made at once, as before.
 
 Pure: no asyncio, no HAL; the controller calls ``act(ctl, now)`` after every input. Every
 buffer is made once here; ``choose`` may allocate (it runs once per turn)."""
