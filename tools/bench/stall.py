@@ -7,13 +7,15 @@
    tick runs while a second task works as app.engine_task does (``Recognizer.begin``/
    ``feed`` + ``work(CHUNK_PLAYS)`` until a slice's time is spent, then a yield; the slice is
    the chip's ``SLICE_US`` divided by the calibration ratio): it recognises the worst position
-   (1-1, 2,140 plays: a finished play, then the hints of a lifted checker) and the first 1,000
+   (1-1, 2,140 plays: a finished play; a lifted checker's hints come out of the same search)
+   and the first 1,000
    positions of ../shared/bench/positions_2000.json, each with one of its legal plays, then
    finds each turn's best play by pubeval in the same slices (the computer's move, the coach,
    learning mode: ``app.opponent``'s ``think``). ``longest_stall_ms`` is the longest gap
    between two ticks minus the period (budget: 20 ms); ``longest_hold_us`` the longest piece
    of work between two yields, ``hold_p99_us`` the 99th percentile, and their ESP32
-   estimates with the calibration of docs/performance.md. The same run with every search
+   estimates with the calibration of the same ``make bench`` run (area ``calib``,
+   docs/performance.md; ``esp32_ratio`` in the report). The same run with every search
    whole (``work(0)``/``run(0)``: how the board did it before the engine task) gives
    ``unsliced_*`` for comparison.
 2. The sensor-change to LED-frame latency on the board model: the simulator (tools/sim) with
@@ -36,10 +38,10 @@ from tools import mpy
 ROOT = Path(__file__).resolve().parents[2]
 REPEATS = 5
 NPOS = 1000
-ESP32_RATIO = 49  # the unix port -> ESP32 calibration of docs/performance.md (an estimate)
 # app.engine_task's searches: chunks of CHUNK_PLAYS plays, a yield once SLICE_US have passed
-# on the chip; here the slice is the chip's divided by ESP32_RATIO, so that the holds measured
-# here times ESP32_RATIO are the chip's (an estimate, as the ratio is)
+# on the chip; here the slice is the chip's divided by the unix port -> ESP32 calibration of the
+# same run (``make bench`` area ``calib``, docs/performance.md), so that the holds measured here
+# times the calibration are the chip's (an estimate, as the calibration is)
 
 SCRIPT = r"""
 import asyncio, time, gc, sys
@@ -107,10 +109,7 @@ async def turn(start, d1, d2, k):
     RC.observe(end, obs, rec.caps)
     if rec.feed(obs):
         await slices(rec.work)
-    gen.hints(start, 0, d1, d2, start, 13)
-    mark()
-    await asyncio.sleep_ms(0)
-    hold[0] = time.ticks_us()
+    # (the LEDs' hints come out of the recogniser's own search: no second search for them)
     # the turn's best play (the computer's move, the coach, learning mode: app.opponent think)
     pe.start(start, 0, d1, d2)
     await slices(pe.run)
@@ -173,22 +172,35 @@ def latency_board_model(n=20):
     return out
 
 
+def calibration(out):
+    """The unix port -> ESP32 slowdown of this run: ``calib.json`` of ``make bench``'s same
+    output (its areas run in name order, ``calib`` first), measured now when it is not there."""
+    f = out / "calib.json"
+    if not f.exists():
+        from tools.bench import calib
+
+        calib.main(["calib", str(out)])
+    return json.loads(f.read_text())["esp32_slowdown"]
+
+
 def main(argv):
     out = Path(argv[1] if len(argv) > 1 else ROOT / "build" / "bench")
     out.mkdir(parents=True, exist_ok=True)
     from tools.bench import device as bench_device
 
     res = {"interpreter": "board model (32-bit, firmware frozen, -X heapsize=64k)", "positions": NPOS}
+    ratio = calibration(out)
+    res["esp32_ratio"] = ratio
     with tempfile.TemporaryDirectory() as tmp:
         blob = Path(tmp) / "pos.bin"
         blob.write_bytes(bench_device.positions_blob())
-        runs = [stall_once(blob, CHUNK_PLAYS, SLICE_US // ESP32_RATIO) for _ in range(REPEATS)]
+        runs = [stall_once(blob, CHUNK_PLAYS, int(SLICE_US / ratio)) for _ in range(REPEATS)]
         whole = [stall_once(blob, 0, 0) for _ in range(REPEATS)]
     res["longest_stall_ms_runs"] = [r[0] for r in runs]
     res["longest_stall_ms"] = statistics.median(r[0] for r in runs)  # budget 20
     res["longest_stall_ms_min"] = min(r[0] for r in runs)  # the least disturbed by other processes
     res["chunk_plays"] = CHUNK_PLAYS
-    res["slice_us_here"] = SLICE_US // ESP32_RATIO
+    res["slice_us_here"] = int(SLICE_US / ratio)
     res["longest_hold_us"] = statistics.median(r[1] for r in runs)  # the longest piece between yields
     # 99 % of the pieces are at most this long (the longest of thousands of pieces also catches
     # the shared machine's scheduler: a process switched out mid-piece)
@@ -197,10 +209,10 @@ def main(argv):
     # recognition task, for comparison
     res["unsliced_longest_stall_ms"] = statistics.median(r[0] for r in whole)
     res["unsliced_longest_hold_us"] = statistics.median(r[1] for r in whole)
-    # on the ESP32: the hold x the calibration (docs/performance.md: ~49x, an estimate)
-    res["esp32_estimate_longest_hold_ms"] = round(res["longest_hold_us"] * ESP32_RATIO / 1000, 1)
-    res["esp32_estimate_hold_p99_ms"] = round(res["hold_p99_us"] * ESP32_RATIO / 1000, 1)
-    res["esp32_estimate_unsliced_hold_ms"] = round(res["unsliced_longest_hold_us"] * ESP32_RATIO / 1000, 1)
+    # on the ESP32: the hold x the calibration (an estimate, as the calibration is)
+    res["esp32_estimate_longest_hold_ms"] = round(res["longest_hold_us"] * ratio / 1000, 1)
+    res["esp32_estimate_hold_p99_ms"] = round(res["hold_p99_us"] * ratio / 1000, 1)
+    res["esp32_estimate_unsliced_hold_ms"] = round(res["unsliced_longest_hold_us"] * ratio / 1000, 1)
     lat = sorted(latency_board_model())
     res["change_to_led_ms_median"] = round(statistics.median(lat), 1)
     res["change_to_led_ms_p95"] = round(lat[int(0.95 * (len(lat) - 1))], 1)
