@@ -7,7 +7,7 @@ authentication as over BLE.
 
 Example::
 
-    server = await sock_link.serve(hub, 7607)
+    accepting = await sock_link.serve(hub, 7607)  # its accept loop's task
 """
 
 import asyncio
@@ -259,10 +259,36 @@ async def _serve_one(hub, reader, writer, conns, lobby):
             await _close_writer(writer)
 
 
+def _accept(s, cb):
+    """The listening socket ``s``'s accept loop, as ``asyncio.start_server``'s, except that a
+    connection the heap cannot take (its stream, its task) is closed and the loop goes on:
+    MicroPython's own loop ends on that ``MemoryError``, and the port accepts nobody again. A
+    generator, as MicroPython's coroutines are: it waits on the socket as its streams do."""
+    from asyncio import core  # pyright: ignore[reportAttributeAccessIssue] - MicroPython's loop
+
+    try:
+        while True:
+            yield core._io_queue.queue_read(s)
+            try:
+                s2, addr = s.accept()
+            except Exception:
+                continue  # gone before it was taken
+            try:
+                s2.setblocking(False)
+                st = asyncio.StreamReader(s2, {"peername": addr})  # pyright: ignore[reportCallIssue]
+                asyncio.create_task(cb(st, st))
+            except MemoryError:
+                s2.close()
+    finally:
+        s.close()
+
+
 async def serve(hub, port=DEFAULT_PORT, host="127.0.0.1"):
-    """Start the server; returns the asyncio server object. ``hub`` is an ``app.link.Hub``
-    or a function returning one, called on each connection: the board passes a function so
-    the listener alone costs a socket until a host really connects (docs/memory.md).
+    """Start the server; returns its accept loop's task (cancel it to close the port; a
+    connection the heap cannot take is closed, the port stays open: ``_accept``). ``hub`` is
+    an ``app.link.Hub`` or a function returning one, called on each connection: the board
+    passes a function so the listener alone costs a socket until a host really connects
+    (docs/memory.md).
 
     At most ``MAX_CONNS`` connections are served at once (each holds a session and its
     buffers in the board's heap); newcomers wait in a bounded waiting room (``_LOBBY_MAX``,
@@ -275,4 +301,13 @@ async def serve(hub, port=DEFAULT_PORT, host="127.0.0.1"):
     def cb(reader, writer):
         return _serve_one(hub, reader, writer, conns, lobby)
 
-    return await asyncio.start_server(cb, host, port)
+    import socket
+
+    s = socket.socket()
+    s.setblocking(False)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(socket.getaddrinfo(host, port)[0][-1])
+    s.listen(5)
+    task = asyncio.create_task(_accept(s, cb))
+    await asyncio.sleep_ms(0)  # the loop waits on the socket before the caller goes on
+    return task
