@@ -2,10 +2,11 @@
 
     .venv/bin/python -m tools.bench.dice OUTDIR      -> OUTDIR/dice.json
 
-MicroPython (unix port, ``-X heapsize=64k`` like the tests): ``Fairness.roll()`` and a gated
-``Cup.press()`` timed with ``time.ticks_us``; heap per throw from ``gc.mem_alloc()`` deltas with
-the collector disabled (so nothing is freed behind the count); the RAM the dice modules keep
-once imported. CPython: throws per second of the same code and of ``verify_transcript``.
+MicroPython (unix port, ``-X heapsize=64k`` like the tests): ``Fairness.roll()`` (the
+controller's throw: it gates the presses itself) timed with ``time.ticks_us``; heap per
+throw from ``gc.mem_alloc()`` deltas with the collector disabled (so nothing is freed behind
+the count); the RAM the dice modules keep once imported (``bg.dice.cup``: the opening rule).
+CPython: throws per second of the same code and of ``verify_transcript``.
 The ESP32 itself is slower (240 MHz Xtensa, hashlib in C either way): the unix-port figure is
 an upper bound on speed, the allocation figure is the same on the device.
 """
@@ -33,11 +34,9 @@ import bg.dice.cup
 gc.collect()
 m3 = gc.mem_alloc()
 from bg.dice.fairness import Fairness
-from bg.dice.cup import Cup
 f = Fairness(bytes(8), bytes(range(32)))
 f.set_player_seed(bytes(16))
 f.fix()
-cup = Cup(f)
 N = %(n)d
 NA = 40  # with the collector off the heap must hold every allocation: 40 throws fit in 64k
 for _ in range(20):  # warm up
@@ -48,18 +47,13 @@ a = gc.mem_alloc()
 for _ in range(NA):
     f.roll()
 roll_alloc = gc.mem_alloc() - a
-a = gc.mem_alloc()
-for i in range(NA):
-    cup.allow(i & 1)
-    cup.press(i & 1)
-press_alloc = gc.mem_alloc() - a
 gc.enable()
 gc.collect()
 t = time.ticks_us()
 for _ in range(N):
     f.roll()
 dt = time.ticks_diff(time.ticks_us(), t)
-print("RESULT", m1 - m0, m2 - m1, m3 - m2, roll_alloc, press_alloc, dt, N, NA, gc.mem_free())
+print("RESULT", m1 - m0, m2 - m1, m3 - m2, roll_alloc, dt, N, NA, gc.mem_free())
 """
 
 
@@ -69,13 +63,12 @@ def micropython(n):
     if proc.returncode or not line:
         raise SystemExit("micropython run failed:\n" + proc.stdout + proc.stderr)
     v = [int(x) for x in line[0].split()[1:]]
-    ram_dice, ram_match, ram_cup, roll_alloc, press_alloc, dt_us, n, na, free = v
+    ram_dice, ram_match, ram_cup, roll_alloc, dt_us, n, na, free = v
     return {
         "micropython_heap": "64k",
         "micropython_rolls_per_s": round(n / (dt_us / 1e6)),
         "micropython_us_per_roll": round(dt_us / n, 2),
         "micropython_heap_bytes_per_roll": round(roll_alloc / na, 1),
-        "micropython_heap_bytes_per_cup_press": round(press_alloc / na, 1),
         "micropython_module_ram_bytes": {
             "bg.dice": ram_dice,
             "bg.dice.fairness": ram_match,
@@ -116,12 +109,11 @@ def main(argv):
     res.update(cpython(200000))
     (out / "dice.json").write_text(json.dumps(res, indent=2) + "\n")
     print(
-        "dice: MicroPython %d rolls/s, %.1f heap bytes/roll (%.1f per cup press); CPython %d rolls/s, "
+        "dice: MicroPython %d rolls/s, %.1f heap bytes/roll; CPython %d rolls/s, "
         "verify %d throws/s"
         % (
             res["micropython_rolls_per_s"],
             res["micropython_heap_bytes_per_roll"],
-            res["micropython_heap_bytes_per_cup_press"],
             res["cpython_rolls_per_s"],
             res["cpython_verify_throws_per_s"],
         )
