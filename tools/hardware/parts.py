@@ -20,9 +20,11 @@ _ONE = "LCSC's number for this MPN as one public JLCPCB assembly BOM lists it"
 _UNSURE = "unconfirmed: "
 _SH = (
     "JST SM12B-SRSS-TB",
-    "",
-    _UNSURE + "no public BOM or part import read here pairs this MPN with an LCSC number "
-    "(the 10-way SM10B-SRSS-TB's C160409 is not this part)",
+    "C160411",
+    "LCSC's number for this MPN as one public parts library gives it (BerkeleyHCI/"
+    "PolymorphicBlocks, edg/parts/connector/Jst.py at 3fc9d5d2, JstShSmHorizontal: 12 pins, "
+    "C160411, footprint JST_SH_SM12B-SRSS-TB, MPN SM12B-SRSS-TB; its 2- and 10-way numbers "
+    "C160402 and C160409 are the ones other public lists give for SM02B and SM10B)",
 )
 ORDER = {
     "74HC165": ("Nexperia 74HC165D,653", "C5613", _BOMS),
