@@ -31,7 +31,8 @@ ORDER = {
     "10k x15 bussed": (
         "Bourns 4816P-2-103LF",
         "",
-        _UNSURE + "no public BOM or part import read here pairs the bussed 4816P-2 with an LCSC number",
+        _UNSURE + "no public BOM, part import or parts library read here pairs the bussed 4816P-2 "
+        "(or 4816P-T02) with an LCSC number",
     ),
     "100n": ("Yageo CC0603KRX7R9BB104", "C14663", _BOMS),
     "WS2812B": ("Worldsemi WS2812B-B/W", "C114586", _BOMS + " (LCSC's own datasheet link names it)"),
