@@ -85,7 +85,7 @@ def test_bom_quantities_match_board_json():
     rows = _bom_rows()
     assert rows["REED"][0] == 24 * s["slots_per_point"] + 2 * s["bar_slots"] + 2 * s["tray_slots"]
     assert rows["SR"][0] == len(s["registers"])
-    assert rows["RN"][0] == len(s["registers"])
+    assert rows["RN"][0] == 2 * len(s["registers"])  # two arrays of four per register
     assert rows["LED"][0] == len(b["leds"]["chain"])
     assert rows["BTN"][0] == len(b["buttons"])
     assert rows["MAG"][0] == 2 * b["power"]["checkers_per_side"]

@@ -136,7 +136,8 @@ def test_a_missing_canary_and_a_moved_button_are_caught():
     boards, cables = design.system(b)
     bar = boards[-1]
     _set_net(bar.part("U2"), "H", "U2_H")  # canary H pulled up instead of tied to GND
-    _set_net(bar.part("RN2"), "R6", "U2_H", "passive")
+    _set_net(bar.part("RN3"), "R4.1", "U2_H", "passive")
+    _set_net(bar.part("RN3"), "R4.2", "3V3", "passive")
     bad = _agree(b, boards, cables)
     assert any(x.startswith("chain bit 239 ") for x in bad), bad
     boards, cables = design.system(b)
@@ -196,7 +197,7 @@ def test_bom_md_counts_what_the_design_fits():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) == 6 and re.fullmatch(r"[A-Z0-9-]+", cells[0]) and cells[3].isdigit():
             rows[cells[0]] = int(cells[3])
-    assert rows["SR"] == count["74HC165"] and rows["RN"] == count["10k x15 bussed"]
+    assert rows["SR"] == count["74HC165"] and rows["RN"] == count["10k x4"]
     assert rows["REED"] == count["reed"] and rows["LED"] == count["WS2812B"]
     assert rows["C100N"] == count["100n"] and rows["R330"] == count["330"] and rows["R10K"] == count["10k"]
     assert rows["BUF"] == count[design.BUS_BUFFER] and rows["R100"] == count["100"]
@@ -221,7 +222,7 @@ def test_schematic_sheets_label_every_net_and_part():
                 assert ">%s  %s</text>" % (p.ref, p.value) in svg
     # a reed moved to another input shows on the sheet
     strip = boards[1]
-    assert schematic.render(strip).count(">U1_H</text>") == 2  # unfitted slot 7: 165 and network
+    assert schematic.render(strip).count(">U1_H</text>") == 2  # unfitted slot 7: 165 and array
     _set_net(strip.part("SW1"), "1", "U1_H")
     assert schematic.render(strip).count(">U1_H</text>") == 3
 

@@ -44,7 +44,7 @@ def test_every_machine_placed_part_has_an_lcsc_number_or_says_why_not():
                 assert source.startswith("unconfirmed: "), p.value
                 assert mpn.split()[1] in bom and "unconfirmed" in bom, mpn
             seen.add(p.value)
-    assert {"74HC165", "WS2812B", "74LVC3G17", "10k x15 bussed", "chain IN"} <= seen
+    assert {"74HC165", "WS2812B", "74LVC3G17", "10k x4", "chain IN"} <= seen
     with_number = [v for v in seen if parts.ORDER[v][1]]
     assert len(with_number) >= 15, with_number
 

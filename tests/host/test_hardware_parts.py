@@ -17,45 +17,63 @@ def _board():
 
 
 def _pullup_faults(strip, mpn):
-    """What the ordered network does to each register's inputs: [] when every input that is
+    """What the ordered networks do to each register's inputs: [] when every input that is
     not tied to GND has one resistor to 3V3 and no resistor joins two inputs."""
     bad = []
-    for rn in [p for p in strip.parts if p.role and p.role[0] == "pullups"]:
-        u = [p for p in strip.parts if p.role == ("register", rn.role[1])][0]
-        net = {n: net for n, _name, _t, net in rn.pins}
-        for a, b in parts.network(mpn):
-            na, nb = net.get(a), net.get(b)
-            if na and nb and "3V3" not in (na, nb):
-                bad.append("%s joins %s and %s" % (rn.ref, na, nb))
+    for u in [p for p in strip.parts if p.role and p.role[0] == "register"]:
+        rns = [p for p in strip.parts if p.role and p.role[:2] == ("pullups", u.role[1])]
+        ends = []  # every resistor's two nets
+        for rn in rns:
+            net = {n: net for n, _name, _t, net in rn.pins}
+            for a, b in parts.network(mpn):
+                na, nb = net.get(a), net.get(b)
+                ends.append({na, nb})
+                if na and nb and "3V3" not in (na, nb):
+                    bad.append("%s joins %s and %s" % (rn.ref, na, nb))
         for letter in design.LETTERS:
             n = u.net_of(letter)
             if n == "GND":
                 continue
-            ups = [1 for a, b in parts.network(mpn) if {net.get(a), net.get(b)} == {n, "3V3"}]
+            ups = [1 for e in ends if e == {n, "3V3"}]
             if len(ups) != 1:
                 bad.append("%s input %s (%s) has %d pull-ups" % (u.ref, letter, n, len(ups)))
     return bad
 
 
-def test_the_ordered_pullup_network_pulls_every_input_up_and_joins_none():
+def test_the_ordered_pullup_arrays_pull_every_input_up_and_join_none():
     boards, _ = design.system(_board())
-    mpn = parts.ORDER["10k x15 bussed"][0]
-    assert parts.network(mpn) == [(n, 16) for n in range(1, 16)]
+    mpn = parts.ORDER["10k x4"][0]
+    assert parts.network(mpn) == [(1, 8), (2, 7), (3, 6), (4, 5)]  # four isolated, across
     for b in boards:
         if b.kind != "centre":
             assert _pullup_faults(b, mpn) == [], b.name
-    # rev A's isolated type: no input pulled up, inputs joined in pairs through 10k
-    bad = _pullup_faults(boards[1], "Bourns 4816P-1-103LF")
-    assert "RN1 joins U1_E and U1_D" in bad and "U1 input A (U1_A) has 0 pull-ups" in bad
+            for p in b.parts:  # each array sits on the land of its own package
+                if p.value == "10k x4":
+                    assert p.footprint == "R_ARRAY_4x0603" and len(p.pins) == 8
+    # an array read as a bussed network (common pin 8): inputs joined, none pulled up
+    bad = _pullup_faults(boards[1], "Bourns 4808P-2-103LF")
+    assert "RN2 joins U1_A and U1_D" in bad and "U1 input A (U1_A) has 0 pull-ups" in bad
+    # an array soldered half a turn round still pulls each input up (each resistor's ends
+    # swap); one soldered a pad along joins two inputs and pulls neither up
+    strip = boards[1]
+    rn = strip.part("RN1")
+    pins = list(rn.pins)
+    rn.pins = [(9 - n, name, t, net) for n, name, t, net in pins]
+    assert _pullup_faults(strip, mpn) == []
+    rn.pins = [(n % 8 + 1, name, t, net) for n, name, t, net in pins]
+    assert "RN1 joins U1_G and U1_H" in _pullup_faults(strip, mpn)
     with pytest.raises(ValueError, match="not modelled"):
         parts.network("4816P-3-103LF")
+    with pytest.raises(ValueError, match="order code"):
+        parts.network("CAY16-103J4LF")
 
 
-def _land_faults(name, land=None):
-    """Leads of ``name``'s drawing (footprints.LEADS) that miss copper of the land ``land``
-    (default: the footprint itself): a foot must lie on its pad along at least 90% of its
+def _land_faults(name, pads=None):
+    """Leads of ``name``'s drawing (footprints.LEADS) that miss copper of the land ``pads``
+    (default: the footprint's own): a foot must lie on its pad along at least 90% of its
     length, a leg or a fitting nail sit within 0.05 mm of its pad's centre."""
-    _smd, pads = footprints.footprint_pads(land or name)
+    if pads is None:
+        pads = footprints.footprint_pads(name)[1]
     bad = []
     for lead in footprints.LEADS[name][1]:
         kind, pin, x = lead[:3]
@@ -79,11 +97,16 @@ def test_every_lead_of_the_drawings_lands_on_copper():
     for name in footprints.LEADS:
         if name in used:
             assert _land_faults(name) == [], name
-    assert {"SOM-16", "SOIC-16", "BTN_12MM", "JST_SH_%d" % len(design.CHAIN_PINS)} <= used
-    # the network is medium body: on rev A's narrow SOIC-16 land about 0.25 mm of each foot
-    # is on copper
-    bad = _land_faults("SOM-16", land="SOIC-16")
-    assert len(bad) == 16 and "pin 1: 0.25 of 0.61 mm on copper" in bad
+    assert {"R_ARRAY_4x0603", "SOIC-16", "BTN_12MM", "JST_SH_%d" % len(design.CHAIN_PINS)} <= used
+    # the array on a land for a chip 1.0 mm wide (pads 0.4 mm deep, centres 1.0 mm apart):
+    # its terminals reach 0.1 mm beyond the pads; a land half a pitch off along the chip
+    # misses every terminal
+    _smd, pads = footprints.footprint_pads("R_ARRAY_4x0603")
+    narrow = [(n, x, 0.5 if y > 0 else -0.5, w, 0.4) for n, x, y, w, h in pads]
+    assert len(_land_faults("R_ARRAY_4x0603", narrow)) == 8
+    assert "pin 1: 0.20 of 0.30 mm on copper" in _land_faults("R_ARRAY_4x0603", narrow)
+    shifted = [(n, x + 0.4, y, w, h) for n, x, y, w, h in pads]
+    assert len(_land_faults("R_ARRAY_4x0603", shifted)) == 8
 
 
 def test_the_12mm_button_has_four_legs_joined_in_pairs_across_the_switch():

@@ -32,7 +32,7 @@ SKIN = 0.8  # surface left over a relief pocket (mm)
 WALL = 8.0  # frame around each half
 CAVITY = 22.0  # under the surface: the DevKitC hangs 13 mm under the centre board
 BAR_LEFT = 42.0  # the bar strip's half of the bar (a checker plus play)
-TALLEST = {"JST_SH_12": 2.9, "SOIC-16": 1.75, "SOM-16": 2.0, "LED_5050": 1.6, "SSOP-8": 1.3}
+TALLEST = {"JST_SH_12": 2.9, "SOIC-16": 1.75, "R_ARRAY_4x0603": 0.6, "LED_5050": 1.6, "SSOP-8": 1.3}
 CABLE_SLACK = 15.0
 # the cables that cross the hinge are the chain's long ones (bus.py's cable_mm: 300 mm)
 CROSSING = 300.0

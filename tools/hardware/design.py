@@ -150,27 +150,35 @@ def _register(b, r, k, reg, board, ser_net, qh_net):
         (16, "VCC", "pwr_in", "3V3"),
     ):
         u.pin(num, name, type_, net)
-    # Bourns 4816P-2-103LF (parts.ORDER): 15 x 10k bussed, medium-body SOM-16, pin 16 common.
-    # Input X's pull-up is the network pin with the 165's pin number of X, so both parts route
-    # the same way.
-    rn = b.add("RN", "10k x15 bussed", "SOM-16", ("pullups", r))
-    rn_net = {16: "3V3"}
+    # the pull-ups: two arrays of four isolated 10k (parts.ORDER "10k x4"), one beside each
+    # row of the 165's inputs (pins 3-6 below, 11-14 above), each resistor from the input to
+    # 3V3 straight across its chip, so every input's line leaves the array on its own side
+    arrays = (
+        b.add("RN", "10k x4", "R_ARRAY_4x0603", ("pullups", r, 0)),
+        b.add("RN", "10k x4", "R_ARRAY_4x0603", ("pullups", r, 1)),
+    )
+    ups = {}  # array pad -> its net, per array
     for i in range(8):
         level = tied.get(str(i))
-        # a canary tied closed goes straight to GND; everything else is pulled up
+        # a canary tied closed goes straight to GND (its resistor left open at both ends);
+        # everything else is pulled up
         net = "GND" if level == "closed" else nets[i]
-        u.pin(HC165_INPUT_PIN[i], LETTERS[i], "in", net)
+        pin = HC165_INPUT_PIN[i]
+        u.pin(pin, LETTERS[i], "in", net)
+        half, pad = (0, pin - 2) if pin <= 8 else (1, pin - 6)
         if level != "closed":
-            rn_net[HC165_INPUT_PIN[i]] = nets[i]
+            ups.setdefault(half, {}).update({pad: nets[i], 9 - pad: "3V3"})
         slot = reg["slot_base"] + i
         if level is None and slot < nslots:
             fp = "REED_SMD"  # along the strip: under a point's checker, under a flat one in a tray
             sw = b.add("SW", "reed", fp, ("reed", reg["kind"], reg["index"], slot))
             sw.pin(1, "1", "passive", nets[i])
             sw.pin(2, "2", "passive", "GND")
-    for n in range(1, 17):
-        net = rn_net.get(n)
-        rn.pin(n, "COM" if n == 16 else "R%d" % n, "passive" if net else "nc", net)
+    for half, rn in enumerate(arrays):
+        for n in range(1, 9):
+            net = ups.get(half, {}).get(n)
+            name = "R%d.1" % n if n <= 4 else "R%d.2" % (9 - n)
+            rn.pin(n, name, "passive" if net else "nc", net)
     c = b.add("C", "100n", "C_0603", ("decoupling", r))
     c.pin(1, "1", "passive", "3V3").pin(2, "2", "passive", "GND")
     return u

@@ -30,9 +30,11 @@ def centre_width(net):
 SH_NAIL_BEHIND = 3.875
 SH_NAIL_BEYOND = 1.3
 
-# Bourns 4800P medium body (SOM-16): leads 7.62 mm tip to tip, foot 0.611 mm, 1.27 mm pitch.
-# Its land: KiCad's SOIC-16W_5.3x10.2mm_P1.27mm (pads 1.5 x 0.6 mm, centres 7.1 mm apart).
-SOM_PAD_ROW = 3.55
+# four isolated 0603 resistors in one 3.2 x 1.6 mm chip, convex terminals 0.8 mm apart
+# (UNI-ROYAL 4D03): KiCad's R_Array_Convex_4x0603 land (pad centres 1.8 mm across the chip,
+# end pads 0.5 mm and inner pads 0.4 mm wide along it, 0.8 mm deep), turned a quarter so the
+# terminals run along x as the other parts' pins do
+ARRAY_PAD_ROW, ARRAY_PITCH = 0.9, 0.8
 
 # 12 x 12 mm tactile switch (E-Switch TL1100 class; KiCad's SW_PUSH-12mm): four legs on a
 # 12.5 x 5.0 mm rectangle, the two legs 12.5 mm apart joined inside the switch (one pad number)
@@ -54,10 +56,12 @@ def footprint_pads(name):
         pads = [(i + 1, -4.445 + 1.27 * i, 2.7, 0.6, 1.5) for i in range(8)]
         pads += [(16 - i, -4.445 + 1.27 * i, -2.7, 0.6, 1.5) for i in range(8)]
         return True, pads
-    if name == "SOM-16":  # Bourns 4800P medium body, the same pin order as SOIC-16
-        pads = [(i + 1, -4.445 + 1.27 * i, SOM_PAD_ROW, 0.6, 1.5) for i in range(8)]
-        pads += [(16 - i, -4.445 + 1.27 * i, -SOM_PAD_ROW, 0.6, 1.5) for i in range(8)]
-        return True, pads
+    if name == "R_ARRAY_4x0603":  # pins 1-4 bottom, 5-8 top, counter-clockwise as SOIC-16;
+        # resistor k from pad k to pad 9 - k, straight across the chip
+        w = [0.5, 0.4, 0.4, 0.5]
+        x0 = -1.5 * ARRAY_PITCH
+        pads = [(i + 1, x0 + ARRAY_PITCH * i, ARRAY_PAD_ROW, w[i], 0.8) for i in range(4)]
+        return True, pads + [(8 - i, x0 + ARRAY_PITCH * i, -ARRAY_PAD_ROW, w[i], 0.8) for i in range(4)]
     if name in ("C_0603", "R_0603"):
         return True, [(1, -0.775, 0, 0.8, 0.9), (2, 0.775, 0, 0.8, 0.9)]
     if name == "D_SOD-123":  # pad 1 the cathode (KiCad's D_SOD-123 land)
@@ -152,8 +156,12 @@ def _gullwing(tip_to_tip, foot, pitch, n):
 # footprint -> (the part's drawing, its leads). SMD leads: ("foot", pin, x, (y0, y1)); through-
 # hole legs: ("leg", pin, x, y); mechanical: ("nail", None, x, y).
 LEADS = {
-    # Bourns 4800P datasheet, "Product Dimensions": 7.62 +- 0.25 mm over the leads, foot .611 mm
-    "SOM-16": ("Bourns 4800P medium body", [("foot",) + x for x in _gullwing(7.62, 0.611, 1.27, 16)]),
+    # UNI-ROYAL chip resistor array, 4D03 (0603 x 4): W 1.60 mm across the terminals, each
+    # terminal B 0.30 mm onto the chip's face, 0.8 mm pitch
+    "R_ARRAY_4x0603": (
+        "UNI-ROYAL 4D03 chip resistor array",
+        [("foot",) + x for x in _gullwing(1.60, 0.30, ARRAY_PITCH, 8)],
+    ),
     # Nexperia 74HC165 SOT109-1: HE 6.0 mm (5.8-6.2), Lp 0.4-1.0 mm (nominal 0.7)
     "SOIC-16": ("Nexperia SOT109-1", [("foot",) + x for x in _gullwing(6.0, 0.7, 1.27, 16)]),
     "BTN_12MM": (

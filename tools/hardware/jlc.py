@@ -21,7 +21,7 @@ from .footprints import footprint_pads
 # footprint -> (KiCad library footprint, [(pad, x, y)] of it, mm, y down as in .kicad_mod)
 KICAD_LIB = {
     "SOIC-16": ("Package_SO:SOIC-16_3.9x9.9mm_P1.27mm", [(1, -2.475, -4.445), (2, -2.475, -3.175)]),
-    "SOM-16": ("Package_SO:SOIC-16W_5.3x10.2mm_P1.27mm", [(1, -3.55, -4.445), (2, -3.55, -3.175)]),
+    "R_ARRAY_4x0603": ("Resistor_SMD:R_Array_Convex_4x0603", [(1, -0.9, -1.2), (2, -0.9, -0.4)]),
     "SSOP-8": ("Package_SO:SSOP-8_2.95x2.8mm_P0.65mm", [(1, -1.35, -0.975), (2, -1.35, -0.325)]),
     "SOT-23-5": ("Package_TO_SOT_SMD:SOT-23-5", [(1, -1.1375, -0.95), (2, -1.1375, 0.0)]),
     "SOT-563": ("Package_TO_SOT_SMD:SOT-563", [(1, -0.7, -0.5), (2, -0.7, 0.0)]),
@@ -46,6 +46,7 @@ KICAD_LIB = {
 }
 # (pattern on the KiCad library footprint's name, correction in degrees), first match wins
 CORRECTIONS = (
+    (r"^R_Array_Convex_", 90),
     (r"^SOT-23", 180),
     (r"^QFN-", 270),
     (r"^SOIC-", 270),

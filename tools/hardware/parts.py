@@ -7,10 +7,12 @@ for exactly that manufacturer part, as public JLCPCB assembly BOMs pair them (``
 which). Where that pairing could not be confirmed the number is left empty and ``source`` says
 why: a maker looks the part up by its manufacturer number before ordering (hardware/bom.md).
 
-``network(mpn)``: the resistors inside a Bourns 4800P thick-film network, from its order code
-(``48 16 P - c - 103``: ``c`` = 1 isolated, 2 bussed; datasheet "How to Order" and its
-schematics): ``[(pin, pin)]``. Isolated: 8 resistors, pin n to pin 17 - n. Bussed: 15
-resistors, pins 1..15 each to the common pin 16.
+``network(mpn)``: the resistors inside a resistor network, from its order code: ``[(pin,
+pin)]``. A UNI-ROYAL chip array (``4D03`` 0603 x 4, ``2D03`` x 2; the datasheet's equivalent
+circuit): isolated, pin n to the pin across the chip. A Bourns 4800P thick-film network (``48
+16 P - c - 103``: ``c`` = 1 isolated, 2 bussed; datasheet "How to Order" and its schematics):
+isolated, 8 resistors, pin n to pin 17 - n; bussed, 15 resistors, pins 1..15 each to the
+common pin 16.
 """
 
 import re
@@ -28,11 +30,15 @@ _SH = (
 )
 ORDER = {
     "74HC165": ("Nexperia 74HC165D,653", "C5613", _BOMS),
-    "10k x15 bussed": (
-        "Bourns 4816P-2-103LF",
-        "",
-        _UNSURE + "no public BOM, part import or parts library read here pairs the bussed 4816P-2 "
-        "(or 4816P-T02) with an LCSC number",
+    # two per register (design._register): no public source pairs a bussed 16-pin network
+    # (Bourns 4816P-2 / -T02, Vishay SOMC16-01, CTS 767-161) with an LCSC number
+    "10k x4": (
+        "UNI-ROYAL 4D03WGJ0103T5E (4 x 10 k isolated, 0603 x 4 convex)",
+        "C29718",
+        "LCSC's number for this MPN as public part lists and designs give it (tscircuit/jlcsearch "
+        "docs/generated/resistors.md; a public KiCad schematic's datasheet link "
+        "Uniroyal-Elec-4D03WGJ0103T5E_C29718.pdf; public JLCPCB part tables with 4x10k on "
+        "R_Array_Convex_4x0603)",
     ),
     "100n": ("Yageo CC0603KRX7R9BB104", "C14663", _BOMS),
     "WS2812B": ("Worldsemi WS2812B-B/W", "C114586", _BOMS + " (LCSC's own datasheet link names it)"),
@@ -87,10 +93,14 @@ ORDER = {
 
 
 def network(mpn):
-    """The resistors inside a Bourns 48xxP network, ``[(pin, pin)]``."""
+    """The resistors inside a UNI-ROYAL chip array or a Bourns 48xxP network, ``[(pin, pin)]``."""
+    m = re.search(r"\b([24])D0[23]\w*", mpn)
+    if m is not None:  # n isolated resistors straight across the chip
+        n = int(m.group(1))
+        return [(k, 2 * n + 1 - k) for k in range(1, n + 1)]
     m = re.search(r"48(\d\d)P-(\d)-\d{3}", mpn)
     if m is None:
-        raise ValueError("not a Bourns 4800P order code: %s" % mpn)
+        raise ValueError("not a UNI-ROYAL array's or a Bourns 4800P's order code: %s" % mpn)
     pins, circuit = int(m.group(1)), int(m.group(2))
     if circuit in (1, 4):  # isolated: each resistor across the package
         return [(n, pins + 1 - n) for n in range(1, pins // 2 + 1)]

@@ -127,10 +127,10 @@ class Layout:
         under the checker's centre, ``reed_offset_mm`` towards the trough's far end). Every
         other part on one line between rows 1 and 2 from the rim: the LED, IN and OUT side
         by side (the LED supply's ring passes the strip in a few centimetres), each register
-        with its capacitor and network centred under the reeds it reads. The bus buffer
-        stands off the line above IN and OUT (``TRAY_BUS_AT``), its nine resistors in
-        columns beside it (``TRAY_COLUMNS``), so no line crosses another at its 0.65 mm
-        pins. Routed by ``build_centre``, its routes kept (``CACHED``)."""
+        with its capacitor and its two pull-up arrays centred under the reeds it reads. The
+        bus buffer stands off the line above IN and OUT (``TRAY_BUS_AT``), its nine
+        resistors in columns beside it (``TRAY_COLUMNS``), so no line crosses another at its
+        0.65 mm pins. Routed by ``build_centre``, its routes kept (``CACHED``)."""
         m = self.m
         spots = reed.tray_spots(m, n, 3)
         rows = sorted({y for _, y in spots})
@@ -182,7 +182,8 @@ class Layout:
         put([one("conn", "OUT"), one("led_out_series"), one("q_series")])
         for r in regs:
             xs = [reeds_of[q[3]] for q in one("register", r).pins if q[3] in reeds_of]
-            put([one("register", r), one("decoupling", r), one("pullups", r)], anchor=sum(xs) / len(xs))
+            arrays = [one("pullups", r, half) for half in (0, 1)]
+            put([one("register", r), one("decoupling", r)] + arrays, anchor=sum(xs) / len(xs))
         self.length = round(
             max(max(x for x, _ in self.pos.values()) + extent("REED_SMD")[1], cursor) + 2.0, 1
         )
@@ -280,7 +281,7 @@ class Layout:
 
 def _place_order(p):
     """The order parts fill a strip from the rim: the LED with its capacitor; each register
-    with its capacitor right beside it and then its network (the supply loop a few
+    with its capacitor right beside it and then its two pull-up arrays (the supply loop a few
     millimetres long); the bus buffer with its capacitor and its termination resistors
     (every line it drives, the stub to its registers included, is terminated at the buffer:
     their lengths matter little); the series resistors; the connectors."""
@@ -289,7 +290,7 @@ def _place_order(p):
     if kind in ("led", "decoupling_led"):
         return (0, r[1], kind != "led", "")
     if kind in ("register", "decoupling", "pullups"):
-        return (1, r[1], ("register", "decoupling", "pullups").index(kind), "")
+        return (1, r[1], ("register", "decoupling", "pullups").index(kind), "".join(str(x) for x in r[2:]))
     group = ("bus_buffer", "decoupling_bus", "bus_stub", "bus_series")
     if kind in group:
         return (2, 0, group.index(kind), "".join(str(x) for x in r[1:]))
