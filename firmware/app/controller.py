@@ -320,6 +320,18 @@ class Controller:
                 self._begin_moving(side, self.dice)  # kept: its PLAY records the choice
                 return True
             return False
+        if (what == _I_DOUBLE or what == _I_RESIGN) and mine and 1 - side == self.settings.computer:
+            o = self.opp
+            if self.joint_side == side and (o is None or o.brain_at < 0):
+                # a match with another board, its player this board's computer, their host
+                # not back since this board started: whether its player's roll was asked for
+                # before a power cut (its share gone, the other board thrown) only that host
+                # knows and tells (JOINT ASKED, before its HELLO). A double now could be
+                # another match than the other board's, and the board's own computer would
+                # answer an offer to resign for that player: refused, nothing journaled. A
+                # take, a drop, an answer, a roll and a play are kept and go once it is back
+                self.message = "remote player not connected"
+                return False
         if what == _I_DOUBLE:
             if mine and self.may_double and self.board_matches():
                 self.message = ""

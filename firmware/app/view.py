@@ -24,6 +24,9 @@ moving         the mover's turn LED and dice (a played die dims: ``Recognizer.di
 doubled        the offered cube value blinks in the offerer's colour; the taker's turn LED
 resigning      die 0 shows the offered value (1/2/3) blinking; the opponent's turn LED
 illegal        casual mode: the rows of the illegal play; the opponent's turn LED blinks
+remote away    a match with another board whose player's host is not back since the board
+               started: that side's turn LED blinks vermillion (doubles and offers to resign
+               are refused meanwhile: "remote player not connected")
 game/match     the result chase in the winner's colour, die 0 = 1/2/3 (single/gammon/bg)
 storage error  both tray LEDs blink reddish purple (the journal cannot store; nothing lost)
 hosts revoked  every point LED blinks vermillion for 3 s after the revoke-all gesture
@@ -206,6 +209,10 @@ class View:
         if left >= 0:
             L.clock_bar(p, ctl.clock.side, left, ctl.settings.clock_s * 1000)
         o = ctl.opp
+        if ctl.joint_side >= 0 and ph not in _OVER and (o is None or o.brain_at < 0):
+            # a match with another board, their host not back since this board started: its
+            # player's double and offer to resign are refused ("remote player not connected")
+            p.set(p.board.turn_led[1 - ctl.joint_side], L.EXTRA, p.fast.level)
         if o is not None and o.verdict is not None:
             v = o.verdict_on(now)  # learning mode: was the play the best? (the mover's tray)
             if v is not None:

@@ -551,18 +551,7 @@ class BoardDice:
             except LinkError:
                 return  # not the throw due on this board yet: again on the next step
             self.shares_in += 1
-        if self.ask and follow is not None and follow.r.g is not None:
-            # this board's share of the throw due went out, but the board waits for its
-            # player's ROLL: a power cut lost the ask (the journal holds none), and a CUBE press
-            # now would double on a turn the other board may have thrown: the ask again
-            self.ask = False
-            mt = follow.r.mt
-            t = follow.throws
-            if t < len(x.own_shares) and mt.phase == bgmatch.F_AWAIT and mt.side == self.side:
-                try:
-                    client.joint(LJ.J_ASKED, struct.pack(">I", t))
-                except LinkError:
-                    pass  # asked again already (or firmware without it): nothing to tell
+        self.asked(client, follow)
         if follow is not None and follow.r.g is not None:
             mt = follow.r.mt
             t = follow.throws
@@ -580,6 +569,29 @@ class BoardDice:
                     pass  # the board moved on (or decided itself): nothing to tell
                 self.rolled = t
         self.mine(client)
+
+    def asked(self, client, follow):
+        """Once after the board's copy was fetched again (``board_has``): when this board's
+        share of the throw due went out but the board waits for its player's ROLL, a power cut
+        lost the ask (the journal holds none), and a CUBE press now would double on a turn the
+        other board may have thrown: JOINT ASKED, the ask again. ``remote_player`` calls it on
+        a new link before its HELLO: until that HELLO the board refuses its player's doubles
+        and offers to resign ("remote player not connected"), so none slips in between."""
+        from bg.link import joint as LJ
+
+        from gammon.link import LinkError
+
+        x = self.x
+        if not self.ask or x is None or follow is None or follow.r.g is None:
+            return
+        self.ask = False
+        mt = follow.r.mt
+        t = follow.throws
+        if t < len(x.own_shares) and mt.phase == bgmatch.F_AWAIT and mt.side == self.side:
+            try:
+                client.joint(LJ.J_ASKED, struct.pack(">I", t))
+            except LinkError:
+                pass  # asked again already (or firmware without it): nothing to tell
 
     def mine(self, client):
         """This board's shares the other host has not had yet, each to it once the board gives

@@ -102,12 +102,21 @@ def test_two_simulated_boards_play_a_match_with_the_cube(servers, event, tmp_pat
     """Two points: white doubles, black takes, black redoubles, white drops (black wins 2).
     Power cuts during the cube's turns: white's board just after white's double (black's
     answer not come), black's board with white's double shown (not answered yet) and just
-    after black's redouble."""
-    cuts = ({"doubled": 1}, {"double shown": 1, "doubled": 1})
+    after black's redouble. And before all that, on white's first turn on roll, a power cut
+    after white's ROLL sent its board's share (black's not come) with white's host then away
+    from its board: white presses CUBE, holds CUBE, presses CUBE again (a double, an offer to
+    resign) before its host is back -- each refused on the board, "remote player not
+    connected", nothing journaled (a double there would stop the match: black's board has
+    thrown; the board's own computer would accept the offer for black); once the host is back
+    the roll comes (JOINT ASKED) and the game goes on."""
+    cuts = ({"asked": 1, "doubled": 1}, {"double shown": 1, "doubled": 1})
     boards, datas = _match(
         servers, event, tmp_path, monkeypatch, length=2, cube=({1: "take"}, {1: "drop"}), turn_cuts=cuts
     )
-    assert [b.cut_done for b in boards] == [["doubled"], ["double shown", "doubled"]]
+    assert [b.cut_done for b in boards] == [["asked", "doubled"], ["double shown", "doubled"]]
+    presses = boards[0].away_presses
+    assert [p[0] for p in presses] == ["cube", "cube hold", "cube"], presses
+    assert all(p[1] == "remote player not connected" and not p[2] for p in presses), presses
     kinds = [k for k, _f in record.decode_stream(datas[0])]
     assert kinds.count(record.DOUBLE) == 2 and kinds.count(record.TAKE) == 1 and kinds.count(record.DROP) == 1
     assert boards[0].robot.score == [0, 2]

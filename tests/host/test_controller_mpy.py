@@ -40,6 +40,10 @@ MODULES = [
     # (two boards, one resumed: passes from 196k up, fails at 184-190k; at 192k it failed at
     # the CI's longer checkout path)
     ("test_controller_remote_resign", 6, "208k"),
+    # a board back from a power cut refuses its player's double and offer to resign until the
+    # other player's host is back, keeps a take, blinks the other player's turn LED (two
+    # boards, one resumed, the view: needs 200k / 58k, failed at 192k / 56k)
+    ("test_controller_remote_away", 3, "208k", "66k"),
     # the side a player at another board decides loads no evaluator (sys.modules), a match
     # against the computer does; the board records the host's play as sent, also resumed
     # (two boards, each resumed: needs 200k / 66k, failed at 192k / 64k)

@@ -107,14 +107,21 @@ def runner(robot, side):
 # "played": its play journaled, its host has it, the relay not yet; "other thrown": the other
 # side's throw shown here, its play not come yet; "doubled": this board's double journaled,
 # the other player's answer not come yet; "double shown": the other player's double shown
-# here, not answered yet.
-CUT_POINTS = ("thrown", "played", "other thrown", "doubled", "double shown")
+# here, not answered yet; "asked": its player pressed ROLL and its host sent the board's share
+# of that throw to the relay, the other board's share not come (the other host held from the
+# relay), and its host stays away after the cut while its player presses CUBE, then holds it
+# (a double, an offer to resign: ``_asked``).
+CUT_POINTS = ("thrown", "played", "other thrown", "doubled", "double shown", "asked")
 _STORED = {
     "thrown": (record.ROLL, True),
     "other thrown": (record.ROLL, False),
     "doubled": (record.DOUBLE, True),
     "double shown": (record.DOUBLE, False),
 }
+
+
+# what a press can journal (the board's console shows each record as it stores it)
+_JOURNALED = ("ROLL", "DOUBLE", "TAKE", "DROP", "RESIGN", "RESIGN_ACCEPT", "RESIGN_REJECT", "GAME_END")
 
 
 class Board:
@@ -160,6 +167,9 @@ class Board:
         # figures)], stages "booted", "paired", "played" (the match over) and "fetched"
         self.heap = []
         self.host = None
+        self.other = None  # the other place (``play``)
+        self.away = False  # the host cannot reach its board (``_asked``)
+        self.away_presses = []  # (press, message on the board's panel, records since the cut)
         # this host's dice key, in its own library directory, made on first use (as ``gammon
         # remote play`` does): its part is signed, and the other host's must be
         self.dice_key = dice_proof.host_key(tmp_path / ("host%d" % side))
@@ -192,9 +202,14 @@ class Board:
         pair_with_buttons(self.sim, self.address, "player%d" % self.side)
         self.heap_mark("paired")
         self.host = remote_cmd.remote_player(
-            lambda: L.connect(self.address), self.relay, 1 - self.side, self.out, dice_key=self.dice_key
+            self._connect, self.relay, 1 - self.side, self.out, dice_key=self.dice_key
         )
         self.robot = demo.Player(self.sim, random.Random(11 + self.side))
+
+    def _connect(self):
+        if self.away:
+            raise L.LinkError("its board is out of reach (held by the test)")
+        return L.connect(self.address)
 
     def run_host(self):
         try:
@@ -241,6 +256,54 @@ class Board:
     def _due(self, name):
         """The next time the player reaches ``name`` is a power cut."""
         return self.cut_at.get(name) == self.reached.get(name, 0) + 1
+
+    def _asked(self, r, me):
+        """Point "asked": this board's player presses ROLL; the other host is held from the
+        relay, so the other board's share does not come. Once this host has sent this board's
+        share of the throw (the relay took it), the power goes and this host stays away from
+        its board; the board back, its player presses CUBE, then holds it (a double, an offer
+        to resign), each answered on the board's panel (kept in ``away_presses`` with the
+        records the board's console showed meanwhile); then both hosts are let back."""
+        seat = self.host.seat
+        held = self.other._hold_relay()
+        try:
+            before = len(seat.sent)
+            end = time.monotonic() + 20
+            pressed = 0.0
+            while not (
+                any(m.get("kind") == "share" for m in seat.sent[before:]) and seat.acked == len(seat.sent)
+            ):
+                if time.monotonic() > end:
+                    raise RuntimeError("the host never sent this board's share")
+                if time.monotonic() - pressed > 1.5:  # (again should the board not have read it)
+                    r.press("roll%d" % me)
+                    pressed = time.monotonic()
+                time.sleep(0.01)
+            self.away = True
+            _lines, seen = self.sim.log_since(0)
+            self.sim.restart("power-on")
+            self.cut_done.append("asked")
+            end = time.monotonic() + 30
+            while not any("link: listening" in x for x in self.sim.log_since(seen)[0]):
+                if time.monotonic() > end:
+                    raise RuntimeError("the board did not come back")
+                time.sleep(0.05)
+            time.sleep(0.5)  # (its first status line)
+            st = self.sim._st
+            if not (st.get("ph") == 3 and st.get("s") == me):
+                raise RuntimeError("the board came back elsewhere than on roll: %r" % st)
+            for name, hold in (("cube", 0.0), ("cube hold", 1.2), ("cube", 0.0)):
+                self.sim.click([b["name"] for b in self.sim.board["buttons"]].index("cube%d" % me), hold)
+                time.sleep(1.0)
+                recs = [x for x in self.sim.log_since(seen)[0] if x.split(" ")[0] in _JOURNALED]
+                self.away_presses.append((name, self.sim._st.get("m"), recs))
+            if any(p[2] for p in self.away_presses):
+                raise RuntimeError(
+                    "the board journaled a press while its host was away: %r" % self.away_presses
+                )
+        finally:
+            self.away = False
+            self.other.relay.http.url = held[0]
 
     def _hold_relay(self):
         """The host's relay out of reach (its address: nothing listens there) until the
@@ -335,7 +398,13 @@ class Board:
             while True:  # a roll (or a double, taken or dropped, first)
                 if r.side == me:
                     g = r.games + 1
-                    if g in self.doubles and g not in self.doubled and self._may_double():
+                    if self._due("asked"):
+                        self.reached["asked"] = self.reached.get("asked", 0) + 1
+                        self._asked(r, me)
+                        # the roll comes with the other board's share, once this host is back
+                        # (JOINT ASKED); a DOUBLE or RESIGN here is a press the board took
+                        kind, text = r.expect(("ROLL", "DOUBLE", "RESIGN", "GAME_END"))
+                    elif g in self.doubles and g not in self.doubled and self._may_double():
                         self.doubled.add(g)
                         r.press_until("cube%d" % me, ("DOUBLE",))
                         self._point("doubled")
@@ -424,6 +493,7 @@ def play(
         for i in (0, 1)
     ]
     boards[1].redouble = True  # (black doubles only once it owns the cube)
+    boards[0].other, boards[1].other = boards[1], boards[0]
     stop = threading.Event()
     try:
         for b in boards:

@@ -312,17 +312,23 @@ def remote_player(connect, relay, remote_side, out, say=None, seat=None, dice_ke
         def _dice(self):
             """A new match the board published (its commitment, no throw yet): the joint
             dice begin; then each step of them."""
-            f = self.follow
-            if self.restore is not None and f.key is not None:
-                if self.dice.restore(self.restore, f.records):
-                    self.dice_key = f.key  # the saved exchange is the live match's
-                self.restore = None
+            f = self._restored()
             if f.key is not None and f.key != self.dice_key and f.r.g is None:
                 ms = f.records[0][1]
                 self.dice_key = f.key
                 self.dice.match(bytes(ms[0]), bytes(ms[9]))
             if self.dice_key == f.key:
                 self.dice.step(self.client, f)
+
+        def _restored(self):
+            """The live match's follow, a restarted host's saved exchange taken first when it
+            is that match's."""
+            f = self.follow
+            if self.restore is not None and f.key is not None:
+                if self.dice.restore(self.restore, f.records):
+                    self.dice_key = f.key  # the saved exchange is the live match's
+                self.restore = None
+            return f
 
         def _flush(self):
             """Send this board's decisions the relay has not got yet: the board's own copy is
@@ -378,7 +384,24 @@ def remote_player(connect, relay, remote_side, out, say=None, seat=None, dice_ke
             self._flush()
 
         def _open(self):
-            play.Player._open(self)
+            """A new link: the board's copy, JOINT ASKED where its power cut lost its player's
+            roll, and only then the HELLO. A board back from a power cut refuses its player's
+            doubles and offers to resign until that HELLO ("remote player not connected":
+            only this host knows whether the roll was asked for, its share gone to the
+            other board), so no press slips in between the HELLO and the ask."""
+            c = self.connect()
+            self.client = c
+            try:
+                self._resync()
+                f = self._restored()
+                if self.dice_key is not None and self.dice_key == f.key:
+                    self.dice.asked(c, f)
+                play._hello(c, self.brain)
+            except BaseException:
+                self.client = None
+                c.close()
+                raise
+            self.last_hello = self.clock()
             self.brain.again = True  # the last remote decision may have died with the old link
 
         def _feed(self, recs):
