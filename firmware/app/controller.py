@@ -508,10 +508,8 @@ class Controller:
     def prepare_opponent(self):
         """Make the computer opponent and its chooser now (the app's boot, while the heap is
         whole) instead of at its first move; not for a player at another board (their host
-        decides: ``Opponent.far``) unless learning mode judges this board's player."""
-        o = self._opponent()
-        if self.learn or not o.far(self):
-            o._pubeval()
+        decides: ``Opponent.prepare``) unless learning mode judges this board's player."""
+        self._opponent().prepare(self)
 
     # The fold: one action into the state, the same function for live play (``_emit``) and for
     # a journal's replay after a power cut (``resume``).

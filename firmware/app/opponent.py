@@ -19,17 +19,15 @@ transitions, and shows plays on the LEDs (``app.view`` paints ``plan``):
   roll; in learning mode (``Settings.learn``) after each confirmed play of a player the
   mover's tray LED says whether it was the best (``verdict``).
 
-Thinking in slices: pubeval scores every play of the roll (2,140 on the worst position: ~130
-ms estimated on the ESP32), too long to hold the event loop. When the app runs its engine task
-(``ctl.sliced``, app.main) the best play of the turn in progress is computed there, a few plays
-at a time (``think``), as soon as the turn begins (the computer's turn unless a host decides
-it, and each player's turn in learning mode or once the coach was asked); the controller's
-calls then find it ready. One not ready yet waits: the computer's play appears, the coach's
-shows, the verdict comes once ``think`` has it (``ctl.thought`` calls ``act`` again). Without
-the task (tests, tools) every choice is made at once, as before.
+The board's own search (pubeval, in the app's engine task's slices), the coach and learning
+mode's verdict are ``app.search``, made on first use (``search``): a side the board does not
+decide -- a player at another board, a host deciding for the computer (``gammon play``) --
+needs only the plan on the LEDs and the wait, and the board's heap holds nothing of the search
+for it until the board must decide itself (docs/memory.md).
 
-Pure: no asyncio, no HAL; the controller calls ``act(ctl, now)`` after every input. Every
-buffer is made once here; ``choose`` may allocate (it runs once per turn)."""
+Pure: no asyncio, no HAL; the controller calls ``act(ctl, now)`` after every input and goes
+in only by its public parts (``intent``, ``track``, ``board_matches``, its state). Every buffer
+is made once here."""
 
 from app import ctl_defs as D
 from app import rules
@@ -55,36 +53,24 @@ def _check_strength(strength):
 
 def chooser(strength="pubeval"):
     """A play chooser for ``strength`` (``choose(pos, side, d1, d2) -> steps``) on its own
-    generator (tests, tools); the ``Opponent`` makes its own on the recogniser's (``_pubeval``)."""
+    generator (tests, tools); the ``Opponent``'s search makes its own on the recogniser's (``app.search``)."""
     _check_strength(strength)
     from bg.engine.pubeval import PubEval
 
     return PubEval().best
 
 
-def same_play(start, side, a, b, scratch):
-    """True when the plays ``a`` and ``b`` (steps) lead from ``start`` to one position."""
-    s1, s2 = scratch
-    s1[:] = start
-    s2[:] = start
-    rules.apply_steps(s1, side, a)
-    rules.apply_steps(s2, side, b)
-    return s1 == s2
-
-
 class Opponent:
     """The computer's side and the coach for one controller (``ctl.opp``)."""
 
+    search = None  # app.search.Search: the board's own best play, the coach, learning mode
+    verdict = None  # learning mode: (side, best?, ticks, the best play) after a play
+    _resign = -1  # a host's offer to resign for the computer (turn * 4 + value), -1: none
+
     def __init__(self, choose=None, strength="pubeval", gen=None):
-        self._choose = choose
+        self._choose = choose  # a test's or a tool's chooser (None: pubeval), for the search
         self.strength = strength
-        self._gen = gen  # the move generator the chooser shares (None: its own)
-        self._pe = None  # the device's chooser (bg.engine.pubeval.PubEval) once made
-        self._ans_key = -1  # the turn (ctl.throws) whose best play ``_ans`` is
-        self._ans = ()
-        self._job_key = -1  # the turn whose best play ``think`` is computing (-1: none)
-        self._coach_wait = -1  # the turn whose coach was asked before its best play was known
-        self._judge_wait = False  # a verdict waits for the engine task's best play
+        self._gen = gen  # the move generator the search and ``decided`` share (None: their own)
         self.plan = None  # steps shown on the LEDs (the computer's play or the coach's)
         self.plan_side = -1
         self.coaching = False  # the plan is the coach's (shown, never enforced)
@@ -95,147 +81,75 @@ class Opponent:
         self.wrong = False  # a complete play that is not the computer's is on the board
         self.missing = 0  # its rows to correct (against the computer's play)
         self.extra = 0
-        self.verdict = None  # learning mode: (side, best?, ticks, the best play) after a play
         self._turn_key = -1  # the planned turn (``ctl.throws``: each turn has its own throw)
-        self._seen = None  # the last play judged (ctl.last_play)
-        self._judge = None  # (side, d1, d2, start, opening) of the player's turn in progress
-        self._judge_turn = -1
         self._pos = bytearray(52)
-        self._scratch = (bytearray(52), bytearray(52))
         # a host deciding for the computer (``gammon play``, link request DECIDE): ticks of
-        # its last request (-1: none), its decision for turn ``_host_key`` in phase
-        # ``_host_phase`` (a play's steps, or 1/0 for a cube question), the decision point
-        # being waited for (``_wait_key``) since ``_wait_at``
+        # its last request (-1: none), its decision ``_host``: (turn ``ctl.throws``, phase,
+        # a play's steps or 1/0 for a cube question), the decision point being waited for
+        # (``_wait_key``) since ``_wait_at``
         self.brain_at = -1
-        self.brain_name = ""
-        self._host_key = -1
-        self._host_phase = -1
         self._host = None
         self._wait_key = -1
         self._wait_at = 0
         # the turn the board decides itself although a host said HELLO (it went quiet, or
-        # let a decision pass): only then is pubeval's search run for the computer's side
+        # let a decision pass): only then is the search run for the computer's side
         self._own_key = -1
         self.waiting = False  # the board waits for the host (the controller's tick asks again)
         # a player at another board decides (HELLO's bit 7, ``gammon remote play``): the board
         # never decides for them (it waits as long as it takes), answers a resignation only as
         # they do, and journals its own player's offer to resign once confirmed (their host
-        # must see it); ``_resign``: their offer to resign (turn * 4 + value), -1: none
+        # must see it)
         self.remote = False
-        self._resign = -1
 
     def far(self, ctl):
         """The computer's side is a player at another board (HELLO bit 7, or a two-board
         match: also resumed, before their host is back). Only their host decides for it, so
-        nothing of the computer's brain (pubeval's chooser: 816 bytes of the board model's heap)
-        is loaded for that side; this board's player may still ask the coach."""
+        nothing of the board's search (``app.search``, pubeval's chooser) is loaded for that
+        side; this board's player may still ask the coach."""
         return self.remote or ctl.joint_side >= 0
 
-    def choose(self, pos, side, d1, d2):
-        f = self._choose
-        if f is None:
-            f = self._pubeval().best
-        return f(pos, side, d1, d2)
+    def own(self, ctl, key):
+        """True when the board itself decides the computer's turn ``key``: nobody at another
+        board plays it, and no host said HELLO or this turn is left to the board."""
+        return not self.far(ctl) and (self.brain_at < 0 or self._own_key == key)
 
-    def _pubeval(self):
-        """The device's chooser (``bg.engine.pubeval.PubEval`` on the shared generator), made
-        on first use. It is pubeval whatever the strength's name: a name a host gave
-        (``hello``: "gnubg 2-ply") is the host's, and the board decides with its own when the
-        host is not there."""
-        if self._pe is None:
-            from bg.engine.pubeval import PubEval
+    def _search(self):
+        """The board's search (``app.search``), made on first use."""
+        s = self.search
+        if s is None:
+            from app.search import Search
 
-            self._pe = PubEval(self._gen)
-            self._choose = self._pe.best
-        return self._pe
+            s = self.search = Search(self, self._choose, self._gen)
+        return s
 
-    def best(self, pos, side, d1, d2, opening):
-        """The coach's play: the book's on the game's first roll, else the chooser's."""
-        if opening:
-            from bg.aids import opening_move
-
-            return opening_move(d1, d2)
-        return self.choose(pos, side, d1, d2)
-
-    # -- thinking in slices (the app's engine task) ----------------------------------------
-
-    def _sliceable(self):
-        return self._choose is None or self._pe is not None
-
-    def _turn_best(self, ctl, key, side, d1, d2, start, opening):
-        """The best play of turn ``key``: at once when known (the book's, or ``think``
-        computed it), else None when the engine task will compute it (``ctl.sliced``),
-        else computed now."""
-        if opening:
-            return self.best(start, side, d1, d2, True)
-        if self._ans_key == key:
-            return self._ans
-        if ctl.sliced and self._sliceable():
-            return None
-        return self.choose(start, side, d1, d2)
-
-    def _wanted(self, ctl):
-        """The turn (``ctl.throws``) whose best play is wanted and not known: a verdict
-        waiting for it (``_judge``), else the turn in progress when it is the computer's, or a
-        player's in learning mode or once the coach was asked; -1 for none. Allocates nothing
-        (the engine task asks after every input, ``think`` at every chunk)."""
-        if not ctl.sliced or not self._sliceable():
-            return -1
-        j = self._judge
-        if self._judge_wait and j is not None and self._ans_key != j[5]:
-            return j[5]
-        if ctl.phase != D.MOVING:
-            return -1
-        key = ctl.throws
-        if self._ans_key == key:
-            return -1
-        if ctl.side != ctl.settings.computer and not ctl.learn and self._coach_wait != key:
-            return -1
-        if ctl.side == ctl.settings.computer and (
-            self.far(ctl) or self.brain_at >= 0 and self._own_key != key
-        ):
-            # their host decides: the evaluator is not loaded for them (0.9 kB of the board
-            # model's heap: ``bg.engine.pubeval`` and its chooser) until the board must decide
-            return -1
-        if self._job_key != key and ctl.side != ctl.settings.computer and self._opening(ctl):
-            return -1  # a player's opening: the book's play, no search (the computer searches)
-        return key
+    def prepare(self, ctl):
+        """Make the board's chooser now (the app's boot, while the heap is whole: pubeval's
+        tables) where the board will search: the computer's side is not another board's
+        player's, or learning mode judges this board's player."""
+        if ctl.learn or not self.far(ctl):
+            self._search().pubeval()
 
     def wants(self, ctl):
-        """True when ``think`` has work."""
-        return self._wanted(ctl) >= 0
+        """True when ``think`` has work (the app's engine task asks after every input)."""
+        s = self.search
+        if s is None:
+            # (made here only for a computer's turn the board decides itself: its search)
+            if ctl.phase != D.MOVING or ctl.side != ctl.settings.computer or not self.own(ctl, ctl.throws):
+                return False
+            s = self._search()
+        return s.wanted(ctl) >= 0
 
     def think(self, ctl, n):
-        """Score up to ``n`` more plays of the wanted turn's (``_wanted``); True when its best
-        play is known (or nothing is wanted). The engine task calls it with a yield between
-        calls, then ``ctl.thought(now)``."""
-        key = self._wanted(ctl)
-        if key < 0:
-            self._job_key = -1
-            return True
-        pe = self._pubeval()
-        if self._job_key != key:
-            j = self._judge
-            if self._judge_wait and j is not None and j[5] == key:
-                pe.start(j[3], j[0], j[1], j[2])  # the judged turn's start and dice
-            else:
-                d = ctl.dice
-                pe.start(ctl.turn_start, ctl.side, d[0], d[1])
-            self._job_key = key
-        try:
-            done = pe.run(n)
-        except RuntimeError:  # the recogniser used the shared generator meanwhile: again
-            self._job_key = -1
-            return False
-        if done:
-            self._ans = pe.steps()
-            self._ans_key = key
-            self._job_key = -1
-        return done
+        """Score up to ``n`` more plays of the turn whose best play is wanted; True when it is
+        known (or nothing is wanted). The engine task calls it with a yield between calls, then
+        ``ctl.thought(now)``."""
+        s = self.search
+        return True if s is None else s.think(ctl, n)
 
     # -- the plan on the LEDs ---------------------------------------------------------------
 
-    def _set_plan(self, ctl, steps, coaching):
+    def show(self, ctl, steps, coaching):
+        """Show ``steps`` on the LEDs for the turn in progress (the coach's: ``coaching``)."""
         self.plan = steps
         self.plan_side = ctl.side
         self.coaching = coaching
@@ -250,9 +164,9 @@ class Opponent:
         self.nstages = n + 1
         self.stage = 0
         self.wrong = False
-        self._follow(ctl)
+        self.follow(ctl)
 
-    def _follow(self, ctl):
+    def follow(self, ctl):
         """Which stage of the plan the board reads (the last one reached stays until the
         reading is another stage: a checker in the hand reads as no stage at all)."""
         s = ctl.sensed
@@ -296,11 +210,10 @@ class Opponent:
         """A new match: its turns count from 1 again (``ctl.throws``), so nothing known about
         the last match's turns (its best plays, plan, coach, verdict) may answer for them."""
         self.clear()
-        self._ans_key = self._job_key = self._coach_wait = self._turn_key = self._judge_turn = -1
-        self._own_key = -1
-        self._judge = None
-        self._judge_wait = False
+        self._turn_key = self._own_key = -1
         self.verdict = None
+        if self.search is not None:
+            self.search.new_match()
 
     def showing(self, ctl):
         """True while the LEDs should show the plan for the turn in progress."""
@@ -312,50 +225,19 @@ class Opponent:
         """The mover asked for the best play (long ROLL press): show it, or hide it again."""
         if ctl.phase != D.MOVING or ctl.side == ctl.settings.computer:
             return False
-        if self._judge_turn != ctl.throws:
-            self._new_turn(ctl)  # asked before this turn was seen (the coach made on first use)
-        if self.plan is not None and self.coaching or self._coach_wait == ctl.throws:
-            self.clear()
-            self._coach_wait = -1
-            return True
-        d = ctl.dice
-        steps = self._turn_best(ctl, ctl.throws, ctl.side, d[0], d[1], ctl.turn_start, self._opening(ctl))
-        if steps is None:
-            self._coach_wait = ctl.throws  # shown as soon as the engine task has it (act)
-            return True
-        self._set_plan(ctl, steps, True)
-        return True
-
-    def _new_turn(self, ctl):
-        """A new turn of a player: what learning mode will judge; last turn's coach goes."""
-        self._judge_turn = ctl.throws
-        self._judge_wait = False  # (a verdict still waiting for the last turn is dropped)
-        d = ctl.dice
-        self._judge = (ctl.side, d[0], d[1], bytes(ctl.turn_start), self._opening(ctl), ctl.throws)
-        if self.coaching:
-            self.clear()
-
-    def _opening(self, ctl):
-        return ctl.last_play is None and ctl.turn_start == rules.start_position()
+        return self._search().coach(ctl)
 
     # -- the computer's side ----------------------------------------------------------------
 
     def act(self, ctl, now):
-        """After any input: judge a player's new play (learning mode), then let the computer
-        take every decision that is its own. Returns True when it did something."""
-        if ctl.last_play is not self._seen:
-            self._seen = ctl.last_play
-            self._judged(ctl, now)
-        elif self._judge_wait:
-            self._judged(ctl, now)  # a verdict waiting for the engine task's best play
-        if ctl.phase == D.MOVING and ctl.side != ctl.settings.computer:
-            if self._judge_turn != ctl.throws:  # a new turn (no allocation on every reading)
-                self._new_turn(ctl)
-            elif self.coaching and self.plan is not None:
-                self._follow(ctl)
-            elif self._coach_wait == ctl.throws and self._ans_key == ctl.throws:
-                self._coach_wait = -1
-                self._set_plan(ctl, self._ans, True)  # the coach asked before it was known
+        """After any input: judge a player's new play (learning mode) and follow the coach
+        (the search, once made), then let the computer take every decision that is its own.
+        Returns True when it did something."""
+        s = self.search
+        if s is None and ctl.learn:
+            s = self._search()
+        if s is not None:
+            s.seen(ctl, now)
         comp = ctl.settings.computer
         self.waiting = False  # (set again by a decision point still waiting for the host)
         if comp < 0:
@@ -366,28 +248,6 @@ class Opponent:
                 break
             did = True
         return did
-
-    def _judged(self, ctl, now):
-        self._judge_wait = False
-        lp = ctl.last_play
-        j = self._judge
-        if lp is None or j is None or not ctl.learn or lp[0] == ctl.settings.computer:
-            return
-        side, d1, d2, start, opening, key = j
-        if side != lp[0]:
-            return
-        best = self._turn_best(ctl, key, side, d1, d2, start, opening)
-        if best is None:
-            self._judge_wait = True  # judged once the engine task knows it (act asks again)
-            return
-        ok = same_play(start, lp[0], lp[1], best, self._scratch)
-        if opening and not ok:
-            from bg.aids import opening_alternatives
-
-            for alt in opening_alternatives(d1, d2):
-                ok = ok or same_play(start, lp[0], lp[1], alt, self._scratch)
-        self.verdict = (lp[0], ok, now, best)
-        self._judge = None
 
     def verdict_on(self, now):
         """The learning-mode verdict to show at ``now`` ((side, best?)), or None."""
@@ -456,9 +316,10 @@ class Opponent:
         when the board decides itself (no host, or it went quiet for ``BRAIN_MS``)."""
         key = ctl.throws
         ph = ctl.phase
-        if self._host_key == key and self._host_phase == ph and self._host is not None:
+        h = self._host
+        if h is not None and h[0] == key and h[1] == ph:
             self.waiting = False
-            return self._host
+            return h[2]
         quiet = self.brain_at < 0 or ((now - self.brain_at) & _TICKS_MASK) >= BRAIN_MS
         if quiet and ctl.joint_side < 0:
             # (a player at another board in a two-board match: only they can decide, and the
@@ -498,7 +359,6 @@ class Opponent:
             )  # fmt: skip
             self.strength = name
         self.brain_at = now
-        self.brain_name = name
         self.remote = remote
         return None
 
@@ -540,9 +400,7 @@ class Opponent:
             return "no cube decision is the computer's now"
         else:
             value = 1 if value else 0
-        self._host_key = turn
-        self._host_phase = ph
-        self._host = value
+        self._host = (turn, ph, value)
         return None
 
     def takes(self, pos, me):
@@ -559,17 +417,17 @@ class Opponent:
                 steps = h
             else:
                 self._own_key = ctl.throws  # (the host, if any, did not decide this turn)
-                steps = self._turn_best(ctl, ctl.throws, ctl.side, d[0], d[1], ctl.turn_start, False)
+                steps = self._search().turn_best(ctl, ctl.throws, ctl.side, d[0], d[1], ctl.turn_start, False)
             if steps is None:
                 return False  # the engine task is thinking (think): ctl.thought comes back here
             self._turn_key = ctl.throws
-            self._set_plan(ctl, tuple(steps), False)
+            self.show(ctl, tuple(steps), False)
             if not steps:
                 self.clear()
                 return ctl.intent(ctl.side, D.I_PLAY, (), now)  # no legal move: it passes
         if not ctl.sensed_valid:
             return False
-        self._follow(ctl)
+        self.follow(ctl)
         st = ctl.track(now)
         self.wrong = False
         self.missing = self.extra = 0

@@ -237,7 +237,7 @@ def test_learning_mode_thinks_while_the_player_moves_and_judges_at_once():
 
     async def body(ticks):
         _sense(app, worst)  # the turn is seen: its best play is wanted for the verdict
-        await _until(lambda: c.opp is not None and c.opp._ans_key == c.throws, ticks)
+        await _until(lambda: c.opp is not None and c.opp.search and c.opp.search.known == c.throws, ticks)
         _sense(app, end)
         await _until(
             lambda: not app.engine.busy and not app.engine.fresh and c.rec.state == R.COMPLETE, ticks
@@ -260,7 +260,7 @@ def test_a_verdict_waits_for_the_best_play_when_the_player_is_quicker():
         await _until(
             lambda: not app.engine.busy and not app.engine.fresh and c.rec.state == R.COMPLETE, ticks
         )
-        assert c.opp is not None and c.opp._ans_key != c.throws  # still thinking
+        assert c.opp is not None and c.opp.search.known != c.throws  # still thinking
         _press(app, "roll", 0)  # confirmed before the best play is known
         o = c.opp
         assert c.phase == C.AWAIT_ROLL and o.verdict is None and o.wants(c)
@@ -283,7 +283,8 @@ def test_a_board_halted_by_a_flat_battery_does_not_think_for_the_computer():
         app.engine.kick()
         for _ in range(200):
             await asyncio.sleep_ms(0)
-        assert o.plan is None and o._ans_key != c.throws and not c.outbox  # nothing thought, nothing done
+        # nothing thought, nothing done
+        assert o.plan is None and (o.search is None or o.search.known != c.throws) and not c.outbox
         app.power.halted = False  # charged again
         app.engine.kick()
         await _until(lambda: o.plan is not None, ticks)

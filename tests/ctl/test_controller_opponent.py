@@ -9,6 +9,7 @@ import ctl_helpers as H
 from app import controller as C
 from app import opponent as O
 from app import rules
+from app import search as S
 from bg import leds as L
 from bg import recognize as R
 
@@ -147,9 +148,9 @@ def test_a_different_play_on_the_computers_turn_is_refused_and_nothing_is_lost()
     # the player makes another legal play for the computer (the generator's last one)
 
     other = H.Robot(c, 9).pick_play()
-    while O.same_play(c.turn_start, side, other, c.opp.plan, (bytearray(52), bytearray(52))):
+    while S.same_play(c.turn_start, side, other, c.opp.plan, (bytearray(52), bytearray(52))):
         other = H.Robot(c, other[0] + len(other)).pick_play()
-    assert not O.same_play(c.turn_start, side, other, c.opp.plan, (bytearray(52), bytearray(52)))
+    assert not S.same_play(c.turn_start, side, other, c.opp.plan, (bytearray(52), bytearray(52)))
     rules.apply_steps(r.pos, side, other)
     r.sense()
     assert c.phase == C.MOVING and c.side == side and c.outbox == before
@@ -168,7 +169,7 @@ def test_a_different_play_on_the_computers_turn_is_refused_and_nothing_is_lost()
     plan = _follow(c, r)
     k, f = c.outbox[len(before)]
     assert k == C.K_PLAY and f[0] == side and f[2] == 0
-    assert O.same_play(c.turn_start, side, f[1], plan, (bytearray(52), bytearray(52)))
+    assert S.same_play(c.turn_start, side, f[1], plan, (bytearray(52), bytearray(52)))
     assert c.outbox[: len(before)] == before
 
 
@@ -266,7 +267,7 @@ def test_learning_mode_says_when_a_play_was_not_the_best():
             if opening or not play:
                 continue
             best = H.first_play(start, 0, d1, d2)  # what the injected chooser answers
-            same = O.same_play(start, 0, play, best, (bytearray(52), bytearray(52)))
+            same = S.same_play(start, 0, play, best, (bytearray(52), bytearray(52)))
             assert c.opp.verdict[:2] == (0, same) and tuple(c.opp.verdict[3]) == tuple(best)
             seen |= 1 if same else 2
             if seen == 3:

@@ -21,15 +21,18 @@ from bg import record as R
 from bg.dice.fairness import Fairness
 
 PUBEVAL = "bg.engine.pubeval"
+SEARCH = "app.search"  # the board's own search, the coach, learning mode (Opponent.search)
 P0 = bytes(range(16))
 P1 = bytes(range(16, 32))
 SHARED = (R.ROLL, R.PLAY, R.DOUBLE, R.TAKE, R.DROP, R.GAME_END)
 
 
 def _forget_pubeval():
-    """Drop the evaluator from the module table (an earlier test may have loaded it)."""
-    if PUBEVAL in sys.modules:
-        del sys.modules[PUBEVAL]
+    """Drop the evaluator and the board's search from the module table (an earlier test may
+    have loaded them)."""
+    for name in (PUBEVAL, SEARCH):
+        if name in sys.modules:
+            del sys.modules[name]
 
 
 def _think(c, now):
@@ -163,6 +166,26 @@ def test_a_two_board_match_never_loads_the_computers_evaluator():
                 s.resume()  # the boot's prepare_opponent too
         assert PUBEVAL not in sys.modules
     assert i >= 3
+
+
+def test_the_other_boards_side_is_a_plan_and_a_wait_until_the_coach_is_asked():
+    """The side the other board's player decides needs only the plan on the LEDs and the wait
+    (``app.opponent``): the board's search (``app.search``: its code, its state, pubeval) is
+    not imported for it, also resumed; this board's player asking the coach makes it."""
+    _forget_pubeval()
+    a, b = _match()
+    for i in range(4):
+        if a.c.phase != C.MOVING:
+            break
+        _turn(a, b, cut=i == 1)
+        for s in (a, b):
+            assert s.c.opp.search is None and s.c.opp.plan is None
+        assert SEARCH not in sys.modules and PUBEVAL not in sys.modules
+    assert i >= 2
+    s = a if a.c.side == a.c.joint_side else b
+    assert s.c.phase == C.MOVING and s.r.press(s.c.side, C.ROLL, C.LONG)  # the coach
+    _think(s.c, s.r.now)
+    assert s.c.opp.search is not None and s.c.opp.coaching and SEARCH in sys.modules
 
 
 def test_a_two_board_match_keeps_the_controllers_dict_size():

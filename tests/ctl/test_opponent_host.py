@@ -15,6 +15,7 @@ import ctl_helpers as H
 from app import controller as C
 from app import opponent as O
 from app import rules
+from app import search as S
 
 
 class _Spy:
@@ -81,7 +82,7 @@ def _other_play(c, r):
     for seed in range(1, 40):
         r.rng = H.Lcg(seed)
         p = r.pick_play()
-        if not O.same_play(c.turn_start, c.side, p, first, scratch):
+        if not S.same_play(c.turn_start, c.side, p, first, scratch):
             return p
     return first
 
@@ -125,7 +126,7 @@ def test_the_computer_waits_for_the_hosts_play_and_plays_it():
     plays = [f for k, f in tape.records[n:] if k == C.K_PLAY]
     assert len(plays) == 1 and plays[0][0] == 1
     f = plays[0]
-    assert O.same_play(start, 1, f[1], play, (bytearray(52), bytearray(52)))
+    assert S.same_play(start, 1, f[1], play, (bytearray(52), bytearray(52)))
     assert spy.asked == 0
 
 
@@ -267,7 +268,7 @@ def test_while_a_host_decides_the_board_does_not_search_and_searches_once_it_wen
     assert o.hello(c, 1, "gnubg 0-ply", r.now) is None
     _start(c, r)
     _to_computer_decision(c, r, 1, C.MOVING)
-    assert o.waiting and not o.wants(c) and o._pe is None and o.plan is None
+    assert o.waiting and not o.wants(c) and o.search is None and o.plan is None
     assert not c.tick(r.now + O.BRAIN_MS - 1) and o.waiting and not o.wants(c)
     r.now = o.brain_at + O.BRAIN_MS  # the link dropped: no request for BRAIN_MS
     c.tick(r.now)
@@ -277,6 +278,6 @@ def test_while_a_host_decides_the_board_does_not_search_and_searches_once_it_wen
             break
     else:
         raise AssertionError("the search never ended")
-    assert o._pe is not None and c.thought(r.now)
+    assert o.search is not None and c.thought(r.now)
     assert o.showing(c) and movegen.is_legal(c.turn_start, 1, c.dice[0], c.dice[1], o.plan)
     _follow(c, r)

@@ -18,7 +18,7 @@ import pytest
 import remote_helpers as RH
 import test_controller_joint as T
 from app import controller as C
-from app import opponent as O
+from app import search as S
 from gammon.club.push import ClubError
 from gammon.commands import remote as RC
 from gammon.link import LinkError
@@ -71,7 +71,7 @@ def _the_play_shows_on_the_other_board(o, roller, mine, other, steps):
         # the play as its board's journal holds it: the recogniser's order of a checker's steps
         # (8/4/3 for 8/7/3 with 4-1) may differ from the order the player moved them in
         plan, scratch = other.c.opp.plan, (bytearray(52), bytearray(52))
-        assert O.same_play(other.c.turn_start, roller, plan, steps, scratch), (tuple(plan), steps)
+        assert S.same_play(other.c.turn_start, roller, plan, steps, scratch), (tuple(plan), steps)
         T._follow(other)
         o.run()
         assert other.c.last_play == mine.c.last_play
