@@ -39,25 +39,9 @@ from micropython import const
 VERDICT_MS = const(3000)  # learning mode: how long the tray LED says "best" / "not best"
 BRAIN_MS = const(20000)  # a host's decisions are waited for this long after its last request
 DECIDE_MS = const(30000)  # ... and at most this long per decision: then the board decides
-TAKE_PCT = const(112)  # takes while its pips are at most 12 % above the doubler's
+_TAKE_PCT = const(112)  # takes while its pips are at most 12 % above the doubler's
 _NST = const(5)  # a play's stages: the start and after each of up to 4 steps
 _TICKS_MASK = const(0x3FFFFFFF)
-
-STRENGTHS = ("pubeval",)
-
-
-def _check_strength(strength):
-    if strength not in STRENGTHS:
-        raise ValueError("unknown strength %r" % (strength,))
-
-
-def chooser(strength="pubeval"):
-    """A play chooser for ``strength`` (``choose(pos, side, d1, d2) -> steps``) on its own
-    generator (tests, tools); the ``Opponent``'s search makes its own on the recogniser's (``app.search``)."""
-    _check_strength(strength)
-    from bg.engine.pubeval import PubEval
-
-    return PubEval().best
 
 
 class Opponent:
@@ -404,8 +388,8 @@ class Opponent:
         return None
 
     def takes(self, pos, me):
-        """The cube policy's take: ``me``'s pip count at most ``TAKE_PCT`` % of the doubler's."""
-        return pip_count(pos, me) * 100 <= pip_count(pos, 1 - me) * TAKE_PCT
+        """The cube policy's take: ``me``'s pip count at most ``_TAKE_PCT`` % of the doubler's."""
+        return pip_count(pos, me) * 100 <= pip_count(pos, 1 - me) * _TAKE_PCT
 
     def _move(self, ctl, now):
         if self.plan is None or self.coaching or self._turn_key != ctl.throws:

@@ -22,6 +22,16 @@ from app import ctl_defs as D
 from app import rules
 
 
+def chooser(strength="pubeval"):
+    """A play chooser for ``strength`` (``choose(pos, side, d1, d2) -> steps``) on its own
+    generator (tests, tools); the board's ``Search`` makes its own on the recogniser's."""
+    if strength != "pubeval":
+        raise ValueError("unknown strength %r" % (strength,))
+    from bg.engine.pubeval import PubEval
+
+    return PubEval().best
+
+
 def same_play(start, side, a, b, scratch):
     """True when the plays ``a`` and ``b`` (steps) lead from ``start`` to one position."""
     s1, s2 = scratch
@@ -50,7 +60,7 @@ class Search:
         self._seen = None  # the last play judged (ctl.last_play)
         self._judge = None  # (side, d1, d2, start, opening, turn) of the player's turn in progress
         self._judge_turn = -1
-        self._scratch = (bytearray(52), bytearray(52))
+        self._scratch = None  # learning mode's two positions (made by its first verdict)
 
     def choose(self, pos, side, d1, d2):
         f = self._choose
@@ -214,11 +224,14 @@ class Search:
         if best is None:
             self._judge_wait = True  # judged once the engine task knows it (seen asks again)
             return
-        ok = same_play(start, lp[0], lp[1], best, self._scratch)
+        sc = self._scratch
+        if sc is None:
+            sc = self._scratch = (bytearray(52), bytearray(52))
+        ok = same_play(start, lp[0], lp[1], best, sc)
         if opening and not ok:
             from bg.aids import opening_alternatives
 
             for alt in opening_alternatives(d1, d2):
-                ok = ok or same_play(start, lp[0], lp[1], alt, self._scratch)
+                ok = ok or same_play(start, lp[0], lp[1], alt, sc)
         self.opp.verdict = (lp[0], ok, now, best)
         self._judge = None

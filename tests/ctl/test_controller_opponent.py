@@ -88,7 +88,7 @@ def test_whole_match_against_pubeval_to_the_end_with_verifiable_dice():
     from bg import dice
 
     tape = _Tape()
-    c, r, spy = _vs(1, 5, tape, O.chooser("pubeval"), length=3)
+    c, r, spy = _vs(1, 5, tape, S.chooser("pubeval"), length=3)
     r.set_start()
     assert r.press(0, C.ROLL)
     games = turns = 0

@@ -6,6 +6,7 @@ import ctl_helpers as H
 import pytest
 from app import controller as C
 from app import opponent as O
+from app import search as S
 from bg import board, record
 from gammon import model
 from gammon.formats import mat, sgf
@@ -13,7 +14,7 @@ from gammon.formats import mat, sgf
 
 def _match_bytes(comp=1, seed=5):
     c = H.make(computer=comp, length=1, names=("Ann", "Bob"))
-    c.opp = O.Opponent(O.chooser("pubeval"))
+    c.opp = O.Opponent(S.chooser("pubeval"))
     out = bytearray()
     r = H.Robot(c, seed, drain=lambda k, f: out.extend(record.encode(k, f)))
     r.set_start()

@@ -27,13 +27,14 @@ import gc, time
 import ctl_helpers as H
 from app import controller as C
 from app import opponent as O
+from app import search as S
 from bg.board import apply_step
 
 times = []
 heap = []
 for seed in (1, 2, 3):
     c = H.make(computer=1, length=3)
-    c.opp = O.Opponent(O.chooser("pubeval"))
+    c.opp = O.Opponent(S.chooser("pubeval"))
     r = H.Robot(c, seed, drain=lambda k, f: None)
     r.set_start()
     r.press(0, C.ROLL)
@@ -78,12 +79,13 @@ import gc
 import ctl_helpers as H
 from app import controller as C
 from app import opponent as O
+from app import search as S
 from bg.board import apply_step
 from bg.engine.pubeval import PubEval
 
 GAMES = 100
 c = H.make(computer=1, length=0)
-c.opp = O.Opponent(O.chooser("pubeval"))
+c.opp = O.Opponent(S.chooser("pubeval"))
 other = PubEval()
 r = H.Robot(c, 9, drain=lambda k, f: None)
 r.set_start()
