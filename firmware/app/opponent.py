@@ -25,9 +25,9 @@ decide -- a player at another board, a host deciding for the computer (``gammon 
 needs only the plan on the LEDs and the wait, and the board's heap holds nothing of the search
 for it until the board must decide itself (docs/memory.md).
 
-Pure: no asyncio, no HAL; the controller calls ``act(ctl, now)`` after every input and goes
-in only by its public parts (``intent``, ``track``, ``board_matches``, its state). Every buffer
-is made once here."""
+Pure: no asyncio, no HAL; the controller calls ``act(ctl, now)`` after every input, and the
+opponent uses only the controller's public parts (``intent``, ``track``, ``board_matches``, its
+state). Every buffer is made once here."""
 
 from app import ctl_defs as D
 from app import rules

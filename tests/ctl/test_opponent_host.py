@@ -256,10 +256,14 @@ def test_hello_between_matches_sets_the_side_and_the_name_the_records_give():
 
 def test_while_a_host_decides_the_board_does_not_search_and_searches_once_it_went_quiet():
     """The app's engine task (``sliced``) searches the computer's best play only when the board
-    decides it: while a host is there pubeval's chooser is never made (0.9 kB of the board's
-    heap in ``gammon play``); once the host went quiet the search runs and its play is shown."""
+    decides it: while a host is there neither the board's search (``app.search``) nor
+    pubeval's chooser is made (1.6 kB of the board's heap in ``gammon play``); once the host
+    went quiet the search runs and its play is shown."""
+    import sys
+
     from bg import engine as movegen
 
+    sys.modules.pop("app.search", None)  # (an earlier test may have imported it)
     c = H.make(computer=1, length=5)
     c.sliced = True
     c.opp = o = O.Opponent(gen=getattr(c.rec, "gen", None))
@@ -269,6 +273,7 @@ def test_while_a_host_decides_the_board_does_not_search_and_searches_once_it_wen
     _start(c, r)
     _to_computer_decision(c, r, 1, C.MOVING)
     assert o.waiting and not o.wants(c) and o.search is None and o.plan is None
+    assert "app.search" not in sys.modules
     assert not c.tick(r.now + O.BRAIN_MS - 1) and o.waiting and not o.wants(c)
     r.now = o.brain_at + O.BRAIN_MS  # the link dropped: no request for BRAIN_MS
     c.tick(r.now)
@@ -278,6 +283,6 @@ def test_while_a_host_decides_the_board_does_not_search_and_searches_once_it_wen
             break
     else:
         raise AssertionError("the search never ended")
-    assert o.search is not None and c.thought(r.now)
+    assert o.search is not None and "app.search" in sys.modules and c.thought(r.now)
     assert o.showing(c) and movegen.is_legal(c.turn_start, 1, c.dice[0], c.dice[1], o.plan)
     _follow(c, r)
