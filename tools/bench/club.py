@@ -28,9 +28,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
-BOARDS = int(os.environ.get("CLUB_BENCH_BOARDS", 64))
-SPECTATORS = int(os.environ.get("CLUB_BENCH_SPECTATORS", 1000))
-SECONDS = float(os.environ.get("CLUB_BENCH_SECONDS", 40))
+from tools.bench import pg_cluster, size  # noqa: E402
+
+BOARDS = int(os.environ.get("CLUB_BENCH_BOARDS", size(64, 2)))
+SPECTATORS = int(os.environ.get("CLUB_BENCH_SPECTATORS", size(1000, 4)))
+SECONDS = float(os.environ.get("CLUB_BENCH_SECONDS", size(40, 1)))
 RATE = float(os.environ.get("CLUB_BENCH_RATE", 0.2))
 EVENT = "bench"
 _MSG = re.compile(rb'"board": "([^"]*)", "seq": (\d+)')
@@ -268,7 +270,7 @@ async def _run(pg, tokens, recs, ports, procs, seconds, rate, spectators, boards
     pg1 = _cpu_sum(pg_pids)
     own1 = _cpu(os.getpid())
     rss = [round(_rss_mb(p.pid), 1) for p in procs]
-    await asyncio.sleep(3)
+    await asyncio.sleep(size(3, 0.5))
     stop.set()
     for t in specs:
         t.cancel()
@@ -326,25 +328,25 @@ def main(argv):
     import resource
 
     import psycopg
-    from gammon.club import pgcluster, schema
+    from gammon.club import schema
 
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 65536), hard))
     out = Path(argv[1] if len(argv) > 1 else ROOT / "build" / "bench")
     out.mkdir(parents=True, exist_ok=True)
-    recs = matches()
+    recs = matches(size(8, 2))
     report = {"what": __doc__.split("\n\n")[0], "runs": []}
-    with pgcluster.Cluster.start(max_connections=300) as pg:
+    with pg_cluster(max_connections=300) as pg:
         with psycopg.connect(pg.conninfo, autocommit=True) as c:
             schema.migrate(c)
             tokens = [schema.add_token(c, "host%02d" % i, EVENT, rate=1_000_000)[1] for i in range(BOARDS)]
-        for n in (1, 2):
+        for n in size((1, 2), (2,)):
             r = run(pg, tokens, recs, n, SECONDS, RATE)
             print(json.dumps(r), flush=True)
             report["runs"].append(r)
         # saturation: two processes, the rate raised until delivery falls behind
         sat = []
-        for rate in (1.0, 2.0, 4.0, 8.0):
+        for rate in size((1.0, 2.0, 4.0, 8.0), (1.0,)):
             r = run(pg, tokens, recs, 2, min(SECONDS, 15), rate)
             print(json.dumps(r), flush=True)
             sat.append(r)

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from tools import mpy
+from tools.bench import size
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -104,9 +105,10 @@ def cpython(n):
 def main(argv):
     out = Path(argv[1] if len(argv) > 1 else ROOT / "build" / "bench")
     out.mkdir(parents=True, exist_ok=True)
-    res = {"rolls_measured": 20000}
-    res.update(micropython(20000))
-    res.update(cpython(200000))
+    n = size(20000, 200)
+    res = {"rolls_measured": n}
+    res.update(micropython(n))
+    res.update(cpython(10 * n))
     (out / "dice.json").write_text(json.dumps(res, indent=2) + "\n")
     print(
         "dice: MicroPython %d rolls/s, %.1f heap bytes/roll; CPython %d rolls/s, "

@@ -34,6 +34,7 @@ from bg import board, ids
 from bg import engine as movegen
 
 from tools import mpy
+from tools.bench import SMOKE, size
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -51,7 +52,7 @@ ENGINE_TESTS = [
 
 
 def load_positions():
-    data = json.loads(BENCH.read_text())["positions"]
+    data = json.loads(BENCH.read_text())["positions"][: size(None, 20)]
     items = []
     for d in data:
         pos = ids.decode_position_id(d["id"], side_on_roll=0)
@@ -149,8 +150,9 @@ def time_cpython_compiled():
     """``time_cpython`` in a child process whose ``bg`` is the wheel's (compiled) engine, with
     gym-backgammon timed beside it in that same run."""
     with tempfile.TemporaryDirectory() as tmp:
-        fw = compiled_engine(tmp)
-        env = dict(os.environ, GAMMON_ENGINE_PATH=str(fw))
+        # the smoke run: the child on this process's engine (building the wheel takes minutes;
+        # tests/host/test_wheel_install.py builds it)
+        env = dict(os.environ) if SMOKE else dict(os.environ, GAMMON_ENGINE_PATH=str(compiled_engine(tmp)))
         p = subprocess.run(
             [sys.executable, "-m", "tools.bench.engine", "--cpython-only"],
             cwd=str(ROOT),
@@ -327,7 +329,7 @@ def time_micropython(items):
 def tests_fail(heap, path=None):
     """None if the engine's tests pass in ``heap`` KiB with the engine from ``path`` (default:
     the sources in firmware/), else the first failing test's name and the end of its output."""
-    for name in ENGINE_TESTS:
+    for name in ENGINE_TESTS[: size(None, 1)]:
         p = mpy.run_tests(name, "%dk" % heap, None, path=[path or "firmware"], timeout=300)
         if p.returncode:
             return "%s:\n%s" % (name, (p.stdout + p.stderr)[-1500:])
@@ -335,7 +337,7 @@ def tests_fail(heap, path=None):
 
 
 def smallest_heap(path=None):
-    lo, hi = 4, 160  # KiB: lo fails (assumed), hi must pass
+    lo, hi = size(4, 158), 160  # KiB: lo fails (assumed), hi must pass (the smoke run: one step)
     failed = tests_fail(hi, path)
     if failed:
         # not a figure: the engine (or the folder given to it) is broken, which the report must

@@ -35,17 +35,18 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from tools import mpy
+from tools.bench import size
 
 ROOT = Path(__file__).resolve().parents[2]
 # the modules the bridge runs (tests/test_micropython.py)
 MODULES = sorted(
     [*(ROOT / "tests" / "portable").glob("test_*.py"), *(ROOT / "tests" / "mpy").glob("test_*.py")]
-)
+)[: size(None, 1)]
 
 STEP = 2
 FLOOR = 16  # k: below this not even the interpreter's own start-up fits
 WANT = 8
-WINDOW = 6  # k below the declared heap tried one by one
+WINDOW = size(6, 0)  # k below the declared heap tried one by one
 
 
 def _passed(proc):
@@ -58,7 +59,8 @@ def smallest(run, top):
     it does not pass at ``top`` either. Assumes more heap never hurts."""
     if not _passed(run("%dk" % top)):
         return None
-    lo, hi = FLOOR - STEP, top
+    # (the smoke run: the bisection's last step only)
+    lo, hi = size(FLOOR - STEP, top - 2 * STEP), top
     while hi - lo > STEP:
         mid = lo + max(STEP, (hi - lo) // (2 * STEP) * STEP)
         if mid >= hi:
@@ -127,7 +129,7 @@ def ctl_modules():
     for node in ast.parse(src).body:
         targets = getattr(node, "targets", ())
         if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in targets] == ["MODULES"]:
-            return ast.literal_eval(node.value)
+            return ast.literal_eval(node.value)[: size(None, 1)]
     raise RuntimeError("tests/host/test_controller_mpy.py declares no MODULES")
 
 

@@ -21,8 +21,9 @@ The radio model (stated, not measured -- there is no radio here):
 - On-air bytes per LL packet: preamble 1 + access address 4 + LL header 2 + payload + MIC 4
   (data PDUs only) + CRC 3. Empty PDUs: 10 bytes.
 - Board CPU per DATA frame (CRC-16 + HMAC-SHA-256 tag): measured here under the MicroPython
-  unix port and scaled by ``ESP32_SLOWDOWN`` (an estimate of how much slower an ESP32 at
-  240 MHz runs the same bytecode than this machine); the event fits as many notifications
+  unix port and scaled by the same run's unix port -> ESP32 calibration (area ``calib``,
+  ``esp32_ratio``: an estimate of how much slower an ESP32 runs the same bytecode than this
+  machine); the event fits as many notifications
   as both the radio (N) and the CPU budget (the interval) allow.
 
 Game model: one match record stream per game (MATCH_START, GAME_START, OPENING, 56 compact
@@ -37,6 +38,7 @@ import time
 from pathlib import Path
 
 from tools import mpy
+from tools.bench import calib, size
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -48,12 +50,11 @@ from bg.link.session import Session  # noqa: E402
 from bg.link.store import MemoryStore  # noqa: E402
 from link_fakes import Clock, Rand  # noqa: E402
 
-GAMES = 100
+GAMES = size(100, 3)
 TURNS = 56
 MTU = 185
 INTERVAL_MS = 15.0
 PACKETS_PER_EVENT = 4
-ESP32_SLOWDOWN = 25.0
 LL_OVERHEAD = 1 + 4 + 2 + 4 + 3  # preamble, access address, header, MIC, CRC
 EMPTY_PDU = 10
 L2CAP_ATT = 4 + 3  # L2CAP header + ATT opcode/handle
@@ -228,15 +229,16 @@ def main():
     out = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(".")
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.time()
+    ratio = calib.ratio(out)
     cpu_unix = board_frame_cpu_ms()
-    cpu_esp = cpu_unix * ESP32_SLOWDOWN
+    cpu_esp = cpu_unix * ratio
     res = run(cpu_esp)
     res.update(
         {
             "model_mtu": MTU,
             "model_interval_ms": INTERVAL_MS,
             "model_packets_per_event": PACKETS_PER_EVENT,
-            "model_esp32_slowdown_x": ESP32_SLOWDOWN,
+            "esp32_ratio": ratio,
             "board_frame_cpu_unix_ms": round(cpu_unix, 4),
             "board_frame_cpu_esp32_est_ms": round(cpu_esp, 3),
             "bench_wall_s": round(time.time() - t0, 2),
@@ -244,9 +246,10 @@ def main():
     )
     (out / "link.json").write_text(json.dumps(res, indent=2) + "\n")
     print(
-        "link: 100 games (%.0f B each) in %.2f s over modelled BLE (MTU %d, %g ms x %d pkts); "
+        "link: %d games (%.0f B each) in %.2f s over modelled BLE (MTU %d, %g ms x %d pkts); "
         "%.0f B on air per game (x%.2f); board %.3f ms/frame est. ESP32"
         % (
+            GAMES,
             res["record_bytes_per_game"],
             res["transfer_100_games_s"],
             MTU,

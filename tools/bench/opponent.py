@@ -7,8 +7,9 @@ model (32-bit, the firmware frozen, the board's 64k heap).
 
     .venv/bin/python -m tools.bench.opponent OUTDIR      -> OUTDIR/opponent.json
 
-Median and worst in ms; ``esp32_estimate_ms`` scales the unix port's figures by
-``bench_link.ESP32_SLOWDOWN`` (an estimate, not a measurement: no ESP32 here). Also the heap
+Median and worst in ms; ``esp32_estimate_ms`` scales the unix port's figures by the same run's
+unix port -> ESP32 calibration (area ``calib``, ``esp32_ratio``: an estimate, not a
+measurement: no ESP32 here). Also the heap
 the match used (``gc.mem_alloc`` after a collection, at the end) and its growth between the
 first and the last game (none expected); and 100 games of computer against computer on one
 controller at the board's 64k (``computer_vs_computer_board_model_64k``: the heap after every
@@ -19,8 +20,11 @@ import sys
 from pathlib import Path
 
 from tools import mpy
+from tools.bench import calib, size
 
 ROOT = Path(__file__).resolve().parents[2]
+# the matches' seeds and length, the computer-against-computer games (the smoke run: fewer)
+SIZES = "SEEDS = %r\nLENGTH = %d\nGAMES = %d\n" % (size((1, 2, 3), (1,)), size(3, 1), size(100, 2))
 
 _CODE = """
 import gc, time
@@ -32,8 +36,8 @@ from bg.board import apply_step
 
 times = []
 heap = []
-for seed in (1, 2, 3):
-    c = H.make(computer=1, length=3)
+for seed in SEEDS:
+    c = H.make(computer=1, length=LENGTH)
     c.opp = O.Opponent(S.chooser("pubeval"))
     r = H.Robot(c, seed, drain=lambda k, f: None)
     r.set_start()
@@ -83,7 +87,6 @@ from app import search as S
 from bg.board import apply_step
 from bg.engine.pubeval import PubEval
 
-GAMES = 100
 c = H.make(computer=1, length=0)
 c.opp = O.Opponent(S.chooser("pubeval"))
 other = PubEval()
@@ -151,7 +154,9 @@ print(games, heap[0], heap[-1], max(heap), first, last, c.mt.score[0], c.mt.scor
 def _mpy(firmware, heap, code, timeout):
     """Run ``code`` on MicroPython (``tools.mpy``'s ``firmware``: "source" or "board") with the
     controller's harness on its path; its output's numbers."""
-    r = mpy.run(["-c", code], heap=heap, firmware=firmware, path=[mpy.HARNESS], timeout=timeout, check=True)
+    r = mpy.run(
+        ["-c", SIZES + code], heap=heap, firmware=firmware, path=[mpy.HARNESS], timeout=timeout, check=True
+    )
     return (int(x) for x in r.stdout.split())
 
 
@@ -189,12 +194,10 @@ def main(argv):
     res = {"unix_port_64bit": _run("source", "320k")}
     res["board_model_32bit_64k"] = _run("board", "64k")
     res["computer_vs_computer_board_model_64k"] = _run_cvc("board", "64k")
-    from tools.bench.link import ESP32_SLOWDOWN
-
+    ratio = calib.ratio(out)
+    res["esp32_ratio"] = ratio
     unix = res["unix_port_64bit"]
-    res["esp32_estimate_ms"] = {
-        k: round(unix[k] * ESP32_SLOWDOWN) for k in ("move_median_ms", "move_worst_ms")
-    }
+    res["esp32_estimate_ms"] = {k: round(unix[k] * ratio) for k in ("move_median_ms", "move_worst_ms")}
     (out / "opponent.json").write_text(json.dumps(res, indent=2) + "\n")
     print(json.dumps(res))
     return 0

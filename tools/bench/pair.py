@@ -6,7 +6,8 @@ secret; PAIR_CONFIRM: commitment, transcript, proofs, value), under the MicroPyt
     .venv/bin/python -m tools.bench.pair OUTDIR      -> OUTDIR/pair.json
 
 Best of several runs (the machine is shared). ``esp32_estimate_ms`` scales the unix port's
-figure by ``tools.bench.link.ESP32_SLOWDOWN`` (an estimate, not a measurement: no ESP32 here).
+figure by the same run's unix port -> ESP32 calibration (area ``calib``, ``esp32_ratio``: an
+estimate, not a measurement: no ESP32 here).
 """
 
 import json
@@ -14,6 +15,7 @@ import sys
 from pathlib import Path
 
 from tools import mpy
+from tools.bench import calib, size
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -38,7 +40,7 @@ def best(f, n):
 
 k = bytes(range(32))
 u = crypto.dh_keypair(lambda n: bytes(n))[1]
-x = best(lambda: crypto.x25519(k, u), 5)
+x = best(lambda: crypto.x25519(k, u), REPEATS + 2)
 
 def pairing(out):
     b = Board(make_store(), Clock(), Rand(b"b"))
@@ -60,14 +62,20 @@ def pairing(out):
     out.append(board / 1000)
 
 runs = []
-for i in range(3):
+for i in range(REPEATS):
     pairing(runs)
 print(x, min(runs))
 """
 
 
 def _run(heap, firmware):
-    r = mpy.run(["-c", _CODE], heap=heap, firmware=firmware, path=[mpy.HARNESS], timeout=300)
+    r = mpy.run(
+        ["-c", "REPEATS = %d\n" % size(3, 1) + _CODE],
+        heap=heap,
+        firmware=firmware,
+        path=[mpy.HARNESS],
+        timeout=300,
+    )
     if r.returncode:
         raise RuntimeError(r.stdout + r.stderr)
     x, p = r.stdout.split()
@@ -79,10 +87,10 @@ def main(argv):
     out.mkdir(parents=True, exist_ok=True)
     res = {"unix_port_64bit": _run("256k", "source")}
     res["board_model_32bit_64k"] = _run("64k", "board")  # the board model: 32-bit, firmware frozen
-    from tools.bench.link import ESP32_SLOWDOWN
-
+    ratio = calib.ratio(out)
+    res["esp32_ratio"] = ratio
     unix = res["unix_port_64bit"]
-    res["esp32_estimate_ms"] = {k: round(v * ESP32_SLOWDOWN) for k, v in unix.items()}
+    res["esp32_estimate_ms"] = {k: round(v * ratio) for k, v in unix.items()}
     (out / "pair.json").write_text(json.dumps(res, indent=2) + "\n")
     print(json.dumps(res))
     return 0

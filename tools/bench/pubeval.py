@@ -33,10 +33,11 @@ from pathlib import Path
 from gammon._paths import ENGINE_PATHS
 
 from tools import mpy
+from tools.bench import size
 
 ROOT = Path(__file__).resolve().parents[2]
 
-GAMES = 30
+GAMES = size(30, 1)
 
 SCRIPT = r"""
 import gc, sys
@@ -147,6 +148,7 @@ def gnubg_agreement():
     from bg.engine import pubeval
 
     data = json.loads((ROOT.parent / "shared" / "bench" / "positions_2000.json").read_text())["positions"]
+    data = data[: size(None, 20)]
     gen = movegen.MoveGen()
     pe = pubeval.PubEval(gen)
     agree = 0

@@ -35,37 +35,37 @@ def main(argv):
     import psycopg
     from gammon.club import pgcluster, schema
 
+    from tools.bench import pg_cluster
     from tools.sim import remote_match
 
     if pgcluster.bindir() is None:
         print("bench remote: PostgreSQL is not installed (make pg-server)", file=sys.stderr)
         return 2
-    pg = pgcluster.Cluster.start()
-    servers = []
-    try:
+    with pg_cluster() as pg:
         with psycopg.connect(pg.conninfo, autocommit=True) as conn:
             schema.migrate(conn)
 
             def token(host="host", rate=None):
                 return schema.add_token(conn, host, "bench-remote", rate)[1]
 
-            servers = [remote_match.ClubServer(pg.conninfo, rate=30) for _ in range(2)]
-            with tempfile.TemporaryDirectory() as tmp:
-                boards, _datas = remote_match.play(servers, token, Path(tmp), _Env())
-        lat = boards[0].latency
-        res = {
-            "what": "confirm on one board -> its play on the other board's LEDs (status line), "
-            "through the club relay (two server processes, loopback), two 64-bit simulators",
-            "plays": len(lat),
-            "median_s": round(lat[len(lat) // 2], 3),
-            "p90_s": round(lat[int(len(lat) * 0.9)], 3),
-            "max_s": round(lat[-1], 3),
-            "match_s": round(boards[0].played_s, 1),
-        }
-    finally:
-        for s in servers:
-            s.stop()
-        pg.stop()
+            servers = []
+            try:
+                servers = [remote_match.ClubServer(pg.conninfo, rate=30) for _ in range(2)]
+                with tempfile.TemporaryDirectory() as tmp:
+                    boards, _datas = remote_match.play(servers, token, Path(tmp), _Env())
+            finally:
+                for s in servers:
+                    s.stop()
+    lat = boards[0].latency
+    res = {
+        "what": "confirm on one board -> its play on the other board's LEDs (status line), "
+        "through the club relay (two server processes, loopback), two 64-bit simulators",
+        "plays": len(lat),
+        "median_s": round(lat[len(lat) // 2], 3),
+        "p90_s": round(lat[int(len(lat) * 0.9)], 3),
+        "max_s": round(lat[-1], 3),
+        "match_s": round(boards[0].played_s, 1),
+    }
     (out / "remote.json").write_text(json.dumps(res, indent=2) + "\n")
     print(json.dumps(res))
     return 0

@@ -35,6 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 from tools import mpy, romfs  # noqa: E402
+from tools.bench import size  # noqa: E402
 from tools.sim import server  # noqa: E402
 
 
@@ -130,7 +131,7 @@ def main(argv):
     outdir = Path(argv[1] if len(argv) > 1 else ".")
     outdir.mkdir(parents=True, exist_ok=True)
     res = {}
-    lat = latency()
+    lat = latency(size(20, 2))
     res["latency_median_ms"] = round(lat[len(lat) // 2], 2)
     res["latency_p95_ms"] = round(lat[int(len(lat) * 0.95) - 1], 2)
     res["latency_max_ms"] = round(lat[-1], 2)
@@ -139,7 +140,9 @@ def main(argv):
     img = os.path.join(tmp, "h.lfs")
     # The board's budget, on the board model (32-bit, firmware frozen as on the ESP32): the
     # smallest -X heapsize in 1k steps for 2 games, then 100 games at the 64k target
-    bkb, brows, bboot = smallest_heap(24, 128, 1, img, rom="board")
+    # (the smoke run: each bisection's last steps, 2 games where 100 are played)
+    games = size(100, 2)
+    bkb, brows, bboot = smallest_heap(size(24, 126), 128, 1, img, rom="board")
     res["board_model_smallest_heapsize_kb"] = bkb
     res["board_model_heapsize_target_kb"] = 64
     for k, v in ((bboot or {}).get("parts") or {}).items():
@@ -147,7 +150,7 @@ def main(argv):
     if brows:
         res["board_model_module_objects_bytes"] = brows[-1]["code_bytes"]
     t0 = time.monotonic()
-    ok, brows, _ = heapcheck("64k", 100, img, rom="board")
+    ok, brows, _ = heapcheck("64k", games, img, rom="board")
     res["board_model_games_100_seconds"] = round(time.monotonic() - t0, 1)
     res["board_model_games_100_completed"] = len(brows)
     bheaps = [r["heap_bytes"] for r in brows]
@@ -156,7 +159,7 @@ def main(argv):
         res["board_model_heap_growth_bytes_100_games"] = bheaps[-1] - bheaps[0]
         res["board_model_heap_growth_bytes_games_2_to_100"] = max(bheaps[1:]) - min(bheaps[1:])
         res["board_model_free_bytes_min_at_64k"] = min(r["free_bytes"] for r in brows)
-    kb, rows, boot = smallest_heap(32, 256, 4, img, rom=True)
+    kb, rows, boot = smallest_heap(size(32, 248), 256, 4, img, rom=True)
     res["smallest_working_heap_kb_rom"] = kb
     res["working_heap_target_kb"] = 64
     if boot:
@@ -183,7 +186,7 @@ def main(argv):
     for k, v in est.items():
         res["match_%s_estimated_bytes" % k] = v
     res["match_module_objects_estimated_bytes"] = sum(est.values())
-    old_kb, old_rows, _ = smallest_heap(128, 320, 8, img, rom=False)
+    old_kb, old_rows, _ = smallest_heap(size(128, 312), 320, 8, img, rom=False)
     res["smallest_heapsize_kb_code_in_heap"] = old_kb
     if old_rows:
         res["code_in_heap_bytes"] = old_rows[-1]["code_bytes"]
@@ -192,7 +195,7 @@ def main(argv):
     run_kb = kb or 256
     while True:
         t0 = time.monotonic()
-        ok, rows, _ = heapcheck("%dk" % run_kb, 100, img, rom=True)
+        ok, rows, _ = heapcheck("%dk" % run_kb, games, img, rom=True)
         if ok or run_kb >= (kb or 256) + 32:
             break
         run_kb += 8

@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 from gammon._paths import ENGINE_PATHS  # noqa: E402
 
 from tools import mpy, slot_study  # noqa: E402
+from tools.bench import SMOKE, size  # noqa: E402
 
 FULL_GAMES = 10000
 
@@ -38,15 +39,16 @@ def main(argv):
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.time()
     data = None
-    if slot_study.CACHE.exists():
+    if slot_study.CACHE.exists() and not SMOKE:
         data = json.loads(slot_study.CACHE.read_text())
         if data.get("version") != slot_study.VERSION or data.get("games", 0) < FULL_GAMES:
             data = None
     if data is not None:
         source = "cache build/slot_study.json (tools/slot_study.py, %d games)" % data["games"]
     else:
-        data = slot_study.run(1000, 1, 2, 50)
-        source = "fresh sample of 1000 games (run tools/slot_study.py for the full 10,000)"
+        n = size(1000, 4)
+        data = slot_study.run(n, 1, size(2, 1), size(50, 2))
+        source = "fresh sample of %d games (run tools/slot_study.py for the full 10,000)" % n
     res = {
         "study_source": source,
         "study_games": data["games"],
@@ -63,9 +65,9 @@ def main(argv):
         res["slots_%s_recognizer_wrong_count" % name] = d["wrong"]
     script = ROOT / "tools" / "recognize_timing.py"
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(map(str, ENGINE_PATHS)))
-    cmd = [sys.executable, str(script), "5"]
+    cmd = [sys.executable, str(script), str(size(5, 1))]
     cp = _timing(subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600))
-    mp = _timing(mpy.run([script, "3"], heap="256k", timeout=600))
+    mp = _timing(mpy.run([script, str(size(3, 1))], heap="256k", timeout=600))
     for name in cp:
         res["recognize_cpython_%s_us" % name] = cp[name]["us_per_update"]
         res["recognize_micropython_%s_us" % name] = mp[name]["us_per_update"]

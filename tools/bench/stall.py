@@ -34,10 +34,11 @@ from pathlib import Path
 from app.engine_task import CHUNK_PLAYS, SLICE_US  # the engine task's own figures (one copy)
 
 from tools import mpy
+from tools.bench import calib, size
 
 ROOT = Path(__file__).resolve().parents[2]
-REPEATS = 5
-NPOS = 1000
+REPEATS = size(5, 1)
+NPOS = size(1000, 10)
 # app.engine_task's searches: chunks of CHUNK_PLAYS plays, a yield once SLICE_US have passed
 # on the chip; here the slice is the chip's divided by the unix port -> ESP32 calibration of the
 # same run (``make bench`` area ``calib``, docs/performance.md), so that the holds measured here
@@ -172,24 +173,13 @@ def latency_board_model(n=20):
     return out
 
 
-def calibration(out):
-    """The unix port -> ESP32 slowdown of this run: ``calib.json`` of ``make bench``'s same
-    output (its areas run in name order, ``calib`` first), measured now when it is not there."""
-    f = out / "calib.json"
-    if not f.exists():
-        from tools.bench import calib
-
-        calib.main(["calib", str(out)])
-    return json.loads(f.read_text())["esp32_slowdown"]
-
-
 def main(argv):
     out = Path(argv[1] if len(argv) > 1 else ROOT / "build" / "bench")
     out.mkdir(parents=True, exist_ok=True)
     from tools.bench import device as bench_device
 
     res = {"interpreter": "board model (32-bit, firmware frozen, -X heapsize=64k)", "positions": NPOS}
-    ratio = calibration(out)
+    ratio = calib.ratio(out)
     res["esp32_ratio"] = ratio
     with tempfile.TemporaryDirectory() as tmp:
         blob = Path(tmp) / "pos.bin"
@@ -213,7 +203,7 @@ def main(argv):
     res["esp32_estimate_longest_hold_ms"] = round(res["longest_hold_us"] * ratio / 1000, 1)
     res["esp32_estimate_hold_p99_ms"] = round(res["hold_p99_us"] * ratio / 1000, 1)
     res["esp32_estimate_unsliced_hold_ms"] = round(res["unsliced_longest_hold_us"] * ratio / 1000, 1)
-    lat = sorted(latency_board_model())
+    lat = sorted(latency_board_model(size(20, 2)))
     res["change_to_led_ms_median"] = round(statistics.median(lat), 1)
     res["change_to_led_ms_p95"] = round(lat[int(0.95 * (len(lat) - 1))], 1)
     res["change_to_led_ms_max"] = round(lat[-1], 1)

