@@ -3,10 +3,13 @@ when a turn needs one, with the long searches cut into slices so they never hold
 
 The recogniser's search (``Recognizer.feed``/``work``) and pubeval's (``Opponent.think``) run
 in chunks of ``CHUNK_PLAYS`` plays until ``slice_us`` have passed, then yield: the scan, the
-LED frames and the link run between slices (docs/performance.md). A play costs 0.3-10 us on
-the board model (a double whose every subset must be counted is the dear case), ~50x that on
-the ESP32: a chunk stays within ~2 ms there, a slice within ~4 + 2 ms, well inside the loop's
-20 ms budget (tools/bench_stall.py measures it); on a fast CPU a whole search fits in one slice.
+LED frames and the link run between slices (docs/performance.md). A hold of the loop is at
+most the set-up, a slice and the chunk that crosses it: the chunk must stay small on the chip.
+The recogniser's dear plays are a double's (each subset of its four steps counted against the
+reading: up to ~100 us a play on the board model, ~12 ms on the ESP32 by the calibration), so
+on a double it takes ``CHUNK_DOUBLE`` plays at a time; pubeval's plays cost ~4 us there. The
+``stall`` area of ``make bench`` measures the holds; on a fast CPU a whole search fits in one
+slice.
 
 Allocation: the reading is copied into two preallocated bytearrays; a slice allocates nothing.
 The task's wait between readings is an ``app.wake.Wake``, as the LED frame loop's.
@@ -20,6 +23,7 @@ from bg import hwdesc
 from micropython import const
 
 CHUNK_PLAYS = const(4)
+CHUNK_DOUBLE = const(1)  # the recogniser's chunk on a double (its plays are the dear ones)
 SLICE_US = const(4000)
 _BEAT_MS = const(500)  # the task's heartbeat while no checker moves
 
@@ -130,12 +134,15 @@ class EngineTask:
             self.busy = False
 
     async def _slices(self, think, t0):
-        """Search in chunks of ``CHUNK_PLAYS`` plays until done, giving the loop back each time
-        ``slice_us`` have passed since ``t0``: pubeval's search (``think``) or the reading's,
-        which is over too when a button press delivered it meanwhile (``settle``). (No step
-        function is passed: a bound method would be allocated at each call.)"""
+        """Search in chunks of ``CHUNK_PLAYS`` plays (the recogniser's: ``CHUNK_DOUBLE`` on a
+        double) until done, giving the loop back each time ``slice_us`` have passed since
+        ``t0``: pubeval's search (``think``) or the reading's, which is over too when a button
+        press delivered it meanwhile (``settle``). (No step function is passed: a bound method
+        would be allocated at each call.)"""
         ctl = self.app.ctl
-        while not (ctl.opp.think(ctl, CHUNK_PLAYS) if think else not self.busy or ctl.rec.work(CHUNK_PLAYS)):
+        rec = ctl.rec
+        n = CHUNK_DOUBLE if rec.d1 == rec.d2 else CHUNK_PLAYS
+        while not (ctl.opp.think(ctl, CHUNK_PLAYS) if think else not self.busy or rec.work(n)):
             if _us_since(t0) >= self.slice_us:
                 self.slices += 1
                 await asyncio.sleep_ms(0)

@@ -5,7 +5,8 @@
 1. The longest stall on the board model (tools/board_model.py: 32-bit, firmware frozen,
    ``-X heapsize=64k``): a 100 Hz ticker task (the scan task's period) records how late each
    tick runs while a second task works as app.engine_task does (``Recognizer.begin``/
-   ``feed`` + ``work(CHUNK_PLAYS)`` until a slice's time is spent, then a yield; the slice is
+   ``feed`` + ``work(CHUNK_PLAYS)``, ``CHUNK_DOUBLE`` on a double, until a slice's time is
+   spent, then a yield; the slice is
    the chip's ``SLICE_US`` divided by the calibration ratio): it recognises the worst position
    (1-1, 2,140 plays: a finished play; a lifted checker's hints come out of the same search)
    and the first 1,000
@@ -31,7 +32,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from app.engine_task import CHUNK_PLAYS, SLICE_US  # the engine task's own figures (one copy)
+from app.engine_task import CHUNK_DOUBLE, CHUNK_PLAYS, SLICE_US  # the engine task's own (one copy)
 
 from tools import mpy
 from tools.bench import calib, size
@@ -75,6 +76,7 @@ async def ticker():
         last = now
 CHUNK = int(sys.argv[3])  # plays per work() call (0: the whole search at once)
 SLICE_US = int(sys.argv[4])  # yield once a slice has run this long (as app.engine_task does)
+CHUNK_DOUBLE = int(sys.argv[5])  # the recogniser's chunk on a double (as app.engine_task's)
 hold = [0]
 from array import array
 hist = array('I', bytes(4 * 201))  # holds in 10 us buckets (the last: 2 ms and more)
@@ -85,10 +87,10 @@ def mark():
         state[3] = dt
     b = dt // 10
     hist[b if b < 200 else 200] += 1
-async def slices(step):
+async def slices(step, chunk):
     # one search in slices, as app.engine_task runs it: chunks of CHUNK plays until
     # SLICE_US have passed since the loop was last given back (the set-up counts), then a yield
-    while not step(CHUNK):
+    while not step(chunk):
         if time.ticks_diff(time.ticks_us(), hold[0]) >= SLICE_US:
             mark()
             await asyncio.sleep_ms(0)
@@ -106,14 +108,15 @@ async def turn(start, d1, d2, k):
     await asyncio.sleep_ms(0)
     hold[0] = time.ticks_us()
     rec.begin(start, 0, d1, d2, True)
-    await slices(rec.work)
+    n = CHUNK_DOUBLE if d1 == d2 and CHUNK else CHUNK
+    await slices(rec.work, n)
     RC.observe(end, obs, rec.caps)
     if rec.feed(obs):
-        await slices(rec.work)
+        await slices(rec.work, n)
     # (the LEDs' hints come out of the recogniser's own search: no second search for them)
     # the turn's best play (the computer's move, the coach, learning mode: app.opponent think)
     pe.start(start, 0, d1, d2)
-    await slices(pe.run)
+    await slices(pe.run, CHUNK)
 async def worker(n):
     pts = {}
     for p in (3, 4, 6, 7, 9, 10, 12, 13, 15, 16, 17, 19, 20, 22, 23):
@@ -147,7 +150,9 @@ print('RESULT', state[0] - 10, state[3], state[1], p99)
 
 
 def stall_once(blob, chunk, slice_us):
-    p = mpy.run_code(SCRIPT, blob, NPOS, chunk, slice_us, heap="64k", firmware="board", timeout=600)
+    p = mpy.run_code(
+        SCRIPT, blob, NPOS, chunk, slice_us, CHUNK_DOUBLE, heap="64k", firmware="board", timeout=600
+    )
     line = [ln for ln in p.stdout.splitlines() if ln.startswith("RESULT")]
     if p.returncode or not line:
         raise RuntimeError("stall bench failed:\n" + (p.stdout + p.stderr)[-1500:])
@@ -190,6 +195,7 @@ def main(argv):
     res["longest_stall_ms"] = statistics.median(r[0] for r in runs)  # budget 20
     res["longest_stall_ms_min"] = min(r[0] for r in runs)  # the least disturbed by other processes
     res["chunk_plays"] = CHUNK_PLAYS
+    res["chunk_plays_double"] = CHUNK_DOUBLE  # the recogniser's on a double
     res["slice_us_here"] = int(SLICE_US / ratio)
     res["longest_hold_us"] = statistics.median(r[1] for r in runs)  # the longest piece between yields
     # 99 % of the pieces are at most this long (the longest of thousands of pieces also catches
