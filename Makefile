@@ -28,7 +28,7 @@ help:
 	@echo "make bench    benchmarks -> $(BENCH_OUT)/report.json"
 	@echo "make wheel    gammon's wheel -> build/wheel (the engine from firmware/bg inside, compiled)"
 	@echo "make board-model  MicroPython built 32-bit with the firmware frozen in (the ESP32's heap)"
-	@echo "make sim-board    the simulator on the board model (-X heapsize=80k: the whole product, docs/memory.md)"
+	@echo "make sim-board    the simulator on the board model (-X heapsize=72k: the whole product, docs/memory.md)"
 	@echo "make deploy PORT=/dev/ttyUSB0   compile (xtensawin) and copy the firmware to an ESP32"
 	@echo "make repl PORT=/dev/ttyUSB0     open the board's REPL"
 	@echo "make release RELEASE_KEY=FILE [VERSION=v] [ARCH=xtensawin]  a signed firmware bundle (docs/update.md)"

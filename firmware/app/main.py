@@ -50,6 +50,9 @@ from micropython import const
 
 _FRAME_MS = const(40)
 _CLOCK_MS = const(100)
+# After boot the collector runs every this many bytes allocated (``gc.threshold``), not only
+# when the heap is full: see ``App.boot``
+_GC_EVERY = const(4096)
 
 
 def _nothing(i):
@@ -153,6 +156,18 @@ class App:
                 self.ctl.prepare_opponent()
             except MemoryError:
                 self.log("computer: no heap for its weights yet")
+        # The collector otherwise runs only when an allocation finds no block. Until then the
+        # garbage (the boot's replay, a pairing's key work, a request's frames) holds the low
+        # heap, so what is made for good meanwhile (the link's modules at the first
+        # connection, the host's request modules, the match's objects) goes up the heap past
+        # it, and once collected the garbage leaves holes between them: on the board model at
+        # 64k the hub's flow (pairing, `gammon play`, watch, sync) died at the match's first
+        # press with 4.9 kB free and no 296-byte run. Collected now and every _GC_EVERY bytes
+        # from now on, what stays fills the lowest holes first (MicroPython's collector;
+        # CPython's runs the tests; docs/memory.md).
+        gc.collect()
+        if hasattr(gc, "threshold"):
+            gc.threshold(_GC_EVERY)
 
     def drain(self):
         """Store the controller's confirmed actions (``app.journal_policy``)."""
@@ -282,6 +297,7 @@ def run(backend=None, config=None, settings=None):
 
     mod = hal.load(backend or hal.backend())
     board = hwdesc.load()
+    gc.collect()  # the description's parse, before the HAL and the app are made (App.boot)
     # the HAL gets this board: hal.esp32 would load and keep a second one (2,160 B on the board)
     cfg = {"sensor_bytes": board.nbytes, "leds": board.nleds, "buttons": len(board.buttons), "board": board}
     from_env = getattr(mod, "from_env", None)
@@ -296,6 +312,7 @@ def run(backend=None, config=None, settings=None):
     log = bus.log if bus is not None else print
     app = App(hw, board, settings or settings_from(cfg.get("settings")), log, cfg.get("fw_key"))
     board.release_wiring()  # the HAL and the app are built: the wiring tables are not kept
+    gc.collect()  # (and their holes are the lowest, for what boot makes next)
     app.host.link_port = int(cfg.get("link_port", 0))
     if bus is not None and cfg.get("status", True):
         from app.sim_status import Status  # the simulator's status line

@@ -69,6 +69,9 @@ MODULES = [
     # idle mode, the low warning, the gauge gesture (need 264k / 60k, session 7)
     ("test_app_power", 2, "280k", "68k"),
     ("test_app_power_idle", 3, "280k", "68k"),
+    # once booted the App's collector runs every few kB: what stays after a pairing's or a
+    # request's garbage packs low (the same App as the battery tests)
+    ("test_app_heap_order", 1, "280k", "68k"),
     # the engine task: the worst position's recognition and best play in slices, a confirm
     # half-way, a hand moving again, the coach and learning mode waiting for the best play
     # (the same App, the test's own code in the heap; needs 272k / 66k)
