@@ -69,7 +69,7 @@ DEFAULT_HEAP = "320k"
 # battery's idle mode, firmware updates -- needs 64k since the app runs its collector every
 # 4 kB after boot (app.main.App.boot; before, the hub's flow died at 64k at the match's first
 # press, 4.9 kB free and no 296-byte run: fragmentation): the board-model cases of
-# tests/host/test_hub_sim.py (5 runs of 5 at 64k; 0 of 3 before), test_sim_watch.py,
+# tests/host/test_hub_sim.py (10 runs of 10 at 64k on two builds; 0 of 3 before), test_sim_watch.py,
 # test_dice_sim_seed.py, test_link_strangers.py, test_link_owner.py, test_watchdog_sim.py and
 # test_sim_server.py pass at 64k, 68k and 72k (docs/memory.md, "The heap's order: the
 # collector every 4 kB"); declared +8k. A match alone (no link) stays within 64k
