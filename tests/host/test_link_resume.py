@@ -6,6 +6,7 @@ live match earlier may no longer be the file's prefix. The firmware's link (``bg
 ``bg.link.session``, ``bg.link.journal`` over a real ``bg.journal`` directory) runs in process
 here; the host client talks to it through an in-memory transport."""
 
+import fcntl
 from pathlib import Path
 
 import pytest
@@ -126,6 +127,34 @@ def test_an_unchanged_live_match_resumes_where_it_stopped(client):
     seen = []
     assert c.fetch_game(gid, progress=lambda d, t: seen.append(d)) == now
     assert seen[0] > k  # only the rest came over the link
+
+
+def test_a_one_off_copy_leaves_the_kept_bytes_alone(client):
+    """``gammon watch`` takes the live match as a one-off copy while a ``sync`` of the same
+    match may be interrupted with bytes kept: the copy neither reads nor replaces them."""
+    c, gid, path, snaps = client
+    now = path.read_bytes()
+    part = c._partial_path(gid)
+    part.parent.mkdir(parents=True, exist_ok=True)
+    part.write_bytes(now[:40])
+    assert c.fetch_game(gid, resume=False) == now
+    assert part.read_bytes() == now[:40]  # still there for the sync to resume
+    assert c.fetch_game(gid) == now and not part.exists()
+
+
+def test_a_second_fetch_of_the_same_match_does_not_write_into_the_first(client):
+    """Two commands fetch one match at once (through the hub): the one that holds the kept
+    file keeps it; the other fetches whole without reading or writing it."""
+    c, gid, path, snaps = client
+    now = path.read_bytes()
+    part = c._partial_path(gid)
+    part.parent.mkdir(parents=True, exist_ok=True)
+    part.write_bytes(now[:40])
+    with open(part, "a+b") as holder:  # the first command, mid-fetch
+        fcntl.flock(holder, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        assert c.fetch_game(gid) == now
+        assert part.read_bytes() == now[:40]  # neither appended to nor removed
+    assert c.fetch_game(gid) == now and not part.exists()  # the lock gone: resumed, done
 
 
 def test_joined_decodes_accepts_whole_records_only():

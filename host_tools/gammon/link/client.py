@@ -1,5 +1,6 @@
 """The protocol client: one authenticated connection to a board (``Client``)."""
 
+import fcntl
 import os
 import struct
 import time
@@ -209,72 +210,85 @@ class Client:
         bid = self.board_id.hex() if self.board_id else "board"
         return config_dir() / "partial" / bid / (gid + ".part")
 
-    def fetch_game(self, game_id, progress=None, resume=True, offset=None):
+    def fetch_game(self, game_id, progress=None, resume=True, offset=None, keep=None):
         """The bytes of one game/match. ``resume``: continue an interrupted fetch from the
         bytes kept in the config dir's ``partial/`` (the offset the board resumes at);
-        ``progress(done, total)`` is called as data arrives.
+        ``keep`` (default: ``resume``): keep the bytes there as they arrive, so that an
+        interrupted fetch can resume; ``progress(done, total)`` is called as data arrives.
+
+        A one-off copy (``resume=False``, as ``gammon watch`` takes the live match) neither
+        reads nor writes ``partial/``. The kept file is locked while a fetch writes it: a
+        second command fetching the same match at the same time (``watch`` and ``sync``
+        through the hub) fetches without keeping instead of writing into the first's bytes.
 
         A live match's file is not append-only: at GAME_END the board compacts the finished
         game (docs/journal.md), rewriting bytes the host may already hold. So a resumed
         fetch is checked: when the kept bytes were a record stream but the joined bytes no
         longer decode (``bg.record.decode``), they are dropped and the match is fetched from 0."""
         gid = game_id if isinstance(game_id, str) else bytes(game_id).hex()
-        mid = bytes.fromhex(gid)
-        part = self._partial_path(gid)
+        part = _Kept(self._partial_path(gid)) if (resume if keep is None else keep) else None
+        try:
+            return self._fetch(gid, part, progress, resume, offset)
+        finally:
+            if part is not None:
+                part.close()
+
+    def _fetch(self, gid, part, progress, resume, offset):
         have = b""
         if offset is None:
             offset = 0
-            if resume and part.exists():
-                have = part.read_bytes()
+            if resume and part is not None:
+                have = part.read()
                 offset = len(have)
         try:
-            p = self.call(P.REQ_FETCH, mid + struct.pack("<IIB", offset, 0xFFFFFFFF, WINDOW))
+            p = self.call(P.REQ_FETCH, bytes.fromhex(gid) + struct.pack("<IIB", offset, 0xFFFFFFFF, WINDOW))
         except LinkError as e:
             if not have or e.code != P.E_PAYLOAD:
                 raise
-            part.unlink()  # the match shrank below what was kept (compacted): start again
-            return self.fetch_game(gid, progress, resume=False)
+            # the match shrank below what was kept (compacted): start again
+            return self._fetch(gid, part, progress, False, None)
         size, start, end = struct.unpack("<III", p[8:20])
         if start != offset:
             raise LinkError("board resumed at %d, asked %d" % (start, offset))
         if offset > size:
             have, offset = b"", 0
         buf = bytearray(have)
-        part.parent.mkdir(parents=True, exist_ok=True)
+        if part is not None and not have:
+            part.restart()
         pos = offset
         since_ack = 0
-        with open(part, "ab" if have else "wb") as f:
-            while True:
-                t, payload, flags = self._next(TIMEOUT)
-                if t == P.ERROR:
-                    self._check((t, payload, flags), P.DATA)
-                if t != P.DATA:
+        while True:
+            t, payload, flags = self._next(TIMEOUT)
+            if t == P.ERROR:
+                self._check((t, payload, flags), P.DATA)
+            if t != P.DATA:
+                continue
+            at = struct.unpack("<I", payload[:4])[0]
+            chunk = payload[4:]
+            if at < pos:
+                # A resent frame overlaps what we have (same file, same bytes): keep
+                # only what is new.
+                if at + len(chunk) <= pos:
                     continue
-                at = struct.unpack("<I", payload[:4])[0]
-                chunk = payload[4:]
-                if at < pos:
-                    # A resent frame overlaps what we have (same file, same bytes): keep
-                    # only what is new.
-                    if at + len(chunk) <= pos:
-                        continue
-                    chunk = chunk[pos - at :]
-                elif at > pos:
-                    raise LinkError("data out of order at %d (expected %d)" % (at, pos))
-                buf += chunk
-                f.write(chunk)
-                f.flush()
-                pos += len(chunk)
-                if progress:
-                    progress(pos, end)
-                if flags & P.FLAG_LAST:
-                    break
-                since_ack += 1
-                if since_ack >= WINDOW // 2:
-                    self._send(self.host.request(P.REQ_ACK, struct.pack("<IB", pos, since_ack)))
-                    since_ack = 0
-        part.unlink()
+                chunk = chunk[pos - at :]
+            elif at > pos:
+                raise LinkError("data out of order at %d (expected %d)" % (at, pos))
+            buf += chunk
+            if part is not None:
+                part.add(chunk)
+            pos += len(chunk)
+            if progress:
+                progress(pos, end)
+            if flags & P.FLAG_LAST:
+                break
+            since_ack += 1
+            if since_ack >= WINDOW // 2:
+                self._send(self.host.request(P.REQ_ACK, struct.pack("<IB", pos, since_ack)))
+                since_ack = 0
         if have and not joined_decodes(have, buf):
-            return self.fetch_game(gid, progress, resume=False)  # rewritten meanwhile: again
+            return self._fetch(gid, part, progress, False, None)  # rewritten meanwhile: again
+        if part is not None:
+            part.done()
         return bytes(buf)
 
     def delete_games(self, entries):
@@ -399,3 +413,46 @@ class Client:
 
     def unpair(self, host_id=None):
         self.call(P.REQ_UNPAIR, bytes.fromhex(host_id) if host_id else b"")
+
+
+class _Kept:
+    """A fetch's kept bytes (``partial/<board>/<match>.part``), locked while one fetch writes
+    them. When another command holds the lock, nothing is read or written: that fetch goes on
+    without keeping, and the holder's bytes stay whole."""
+
+    def __init__(self, path):
+        self.path = path
+        self.f = None
+        path.parent.mkdir(parents=True, exist_ok=True)
+        f = open(path, "a+b")
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            f.close()  # another command is fetching this match and keeping its bytes
+            return
+        self.f = f
+
+    def read(self):
+        if self.f is None:
+            return b""
+        self.f.seek(0)
+        return self.f.read()
+
+    def restart(self):
+        if self.f is not None:
+            self.f.truncate(0)
+
+    def add(self, chunk):
+        if self.f is not None:
+            self.f.write(chunk)  # "a+": always at the end
+            self.f.flush()
+
+    def done(self):
+        """The whole match arrived: nothing is left to resume."""
+        if self.f is not None:
+            self.path.unlink(missing_ok=True)
+
+    def close(self):
+        if self.f is not None:
+            self.f.close()
+            self.f = None
