@@ -208,6 +208,12 @@ def test_the_roll_line_offers_cube_only_when_the_roller_may_double():
     assert text == "white to roll: press ROLL (bottom), or CUBE to double"
     st = {"s": 1, "md": 0, "m": ""}
     assert expect(st, "await_roll", "black", [0, 0]) == "black to roll: press ROLL (top)"
+    # a match with another board whose player's host is not back: the refused double's line
+    st = {"s": 0, "md": 1, "cp": 1, "rm": 1, "m": words.AWAY}
+    text = expect(st, "await_roll", "white", [0, 0])
+    assert text.startswith("white to roll: press ROLL (bottom)") and "CUBE" not in text, text
+    assert "black (remote) is not connected" in text, text
+    assert '"%s"' % words.AWAY in (ROOT / "firmware" / "app" / "controller.py").read_text()  # its word
     st = {"s": 1, "md": 0, "cr": 1, "m": "no doubling in the Crawford game"}
     text = expect(st, "await_roll", "black", [0, 0])
     assert "CUBE" not in text and text.endswith("-- no doubling in the Crawford game"), text

@@ -322,6 +322,9 @@ def expect(st, phase, who, d):
     return msg or "-"
 
 
+AWAY = "remote player not connected"
+
+
 def _remote_expect(st, phase, rs, d):
     """What the board expects next when a player at another board is involved, or "" (the
     local player's usual line)."""
@@ -330,6 +333,17 @@ def _remote_expect(st, phase, rs, d):
     plan = st.get("pl")
     if phase == "await_roll" and s == rs:
         return "waiting for %s: they roll or double at their board" % them
+    if phase == "await_roll" and st.get("m") == AWAY:
+        # the firmware's word (app.controller): this player's double or offer to resign was
+        # refused because the other player's host is not back; a roll is still taken
+        return (
+            "%s to roll: press ROLL (%s) -- %s is not connected: no double or resignation until they are"
+            % (
+                _who(st, s),
+                WHERE[s],
+                them,
+            )
+        )
     if phase == "moving" and s == rs:
         if plan:
             pos = _pos(st.get("pos"))
