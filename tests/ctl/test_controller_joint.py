@@ -18,8 +18,7 @@ from bg import record as R
 from bg.dice.fairness import Fairness
 from bg.dice.joint_verify import Board, verify_joint
 
-P0 = bytes(range(16))  # side 0's host's part
-P1 = bytes(range(16, 32))
+P0, P1 = H.HOST_PARTS
 
 
 def _board(n, length=1):
@@ -249,11 +248,8 @@ def test_each_board_plays_the_other_side_as_a_host_decided_computer():
     other board's player. Its play comes from its host (the other board's record) and the
     player moves those checkers; it rolls when its host says the other player rolled."""
     a, b = Side(0, True, 3), Side(1, True, 3)
-    a.c.joint_start(0, b.c.fair.commitment)
-    b.c.joint_start(1, a.c.fair.commitment)
+    H.joint_start(a, b)
     for s in (a, b):
-        s.c.contribute("host 0", P0)
-        s.c.contribute("host 1", P1)
         s.r.sense()
 
     def exchange():

@@ -22,8 +22,6 @@ from bg.dice.fairness import Fairness
 
 PUBEVAL = "bg.engine.pubeval"
 SEARCH = "app.search"  # the board's own search, the coach, learning mode (Opponent.search)
-P0 = bytes(range(16))
-P1 = bytes(range(16, 32))
 SHARED = (R.ROLL, R.PLAY, R.DOUBLE, R.TAKE, R.DROP, R.GAME_END)
 
 
@@ -100,11 +98,8 @@ def _exchange(a, b):
 
 def _match():
     a, b = Side(0), Side(1)
-    a.c.joint_start(0, b.c.fair.commitment)
-    b.c.joint_start(1, a.c.fair.commitment)
+    H.joint_start(a, b)
     for s in (a, b):
-        s.c.contribute("host 0", P0)
-        s.c.contribute("host 1", P1)
         s.sense()
     while a.c.phase == C.OPENING or b.c.phase == C.OPENING:
         for s in (a, b):

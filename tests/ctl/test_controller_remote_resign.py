@@ -19,8 +19,6 @@ from app import rules
 from bg import record as R
 from bg.dice.fairness import Fairness
 
-P0 = bytes(range(16))
-P1 = bytes(range(16, 32))
 # the records both boards must hold alike (MATCH_START, the shares and the reveal are each
 # board's own)
 SHARED = (R.ROLL, R.PLAY, R.DOUBLE, R.TAKE, R.DROP, R.RESIGN, R.RESIGN_ACCEPT, R.RESIGN_REJECT, R.GAME_END)
@@ -51,11 +49,8 @@ class Side:
 def _match(remote=True):
     """Two boards through the opening (joint dice, both hosts' parts), a player to move."""
     a, b = Side(0, remote), Side(1, remote)
-    a.c.joint_start(0, b.c.fair.commitment)
-    b.c.joint_start(1, a.c.fair.commitment)
+    H.joint_start(a, b)
     for s in (a, b):
-        s.c.contribute("host 0", P0)
-        s.c.contribute("host 1", P1)
         s.r.sense()
     while a.c.phase == C.OPENING or b.c.phase == C.OPENING:
         for s in (a, b):

@@ -219,3 +219,17 @@ def illegal_move(c, r):
     r.pos[b + 7 - 1] += 1
     r.sense()
     return side
+
+
+HOST_PARTS = (bytes(range(16)), bytes(range(16, 32)))  # each side's host's part of the seed
+
+
+def joint_start(a, b):
+    """Two boards of one remote match (``a`` plays side 0, ``b`` side 1; ``.c`` each one's
+    controller) commit to each other's dice and take both hosts' parts, as their hosts set
+    them up."""
+    a.c.joint_start(0, b.c.fair.commitment)
+    b.c.joint_start(1, a.c.fair.commitment)
+    for s in (a, b):
+        s.c.contribute("host 0", HOST_PARTS[0])
+        s.c.contribute("host 1", HOST_PARTS[1])
