@@ -59,6 +59,47 @@ def _nothing(i):
     pass
 
 
+def release(name):
+    """Forget module ``name`` (sys.modules and its package's attribute, None first: a deleted
+    name's value stays in its map slot, where the collector still finds it); it is imported
+    again from flash when next needed."""
+    import sys
+
+    if sys.modules.pop(name, None) is not None:
+        parent, _, attr = name.rpartition(".")
+        pkg = sys.modules.get(parent)
+        if pkg is not None and attr in pkg.__dict__:
+            setattr(pkg, attr, None)
+            delattr(pkg, attr)
+
+
+class _Settled:
+    """``app.update.Trial`` once nothing is on trial (the built-in firmware or a confirmed
+    slot): the version for INFO, and the real ``Trial`` built at the first update request
+    (``updater``), whose switch restarts the board into update mode."""
+
+    def __init__(self, named, args):
+        self.named = named
+        self.args = args  # Trial's arguments
+        self.built = None
+
+    def version(self):
+        return self.named
+
+    def updater(self):
+        if self.built is None:
+            from app.update import Trial
+
+            self.built = Trial(*self.args)
+        return self.built.updater()
+
+    def healthy(self):
+        pass  # nothing to confirm
+
+    async def run(self):
+        pass  # no deadline
+
+
 class App:
     """One board: the HAL's parts and the modules that run it (``scanner``, ``engine``,
     ``presses``, ``host``, ``ctl``, ``view``, ``power``, ``recorder``)."""
@@ -108,7 +149,14 @@ class App:
         self.status = None  # the simulator's status line (app.sim_status.Status), else None
         # firmware updates (app.update); fw_key: the HAL's update key, None: the release key
         reset = getattr(hw, "reset", None)  # update mode's restart (a test's fake may have none)
-        self.trial = Trial(hw.clock, self._log, _restart, key=fw_key, reset=reset, close=self.recorder.close)
+        a = (hw.clock, self._log, _restart, None, None, fw_key, reset, self.recorder.close)
+        self.trial = Trial(*a)
+        if self.trial.settled is not None:
+            # nothing on trial: app.update's code (~1.1 kB on the 32-bit board model) is let go
+            # and loaded again at the first update request (docs/memory.md)
+            self.trial = _Settled(self.trial.named, a)
+            del Trial
+            release("app.update")
         self.beat = _nothing  # the supervisor's heartbeat, once it runs
         self.on_healthy = None  # called once at the first "all tasks alive" (app.supervisor)
         self.power.bind(self)

@@ -18,7 +18,9 @@ stored, refused).
 ``bg.update.boot`` stays loaded only while a version is on trial: ``Trial`` reads the running
 version once, and with the built-in firmware, a slot confirmed before, or once the trial is
 confirmed, nothing is left to try, confirm or name, so it lets boot (and ``bg.update.bundle``)
-go (``main.py`` drops its own reference before the app runs; docs/memory.md).
+go (``main.py`` drops its own reference before the app runs; docs/memory.md). With nothing on
+trial ``app.main`` lets this module go too: a stand-in keeps the version and builds ``Trial``
+again at the first update request.
 """
 
 import asyncio

@@ -112,6 +112,10 @@ class Session:
         self._logout()
         _forget("auth")  # pairing/login code: not needed until the next connection asks
         _forget("crypto")
+        # what a host asks after its login (lists, files, the watch): ~0.7 kB with the
+        # journal's serving half, kept for the connection, not between connections
+        _forget("requests")
+        _forget("serve", "bg.journal")
 
     def set_mtu(self, mtu):
         self.mtu = mtu
@@ -285,17 +289,18 @@ _AUTHED = const(
 )
 
 
-def _forget(name):
+def _forget(name, package="bg.link"):
     """Drop a link module that is needed only now and then (``auth`` and ``crypto``: pairing
     and login, once per connection, dropped after a login and when a connection ends;
-    ``info``: INFO, dropped once answered) from ``sys.modules`` and the package, so the
-    collector takes its function objects back (~2 kB on the 32-bit board model,
-    docs/memory.md); the next use imports it again from flash. MicroPython only: CPython has
-    the memory, and tests may patch it."""
+    ``info``: INFO, dropped once answered; ``requests`` and ``bg.journal.serve``: what a host
+    asks after its login, dropped when a connection ends) from ``sys.modules`` and its package
+    (``package``), so the collector takes its function objects back (~2 kB on the 32-bit board
+    model, docs/memory.md); the next use imports it again from flash. MicroPython only: CPython
+    has the memory, and tests may patch it."""
     import sys
 
-    if sys.implementation.name == "micropython" and sys.modules.pop("bg.link." + name, None) is not None:
-        pkg = sys.modules["bg.link"]
+    if sys.implementation.name == "micropython" and sys.modules.pop(package + "." + name, None) is not None:
+        pkg = sys.modules[package]
         if name in pkg.__dict__:
             # None first: MicroPython's map keeps a deleted name's value in its slot, where the
             # collector still finds it
