@@ -48,6 +48,9 @@ MODULES = [
     # against the computer does; the board records the host's play as sent, also resumed
     # (two boards, each resumed: needs 200k / 66k, failed at 192k / 64k)
     ("test_controller_remote_brain", 4, "208k", "74k"),
+    # with nothing on trial the App lets app.update go, an update request loads it again (the
+    # whole App, booted with its journal: test_app_power's heaps)
+    ("test_app_update_released", 2, "280k", "68k"),
     # (name, at least N tests, 64-bit port heap, board model heap): the heaps are the measured
     # need + 8k where the default (192k, 64k) is not enough (tools/bench/heapmargin.py; 8k steps
     # on the 64-bit port, where the firmware is bytecode in the heap, 2k on the board model).
