@@ -252,19 +252,11 @@ def test_each_board_plays_the_other_side_as_a_host_decided_computer():
     for s in (a, b):
         s.r.sense()
 
-    def exchange():
-        for s, o in ((a, b), (b, a)):
-            k = o.c.throws  # the throw due on the other board
-            mine = s.c.joint_share(k)
-            if mine is not None and o.c.throws == k and (o.c.joint.other or (-1,))[0] != k:
-                o.c.joint_take(k, mine, o.r.now)  # the app passes its ticks
-                o.r.sense()
-
     while a.c.phase == C.OPENING or b.c.phase == C.OPENING:
         for s in (a, b):
             s.r.press(s.c.joint_side, C.ROLL)
-        exchange()
-        exchange()
+        H.joint_exchange(a, b)
+        H.joint_exchange(a, b)
     told = 0
     for _ in range(6):
         assert a.c.phase == b.c.phase == C.MOVING and a.c.side == b.c.side
@@ -289,8 +281,8 @@ def test_each_board_plays_the_other_side_as_a_host_decided_computer():
             assert theirs.c.may_double and theirs.c.decide(k, False, theirs.r.now) is None
             told += 1
         assert theirs.c.joint_share(k) is not None and theirs.c.phase == C.AWAIT_ROLL
-        exchange()
-        exchange()
+        H.joint_exchange(a, b)
+        H.joint_exchange(a, b)
     assert _throws(a.j) == _throws(b.j) and told == 6
 
 

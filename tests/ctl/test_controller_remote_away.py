@@ -65,16 +65,6 @@ class Side:
         return [(k, tuple(f)) for k, f in self.j if k in SHARED]
 
 
-def _exchange(a, b):
-    """Both hosts hand each board's share of the throw due across, once asked for."""
-    for s, o in ((a, b), (b, a)):
-        k = o.c.throws
-        mine = s.c.joint_share(k)
-        if mine is not None and o.c.throws == k and (o.c.joint.other or (-1,))[0] != k:
-            o.c.joint_take(k, mine, o.r.now)
-            o.r.sense()
-
-
 def _match():
     """Two boards through the opening, then one play: a player on roll with the cube open;
     returns (the board of the side on roll, the other board)."""
@@ -85,8 +75,8 @@ def _match():
     while a.c.phase == C.OPENING or b.c.phase == C.OPENING:
         for s in (a, b):
             s.r.press(s.c.joint_side, C.ROLL)
-        _exchange(a, b)
-        _exchange(a, b)
+        H.joint_exchange(a, b)
+        H.joint_exchange(a, b)
     here, there = (a, b) if a.c.side == 0 else (b, a)
     k = here.c.throws
     steps = here.r.play_turn()

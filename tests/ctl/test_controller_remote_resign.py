@@ -56,12 +56,7 @@ def _match(remote=True):
         for s in (a, b):
             s.r.press(s.c.joint_side, C.ROLL)
         for _ in range(2):
-            for s, o in ((a, b), (b, a)):
-                k = o.c.throws
-                mine = s.c.joint_share(k)
-                if mine is not None and o.c.throws == k and (o.c.joint.other or (-1,))[0] != k:
-                    o.c.joint_take(k, mine, o.r.now)
-                    o.r.sense()
+            H.joint_exchange(a, b)
     assert a.c.phase == b.c.phase == C.MOVING and a.c.side == b.c.side
     here, there = (a, b) if a.c.side == 0 else (b, a)
     return here, there

@@ -233,3 +233,14 @@ def joint_start(a, b):
     for s in (a, b):
         s.c.contribute("host 0", HOST_PARTS[0])
         s.c.contribute("host 1", HOST_PARTS[1])
+
+
+def joint_exchange(a, b):
+    """Both hosts hand each board's share of the throw due on the other board across, once
+    asked for (``.r`` each board's robot: the app passes its ticks, then senses)."""
+    for s, o in ((a, b), (b, a)):
+        k = o.c.throws
+        mine = s.c.joint_share(k)
+        if mine is not None and o.c.throws == k and (o.c.joint.other or (-1,))[0] != k:
+            o.c.joint_take(k, mine, o.r.now)
+            o.r.sense()
