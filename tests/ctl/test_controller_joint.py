@@ -248,15 +248,7 @@ def test_each_board_plays_the_other_side_as_a_host_decided_computer():
     other board's player. Its play comes from its host (the other board's record) and the
     player moves those checkers; it rolls when its host says the other player rolled."""
     a, b = Side(0, True, 3), Side(1, True, 3)
-    H.joint_start(a, b)
-    for s in (a, b):
-        s.r.sense()
-
-    while a.c.phase == C.OPENING or b.c.phase == C.OPENING:
-        for s in (a, b):
-            s.r.press(s.c.joint_side, C.ROLL)
-        H.joint_exchange(a, b)
-        H.joint_exchange(a, b)
+    H.joint_opening(a, b)
     told = 0
     for _ in range(6):
         assert a.c.phase == b.c.phase == C.MOVING and a.c.side == b.c.side

@@ -69,14 +69,7 @@ def _match():
     """Two boards through the opening, then one play: a player on roll with the cube open;
     returns (the board of the side on roll, the other board)."""
     a, b = Side(0), Side(1)
-    H.joint_start(a, b)
-    for s in (a, b):
-        s.r.sense()
-    while a.c.phase == C.OPENING or b.c.phase == C.OPENING:
-        for s in (a, b):
-            s.r.press(s.c.joint_side, C.ROLL)
-        H.joint_exchange(a, b)
-        H.joint_exchange(a, b)
+    H.joint_opening(a, b)
     here, there = (a, b) if a.c.side == 0 else (b, a)
     k = here.c.throws
     steps = here.r.play_turn()

@@ -49,14 +49,7 @@ class Side:
 def _match(remote=True):
     """Two boards through the opening (joint dice, both hosts' parts), a player to move."""
     a, b = Side(0, remote), Side(1, remote)
-    H.joint_start(a, b)
-    for s in (a, b):
-        s.r.sense()
-    while a.c.phase == C.OPENING or b.c.phase == C.OPENING:
-        for s in (a, b):
-            s.r.press(s.c.joint_side, C.ROLL)
-        for _ in range(2):
-            H.joint_exchange(a, b)
+    H.joint_opening(a, b)
     assert a.c.phase == b.c.phase == C.MOVING and a.c.side == b.c.side
     here, there = (a, b) if a.c.side == 0 else (b, a)
     return here, there

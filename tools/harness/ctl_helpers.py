@@ -244,3 +244,16 @@ def joint_exchange(a, b):
         if mine is not None and o.c.throws == k and (o.c.joint.other or (-1,))[0] != k:
             o.c.joint_take(k, mine, o.r.now)
             o.r.sense()
+
+
+def joint_opening(a, b):
+    """Two boards of one remote match set up (``joint_start``) and through the opening: both
+    players press ROLL until a player is to move on both boards (robots ``.r``)."""
+    joint_start(a, b)
+    for s in (a, b):
+        s.r.sense()
+    while a.c.phase == C.OPENING or b.c.phase == C.OPENING:
+        for s in (a, b):
+            s.r.press(s.c.joint_side, C.ROLL)
+        joint_exchange(a, b)
+        joint_exchange(a, b)
