@@ -59,21 +59,6 @@ def _nothing(i):
     pass
 
 
-def release(name):
-    """Forget module ``name`` (sys.modules and its package's attribute, None first: a deleted
-    name's value stays in its map slot, where the collector still finds it); it is imported
-    again from flash when next needed. MicroPython only: CPython has the memory, and tests may
-    patch the module."""
-    import sys
-
-    if sys.implementation.name == "micropython" and sys.modules.pop(name, None) is not None:
-        parent, _, attr = name.rpartition(".")
-        pkg = sys.modules.get(parent)
-        if pkg is not None and attr in pkg.__dict__:
-            setattr(pkg, attr, None)
-            delattr(pkg, attr)
-
-
 class _Settled:
     """``app.update.Trial`` once nothing is on trial (the built-in firmware or a confirmed
     slot): the version for INFO, and the real ``Trial`` built at the first update request
@@ -157,7 +142,10 @@ class App:
             # and loaded again at the first update request (docs/memory.md)
             self.trial = _Settled(self.trial.named, a)
             del Trial
-            release("app.update")
+            import sys
+
+            if sys.implementation.name == "micropython":  # CPython's tests may patch it
+                D.forget("app.update")
         self.beat = _nothing  # the supervisor's heartbeat, once it runs
         self.on_healthy = None  # called once at the first "all tasks alive" (app.supervisor)
         self.power.bind(self)
