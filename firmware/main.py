@@ -21,6 +21,13 @@ def _rom():
     return hal.load(hal.backend()).rom_partition()
 
 
+def _apps():
+    # the app partitions' class (hal: esp32.Partition), None where there are none
+    import hal
+
+    return hal.load(hal.backend()).app_partitions()
+
+
 try:
     from bg.update import boot as fw
 
@@ -35,6 +42,8 @@ try:
             app.update.serve(fw_root)
         except Exception as e:  # noqa: BLE001 - then the game boots, as after a power cut
             print("fw: update mode failed:", e)
+    if fw_root is not None:
+        fw.app_start(fw_root, _apps())  # a new app image on trial, or one the bootloader rolled back
     fw.start(sys.path, sys.modules, fw_root, True, _rom)  # the slot's modules over the built-in
 except Exception as e:  # noqa: BLE001 - boot the built-in firmware whatever happened
     fw = None

@@ -185,6 +185,31 @@ def build(jobs=None):
     return BINARY
 
 
+def build_release(firmware, name="release"):
+    """Path of a board-model binary whose frozen firmware is the tree ``firmware`` (a release's
+    source: a whole firmware's app image, tools/release.py ``--app``). Built in its own folder of
+    the port (``build-mpboard-<name>``), started as a copy of the model's own build so only the
+    frozen firmware is compiled again and the binary relinked."""
+    base = build()
+    out = PORT / ("build-mpboard-" + name)
+    with open(BUILD / "board-model.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not out.exists():
+            shutil.copytree(base.parent, out, symlinks=True)  # mtimes kept: objects reused
+        fw = Path(firmware).resolve()
+        text = (VARIANT_DIR / "manifest.py").read_text().replace('"../../firmware"', repr(str(fw)))
+        man = out / "release-manifest.py"
+        if not man.exists() or man.read_text() != text:
+            man.write_text(text)
+        cmd = ["make", "-j%d" % (os.cpu_count() or 1), "VARIANT_DIR=%s" % VARIANT_DIR]
+        cmd += ["BUILD=%s" % out.name, "FROZEN_MANIFEST=%s" % man]
+        proc = subprocess.run(cmd, cwd=PORT, capture_output=True, text=True)
+    exe = out / "micropython"
+    if proc.returncode or not exe.exists():
+        raise ModelError("building the release's board model failed:\n" + (proc.stdout + proc.stderr)[-3000:])
+    return exe
+
+
 def main():
     try:
         print(build())

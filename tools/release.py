@@ -1,7 +1,7 @@
 """Build and sign a firmware bundle (docs/update.md): what `make release` runs.
 
     python -m tools.release build [--key FILE] [--version V] [--counter N] [--arch xtensawin]
-                                  [--only bg/notation.py ... | --romfs] [--out DIR]
+                                  [--only bg/notation.py ... | --romfs | --app IMAGE] [--out DIR]
     python -m tools.release keygen FILE      # a new release key (hex seed, mode 0600)
     python -m tools.release pub FILE         # its public half, for bg/update/bundle.py
 
@@ -19,6 +19,12 @@ fixes a flaw raises ``COUNTER`` in the source and older releases can never be pu
 ``--romfs`` packs the whole firmware as one ROMFS image, mounted ahead of the built-in one; on
 the ESP32 the board copies it into its ``romfs`` partition at boot (``bg.update.romslot``), so an
 image larger than that partition (``ESP32_ROM_PARTITION``, docs/update.md) is refused here.
+``--app IMAGE`` packs a whole firmware as a new app image (``fw.app``): MicroPython's ESP-IDF build
+with the firmware frozen in (``micropython.bin``, docs/update.md: how a maker builds it), or for
+the board model its binary built from the release's tree (``tools.board_model.build_release``);
+the board writes it into its other OTA app partition and boots it (the bootloader rolls it back
+unless it is confirmed healthy). The manifest's counter is then the one the image was built with:
+pass ``--counter`` (the image's ``bg.update.boot.COUNTER``).
 """
 
 import argparse
@@ -82,15 +88,28 @@ def romfs_files(arch, out, firmware=None):
     return [(ROM_IMAGE, Path(img).read_bytes())]
 
 
+def app_files(image):
+    """[("fw.app", image)]: a whole firmware's app image, alone in its bundle; refused when it
+    does not fit the app partition (``bg.update.bundle.MAX_APP``)."""
+    from bg.update.bundle import APP, MAX_APP
+
+    data = Path(image).read_bytes()
+    if not 0 < len(data) <= MAX_APP:
+        raise ValueError("--app: image of %d bytes; the app partition holds %d" % (len(data), MAX_APP))
+    return [(APP, data)]
+
+
 def default_counter():
     from bg.update.boot import COUNTER
 
     return COUNTER
 
 
-def build(key, version, arch, out, counter=None, only=None, rom=False):
+def build(key, version, arch, out, counter=None, only=None, rom=False, app=None):
     seed = R.read_key(key) if key else dev_key()
-    if rom:
+    if app:
+        files = app_files(app)
+    elif rom:
         files = romfs_files(arch, Path(out) / ("romfs-" + arch))
         n = len(files[0][1])
         if arch == "xtensawin" and n > ESP32_ROM_PARTITION:
@@ -117,6 +136,7 @@ def main(argv=None):
     b.add_argument("--counter", type=int, help="the security counter (default: bg.update.boot.COUNTER)")
     b.add_argument("--only", nargs="+", help="just these modules (bg/notation.py ...)")
     b.add_argument("--romfs", action="store_true", help="the whole firmware as one ROMFS image")
+    b.add_argument("--app", help="the whole firmware as this app image (micropython.bin, frozen)")
     b.add_argument("--out", default=str(ROOT / "build" / "release"))
     k = sub.add_parser("keygen")
     k.add_argument("file")
@@ -134,7 +154,7 @@ def main(argv=None):
             print(R.public_key(R.read_key(a.file)).hex())
         else:
             v = a.version or default_version()
-            path, n, size = build(a.key, v, a.arch, a.out, a.counter, a.only, a.romfs)
+            path, n, size = build(a.key, v, a.arch, a.out, a.counter, a.only, a.romfs, a.app)
             print("%s: %d files, %d bytes%s" % (path, n, size, "" if a.key else " (development key)"))
     except (ValueError, OSError) as e:  # a bad key file or output folder: said, not a trace
         print("release: %s" % e, file=sys.stderr)

@@ -135,7 +135,9 @@ class App:
         self.status = None  # the simulator's status line (app.sim_status.Status), else None
         # firmware updates (app.update); fw_key: the HAL's update key, None: the release key
         reset = getattr(hw, "reset", None)  # update mode's restart (a test's fake may have none)
-        a = (hw.clock, self._log, _restart, None, None, fw_key, reset, self.recorder.close)
+        # the trial's deadline restarts through the HAL too (the board model's machine has no
+        # reset(): the unix port's process ends, the simulator starts it again)
+        a = (hw.clock, self._log, reset or _restart, None, None, fw_key, reset, self.recorder.close)
         self.trial = Trial(*a)
         if self.trial.settled is not None:
             # nothing on trial: app.update's code (~1.1 kB on the 32-bit board model) is let go

@@ -108,6 +108,8 @@ class Trial:
         self.settled = None
         if self.root is None or boot.running(self.root, self.path) == boot.NONE:
             self.named = boot.BUILTIN
+            if boot.app_trial():  # a new app image, confirmed once healthy
+                return
         else:
             self.named = boot.version(self.root, self.path, boot.BUILTIN)
             if self.on_trial():
@@ -126,6 +128,8 @@ class Trial:
         if self.settled is not None:
             return False
         boot = _boot()
+        if boot.app_trial():
+            return True
         s = boot.running(self.root, self.path)
         return s != boot.NONE and boot.read_state(self.root)[1] == s
 
@@ -196,7 +200,7 @@ class Trial:
 # -- update mode (main.py's boot when boot.take_mode() says so) ----------------------------------
 
 
-def _receiver(root, key):
+def _receiver(root, key, apps=None):
     from bg.update.slots import Updater
 
     class Receiver(Updater):
@@ -232,7 +236,7 @@ def _receiver(root, key):
             self.done = v
             return v
 
-    return Receiver(root, [], key or release_key())
+    return Receiver(root, [], key or release_key(), apps)
 
 
 def _wiring(hw, log, updater):
@@ -283,11 +287,11 @@ def _look(u, sign, show, clock, now, refused):
     return refused
 
 
-async def _mode(hw, root, cfg, log, sign=None):
+async def _mode(hw, root, cfg, log, sign=None, apps=None):
     boot = _boot()
     clock = hw.clock
     dog = hw.watchdog(_DOG_MS)  # a hang here resets the board into the game
-    u = _receiver(root, cfg.get("fw_key"))
+    u = _receiver(root, cfg.get("fw_key"), apps)
     w = _wiring(hw, log, u)
     tasks = [
         asyncio.create_task(co)
@@ -380,7 +384,8 @@ def serve(root):
     sign = None
     try:
         sign = _sign(board, hw)
-        asyncio.run(_mode(hw, root, cfg, log, sign))
+        apps = getattr(mod, "app_partitions", None)
+        asyncio.run(_mode(hw, root, cfg, log, sign, apps() if apps is not None else None))
     except Exception as e:  # noqa: BLE001 - said, then the game boots (the flag is gone)
         log("fw: update mode failed: %r" % (e,))
         if sign is not None:

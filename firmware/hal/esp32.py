@@ -333,3 +333,17 @@ def rom_partition():
         return None
     dev = f(2, 0)
     return None if isinstance(dev, int) else dev  # a negative errno when there is none
+
+
+def app_partitions():
+    """``esp32.Partition``: the OTA app partitions a whole firmware's app image is written into
+    (``bg.update.slots``) and confirmed in (``bg.update.boot``); None when the running app is
+    not in an OTA partition (a table without ota_0/ota_1: then no app image is taken)."""
+    import esp32
+
+    try:
+        # the stubs type the id as a label; the port takes RUNNING/BOOT too (esp32_partition.c)
+        esp32.Partition(esp32.Partition.RUNNING).get_next_update()  # pyright: ignore[reportArgumentType]
+    except OSError:
+        return None
+    return esp32.Partition

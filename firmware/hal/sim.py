@@ -547,3 +547,14 @@ def rom_partition():
 
     blocks, _, path = spec.partition(":")
     return RomPartition(int(blocks), path)
+
+
+def app_partitions():
+    """The app partitions' class (``esp32.Partition``'s shape), faked over the files in the
+    folder ``SG_OTA_DIR`` (``hal.sim_ota``), as the ESP32's ``hal.esp32.app_partitions``; None
+    without it (this board then takes no app image)."""
+    if not getattr(os, "getenv", lambda n: None)("SG_OTA_DIR"):
+        return None
+    from hal.sim_ota import Partition
+
+    return Partition

@@ -136,6 +136,7 @@ class Sim:
         rom=True,
         status=None,
         heap_probe=False,
+        ota=None,
     ):
         self.board = load_board()
         self.chain = Chain(self.board)
@@ -149,6 +150,11 @@ class Sim:
         # the firmware's heap probe (hal.sim_bus: a collection every 0.5 s, the most held
         # and least free since it started: ``heap_figures``)
         self.heap_probe = heap_probe
+        # the board model's flash as the ESP32's OTA app partitions (hal.sim_ota): a folder
+        # whose ota_0/ota_1 hold board-model binaries; at each reset the bootloader's model
+        # (tools/sim/bootloader.py) chooses the one that runs
+        self.ota = ota
+        self.booted = []  # the app partition of each boot, with ``ota``
         self._heap = None
         self.settings = settings or {}
         self.seed = seed
@@ -226,6 +232,13 @@ class Sim:
             firmware, path, target = None, [build], [Path(build) / "main.py"]
         argv = mpy.command(target, self.heap, firmware)
         env = mpy.environ(path, firmware, env)
+        if self.ota and self.rom == "board":
+            from tools.sim import bootloader
+
+            argv[0], label = bootloader.boot(self.ota)
+            env["SG_OTA_DIR"] = str(Path(self.ota).resolve())
+            env["SG_OTA_RUNNING"] = label
+            self.booted.append(label)
         self._gen += 1
         self.wdt_ms = 0
         with self._lock:

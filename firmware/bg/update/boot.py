@@ -9,6 +9,7 @@ firmware root holds::
     fw/a/, fw/b/ a slot each: the bundle's files and its header (fw/<slot>/.bundle)
     fw/counter   the highest security counter confirmed (written as fw/counter.new, renamed)
     fw/mode      the one-shot flag: the next boot runs update mode (``enter_mode``, ``take_mode``)
+    fw/app       "<partition> <counter>\n": an app image set to boot, not yet confirmed (``app_set``)
 
 ``start(path, root)`` runs from ``main.py``: a pending slot is tried at most ``MAX_BOOTS``
 times (each boot counted *before* it runs), then rolled back; the chosen slot's modules are
@@ -268,6 +269,72 @@ def _use(path, modules, root, s, hook):
     path.append(d)
 
 
+# A whole firmware's app image (bg.update.slots): the ESP-IDF bootloader boots it from its OTA
+# partition and rolls it back by itself when it resets before it is confirmed
+# (CONFIG_BOOTLOADER_APP_ROLLBACK_ENABLE, on in MicroPython's ESP32 sdkconfig.base).
+# _APP: [the app partitions' class, the counter of the image on trial] while this boot runs it
+_APP: list = [None, 0]
+
+
+def app_set(root, label, n):
+    """Record the app image just stored in partition ``label`` with security counter ``n``, set
+    to boot next (written whole, renamed)."""
+    d = fw_dir(root)
+    with open(d + "/app.new", "w") as f:
+        f.write("%s %d\n" % (label, n))
+    os.rename(d + "/app.new", d + "/app")
+
+
+def _app_read(root):
+    try:
+        with open(fw_dir(root) + "/app") as f:
+            w = f.read().split()
+        return w[0], int(w[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def app_start(root, apps):
+    """At boot: True when the running app is the new image on trial (``healthy`` confirms it).
+    An image recorded in ``fw/app`` that is not the running app was rolled back by the
+    bootloader, or never set to boot (a cut before ``set_boot``): forgotten, the counter
+    untouched."""
+    _APP[0] = None
+    rec = _app_read(root) if apps is not None else None
+    if rec is None or apps is None:
+        return False
+    if apps(apps.RUNNING).info()[4] != rec[0]:
+        try:
+            os.remove(fw_dir(root) + "/app")
+        except OSError:
+            pass
+        print("fw: the new app was rolled back")
+        return False
+    _APP[0] = apps
+    _APP[1] = rec[1]
+    return True
+
+
+def app_trial():
+    """True while this boot runs an app image not yet confirmed."""
+    return _APP[0] is not None
+
+
+def _app_healthy(root):
+    # the bootloader's mark first (a cut after it leaves a valid app, whose own built-in COUNTER
+    # is the new one, and fw/app still names it: the next boot confirms again), then fw/counter,
+    # then fw/app goes: the counter never rises for an app the bootloader may still roll back
+    apps = _APP[0]
+    apps.mark_app_valid_cancel_rollback()
+    _raise_counter(root, _APP[1])
+    try:
+        os.remove(fw_dir(root) + "/app")
+    except OSError:
+        pass
+    _APP[0] = None
+    return True
+
+
 def start(path, modules, root, hook=False, rom=None):
     """At boot: the chosen slot runs (on ``path``; with ``hook``, main.py's boot, its modules
     are laid over the built-in ones; ``rom()`` the ROM partition a whole firmware's image is
@@ -307,8 +374,10 @@ def fallback(path, modules, root):
 
 
 def healthy(root, path):
-    """The running firmware reached its healthy state: a tried slot becomes the active one.
-    True when this changed the state."""
+    """The running firmware reached its healthy state: a tried slot becomes the active one, an
+    app image on trial is confirmed to the bootloader. True when this changed the state."""
+    if _APP[0] is not None:
+        return _app_healthy(root)
     s = running(root, path)
     active, pending, _ = read_state(root)
     if s != NONE and pending == s:

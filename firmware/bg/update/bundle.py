@@ -41,15 +41,21 @@ SIG_LEN = const(64)
 MAX_MANIFEST = const(8192)  # a full firmware: ~3.7 kB for 67 files
 MAX_FILES = const(255)
 MAX_FILE = const(262144)
+# A whole firmware is a new app image (MicroPython with the firmware frozen in), written into the
+# ESP32's other OTA app partition as it arrives (bg.update.slots): the one file allowed past
+# MAX_FILE, bounded by the app partition (ota_0/ota_1 of 0x180000 bytes, docs/update.md), and
+# alone in its bundle.
+APP = "fw.app"
+MAX_APP = const(0x180000)
 MAX_VERSION = const(16)
-_SUFFIXES = (".mpy", ".py", ".json", ".romfs")
+_SUFFIXES = (".mpy", ".py", ".json", ".romfs", ".app")
 _NAME_OK = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./"
 
 
 def check_name(name):
     """A file's path inside a slot: relative, ``/``-separated, no ``.``/``..`` parts, only
-    letters, digits, ``_-./``, ending .mpy, .py, .json or .romfs (a whole firmware's image,
-    ``ROMFS``); ValueError otherwise."""
+    letters, digits, ``_-./``, ending .mpy, .py, .json, .romfs (a whole firmware's ROM image) or
+    .app (a whole firmware's app image, ``APP``); ValueError otherwise."""
     if not 1 <= len(name) <= 64:
         raise ValueError("file name length")
     for c in name.encode():
@@ -112,8 +118,10 @@ def parse_manifest(m):
                 raise ValueError("manifest cut short")
             size = struct.unpack_from("<I", m, i)[0]
             i += 36
-            if not 0 < size <= MAX_FILE:
+            if not 0 < size <= (MAX_APP if name == APP else MAX_FILE):
                 raise ValueError("bad file size: " + name)
+            if name == APP and count != 1:
+                raise ValueError("an app image travels alone")
             total += size
     except (IndexError, UnicodeError):
         raise ValueError("manifest cut short") from None

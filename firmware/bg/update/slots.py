@@ -10,6 +10,14 @@ kept, so after a dropped connection or a reboot ``begin`` finds the resume point
 files' sizes on flash. ``commit`` re-reads every file and compares its SHA-256 with the
 manifest's before the state file says "pending": the next boot tries it (``bg.update.boot``).
 
+A whole firmware is an app image (``bundle.APP``, alone in its bundle: MicroPython with the
+firmware frozen in): it never touches the slot's directory but its header. It is written straight
+into the next OTA app partition as it arrives (``apps``: ``esp32.Partition`` or its fake; a 4 MB
+flash cannot hold 1.5 MB twice), each 4096-byte block erased before its first byte; ``commit``
+hashes it back from the partition, records it in ``fw/app`` (``bg.update.boot.app_set``) and
+asks the bootloader to boot it next (``set_boot``). After a reboot an app image is sent again
+from its first byte (its header is kept: resuming it would need the partition's hash so far).
+
 Updates only go forward: a bundle whose signed security counter is below the board's confirmed
 one (``bg.update.boot.confirmed``) is refused as soon as its header verified, and again at
 commit. The bundle the board already runs (active or on trial) is answered "already installed"
@@ -20,8 +28,9 @@ import hashlib
 import os
 import sys
 
-from bg.update.boot import NONE, confirmed, read_state, running, slot_dir, write_state
+from bg.update.boot import NONE, app_set, app_trial, confirmed, read_state, running, slot_dir, write_state
 from bg.update.bundle import (
+    APP,
     HEAD,
     MAGIC,
     RELEASE_PUB,
@@ -37,6 +46,7 @@ from bg.update.bundle import (
 ALREADY = " (already installed)"  # what commit adds to the version of the bundle running
 
 _READ = 512  # bytes read at a time while hashing a file on flash
+_BLOCK = 4096  # the flash's erase sector: an app partition's block
 
 
 def _rmtree(d):
@@ -92,12 +102,15 @@ def _size(p):
 
 class Updater:
     """One board's update receiver. ``root`` is the firmware root (``bg.update.boot``),
-    ``path`` the running ``sys.path`` (which slot runs), ``pub`` the release key."""
+    ``path`` the running ``sys.path`` (which slot runs), ``pub`` the release key, ``apps`` the
+    app partitions' class (``esp32.Partition``; None: no app image is taken)."""
 
-    def __init__(self, root, path, pub=RELEASE_PUB):
+    def __init__(self, root, path, pub=RELEASE_PUB, apps=None):
         self.root = root
         self.path = path
         self.pub = pub
+        self.apps = apps
+        self.part = None  # the app partition an app image goes into
         self._reset()
 
     def _reset(self):
@@ -113,6 +126,8 @@ class Updater:
     def target(self):
         """The slot an update goes into: neither the active nor the running one. ValueError
         while a new version is on trial (it must prove healthy first)."""
+        if app_trial():
+            raise ValueError("the new version is on trial: wait until it is healthy")
         active, pending, _ = read_state(self.root)
         run = running(self.root, self.path)
         if run != NONE and run != active:
@@ -195,6 +210,11 @@ class Updater:
         if len(head) + total != size:
             return None
         off = len(head)
+        if self._app(man):  # an app image starts again from its first byte
+            self.head = head
+            self.man = man
+            self.version = version
+            return off
         for name, fsize, _ in entries(man):
             n = _size(d + "/" + name)
             if n < 0:
@@ -276,12 +296,29 @@ class Updater:
         if len(head) + total != self.size:
             self._fail("bundle size differs from its manifest")
         self._forward(man)
+        self._app(man)
         d = slot_dir(self.root, self.slot)
         _makedirs(d)
         with open(d + "/.bundle", "wb") as f:
             f.write(head)
         self.man = man
         self.version = version
+
+    def _app(self, man):
+        # True for an app image's bundle, its partition (the next OTA one) chosen; ValueError
+        # where the board has no app partitions
+        for name, size, _ in entries(man):
+            if name != APP:
+                return False
+            a = self.apps
+            if a is None:
+                self._fail("this board takes no app image")
+            p = a(a.RUNNING).get_next_update()
+            if size > p.ioctl(4, 0) * p.ioctl(5, 0):
+                self._fail("app image larger than its partition")
+            self.part = p
+            return True
+        return False
 
     def _file_at(self, off):
         # (name, size, start) of the file holding stream offset ``off`` (writes go in order:
@@ -303,6 +340,8 @@ class Updater:
         k = len(data) - i
         if k > fsize - pos:
             k = fsize - pos
+        if name == APP:
+            return self._take_app(data, i, k, pos)
         p = slot_dir(self.root, self.slot) + "/" + name
         if pos == 0:
             j = p.rfind("/")
@@ -311,6 +350,44 @@ class Updater:
             f.write(data[i : i + k])
         self.off += k
         return k
+
+    def _take_app(self, data, i, k, pos):
+        # into the partition, never across a block: each block erased before its first byte
+        # (NOR flash: a write only clears bits)
+        blk = pos // _BLOCK
+        at = pos - blk * _BLOCK
+        if k > _BLOCK - at:
+            k = _BLOCK - at
+        p = self.part
+        if p is None:
+            raise ValueError("no update begun")
+        if at == 0:
+            p.ioctl(6, blk)
+        p.writeblocks(blk, memoryview(data)[i : i + k], at)
+        self.off += k
+        return k
+
+    def _check_app(self, size, digest):
+        # the image hashed back from the partition, 512 bytes at a time
+        p = self.part
+        if p is None:
+            raise ValueError("no update begun")
+        buf = bytearray(_READ)
+        h = hashlib.sha256()
+        off = 0
+        while off < size:
+            blk = off // _BLOCK
+            p.readblocks(blk, buf, off - blk * _BLOCK)
+            k = size - off if size - off < _READ else _READ
+            h.update(buf if k == _READ else memoryview(buf)[:k])
+            off += k
+        if h.digest() != digest:
+            self._reset()
+            raise ValueError("stored file differs from the manifest: " + APP)
+        # fw/app first, then otadata: a cut between the two boots the old app, which finds
+        # fw/app naming a partition it does not run and forgets it (boot.app_start)
+        app_set(self.root, p.info()[4], counter(self.man))
+        p.set_boot()
 
     # -- commit
     def commit(self):
@@ -326,6 +403,13 @@ class Updater:
         if self.off != self.size:
             raise ValueError("bundle incomplete: %d of %d bytes" % (self.off, self.size))
         d = slot_dir(self.root, self.slot)
+        for name, fsize, digest in entries(self.man):
+            if name == APP:
+                self._check_app(fsize, digest)
+                version = self.version
+                self._reset()
+                return version
+            break
         buf = bytearray(_READ)
         for name, fsize, digest in entries(self.man):
             h = hashlib.sha256()
