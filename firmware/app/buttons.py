@@ -41,6 +41,7 @@ of it is kept; docs/memory.md).
 from app import ctl_defs as D
 from app.ctl_defs import LONG, PRESS
 from app.engine_task import _ticks_us
+from bg import forget
 from bg import record as R
 from micropython import const
 
@@ -191,7 +192,7 @@ class Presses:
         except MemoryError:
             self.anim = None  # cosmetic: the dice just appear
             self.app.view.anim = None
-        D.forget("app.dice_anim")
+        forget("app.dice_anim")
 
     def _frame(self, a, b, dim):
         if not dim:

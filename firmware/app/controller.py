@@ -34,6 +34,7 @@ Buttons: docs/controller.md has the full table.
 
 from app import ctl_defs as D
 from app.rules import NLOC
+from bg import forget
 from bg import match as _match
 from bg import recognize as _rec
 from bg import record as R
@@ -216,7 +217,7 @@ class Controller:
         self.joint_side = -1  # the side this board plays, -1: a one-board match
         if self.joint is not None:  # after a match between two boards: its dice module goes
             self.joint = None  # too (0.7 kB on the board), imported again by the next JOINT_START
-            D.forget("bg.dice.joint")
+            forget("bg.dice.joint")
         if self.opp is not None:
             self.opp.new_match()  # its turn keys (``throws``) start over
 

@@ -179,22 +179,6 @@ class Settings:
         )
 
 
-def forget(name):
-    """Drop the module ``name`` (``"app.dice_anim"``) from ``sys.modules`` and its package, so
-    that the collector takes its objects back once nothing else holds them; it is imported
-    again from flash when next needed (its qstrs stay interned). The package's attribute is set
-    to None before it is deleted: MicroPython's map keeps a deleted value in its slot, where
-    the collector still finds it (docs/memory.md)."""
-    import sys
-
-    if sys.modules.pop(name, None) is not None:
-        pkg, _, mod = name.rpartition(".")
-        p = sys.modules.get(pkg)
-        if p is not None and getattr(p, mod, None) is not None:
-            setattr(p, mod, None)  # (in place: the name is there, the package's dict keeps its size)
-            delattr(p, mod)
-
-
 def ticks_since(now, t):
     """``now - t`` in milliseconds of the HAL's ``ticks_ms`` (``time.ticks_diff``): on the board
     the ticks wrap at 2^30 (12.4 days), and every time the controller compares is such a tick."""

@@ -38,6 +38,7 @@ Example::
 
 import gc
 
+from bg import forget
 from bg import record as R
 from bg.journal import ERR_NOMEM
 from micropython import const
@@ -54,16 +55,9 @@ _RARE = ("journal.recover", "journal.pack", "record.packenc", "record.packdec", 
 
 def release(names=_RARE):
     """Forget rarely used ``bg`` modules (sys.modules and the package's attribute) so the
-    collector can take their objects back. Qstrs stay interned: only objects come back."""
-    import sys
-
+    collector can take their objects back (``bg.forget``)."""
     for n in names:
-        if sys.modules.pop("bg." + n, None) is not None:
-            pkg, _, mod = n.rpartition(".")
-            try:
-                delattr(sys.modules["bg." + pkg], mod)
-            except (KeyError, AttributeError):
-                pass
+        forget("bg." + n)
 
 
 def _short(f):

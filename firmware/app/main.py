@@ -146,8 +146,10 @@ class App:
             del Trial
             import sys
 
+            from bg import forget
+
             if sys.implementation.name == "micropython":  # CPython's tests may patch it
-                D.forget("app.update")
+                forget("app.update")
         self.beat = _nothing  # the supervisor's heartbeat, once it runs
         self.on_healthy = None  # called once at the first "all tasks alive" (app.supervisor)
         self.power.bind(self)

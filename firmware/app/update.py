@@ -26,6 +26,7 @@ again at the first update request.
 import asyncio
 import sys
 
+from bg import forget
 from micropython import const
 
 _ANSWER_S = 0.3  # from a request to the restart it asked for: the answer's time to go
@@ -49,12 +50,7 @@ def _release_boot(names=("bg.update.boot", "bg.update.bundle", "bg.update")):
     for name in names:
         if name == "bg.update" and any(k.startswith("bg.update.") for k in m):
             return
-        if m.pop(name, None) is not None:
-            parent, _, attr = name.rpartition(".")
-            try:
-                delattr(m[parent], attr)
-            except (KeyError, AttributeError):
-                pass
+        forget(name)
 
 
 def release_key():

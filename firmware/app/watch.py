@@ -15,6 +15,7 @@ over the HAL's watchdog. ``app.main`` calls these; the logic lives in ``app.supe
 """
 
 from app.supervisor import WDT_TIMEOUT_MS, Supervisor
+from bg import forget
 from micropython import const
 
 # the essential tasks, in the order ``start`` registers them (``Supervisor.beat`` indices)
@@ -26,16 +27,6 @@ RECOGNISE = const(4)
 NAMES = ("scan", "buttons", "leds", "clock", "recognise")
 
 
-def _release():
-    import sys
-
-    if sys.modules.pop("bg.crashlog", None) is not None:
-        try:
-            delattr(sys.modules["bg"], "crashlog")
-        except (KeyError, AttributeError):
-            pass
-
-
 def boot_log(hw, log):
     """The boot's crash-log entry; returns ``(storage root or None, (CAUSE_TASK_DIED,
     CAUSE_TASK_HUNG))`` for ``start``. Called first thing at boot: its module and its ~3 kB
@@ -44,7 +35,7 @@ def boot_log(hw, log):
 
     causes = (CAUSE_TASK_DIED, CAUSE_TASK_HUNG)
     if not hw.storage.ok():
-        _release()
+        forget("bg.crashlog")
         return None, causes
     cause = hw.reset_cause()
     try:
@@ -52,7 +43,7 @@ def boot_log(hw, log):
     except OSError as e:  # storage full...: the board plays on without the entry
         log("crash log: not written (errno %s)" % (e.args[0] if e.args else "?",))
     log("reset cause: %s" % (CAUSE_NAMES[cause] if 0 <= cause < len(CAUSE_NAMES) else cause,))
-    _release()  # bg.crashlog: loaded again only to write (a task failed)
+    forget("bg.crashlog")  # bg.crashlog: loaded again only to write (a task failed)
     return hw.storage.root, causes
 
 

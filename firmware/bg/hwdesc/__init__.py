@@ -137,18 +137,13 @@ class Board:
     def __init__(self, desc):
         """Check ``desc`` (board.json, parsed) and build the tables; ``ValueError`` names the
         first problem. The checks live in ``bg.hwdesc._load``, imported for this call only."""
-        import sys
-
+        from bg import forget
         from bg.hwdesc import _load as _hwload
 
         try:
             _hwload.fill(self, desc)
         finally:
-            # boot-time code: drop it so its objects return to the heap (qstrs stay)
-            if sys.modules.pop("bg.hwdesc._load", None) is not None:
-                pkg = sys.modules.get("bg.hwdesc")
-                if pkg is not None and "_load" in pkg.__dict__:
-                    delattr(pkg, "_load")
+            forget("bg.hwdesc._load")  # boot-time code: its objects return to the heap
 
     @property
     def bit_kind(self):

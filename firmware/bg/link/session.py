@@ -16,6 +16,7 @@ import struct
 
 from micropython import const
 
+from bg import forget
 from bg import link as P
 from bg.link.mac import check_seq
 
@@ -295,17 +296,12 @@ def _forget(name, package="bg.link"):
     ``info``: INFO, dropped once answered; ``requests`` and ``bg.journal.serve``: what a host
     asks after its login, dropped when a connection ends) from ``sys.modules`` and its package
     (``package``), so the collector takes its function objects back (~2 kB on the 32-bit board
-    model, docs/memory.md); the next use imports it again from flash. MicroPython only: CPython
-    has the memory, and tests may patch it."""
+    model, docs/memory.md); the next use imports it again from flash (``bg.forget``).
+    MicroPython only: CPython has the memory, and tests may patch it."""
     import sys
 
-    if sys.implementation.name == "micropython" and sys.modules.pop(package + "." + name, None) is not None:
-        pkg = sys.modules[package]
-        if name in pkg.__dict__:
-            # None first: MicroPython's map keeps a deleted name's value in its slot, where the
-            # collector still finds it
-            setattr(pkg, name, None)
-            delattr(pkg, name)
+    if sys.implementation.name == "micropython":
+        forget(package + "." + name)
 
 
 def _handler(t):

@@ -26,8 +26,8 @@ and changes nothing.
 
 import hashlib
 import os
-import sys
 
+from bg import forget
 from bg.update.boot import NONE, app_set, app_trial, confirmed, read_state, running, slot_dir, write_state
 from bg.update.bundle import (
     APP,
@@ -84,13 +84,8 @@ def _forget_crypto():
     # The signature is checked once per transfer: its modules (the curve's constants, SHA-512,
     # ~0.9 kB on the board model) go back to the heap for the rest of it, which the app and
     # its link are using meanwhile (docs/update.md: receiving while the app runs).
-    m = sys.modules
-    for name in ("bg.update.ed25519", "bg.update.sha512"):
-        if m.pop(name, None) is not None:
-            try:
-                delattr(m["bg.update"], name[10:])
-            except (KeyError, AttributeError):
-                pass
+    forget("bg.update.ed25519")
+    forget("bg.update.sha512")
 
 
 def _size(p):
