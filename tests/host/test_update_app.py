@@ -245,6 +245,26 @@ def test_power_cut_at_every_flash_operation_leaves_an_app_that_boots(tmp_path, m
     finally:
         O.CUT[:] = [-1, 0]
     assert k > 8 and outcomes == {(False, "ota_0"), (True, "ota_0")}, (k, outcomes)
+    # a cut between fw/app and otadata (set_boot): the old app boots and forgets the image
+    ota, root = _cut_board(tmp_path, monkeypatch, -2)
+    u = Updater(root, [], R.public_key(seed), O.Partition)
+    u.begin(bid, len(blob))
+    off = 0
+    while off < len(blob):
+        off = u.write(off, blob[off : off + 700])
+
+    def cut(self):
+        raise O.PowerCut("power cut before set_boot")
+
+    monkeypatch.setattr(O.Partition, "set_boot", cut)
+    with pytest.raises(O.PowerCut):
+        u.commit()
+    monkeypatch.undo()
+    monkeypatch.setenv("SG_OTA_DIR", str(ota))
+    assert os.path.exists(root + "/fw/app") and bootloader.choose(ota) == "ota_0"
+    monkeypatch.setenv("SG_OTA_RUNNING", "ota_0")
+    assert boot.app_start(root, O.Partition) is False and not os.path.exists(root + "/fw/app")
+    assert boot.confirmed(root) == boot.COUNTER
     # uncut, then confirmed: the new app stays and the counter rose
     ota, root = _cut_board(tmp_path, monkeypatch, -1)
     u = Updater(root, [], R.public_key(seed), O.Partition)
