@@ -129,6 +129,9 @@ FIGURES = {
         "board_model_32bit/playing/0",
         "board_model_32bit/after_logout/0",
         "board_model_32bit/whole_product_bytes",
+        # the collector every 4 kB (App.boot's gc.threshold): without it none runs in the turns
+        "collector_board_model_32bit/collections",
+        "collector_board_model_32bit/collect_us_median",
     ),
     "sensing": ("scan_quiet_us", "scan_change_us", "changes_timed", "led_compose_us", "selftest_us"),
     "sim": (
