@@ -69,3 +69,29 @@ def test_release_builds_a_rom_image_for_the_esp32_that_fits_its_partition(tmp_pa
     assert release_tool.main(["build", "--romfs", "--arch", "xtensawin", "--out", str(again)]) == 1
     assert "> the ESP32's ROM partition" in capsys.readouterr().err
     assert not list(again.glob("*.gbun"))
+
+
+def test_release_packs_an_app_image_alone_within_the_app_partition(tmp_path, capsys):
+    # a whole firmware as a new app image (fw.app): signed with its counter, alone in its
+    # bundle, refused when the app partition (0x180000) cannot hold it
+    from bg.update.bundle import MAX_APP, manifest
+
+    img = tmp_path / "micropython.bin"
+    img.write_bytes(b"\xe9" + bytes(300000))  # larger than any module (256 kB), within the partition
+    out = tmp_path / "out"
+    args = ["build", "--app", str(img), "--counter", "7", "--version", "9.0.0", "--out", str(out)]
+    assert release_tool.main(args) == 0
+    (path,) = out.glob("*.gbun")
+    blob = path.read_bytes()
+    _, _, files, _ = release.read_bundle(blob)
+    assert [(f[0], f[1]) for f in files] == [("fw.app", 300001)] and blob.endswith(img.read_bytes())
+    img.write_bytes(bytes(MAX_APP + 1))
+    capsys.readouterr()
+    again = tmp_path / "again"
+    assert release_tool.main(args[:-1] + [str(again)]) == 1
+    assert "app partition holds %d" % MAX_APP in capsys.readouterr().err and not again.exists()
+    # an app image travels alone; a module may not be as large
+    with pytest.raises(ValueError, match="travels alone"):
+        manifest("9.0.0", [("fw.app", 10, bytes(32)), ("bg/x.mpy", 10, bytes(32))], 7)
+    with pytest.raises(ValueError, match="bad file size"):
+        manifest("9.0.0", [("bg/x.mpy", 300000, bytes(32))], 7)
