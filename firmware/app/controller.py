@@ -413,7 +413,8 @@ class Controller:
                 self.selecting = True
                 return True
             if what == _I_COACH:
-                return self._opponent().coach(self)  # the coach: show (or hide) the best play
+                # the coach: show (or hide) the best play (own: an ``Opponent``)
+                return self._opponent().coach(self)  # pyright: ignore[reportAttributeAccessIssue]
         if what == _I_END:
             # money play has no natural end: the players end the session (both CUBE buttons
             # held, app.buttons) between games
@@ -482,9 +483,9 @@ class Controller:
         return f.match_id
 
     def hello(self, side, name, now):
-        """A host will decide for the computer (link request DECIDE, ``Opponent.hello``): None,
-        or why not."""
-        return self._opponent().hello(self, side, name, now)
+        """A host will decide for the computer (link request DECIDE, ``Plan.hello``): None,
+        or why not. A player at another board (bit 7 of ``side``) gets a ``Plan``."""
+        return self._opponent(self.learn or side < 2 and self.joint_side < 0).hello(self, side, name, now)
 
     def thought(self, now):
         """The app's engine task computed a best play (``Opponent.think``): the computer
@@ -500,7 +501,7 @@ class Controller:
     def decide(self, turn, value, now):
         """A host's decision for the computer (link request DECIDE, ``Opponent.decided``):
         None when taken (and acted on at once), else why not."""
-        err = self._opponent().decided(self, turn, value, now)
+        err = self._opponent(False).decided(self, turn, value, now)
         if err is None:
             self._computer(now)
             self._update_marks()
@@ -510,7 +511,8 @@ class Controller:
         """Make the computer opponent and its chooser now (the app's boot, while the heap is
         whole) instead of at its first move; not for a player at another board (their host
         decides: ``Opponent.prepare``) unless learning mode judges this board's player."""
-        self._opponent().prepare(self)
+        if self.learn or self.joint_side < 0:
+            self._opponent().prepare(self)  # pyright: ignore[reportAttributeAccessIssue] (an Opponent)
 
     # The fold: one action into the state, the same function for live play (``_emit``) and for
     # a journal's replay after a power cut (``resume``).
@@ -631,9 +633,11 @@ class Controller:
             self.resign_value = mt.resign_kind
 
     def board_seed(self):
-        """The current match's secret dice seed (32 bytes) for the journal, or None."""
+        """The current match's secret dice seed (32 bytes) for the journal, or None (a two-board
+        match keeps it without its ``Fairness``: ``_joint_dice``)."""
         if self.fair is None:
-            return None
+            j = self.joint
+            return None if j is None else j.seed
         from bg.dice.fairness import unpack_secret
 
         return unpack_secret(self.fair.secret())[1]
@@ -993,9 +997,15 @@ class Controller:
                 return
             winner = res[0] if res[3] == R.END_TIME else mt.match_winner()
         self._emit(R.MATCH_END, (winner, self.mt.score[0], self.mt.score[1]))
-        if self.fair is not None:
-            self.fair.end_match()
-            self._emit(R.SEED_REVEAL, (self.fair.reveal(),))
+        f = self.fair
+        j = self.joint
+        if f is not None:
+            f.end_match()
+            self._emit(R.SEED_REVEAL, (f.reveal(),))
+            self.fair = None  # revealed: nothing more comes from it (as in ``_joint_dice``)
+            D.forget("bg.dice.fairness")
+        elif j is not None and j.seed is not None:
+            self._emit(R.SEED_REVEAL, (j.seed,))  # a two-board match's (``_joint_dice``)
 
     def _resign_recorded(self):
         """The offer in RESIGNING is already journaled (resumed after a power cut): it can no
@@ -1071,6 +1081,13 @@ class Controller:
             j.dice = JointDice(
                 self.joint_side, f.commitment, None, j.commit, f.player_seed, self.throws, pads=f.pads
             )
+            # the throws are both boards' now: of this board's stream only the seed's reveal at
+            # the match's end is left (``_end_match``). The ``Fairness`` goes, and its module
+            # (1.2 kB of module and 0.7 kB of object on the board model, docs/memory.md),
+            # imported again by the next match or a resume (a match resumed over has none)
+            j.seed = self.board_seed()
+            self.fair = None
+            D.forget("bg.dice.fairness")
 
     @property
     def joint_due(self):
@@ -1108,16 +1125,32 @@ class Controller:
         its intents do not call it again."""
         if self.settings.computer < 0 and not self.learn and self.opp is None:
             return False
+        o = self.opp
         self._acting = True
         try:
-            return self._opponent().act(self, now)
+            return self._opponent(self.learn or not (self.joint_side >= 0 or o is not None and o.remote)).act(
+                self, now
+            )
         finally:
             self._acting = False
 
-    def _opponent(self):
-        """The computer opponent and coach (``app.opponent``), made on first use."""
-        if self.opp is None:
-            from app.opponent import Opponent
+    def _opponent(self, own=True):
+        """The side the board does not play itself (``opp``), made on first use: a ``Plan``
+        (``app.plan``: the plan on the LEDs and the wait) for a player at another board while
+        nothing of theirs is the board's to decide (``own`` False), else the ``Opponent``
+        (``app.opponent``: the computer, the coach, learning mode), which takes over a
+        ``Plan``'s side where the board must decide after all. The board's heap: a two-board
+        match holds no ``Opponent`` (docs/memory.md)."""
+        o = self.opp
+        if o is None or own and not o.OWN:
+            gen = getattr(self.rec, "gen", None)
+            if own:
+                from app.opponent import Opponent
 
-            self.opp = Opponent(strength=self.settings.strength, gen=getattr(self.rec, "gen", None))
-        return self.opp
+                o = Opponent(None, gen, o)
+            else:
+                from app.plan import Plan
+
+                o = Plan(gen)
+            self.opp = o
+        return o

@@ -119,8 +119,10 @@ def test_two_boards_throw_the_same_dice_and_the_journals_prove_them():
         _throw(first, second, side)
         assert (a.c.dice[0], a.c.dice[1]) == (b.c.dice[0], b.c.dice[1])
     assert _throws(a.j) == _throws(b.j) and len(_throws(a.j)) >= 5
-    # the board seed's key pads are kept once: the joint dice use its own stream's
-    assert a.c.joint.dice._ipad is a.c.fair.pads[0] and b.c.joint.dice._opad is b.c.fair.pads[1]
+    # of the board's own dice stream only the joint dice's key pads and the seed to reveal
+    # stay: its ``Fairness`` (and module) went once the throws were both boards'
+    for s in (a, b):
+        assert s.c.fair is None and len(s.c.joint.seed) == 32 and s.c.board_seed() == s.c.joint.seed
     # each journal holds the other board's shares, one per throw, in throw order
     assert [f[0] for k, f in a.j if k == R.JOINT_SHARE] == list(range(a.c.throws))
     # the match ends (a resignation after this turn): both seeds revealed

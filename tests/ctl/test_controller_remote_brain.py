@@ -22,13 +22,14 @@ from bg.dice.fairness import Fairness
 
 PUBEVAL = "bg.engine.pubeval"
 SEARCH = "app.search"  # the board's own search, the coach, learning mode (Opponent.search)
+OPPONENT = "app.opponent"  # the board's own decisions (a player at another board's: app.plan)
 SHARED = (R.ROLL, R.PLAY, R.DOUBLE, R.TAKE, R.DROP, R.GAME_END)
 
 
 def _forget_pubeval():
     """Drop the evaluator and the board's search from the module table (an earlier test may
     have loaded them)."""
-    for name in (PUBEVAL, SEARCH):
+    for name in (PUBEVAL, SEARCH, OPPONENT):
         if name in sys.modules:
             del sys.modules[name]
 
@@ -165,8 +166,9 @@ def test_a_two_board_match_never_loads_the_computers_evaluator():
 
 def test_the_other_boards_side_is_a_plan_and_a_wait_until_the_coach_is_asked():
     """The side the other board's player decides needs only the plan on the LEDs and the wait
-    (``app.opponent``): the board's search (``app.search``: its code, its state, pubeval) is
-    not imported for it, also resumed; this board's player asking the coach makes it."""
+    (``app.plan``): neither the board's own decisions (``app.opponent``) nor its search
+    (``app.search``: its code, its state, pubeval) are imported for it, also resumed; this
+    board's player asking the coach makes both, the ``Opponent`` taking over the side."""
     _forget_pubeval()
     a, b = _match()
     for i in range(4):
@@ -174,13 +176,16 @@ def test_the_other_boards_side_is_a_plan_and_a_wait_until_the_coach_is_asked():
             break
         _turn(a, b, cut=i == 1)
         for s in (a, b):
-            assert s.c.opp.search is None and s.c.opp.plan is None
-        assert SEARCH not in sys.modules and PUBEVAL not in sys.modules
+            assert not s.c.opp.OWN and s.c.opp.plan is None and s.c.opp.remote
+        assert OPPONENT not in sys.modules and SEARCH not in sys.modules and PUBEVAL not in sys.modules
     assert i >= 2
     s = a if a.c.side == a.c.joint_side else b
     assert s.c.phase == C.MOVING and s.r.press(s.c.side, C.ROLL, C.LONG)  # the coach
     _think(s.c, s.r.now)
-    assert s.c.opp.search is not None and s.c.opp.coaching and SEARCH in sys.modules
+    o = s.c.opp
+    assert o.OWN and o.search is not None and o.coaching and SEARCH in sys.modules
+    assert o.remote and o.brain_at >= 0  # the side is still the other board's player's, and waited for
+    assert not o.own(s.c, s.c.throws + 1)
 
 
 def test_a_two_board_match_keeps_the_controllers_dict_size():

@@ -160,11 +160,14 @@ class JointMatch:
     """One board's state of a match between two boards, from its JOINT_START on: the other
     board's commitment, the other board's share of a throw taken (``(k, share)``), whether a
     throw was asked for here and waits for that share (``due``) and, once the player seed is
-    fixed, this board's ``JointDice``. The controller keeps this one object, not four
-    attributes: its instance dict keeps its size in such a match (docs/memory.md)."""
+    fixed, this board's ``JointDice`` and its board seed (``seed``: revealed at the match's end;
+    the board keeps nothing else of its own dice stream then). The controller keeps this one
+    object, not five attributes: its instance dict keeps its size in such a match
+    (docs/memory.md)."""
 
     def __init__(self, commit):
         self.commit = commit
         self.other: "tuple | None" = None
         self.due = False
         self.dice: "JointDice | None" = None
+        self.seed: "bytes | None" = None
