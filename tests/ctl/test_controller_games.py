@@ -183,3 +183,19 @@ def test_power_cut_between_a_resignation_and_its_answer_asks_the_opponent_again(
     assert not e.button(s, C.CUBE, C.LONG) and e.phase == C.RESIGNING  # and is not withdrawn
     assert e.button(1 - s, C.ROLL)
     assert e.outbox == c.outbox[cut:] and e.mt.score == c.mt.score  # answered as the live board did
+
+
+def test_a_match_lets_its_dice_go_once_revealed():
+    """After the seed's reveal nothing more comes from the match's dice stream: the controller
+    lets its ``Fairness`` go, and its module (docs/memory.md: 1.9 kB of the board's heap), as a
+    match resumed over never had one; the next match draws a new one."""
+    import sys
+
+    c, r = H.started(length=5, clock_s=2, delay_s=1)
+    assert c.fair is not None and c.board_seed() is not None
+    assert c.tick(r.now + 3100) and c.phase == C.MATCH_OVER  # a flag fall ends the match
+    k, f = c.outbox[-1]
+    assert k == C.K_SEED_REVEAL and len(f[0]) == 32
+    assert c.fair is None and c.board_seed() is None and "bg.dice.fairness" not in sys.modules
+    r.press(0, C.ROLL)  # match over -> idle
+    assert r.press(0, C.ROLL) and c.phase == C.OPENING and c.fair is not None  # a new match's
