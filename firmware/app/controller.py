@@ -1003,7 +1003,7 @@ class Controller:
             f.end_match()
             self._emit(R.SEED_REVEAL, (f.reveal(),))
             self.fair = None  # revealed: nothing more comes from it (as in ``_joint_dice``)
-            D.forget("bg.dice.fairness")
+            forget("bg.dice.fairness")
         elif j is not None and j.seed is not None:
             self._emit(R.SEED_REVEAL, (j.seed,))  # a two-board match's (``_joint_dice``)
 
@@ -1087,7 +1087,7 @@ class Controller:
             # imported again by the next match or a resume (a match resumed over has none)
             j.seed = self.board_seed()
             self.fair = None
-            D.forget("bg.dice.fairness")
+            forget("bg.dice.fairness")
 
     @property
     def joint_due(self):
