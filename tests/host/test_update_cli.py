@@ -1,7 +1,9 @@
 """``gammon board update``'s side of update mode, against a scripted board: the board's "restarting
 into update mode" is waited out (it comes back within ``_MODE_S``, unreachable meanwhile), a
 board that comes back still running the game is reported instead of asked again forever, a
-board that never comes back is given up on with a hint, and a refusal is final. The real board
+board that never comes back is given up on with a hint, a board busy for a moment (out of memory,
+a stranger in the slot) is asked again and resumes, one busy for good is given up on, and a refusal
+is final. The real board
 model runs the same command in tests/host/test_update_mode.py."""
 
 import types
@@ -85,3 +87,21 @@ def test_a_refusal_in_update_mode_is_final(tmp_path, monkeypatch):
     with pytest.raises(UserError) as e:
         _run(tmp_path, monkeypatch, [_mode(), "down", no, "1.2.3"])
     assert "only go forward" in str(e.value) and "1.2.3" in str(e.value)
+
+
+def _busy():
+    return L.LinkError("busy: out of memory", P.E_BUSY, 1000)
+
+
+def test_a_busy_board_is_asked_again_and_resumes(tmp_path, monkeypatch, capsys):
+    rc, left, t = _run(tmp_path, monkeypatch, [_busy(), _mode(), "down", _busy(), _busy(), "1.2.3"])
+    out = capsys.readouterr().out
+    assert rc == 0 and not left, (rc, left)
+    assert "busy (busy: out of memory): retrying" in out and "version 1.2.3 pending" in out, out
+    assert t >= 3.0 + 3 * 1.0  # each busy answer's retry time waited
+
+
+def test_a_board_busy_for_good_is_given_up(tmp_path, monkeypatch):
+    with pytest.raises(UserError) as e:
+        _run(tmp_path, monkeypatch, [_busy()] * 1000)
+    assert "stayed busy for 30 s" in str(e.value) and "out of memory" in str(e.value)

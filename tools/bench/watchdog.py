@@ -41,11 +41,12 @@ sup = log = None
 a0 = a1 = a2 = b = peak = rheap = rus = bus = t0 = 0
 gc.collect()
 a0 = gc.mem_alloc()
+import bg
 from app import supervisor, watch
 sup = supervisor.Supervisor(wdt, clock, ROOT)
 for n in watch.NAMES:
     sup.watch(n)
-watch._release()  # as app.watch.boot_log does: bg.crashlog is not resident
+bg.forget("bg.crashlog")  # as app.watch.boot_log does: bg.crashlog is not resident
 gc.collect()
 a1 = gc.mem_alloc()
 from bg import crashlog

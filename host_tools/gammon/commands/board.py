@@ -133,6 +133,10 @@ class _Progress:
 
 
 _MODE_S = 60.0  # how long the host waits for a board restarting into update mode to answer
+# how long the host keeps asking a board that answers "busy" for another reason (out of memory
+# for a moment, a stranger holding the slot): a busy board keeps what it stored, so each try
+# resumes where the bytes stand
+_BUSY_S = 30.0
 
 
 def cmd_update(args, tries=3):
@@ -156,6 +160,7 @@ def cmd_update(args, tries=3):
     progress = _Progress()
     attempt = 0
     restarting = None  # time.monotonic() when the board said it restarts into update mode
+    busy = None  # time.monotonic() of the first other "busy" answer in a row
     while True:
         try:
             with open_board(args) as c:
@@ -173,6 +178,18 @@ def cmd_update(args, tries=3):
                 restarting = time.monotonic()
                 time.sleep(max(e.retry_ms, 500) / 1000.0)
                 continue
+            if e.code == P.E_BUSY:  # not a refusal: the board asks to be asked again
+                now = time.monotonic()
+                busy = now if busy is None else busy
+                if now - busy >= _BUSY_S:
+                    raise UserError(
+                        "the board stayed busy for %d s: %s (run the same command again: it resumes)"
+                        % (_BUSY_S, e)
+                    ) from None
+                print("the board is busy (%s): retrying" % e, flush=True)
+                time.sleep(max(e.retry_ms, 500) / 1000.0)
+                continue
+            busy = None
             if e.code:  # the board refused (bad signature, damaged, older, on trial...): final
                 why = str(e)
                 if "downgrade refused" in why:
