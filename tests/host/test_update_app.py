@@ -201,6 +201,19 @@ def _cut_board(tmp_path, monkeypatch, k):
     return ota, str(root)
 
 
+def _received(root, seed, bid, blob):
+    # the receiver of a board at ``root``, the whole bundle written in 700-byte chunks (not
+    # committed): a power cut of the flash raises from here
+    from bg.update.slots import Updater
+
+    u = Updater(root, [], R.public_key(seed), O.Partition)
+    u.begin(bid, len(blob))
+    off = 0
+    while off < len(blob):
+        off = u.write(off, blob[off : off + 700])
+    return u
+
+
 def test_power_cut_at_every_flash_operation_leaves_an_app_that_boots(tmp_path, monkeypatch):
     # the receiver and the boot on CPython over the faked partitions, the power cut after every
     # erase and write of the transfer and the commit: the bootloader then boots the old app, or
@@ -208,7 +221,6 @@ def test_power_cut_at_every_flash_operation_leaves_an_app_that_boots(tmp_path, m
     # the counter never rises for an app not confirmed
     from bg.update import boot
     from bg.update.bundle import bundle_id, header_len
-    from bg.update.slots import Updater
 
     seed = R.new_key()
     image = b"\x7fELF" + bytes(range(256)) * 40 + b"new app"  # 3 blocks and a bit
@@ -219,13 +231,8 @@ def test_power_cut_at_every_flash_operation_leaves_an_app_that_boots(tmp_path, m
     try:
         while True:
             ota, root = _cut_board(tmp_path, monkeypatch, k)
-            u = Updater(root, [], R.public_key(seed), O.Partition)
-            u.begin(bid, len(blob))
             try:
-                off = 0
-                while off < len(blob):
-                    off = u.write(off, blob[off : off + 700])
-                u.commit()
+                _received(root, seed, bid, blob).commit()
                 done = True
             except O.PowerCut:
                 done = False
@@ -250,11 +257,7 @@ def test_power_cut_at_every_flash_operation_leaves_an_app_that_boots(tmp_path, m
     assert k > 8 and outcomes == {(False, "ota_0"), (True, "ota_0")}, (k, outcomes)
     # a cut between fw/app and otadata (set_boot): the old app boots and forgets the image
     ota, root = _cut_board(tmp_path, monkeypatch, -2)
-    u = Updater(root, [], R.public_key(seed), O.Partition)
-    u.begin(bid, len(blob))
-    off = 0
-    while off < len(blob):
-        off = u.write(off, blob[off : off + 700])
+    u = _received(root, seed, bid, blob)
 
     def cut(self):
         raise O.PowerCut("power cut before set_boot")
@@ -270,11 +273,7 @@ def test_power_cut_at_every_flash_operation_leaves_an_app_that_boots(tmp_path, m
     assert boot.confirmed(root) == boot.COUNTER
     # uncut, then confirmed: the new app stays and the counter rose
     ota, root = _cut_board(tmp_path, monkeypatch, -1)
-    u = Updater(root, [], R.public_key(seed), O.Partition)
-    u.begin(bid, len(blob))
-    off = 0
-    while off < len(blob):
-        off = u.write(off, blob[off : off + 700])
+    u = _received(root, seed, bid, blob)
     assert u.commit() == "4.0.0"
     monkeypatch.setenv("SG_OTA_RUNNING", bootloader.choose(ota))
     assert boot.app_start(root, O.Partition) and boot.healthy(root, [])
