@@ -40,6 +40,7 @@ FIGURES = {
         "dice_roll_us",
         "journal_append_us",
         "x25519_ms",
+        "gc_collect_us",
         "heap_free",
     ),
     "dice": (

@@ -45,4 +45,5 @@ def test_script_runs_on_the_unix_port_and_allocates_nothing_in_the_hot_paths(tmp
     assert res["positions"] == 2000
     assert res["worst_state"] == 3  # the worst position's play recognised as COMPLETE
     assert res["visit_alloc"] == 0 and res["scan_alloc"] == 0 and res["led_frame_alloc"] == 0
+    assert res["gc_held"] >= 40000 and res["gc_collect_us"] > 0  # a collection timed, not skipped
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["board.json", bench_device.POS_FILE])
