@@ -155,3 +155,24 @@ def test_watch_on_sends_first_the_throw_the_file_does_not_hold_yet():
     b.unstored = lambda: None  # no throw waiting: nothing but the answer
     one(s, h, h.request(P.REQ_WATCH, b"\x00"), P.RSP | P.REQ_WATCH)
     one(s, h, h.request(P.REQ_WATCH, b"\x01"), P.RSP | P.REQ_WATCH)
+
+
+def test_a_decision_lets_the_hosts_other_requests_go_and_they_answer_again():
+    """A host that plays through the board (DECIDE, JOINT: once a turn) asks its lists, files,
+    watch and seed parts before the match and after it: on MicroPython ``bg.link.requests``
+    and ``bg.journal.serve`` go at a decision (0.8 kB not held through the match,
+    docs/memory.md) and the next LIST imports them again and is answered the same."""
+    import sys
+
+    b, s, h, _ = paired_session()
+    b.brain = _Brain()
+    lists = []
+    for _ in range(2):
+        lists.append(one(s, h, h.request(P.REQ_LIST, b"\x00\x00"), P.RSP | P.REQ_LIST)[1])
+        assert "bg.link.requests" in sys.modules
+        one(s, h, h.request(P.REQ_DECIDE, _req(decide.DEC_HELLO, 1) + b"x"), P.RSP | P.REQ_DECIDE)
+        kept = "bg.link.requests" in sys.modules
+        assert kept == (sys.implementation.name != "micropython")
+        assert kept == ("requests" in P.__dict__)  # (P.requests would import it again)
+        assert "bg.journal.serve" not in sys.modules or kept
+    assert lists[0] == lists[1] and len(b.brain.calls) == 2

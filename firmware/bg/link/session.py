@@ -250,6 +250,12 @@ class Session:
             elif t == P.REQ_AUTH_PROOF and self.mac_in is not None:
                 _forget("auth")  # logged in: the pre-login requests are not needed until the next
                 _forget("crypto")  # (the session keeps bg.link.mac)
+            elif t == P.REQ_DECIDE or t == P.REQ_JOINT:
+                # a host that plays through the board (gammon play, gammon remote play) asks
+                # this once a turn; its lists, files, watch and seed parts come before the match
+                # and after it: ~0.8 kB not held through the match (docs/memory.md)
+                _forget("requests")
+                _forget("serve", "bg.journal")
         except ValueError as e:
             self._error(P.E_PAYLOAD, t, fr.seq, 0, str(e))
         except KeyError:
