@@ -356,15 +356,25 @@ F_GAME_OVER = const(9)
 F_MATCH_OVER = const(10)
 
 
+def _forget_cup():
+    """MicroPython only: CPython has the memory, and a host folds many games (``bg.forget``)."""
+    import sys
+
+    if sys.implementation.name == "micropython":
+        from bg import forget
+
+        forget("bg.dice.cup")
+
+
 class Fold(Match):
     """The record folded over the rules: ``apply(kind, fields)`` per ``bg.record`` action.
 
     State beyond ``Match``'s: ``phase`` (F_*), ``side`` (on roll / moving, -1 between
     games), ``dice`` (bytearray: the numbers being played, 0 0 when none), ``pos`` (the
-    position, ``bg.board`` layout), ``opening`` (the game's ``bg.dice.cup.Opening``),
-    ``opening_play`` (the play in progress is the opening roll's), ``result`` ((winner,
-    points, kind, reason) of the last game, None during one), ``names``/``house``/
-    ``casual`` (from MATCH_START). ``check`` (default True): every play is checked with
+    position, ``bg.board`` layout), ``opening`` (the game's ``bg.dice.cup.Opening``, None once
+    its opening roll is played), ``opening_play`` (the play in progress is the opening
+    roll's), ``result`` ((winner, points, kind, reason) of the last game, None during one),
+    ``names``/``house``/``casual`` (from MATCH_START). ``check`` (default True): every play is checked with
     ``bg.engine`` (the host); the device's controller records only plays its recogniser
     found legal and folds without the check."""
 
@@ -577,8 +587,14 @@ class Fold(Match):
                 _board.apply_step(work, side, steps[i], steps[i + 1])
             pos[:] = work
         o = self.opening
-        if self.phase == F_CHOICE and o is not None:
-            o.keep()
+        if o is not None:
+            if self.phase == F_CHOICE:
+                o.keep()
+            # the opening is played: its rules (``bg.dice.cup``) are not needed until the next
+            # game's GAME_START imports them again (~0.4 kB held through the game on the board,
+            # docs/memory.md)
+            self.opening = None
+            _forget_cup()
         self.opening_play = False
         self.side = 1 - side
         self.dice[0] = self.dice[1] = 0

@@ -107,6 +107,25 @@ def test_double_take_drop_score_the_cube():
     assert f.phase == F_GAME_OVER and f.result == (0, 2, 1, R.END_DROP) and f.side == -1
 
 
+def test_the_opening_rules_go_once_the_opening_roll_is_played_and_come_back_for_the_next_game():
+    """The game's ``Opening`` is dropped with the opening play; on MicroPython its module
+    (``bg.dice.cup``) goes too (0.4 kB not held through the game, docs/memory.md) and the next
+    GAME_START imports it again: the next game opens as the first did."""
+    import sys
+
+    f = start(5, R.OPT_CRAWFORD)
+    for game in (1, 2):
+        opened(f, game)
+        assert f.opening is not None and "bg.dice.cup" in sys.modules
+        f.apply(R.PLAY, (0, (8, 5, 6, 5), 0))
+        assert f.opening is None and f.phase == F_AWAIT and not f.opening_play
+        assert ("bg.dice.cup" in sys.modules) == (sys.implementation.name != "micropython")
+        f.apply(R.DOUBLE, (1, 2))
+        f.apply(R.DROP, (0,))
+        f.apply(R.GAME_END, (1, 1, 1, R.END_DROP))
+    assert f.score == [0, 2] and f.game_no == 2
+
+
 def test_crawford_game_has_no_cube_and_the_match_ends():
     f = start(2, R.OPT_CRAWFORD)
     opened(f)
