@@ -24,8 +24,13 @@ from tools.sim import remote_match
 # dice are joint (docs/memory.md "The side at another board"): 64k passes 11 runs of 13 (the
 # two failures: the finished match's fetch, fragmentation), 66k two of two, most held 59,920-
 # 60,704 B (was 61,184 in the one 64k pass before); the need stays 66k until 64k passes every
-# run. Declared with the 8k margin
-BOARD_HEAP = os.environ.get("GAMMON_E2E_HEAP", "74k")
+# run. 2026-11-28 (night), bg.link.requests and bg.journal.serve let go at a DECIDE or JOINT
+# and bg.dice.cup with the opening play (docs/memory.md "The remote match's own modules"): 64k
+# passes 11 runs of 11 on two private builds (4 with the first alone; was 1 of 2 on the build
+# before them), most held with both 59,136-59,600 B, least free 4,400-4,864 (was 60,432 /
+# 3,568); 68k, 72k (three runs) and 76k pass, least free at 72k 12.6 kB. The need is 64k;
+# declared with the 8k margin
+BOARD_HEAP = os.environ.get("GAMMON_E2E_HEAP", "72k")
 
 
 def _match(servers, event, tmp_path, monkeypatch, **kw):
