@@ -13,14 +13,6 @@ fw = None
 fw_root = None
 
 
-def _rom():
-    # the ROM partition a whole firmware's image is copied into, asked for only when such a
-    # slot is chosen (hal: vfs.rom_ioctl on the ESP32; None where there is none)
-    import hal
-
-    return hal.load(hal.backend()).rom_partition()
-
-
 def _apps():
     # the app partitions' class (hal: esp32.Partition), None where there are none
     import hal
@@ -44,7 +36,7 @@ try:
             print("fw: update mode failed:", e)
     if fw_root is not None:
         fw.app_start(fw_root, _apps())  # a new app image on trial, or one the bootloader rolled back
-    fw.start(sys.path, sys.modules, fw_root, True, _rom)  # the slot's modules over the built-in
+    fw.start(sys.path, sys.modules, fw_root, True)  # the slot's modules over the built-in
 except Exception as e:  # noqa: BLE001 - boot the built-in firmware whatever happened
     fw = None
     print("fw: built-in firmware:", e)

@@ -1,7 +1,7 @@
 """Build and sign a firmware bundle (docs/update.md): what `make release` runs.
 
     python -m tools.release build [--key FILE] [--version V] [--counter N] [--arch xtensawin]
-                                  [--only bg/notation.py ... | --romfs | --app IMAGE] [--out DIR]
+                                  [--only bg/notation.py ... | --app IMAGE] [--out DIR]
     python -m tools.release keygen FILE      # a new release key (hex seed, mode 0600)
     python -m tools.release pub FILE         # its public half, for bg/update/bundle.py
 
@@ -16,15 +16,14 @@ The manifest's security counter is ``bg.update.boot.COUNTER`` of the firmware bu
 overrides it): a board refuses a bundle below the counter it last confirmed, so a release that
 fixes a flaw raises ``COUNTER`` in the source and older releases can never be put back.
 ``--only`` packs just the named modules: the board lays them over its built-in firmware.
-``--romfs`` packs the whole firmware as one ROMFS image, mounted ahead of the built-in one; on
-the ESP32 the board copies it into its ``romfs`` partition at boot (``bg.update.romslot``), so an
-image larger than that partition (``ESP32_ROM_PARTITION``, docs/update.md) is refused here.
 ``--app IMAGE`` packs a whole firmware as a new app image (``fw.app``): MicroPython's ESP-IDF build
 with the firmware frozen in (``micropython.bin``, docs/update.md: how a maker builds it), or for
 the board model its binary built from the release's tree (``tools.board_model.build_release``);
 the board writes it into its other OTA app partition and boots it (the bootloader rolls it back
 unless it is confirmed healthy). The manifest's counter is then the one the image was built with:
-pass ``--counter`` (the image's ``bg.update.boot.COUNTER``).
+pass ``--counter`` (the image's ``bg.update.boot.COUNTER``). The app image is the one way to ship
+a whole firmware: the ROM image (``--romfs``) was retired, its game needing 88k of heap where the
+app image's runs at the board's 64k (docs/update.md).
 """
 
 import argparse
@@ -37,9 +36,6 @@ from gammon import release as R
 ROOT = Path(__file__).resolve().parent.parent
 
 DEV_KEY = ROOT / "build" / "dev-release.key"
-# The ESP32's ROM partition (the ``romfs`` row of the partition table in docs/update.md): a whole
-# firmware's image must fit it.
-ESP32_ROM_PARTITION = 0x40000
 
 
 def dev_key():
@@ -77,17 +73,6 @@ def bundle_files(arch, out, only=None):
     return files
 
 
-def romfs_files(arch, out, firmware=None):
-    """[("fw.romfs", image)]: the whole firmware as one ROMFS image (``tools.romfs``), which
-    the board mounts ahead of its built-in firmware so the new bytecode runs in place."""
-    from bg.update.boot import ROM_IMAGE
-
-    from tools import romfs
-
-    img = romfs.build(arch, Path(firmware) if firmware else romfs.FIRMWARE, Path(out))
-    return [(ROM_IMAGE, Path(img).read_bytes())]
-
-
 def app_files(image):
     """[("fw.app", image)]: a whole firmware's app image, alone in its bundle; refused when it
     does not fit the app partition (``bg.update.bundle.MAX_APP``)."""
@@ -105,18 +90,10 @@ def default_counter():
     return COUNTER
 
 
-def build(key, version, arch, out, counter=None, only=None, rom=False, app=None):
+def build(key, version, arch, out, counter=None, only=None, app=None):
     seed = R.read_key(key) if key else dev_key()
     if app:
         files = app_files(app)
-    elif rom:
-        files = romfs_files(arch, Path(out) / ("romfs-" + arch))
-        n = len(files[0][1])
-        if arch == "xtensawin" and n > ESP32_ROM_PARTITION:
-            # the board would copy it into a partition it does not fit, and roll it back
-            raise ValueError(
-                "--romfs: image of %d bytes > the ESP32's ROM partition of %d" % (n, ESP32_ROM_PARTITION)
-            )
     else:
         files = bundle_files(arch, Path(out) / ("mpy-" + arch), only)
     blob = R.build_bundle(version, files, seed, default_counter() if counter is None else counter)
@@ -135,7 +112,6 @@ def main(argv=None):
     b.add_argument("--arch", default="xtensawin", help="mpy-cross -march (x64 for the simulator)")
     b.add_argument("--counter", type=int, help="the security counter (default: bg.update.boot.COUNTER)")
     b.add_argument("--only", nargs="+", help="just these modules (bg/notation.py ...)")
-    b.add_argument("--romfs", action="store_true", help="the whole firmware as one ROMFS image")
     b.add_argument("--app", help="the whole firmware as this app image (micropython.bin, frozen)")
     b.add_argument("--out", default=str(ROOT / "build" / "release"))
     k = sub.add_parser("keygen")
@@ -154,7 +130,7 @@ def main(argv=None):
             print(R.public_key(R.read_key(a.file)).hex())
         else:
             v = a.version or default_version()
-            path, n, size = build(a.key, v, a.arch, a.out, a.counter, a.only, a.romfs, a.app)
+            path, n, size = build(a.key, v, a.arch, a.out, a.counter, a.only, a.app)
             print("%s: %d files, %d bytes%s" % (path, n, size, "" if a.key else " (development key)"))
     except (ValueError, OSError) as e:  # a bad key file or output folder: said, not a trace
         print("release: %s" % e, file=sys.stderr)

@@ -13,9 +13,9 @@ Two backends implement it:
 ``Hardware`` with the parts below. The classes here document the shape (the base classes
 of both backends, for the type checker: at run time a part without a method is ``object``);
 they never touch hardware themselves. Beside ``make``, a backend exposes the flash's
-partitions, asked for only by an update's boot and receiver: ``rom_partition()`` (the ROM
-partition, or None) and ``app_partitions()`` (the OTA app partitions' class, shaped as
-``esp32.Partition``: ``Partition(Partition.RUNNING)``, ``get_next_update()``, ``info()``,
+partitions, asked for only by an update's boot and receiver: ``app_partitions()`` (the OTA
+app partitions' class, shaped as ``esp32.Partition``: ``Partition(Partition.RUNNING)``,
+``get_next_update()``, ``info()``,
 ``ioctl``/``readblocks``/``writeblocks``, ``set_boot()``, ``mark_app_valid_cancel_rollback()``;
 None where the board has none: ``hal.sim_ota`` fakes them). The methods each part must
 have are named in its docstring, not written out as ``raise NotImplementedError`` stubs: every

@@ -321,20 +321,6 @@ def make(config=None):
     return hw
 
 
-def rom_partition():
-    """The ROM partition a whole firmware's image is copied into (``bg.update.romslot``): the
-    ``esp32.Partition`` labelled ``romfs`` that MicroPython 1.25 hands out as
-    ``vfs.rom_ioctl(2, 0)`` (docs/update.md: the partition table); None when the build has no
-    ``vfs.rom_ioctl`` (``MICROPY_VFS_ROM`` off) or the table no ``romfs`` partition."""
-    import vfs
-
-    f = getattr(vfs, "rom_ioctl", None)
-    if f is None or f(1) < 1:
-        return None
-    dev = f(2, 0)
-    return None if isinstance(dev, int) else dev  # a negative errno when there is none
-
-
 def app_partitions():
     """``esp32.Partition``: the OTA app partitions a whole firmware's app image is written into
     (``bg.update.slots``) and confirmed in (``bg.update.boot``); None when the running app is

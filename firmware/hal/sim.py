@@ -536,19 +536,6 @@ def make(config=None):
     return hw
 
 
-def rom_partition():
-    """The ROM partition, faked (``hal.sim_rom``) over the file ``SG_ROM_PART`` names
-    (``<blocks>:<path>``), as the ESP32's ``hal.esp32.rom_partition``; None without it (the
-    image is then read into the heap at boot: ``bg.update.boot``)."""
-    spec = getattr(os, "getenv", lambda n: None)("SG_ROM_PART")
-    if not spec:
-        return None
-    from hal.sim_rom import RomPartition
-
-    blocks, _, path = spec.partition(":")
-    return RomPartition(int(blocks), path)
-
-
 def app_partitions():
     """The app partitions' class (``esp32.Partition``'s shape), faked over the files in the
     folder ``SG_OTA_DIR`` (``hal.sim_ota``), as the ESP32's ``hal.esp32.app_partitions``; None

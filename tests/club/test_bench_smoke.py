@@ -182,7 +182,6 @@ FIGURES = {
         "ble_update_s",
         "serial_update_s",
         "board_model_heap_need_bytes",
-        "board_model_heap_need_rom_image_bytes",
     ),
     "watchdog": ("supervisor_heap_bytes", "crashlog_heap_bytes", "round_us", "beat_us"),
 }

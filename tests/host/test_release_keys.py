@@ -51,26 +51,6 @@ def test_host_refuses_a_truncated_or_altered_bundle_before_sending():
             release.read_bundle(bad)
 
 
-def test_release_builds_a_rom_image_for_the_esp32_that_fits_its_partition(tmp_path, capsys, monkeypatch):
-    # the board copies the image into its romfs partition at boot (bg.update.romslot)
-    out = tmp_path / "out"
-    assert release_tool.main(["build", "--romfs", "--arch", "xtensawin", "--out", str(out)]) == 0
-    (path,) = out.glob("*.gbun")
-    blob = path.read_bytes()
-    _, _, files, _ = release.read_bundle(blob)
-    assert [f[0] for f in files] == ["fw.romfs"]
-    size = files[0][1]
-    assert 100000 < size <= release_tool.ESP32_ROM_PARTITION
-    assert blob[-size:][:3] == b"\xd2\xcd\x31"  # a ROMFS image (vfs.VfsRom's header)
-    # an image the partition cannot hold: refused, no bundle written
-    monkeypatch.setattr(release_tool, "ESP32_ROM_PARTITION", size - 1)
-    capsys.readouterr()
-    again = tmp_path / "again"
-    assert release_tool.main(["build", "--romfs", "--arch", "xtensawin", "--out", str(again)]) == 1
-    assert "> the ESP32's ROM partition" in capsys.readouterr().err
-    assert not list(again.glob("*.gbun"))
-
-
 def test_release_packs_an_app_image_alone_within_the_app_partition(tmp_path, capsys):
     # a whole firmware as a new app image (fw.app): signed with its counter, alone in its
     # bundle, refused when the app partition (0x180000) cannot hold it
@@ -90,6 +70,13 @@ def test_release_packs_an_app_image_alone_within_the_app_partition(tmp_path, cap
     again = tmp_path / "again"
     assert release_tool.main(args[:-1] + [str(again)]) == 1
     assert "app partition holds %d" % MAX_APP in capsys.readouterr().err and not again.exists()
+    # the ROM image, the retired way to ship a whole firmware: no option builds one, no
+    # manifest carries one
+    with pytest.raises(SystemExit):
+        release_tool.main(["build", "--romfs", "--out", str(tmp_path / "rom")])
+    assert "--romfs" in capsys.readouterr().err and not (tmp_path / "rom").exists()
+    with pytest.raises(ValueError, match="not a firmware file"):
+        manifest("9.0.0", [("fw.romfs", 10, bytes(32))], 7)
     # an app image travels alone; a module may not be as large
     with pytest.raises(ValueError, match="travels alone"):
         manifest("9.0.0", [("fw.app", 10, bytes(32)), ("bg/x.mpy", 10, bytes(32))], 7)

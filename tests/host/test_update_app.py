@@ -12,7 +12,10 @@ tree whose firmware is the new version (``tools.board_model.build_release``, onc
 - a power cut during the transfer leaves the old app booting, the match intact;
 - an older app image, validly signed, is refused;
 - a new app that never becomes healthy is rolled back by the bootloader to the old app, which
-  forgets it; the counter does not rise.
+  forgets it; the counter does not rise;
+- the LEDs say update mode (bg.update.show, read from the simulator's LED frames:
+  ``test_update_mode.Lights``): every point dim blue while waiting, a blue bar of the bytes
+  received, green once stored, a vermillion blink on a refusal; never a dark board.
 """
 
 import os
@@ -121,6 +124,7 @@ def test_app_image_installs_boots_at_64k_and_only_goes_forward(tmp_path, monkeyp
         # the whole image through update mode at 64k: the bootloader boots it from ota_1
         capsys.readouterr()
         boots, booted = len(sim.heaps), len(sim.booted)
+        lights = M.Lights(sim)
         assert cli.main(["board", "update", str(new)]) == 0, sim.log[-20:]
         out = capsys.readouterr().out
         assert "version 4.0.0 pending" in out, out
@@ -133,8 +137,17 @@ def test_app_image_installs_boots_at_64k_and_only_goes_forward(tmp_path, monkeyp
         ]
         assert sim.booted[-2:] == ["ota_0", "ota_1"], (sim.booted, sim.log[-30:])
         assert all(h == HEAP for h, _ in sim.heaps)
+        assert M._count(sim, "fw: update mode: 4.0.0, restarting") == 1, sim.log[-20:]
         with U.connect(address) as c:
             assert c.info()["firmware"] == "4.0.0", sim.log[-20:]
+        # the LEDs: waiting, then a bar that only grows (a frame every 100 ms), then stored
+        # (green, held before the restart), then the game again; never dark
+        seen = M._mode_frames(lights.close())
+        assert seen[0] == ("wait",) and ("done",) in seen, seen
+        bars = [f[1] for f in seen if f[0] == "bar"]
+        assert bars and bars == sorted(bars) and 0 < bars[-1] <= 12, seen
+        done = seen.index(("done",))
+        assert all(f == ("done",) for f in seen[done:]) and ("dark",) not in seen, seen
         # healthy: confirmed to the bootloader, the counter raised, fw/app gone
         assert M._wait(lambda: _counter(fw_root) == c0 + 1, 30), sim.log[-20:]
         e = O.read_otadata(str(ota) + "/")
@@ -152,10 +165,20 @@ def test_app_image_installs_boots_at_64k_and_only_goes_forward(tmp_path, monkeyp
             assert c.info()["firmware"] == "4.0.0"
         # an older app image, validly signed: refused, and the board goes back to its game
         capsys.readouterr()
+        lights = M.Lights(sim)
         assert cli.main(["board", "update", str(older)]) == 2
         err = capsys.readouterr().err
         assert "downgrade refused" in err and "counter %d < board's %d" % (c0, c0 + 1) in err, err
         M._back_to_game(sim)
+        # the refusal on the LEDs (at the header, within a frame or two of the restart): the
+        # players' halves blink vermillion in turn, then waiting until update mode gives way;
+        # nothing green, never dark
+        seen = M._mode_frames(lights.close())
+        assert seen[0] == ("wait",) and ("done",) not in seen and ("dark",) not in seen, seen
+        blink = [i for i, f in enumerate(seen) if f[0] == "refused"]
+        assert len(blink) >= 5 and {seen[i] for i in blink} == {("refused", 0), ("refused", 1)}, seen
+        assert set(seen[blink[-1] + 1 :]) == {("wait",)}, seen
+        assert [m for _, m in sim.heaps].count(True) == 3  # the cut, the image, the refusal
         assert sim.booted[-1] == "ota_1" and _counter(fw_root) == c0 + 1
         with U.connect(address) as c:
             assert c.info()["firmware"] == "4.0.0"

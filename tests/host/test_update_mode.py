@@ -7,20 +7,17 @@ the heap it is tested at: an update-mode boot (the flag file on the firmware roo
 board's 64k, a game boot the heap the game needs on the model today (docs/memory.md: the game
 with a host logged in does not fit 64k yet; that is the app's budget, not the update's).
 
-- a whole firmware (one ROM image) installs through update mode at 64k, starts, is confirmed,
-  and the match under way comes back intact;
-- an older signed bundle is refused in update mode too, and the board goes back to the game;
 - a power cut in update mode comes back to the game with the match intact, the flag gone;
 - a host that vanishes half-way leaves update mode (back to the game), and the next
-  ``gammon board update`` resumes where the bytes stopped;
-- the LEDs say update mode (bg.update.show, read from the simulator's LED frames): every point
-  dim blue while waiting, a blue bar of the bytes received, green once stored, a vermillion
-  blink on a refusal; never a dark board.
+  ``gammon board update`` resumes where the bytes stopped, installs and is confirmed.
+
+``Lights`` reads update mode's LED sign (bg.update.show) from the simulator's LED frames; the
+whole firmware (an app image) through update mode, its LEDs and an older bundle's refusal are
+tests/host/test_update_app.py's, on the same ``ModeSim``.
 """
 
 import queue
 import random
-import shutil
 import threading
 import time
 from pathlib import Path
@@ -36,18 +33,14 @@ from gammon import link as L
 from gammon import release as R
 
 from tools import release as T
-from tools import romfs
 from tools.sim import demo, server
 
 ROOT = Path(__file__).resolve().parents[2]
 MODE_HEAP = "64k"  # the board's heap: update mode must fit it with the 8k margin
-# A game boot's working heap on the board model. The whole-firmware test's new image runs from
-# the ROM partition and needs the most: it passed at 88k (two runs), 92k and 96k, failed at 80k,
-# 84k and 86k (out of memory, not fragmentation: 1.5 kB free at the link's MemoryError at 80k),
-# against 64k for a one-module slot (the image's modules keep their raw code in RAM, frozen
-# ones do not: docs/memory.md); 88k + 8k. The power-cut test (a one-module slot) passes at 96k.
+# A game boot's working heap on the board model. It was 96k for the ROM image's game (88k + 8k:
+# an image's modules keep their raw code in RAM, frozen ones do not), retired with that way to
+# ship a whole firmware; the power-cut test (a one-module slot) passes at 96k.
 GAME_HEAP = "96k"
-VERSION_LINE = "self.named = boot.version(self.root, self.path, boot.BUILTIN)"
 
 
 class ModeSim(server.Sim):
@@ -211,79 +204,6 @@ def _mode_frames(frames):
     while out and out[-1] == ("dark",):  # the next boot's first frame, before the game paints
         out.pop()
     return out
-
-
-def test_whole_firmware_through_update_mode_at_64k(tmp_path, monkeypatch, capsys):
-    seed, fw_root = U.setup(tmp_path, monkeypatch)
-    src = tmp_path / "firmware"
-    shutil.copytree(ROOT / "firmware", src, ignore=shutil.ignore_patterns("__pycache__"))
-    upd = src / "app" / "update.py"
-    upd.write_text(upd.read_text().replace(VERSION_LINE, VERSION_LINE + ' + "+rom"'))
-    files = T.romfs_files("x86", tmp_path / "rom", src)
-    c0 = T.default_counter()
-    whole = tmp_path / "whole.gbun"
-    whole.write_bytes(R.build_bundle("4.0.0", files, seed, c0 + 1))
-    older = _module(tmp_path, "3.9.0", seed, c0)
-    # the new image runs from the ROM partition (hal.sim_rom), whose bytes the model keeps in
-    # its heap (it cannot map a file): a game boot's heap is the partition plus GAME_HEAP
-    blocks = -(-len(files[0][1]) // 4096)
-    part = tmp_path / "rom.part"
-    monkeypatch.setenv("SG_ROM_PART", "%d:%s" % (blocks, part))
-    port = S.free_port()
-    address = "tcp:127.0.0.1:%d" % port
-    sim = _boot(tmp_path, fw_root, port, str(romfs.heapsize_for(GAME_HEAP, blocks * 4096)))
-    try:
-        match = _game(sim, address)
-        capsys.readouterr()
-        boots = len(sim.heaps)
-        lights = Lights(sim)
-        assert cli.main(["board", "update", str(whole)]) == 0, sim.log[-20:]
-        out = capsys.readouterr().out
-        assert "restarts into update mode" in out and "version 4.0.0 pending" in out, out
-        assert _wait(lambda: len(sim.heaps) == boots + 2), sim.log[-20:]  # update mode, the new version
-        # the LEDs: waiting, then a bar that only grows (a frame every 100 ms: the model takes
-        # the 234 kB in a few of them), then stored (green, held before the restart), then the
-        # game again; never dark
-        seen = _mode_frames(lights.close())
-        assert seen[0] == ("wait",) and ("done",) in seen, seen
-        bars = [f[1] for f in seen if f[0] == "bar"]
-        assert bars and bars == sorted(bars) and 0 < bars[-1] <= 12, seen
-        done = seen.index(("done",))
-        assert all(f == ("done",) for f in seen[done:]) and ("dark",) not in seen, seen
-        assert (MODE_HEAP, True) in sim.heaps  # received at the board's 64k
-        assert _count(sim, "fw: update mode: 4.0.0, restarting") == 1, sim.log[-20:]
-        # the restart into the new image: it answers with its own code, is confirmed, and the
-        # match goes on where it was
-        with U.connect(address) as c:
-            assert c.info()["firmware"] == "4.0.0+rom", sim.log[-20:]
-        assert _wait(lambda: U.state(fw_root) == ["a", "-", "0"], 20), sim.log[-20:]
-        assert part.read_bytes()[: len(files[0][1])] == files[0][1]
-        mid, size = _live(address)  # the same match (the journal closed: a throw stored)
-        assert mid == match[0] and size >= match[1], (mid, size, match)
-        match = (mid, size)
-        assert not (fw_root / "fw" / "mode").exists()
-        # an older release, validly signed: refused in update mode as well, then the game
-        capsys.readouterr()
-        lights = Lights(sim)
-        assert cli.main(["board", "update", str(older)]) == 2
-        err = capsys.readouterr().err
-        assert "downgrade refused" in err and "counter %d < board's %d" % (c0, c0 + 1) in err, err
-        _back_to_game(sim)
-        # the refusal on the LEDs (at the header, within a frame or two of the restart): the
-        # players' halves blink vermillion in turn, then waiting until update mode gives way;
-        # nothing green, never dark
-        seen = _mode_frames(lights.close())
-        assert seen[0] == ("wait",) and ("done",) not in seen and ("dark",) not in seen, seen
-        blink = [i for i, f in enumerate(seen) if f[0] == "refused"]
-        assert len(blink) >= 5 and {seen[i] for i in blink} == {("refused", 0), ("refused", 1)}, seen
-        assert set(seen[blink[-1] + 1 :]) == {("wait",)}, seen
-        with U.connect(address) as c:
-            assert c.info()["firmware"] == "4.0.0+rom"
-        assert U.state(fw_root) == ["a", "-", "0"] and not (fw_root / "fw" / "b" / "bg").exists()
-        assert _live(address) == match
-        assert [m for _, m in sim.heaps].count(True) == 2
-    finally:
-        sim.stop()
 
 
 def test_power_cut_or_vanished_host_in_update_mode_back_to_the_game(tmp_path, monkeypatch, capsys):

@@ -1,7 +1,7 @@
 """Power cut at every block program and erase of a firmware update, on littlefs
 (``vfs.VfsLfs2``) with ESP32-like 4096-byte blocks: the chunk writes, the commit's state file,
-the boot's switch and the confirmation; for a bundle of a few modules, of one module, and of a
-whole firmware's ROM image.
+the boot's switch and the confirmation; for a bundle of a few modules and of one module (a whole
+firmware's app image goes into an app partition: tests/host/test_update_app.py cuts that).
 
 At each program/erase of the live run the flash image is copied as it is at that instant and
 checked twice, as is and torn (half of the write reached the flash): mounted fresh, the boot's

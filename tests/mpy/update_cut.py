@@ -17,13 +17,11 @@ SIZE = 1500  # three files of 1.5 kB or more, sent in 256-byte chunks: many bloc
 
 
 def _kind(kind):
-    # the bundle's files: a few modules; one module (laid over the built-in package); a whole
-    # firmware's one ROM image (its bytes here stand in for an image: the boot's choice and the
-    # files' integrity are what a cut can break, the mount is main.py's)
+    # the bundle's files: a few modules; one module (laid over the built-in package). A whole
+    # firmware is an app image, written into an app partition, not littlefs: its cuts are
+    # test_update_app's
     if kind == "one module":
         return [("bg/notation.py", b"#" * SIZE)]
-    if kind == "whole":
-        return [(boot.ROM_IMAGE, b"R" * (SIZE + 500))]
     return update_helpers.files(b"v2", 3, SIZE)
 
 
@@ -107,7 +105,7 @@ def _check(dev, buf, run, op, block, off, data, torn):
 def test_power_cut_at_every_write_of_an_update():
     # one test, the biggest bundle first: what a run leaves behind (interned paths) splits
     # the heap, and the next bundle must still be allocated in one piece
-    for kind in ("modules", "whole", "one module"):
+    for kind in ("modules", "one module"):
         gc.collect()
         _cut_everywhere(kind)
 

@@ -146,3 +146,58 @@ def test_pending_bundle_overtaken_is_refused_at_commit():
         assert boot.read_state(r) == ("-", "-", 0)
     finally:
         update_helpers.rm(r)
+
+
+def _rom_slot(r, version, security):
+    """A slot left by an older firmware holding a whole firmware's ROM image (the retired way to
+    ship one): its signed header, and ``fw.romfs`` beside it; the slot's name."""
+    assert _install(r, update_helpers.make(version, b"r" + version.encode(), security=security)) == version
+    s = boot.read_state(r)[1]
+    with open(boot.slot_dir(r, s) + "/" + boot.RETIRED, "wb") as f:
+        f.write(b"\xd2\xcd\x31" + b"R" * 600)  # a ROMFS image's header, then its bytes
+    return s
+
+
+def test_leftover_rom_image_slot_is_dropped_not_run_counter_kept():
+    from bg.update.bundle import check_name
+
+    # a new bundle cannot carry one: the receiver refuses the name before a byte is stored
+    for name in (boot.RETIRED, "bg/x.romfs"):
+        try:
+            check_name(name)
+            raise AssertionError("took " + name)
+        except ValueError as e:
+            assert "not a firmware file" in str(e)
+    r = update_helpers.root()
+    try:
+        # pending (received by the older firmware, not yet booted): rolled back, the image gone
+        s = _rom_slot(r, "3.0.0", boot.COUNTER + 2)
+        boot.write_state(r, "-", s, 1)
+        assert boot.start([""], {}, r) == boot.NONE and boot.read_state(r) == ("-", "-", 0)
+        assert not _exists(boot.slot_dir(r, s) + "/" + boot.RETIRED)
+        assert boot.confirmed(r) == boot.COUNTER  # never confirmed: the counter did not rise
+        # active (confirmed by the older firmware, cut before fw/counter): the built-in firmware
+        # runs, and the counter the ROM image raised stays
+        s = _rom_slot(r, "5.0.0", boot.COUNTER + 4)
+        boot.write_state(r, s, "-", 0)
+        assert boot.confirmed(r) == boot.COUNTER + 4 and not _exists(r + "/fw/counter")
+        path = [""]
+        assert boot.start(path, {}, r) == boot.NONE and path == [""]
+        assert boot.read_state(r) == ("-", "-", 0) and boot.confirmed(r) == boot.COUNTER + 4
+        assert boot.version(r, path, boot.BUILTIN) == boot.BUILTIN
+        assert not boot.healthy(r, path) and not _exists(boot.slot_dir(r, s) + "/" + boot.RETIRED)
+        # a module slot active, a ROM image pending beside it: the module slot runs on
+        v6 = update_helpers.make("6.0.0", b"v6", security=boot.COUNTER + 4)
+        assert _install(r, v6) == "6.0.0"
+        _boot_and_confirm(r)
+        a = boot.read_state(r)[0]
+        b = _rom_slot(r, "7.0.0", boot.COUNTER + 5)
+        boot.write_state(r, a, b, 2)
+        path = [""]
+        assert boot.start(path, {}, r) == a and boot.read_state(r) == (a, "-", 0)
+        assert boot.version(r, path, boot.BUILTIN) == "6.0.0" and boot.confirmed(r) == boot.COUNTER + 4
+        # and the next update takes the dropped slot as any other
+        assert _install(r, update_helpers.make("8.0.0", b"v8", security=boot.COUNTER + 5)) == "8.0.0"
+        assert boot.read_state(r) == (a, b, 0) and boot.start([""], {}, r) == b
+    finally:
+        update_helpers.rm(r)

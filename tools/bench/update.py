@@ -9,8 +9,8 @@ the ESP32, ``tools/release.py``, signed with the development key); the host's se
 directory (CPython), which gives every frame both ends exchange; and, on the board model
 (MicroPython 32-bit, firmware frozen), the board's side alone -- the signature check, the
 chunk writes, the commit's re-hash -- timed, and its heap need found by bisecting
-``-X heapsize``; the same heap need for the whole firmware as one ROM image
-(``tools/release.py --romfs``).
+``-X heapsize``. (The heap need of a whole firmware as one ROM image is no longer measured: that
+way to ship one was retired for the app image, ``tools/release.py --app``, docs/update.md.)
 
 Models (stated, not measured; the BLE radio model is ``tools/bench/link.py``'s): BLE MTU 185,
 15 ms connection interval, up to 4 packets per event; one CHUNK request (529 bytes: 3 ATT
@@ -169,19 +169,6 @@ def main():
     up_bytes = sum(len(f) for f in ups)
     down_bytes = sum(len(f) for f in downs)
     (t_sig, t_recv, t_commit), heap_need = board_side(path, pub)
-    # the whole firmware as one ROM image for the board model (tools/release.py --romfs)
-    with tempfile.TemporaryDirectory() as d:
-        firmware = None
-        if SMOKE:
-            firmware = Path(d) / "fw"
-            for m in SMOKE_MODULES:
-                (firmware / m).parent.mkdir(parents=True, exist_ok=True)
-                (firmware / m).write_bytes((ROOT / "firmware" / m).read_bytes())
-        rom_files = REL.romfs_files("x86", d, firmware)
-        rom = gammon_release.build_bundle("9.9.9-rom", rom_files, seed, REL.default_counter())
-    rom_path = out / "update-bench-rom.gbun"
-    rom_path.write_bytes(rom)
-    _, rom_heap_need = board_side(rom_path, pub)
     slow = calib.ratio(out)  # this run's unix port -> ESP32 calibration (area calib)
     cpu_s = (t_recv + t_commit) * slow / 1000.0
     # BLE: each request in one event (<= 4 ATT writes of MTU-3), the answer in the next
@@ -210,19 +197,13 @@ def main():
         "serial_update_s": round(serial_s, 1),
         "serial_model": "115200 baud 8N1, stuffed frames",
         "board_model_heap_need_bytes": heap_need,
-        "rom_image_bundle_bytes": len(rom),
-        "board_model_heap_need_rom_image_bytes": rom_heap_need,
         "bundle_id": bundle_id(blob[: header_len(blob)]).hex()[:16],
     }
     (out / "update.json").write_text(json.dumps(res, indent=2) + "\n")
     print(
         "update: %d B bundle (%d files, %d chunks): BLE %.1f s, serial %.1f s (board CPU %.1f s est.); "
-        "board model: signature %d ms, receive %d ms, commit %d ms, heap need %d B (of 64k); "
-        "as one ROM image: %d B bundle, heap need %d B"
-        % (
-            (len(blob), len(files), chunks, ble_s, serial_s, cpu_s, t_sig, t_recv, t_commit, heap_need)
-            + (len(rom), rom_heap_need)
-        )
+        "board model: signature %d ms, receive %d ms, commit %d ms, heap need %d B (of 64k)"
+        % (len(blob), len(files), chunks, ble_s, serial_s, cpu_s, t_sig, t_recv, t_commit, heap_need)
     )
     return 0
 

@@ -35,20 +35,18 @@ MODE_WAIT_MS = 30000
 MODE_IDLE_MS = 5000
 MODE_MAX_MS = 600000
 NONE = "-"
-BUILTIN = "0.1.0"  # the version of the firmware built into the interpreter (frozen / ROMFS)
+BUILTIN = "0.1.0"  # the version of the firmware built into the interpreter (frozen)
 # The security counter of this firmware: a release that fixes a flaw raises it, and from then
 # on a board refuses every bundle below it (tools/release.py signs it into the manifest).
 COUNTER = 1
 _BUILTIN_ROOT: list = [None]  # the sys.path entry the built-in ``bg`` came from (start)
 _HOOK: list = [None]  # bg.update.overlay while its import hook may be installed
-# A whole firmware's slot holds one ROMFS image (tools/release.py --romfs) instead of modules:
-# mounted here and put ahead of the built-in firmware, its bytecode runs in place.
-ROM_IMAGE = "fw.romfs"
-ROM_MOUNT = "/fwrom"
+# A slot holding a whole firmware's ROM image: the retired way to ship one (a ROM image's game
+# needed 88k of heap on the board model, the app image's runs at the board's 64k). A board whose
+# older firmware left one chosen drops it at boot (``choose``), the way a slot that fails to
+# start is dropped: this firmware cannot run it, and its modules are not there to lay over.
+RETIRED = "fw.romfs"
 _BOOTED = [False]  # start() ran as main.py's boot (its slot laid over the built-in modules)
-# main.py's way to the ROM partition (hal: vfs.rom_ioctl on the ESP32), called only when a
-# whole firmware's image is chosen; None, or answering None: the image is read into the heap
-_ROM: list = [None]
 
 
 def root():
@@ -170,6 +168,18 @@ def choose(root):
     (or holds no bundle)."""
     active, pending, boots = read_state(root)
     floor = confirmed(root)
+    a = NONE if _retired(root, active) else active
+    p = NONE if _retired(root, pending) else pending
+    if (a, p) != (active, pending):
+        # the counter a confirmed ROM image raised stays (confirmed() counted the active slot's);
+        # the state first, then the image's file goes (a cut between them leaves it unnamed)
+        if a != active:
+            _raise_counter(root, floor)
+        write_state(root, a, p, boots if p != NONE else 0)
+        for s in (active, pending):
+            if s != NONE and s not in (a, p):
+                _drop_image(root, s)
+        active, pending = a, p
     if pending != NONE:
         if boots >= MAX_BOOTS or slot_counter(root, pending) < floor:
             write_state(root, active, NONE, 0)  # rolled back
@@ -196,64 +206,32 @@ def _purge(modules):
         del modules[k]
 
 
-def _image_digest(root, s):
-    # the manifest's SHA-256 of the slot's ROM image (its header verified at receipt)
-    from bg.update.bundle import HEAD, SIG_LEN, entries
-
-    with open(slot_dir(root, s) + "/.bundle", "rb") as f:
-        head = f.read()
-    for name, _, digest in entries(memoryview(head)[HEAD : len(head) - SIG_LEN]):
-        if name == ROM_IMAGE:
-            return digest
-    raise ValueError("no ROM image in the slot's manifest")
-
-
-def _mount_rom(root, s, size):
-    # With a ROM partition (the ESP32) the image is copied into it now, before anything runs
-    # from it, unless it holds it already (bg.update.romslot), and runs from the mapped flash.
-    # Without one (the board model: the unix port cannot map a file) the image is read into
-    # one buffer, allocated at boot before the app (as tools/rom_boot.py does).
-    import vfs
-
-    img = slot_dir(root, s) + "/" + ROM_IMAGE
-    dev = _ROM[0]() if _ROM[0] is not None else None
-    if dev is not None:
-        from bg.update import romslot
-
-        romslot.install(dev, img, size, _image_digest(root, s))
-        buf = romslot.mapped(dev)
-    else:
-        buf = bytearray(size)
-        with open(img, "rb") as f:
-            f.readinto(buf)
-    vfs.mount(vfs.VfsRom(buf), ROM_MOUNT)  # pyright: ignore[reportAttributeAccessIssue] - 1.25
+def _retired(root, s):
+    # True when slot ``s`` holds a ROM image (RETIRED), said on the console
+    if s == NONE:
+        return False
+    try:
+        os.stat(slot_dir(root, s) + "/" + RETIRED)
+    except OSError:
+        return False
+    print("fw: slot %s holds a ROM image, retired: not run, dropped" % s)
+    return True
 
 
-def _unmount_rom(path):
-    if ROM_MOUNT in path:
-        path.remove(ROM_MOUNT)
-        import vfs
-
-        try:
-            vfs.umount(ROM_MOUNT)
-        except OSError:
-            pass
+def _drop_image(root, s):
+    # its bytes back to the flash (a whole firmware: ~240 kB of littlefs)
+    try:
+        os.remove(slot_dir(root, s) + "/" + RETIRED)
+    except OSError:
+        pass
 
 
 def _use(path, modules, root, s, hook):
     # The slot's directory goes last on ``path`` (it names the running slot, and a top-level
     # module only the slot has is found there); with ``hook`` its modules are laid over the
-    # built-in ones, module by module (bg.update.overlay: the overlay rule). A whole
-    # firmware's ROM image replaces the built-in one instead: first on ``path``, no hook.
+    # built-in ones, module by module (bg.update.overlay: the overlay rule).
     d = slot_dir(root, s)
-    try:
-        rom = os.stat(d + "/" + ROM_IMAGE)[6]
-    except OSError:
-        rom = 0
-    if rom and hook:  # main.py's boot (tests of the choice alone mount nothing)
-        _mount_rom(root, s, rom)
-        path.insert(0, ROM_MOUNT)
-    elif hook:
+    if hook:  # main.py's boot (tests of the choice alone lay nothing over)
         pkg = modules.get("bg")
         p = getattr(pkg, "__path__", None)
         if _BUILTIN_ROOT[0] is None and isinstance(p, str) and p.endswith("/bg"):
@@ -335,14 +313,12 @@ def _app_healthy(root):
     return True
 
 
-def start(path, modules, root, hook=False, rom=None):
+def start(path, modules, root, hook=False):
     """At boot: the chosen slot runs (on ``path``; with ``hook``, main.py's boot, its modules
-    are laid over the built-in ones; ``rom()`` the ROM partition a whole firmware's image is
-    copied into, or None). Returns the slot."""
+    are laid over the built-in ones). Returns the slot."""
     if root is None:
         return NONE
     _BOOTED[0] = hook
-    _ROM[0] = rom
     s = choose(root)
     if s != NONE:
         _use(path, modules, root, s, hook)
@@ -357,7 +333,6 @@ def fallback(path, modules, root):
     if s == NONE:
         return False
     path.remove(slot_dir(root, s))
-    _unmount_rom(path)
     hook = _BOOTED[0]
     if _HOOK[0] is not None:
         _HOOK[0].remove()

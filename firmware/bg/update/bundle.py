@@ -48,14 +48,14 @@ MAX_FILE = const(262144)
 APP = "fw.app"
 MAX_APP = const(0x180000)
 MAX_VERSION = const(16)
-_SUFFIXES = (".mpy", ".py", ".json", ".romfs", ".app")
+_SUFFIXES = (".mpy", ".py", ".json", ".app")
 _NAME_OK = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./"
 
 
 def check_name(name):
     """A file's path inside a slot: relative, ``/``-separated, no ``.``/``..`` parts, only
-    letters, digits, ``_-./``, ending .mpy, .py, .json, .romfs (a whole firmware's ROM image) or
-    .app (a whole firmware's app image, ``APP``); ValueError otherwise."""
+    letters, digits, ``_-./``, ending .mpy, .py, .json or .app (a whole firmware's app image,
+    ``APP``; a ROM image, .romfs, was the retired way to ship one); ValueError otherwise."""
     if not 1 <= len(name) <= 64:
         raise ValueError("file name length")
     for c in name.encode():
