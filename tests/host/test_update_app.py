@@ -301,3 +301,71 @@ def test_power_cut_at_every_flash_operation_leaves_an_app_that_boots(tmp_path, m
     monkeypatch.setenv("SG_OTA_RUNNING", bootloader.choose(ota))
     assert boot.app_start(root, O.Partition) and boot.healthy(root, [])
     assert boot.confirmed(root) == 5 and bootloader.choose(ota) == "ota_1"
+
+
+def test_app_image_resumes_after_a_power_cut_from_its_last_mark(tmp_path, monkeypatch):
+    # a cut at about a third of a 200 kB image, then a reboot: the next begin resumes from the
+    # last 64 kB mark (a block boundary, all its blocks written), not from byte 0; garbage in
+    # the progress file starts again from byte 0; a block changed in the partition behind the
+    # receiver's back fails the commit's hash-back: refused, the old app boots, counter unchanged
+    from bg.update import boot
+    from bg.update.bundle import bundle_id, header_len
+    from bg.update.slots import Updater
+
+    seed = R.new_key()
+    image = b"\x7fELF" + bytes(range(256)) * 800  # 200 kB: 51 blocks
+    blob = R.build_bundle("4.0.0", [("fw.app", image)], seed, 5)
+    head = header_len(blob)
+    bid = bundle_id(blob[:head])
+
+    def cut_then_resume(n):
+        ota, root = _cut_board(tmp_path, monkeypatch, n)  # n < 0: its own flash, no cut yet
+        u = Updater(root, [], R.public_key(seed), O.Partition)
+        off = u.begin(bid, len(blob))
+        O.CUT[:] = [150, 0]  # about a third of the image's erases and writes (8 a block)
+        try:
+            with pytest.raises(O.PowerCut):
+                while off < len(blob):
+                    off = u.write(off, blob[off : off + 700])
+        finally:
+            O.CUT[:] = [-1, 0]
+        return ota, root, off
+
+    ota, root, reached = cut_then_resume(-10)
+    assert len(blob) // 4 < reached < len(blob) // 2, reached
+    u = Updater(root, [], R.public_key(seed), O.Partition)  # the reboot
+    off = u.begin(bid, len(blob))
+    done = off - head
+    assert 0 < done <= reached - head and done % 4096 == 0 and done % 65536 == 0, (done, reached)
+    resent = len(blob) - off
+    unwritten = len(blob) - reached
+    assert resent < unwritten + 65536, (resent, unwritten)
+    while off < len(blob):
+        off = u.write(off, blob[off : off + 700])
+    assert u.commit() == "4.0.0" and bootloader.choose(ota) == "ota_1"
+    assert (ota / "ota_1").read_bytes()[: len(image)] == image
+    # garbage in the progress file: from the image's first byte, the header kept
+    ota, root, reached = cut_then_resume(-11)
+    (marks,) = Path(root).rglob(".app")
+    for junk in (b"garbage", b"", b"4096", b"99999999 %d" % O.Partition("ota_1").info()[2]):
+        marks.write_bytes(junk)
+        assert Updater(root, [], R.public_key(seed), O.Partition).begin(bid, len(blob)) == head
+    marks.write_bytes(b"65536 12345")  # another partition's address
+    assert Updater(root, [], R.public_key(seed), O.Partition).begin(bid, len(blob)) == head
+    # a block changed in the partition before the resume: the commit refuses, nothing lost
+    ota, root, reached = cut_then_resume(-12)
+    part = ota / "ota_1"
+    data = bytearray(part.read_bytes())
+    data[5000] ^= 0xFF
+    part.write_bytes(bytes(data))
+    u = Updater(root, [], R.public_key(seed), O.Partition)
+    off = u.begin(bid, len(blob))
+    assert off > head
+    while off < len(blob):
+        off = u.write(off, blob[off : off + 700])
+    with pytest.raises(ValueError, match="stored file differs from the manifest: fw.app"):
+        u.commit()
+    assert bootloader.choose(ota) == "ota_0" and boot.confirmed(root) == boot.COUNTER
+    assert not os.path.exists(root + "/fw/app")
+    # the next try trusts no block: from the image's first byte
+    assert Updater(root, [], R.public_key(seed), O.Partition).begin(bid, len(blob)) == head

@@ -15,8 +15,12 @@ firmware frozen in): it never touches the slot's directory but its header. It is
 into the next OTA app partition as it arrives (``apps``: ``esp32.Partition`` or its fake; a 4 MB
 flash cannot hold 1.5 MB twice), each 4096-byte block erased before its first byte; ``commit``
 hashes it back from the partition, records it in ``fw/app`` (``bg.update.boot.app_set``) and
-asks the bootloader to boot it next (``set_boot``). After a reboot an app image is sent again
-from its first byte (its header is kept: resuming it would need the partition's hash so far).
+asks the bootloader to boot it next (``set_boot``). Every 64 kB written, the offset reached
+(a block boundary, its blocks all written) and the partition's address go into ``.app`` beside
+the header (littlefs makes its rewrite atomic); after a reboot the same bundle into the same
+partition resumes there, anything else (no file, garbage, another partition) from the image's
+first byte, the header kept. No running hash is needed: ``commit`` hashes the whole image back,
+so a block changed behind the receiver's back fails there and the update is refused.
 
 Updates only go forward: a bundle whose signed security counter is below the board's confirmed
 one (``bg.update.boot.confirmed``) is refused as soon as its header verified, and again at
@@ -47,6 +51,7 @@ ALREADY = " (already installed)"  # what commit adds to the version of the bundl
 
 _READ = 512  # bytes read at a time while hashing a file on flash
 _BLOCK = 4096  # the flash's erase sector: an app partition's block
+_MARK = 16 * _BLOCK  # an app image's progress is recorded this often (a small littlefs write)
 
 
 def _rmtree(d):
@@ -205,11 +210,11 @@ class Updater:
         if len(head) + total != size:
             return None
         off = len(head)
-        if self._app(man):  # an app image starts again from its first byte
+        if self._app(man):  # an app image resumes from its recorded block boundary
             self.head = head
             self.man = man
             self.version = version
-            return off
+            return off + self._app_done(d, total)
         for name, fsize, _ in entries(man):
             n = _size(d + "/" + name)
             if n < 0:
@@ -315,6 +320,20 @@ class Updater:
             return True
         return False
 
+    def _app_done(self, d, total):
+        # the bytes of the app image recorded as written into this partition, else 0
+        try:
+            with open(d + "/.app") as f:
+                n, addr = f.read().split()
+            n = int(n)
+            addr = int(addr)
+        except (OSError, ValueError):
+            return 0
+        p = self.part
+        if p is None or addr != p.info()[2] or n <= 0 or n % _BLOCK or n > total:
+            return 0
+        return n
+
     def _file_at(self, off):
         # (name, size, start) of the file holding stream offset ``off`` (writes go in order:
         # the manifest is scanned once per file, never held as a list)
@@ -360,6 +379,9 @@ class Updater:
             p.ioctl(6, blk)
         p.writeblocks(blk, memoryview(data)[i : i + k], at)
         self.off += k
+        if (pos + k) % _MARK == 0:  # written only once the blocks before it are all written
+            with open(slot_dir(self.root, self.slot) + "/.app", "w") as f:
+                f.write("%d %d" % (pos + k, p.info()[2]))
         return k
 
     def _check_app(self, size, digest):
@@ -377,6 +399,10 @@ class Updater:
             h.update(buf if k == _READ else memoryview(buf)[:k])
             off += k
         if h.digest() != digest:
+            try:  # the next transfer starts from the image's first byte, trusting no block
+                os.remove(slot_dir(self.root, self.slot) + "/.app")
+            except OSError:
+                pass
             self._reset()
             raise ValueError("stored file differs from the manifest: " + APP)
         # fw/app first, then otadata: a cut between the two boots the old app, which finds
