@@ -185,3 +185,25 @@ def load(name):
     else:
         raise ValueError("unknown HAL backend: " + name)
     return mod
+
+
+def littlefs(bdev, mkfs=False):
+    """The journal's littlefs on ``bdev`` (``vfs.VfsLfs2``), or with ``mkfs`` a format of it,
+    with the one set of parameters both backends mount with (the simulator's image is the
+    ESP32's flash: what fits the board model's heap must fit the board's).
+
+    Why not MicroPython's defaults (readsize = progsize = lookahead = 32): littlefs keeps a
+    cache of 4 x max(readsize, progsize) bytes in every open file's object and two more in the
+    mount, so 16 makes each file object 208 bytes (13 heap blocks) instead of 272 (17) and the
+    mount 128 bytes smaller. After a long match the heap has kilobytes free but in short runs:
+    a file opened then (the host's fetch of the finished match opens it for every chunk) needs
+    a run of the object's size, not the free total. The price: littlefs reads and programs in
+    smaller pieces (more, shorter flash calls; littlefs requires only that they divide the
+    cache and the cache the 4096-byte block). The parameters are not on the flash (littlefs's
+    superblock holds the block size and count only): a volume formatted with the defaults
+    mounts with these unchanged."""
+    import vfs
+
+    if mkfs:
+        return vfs.VfsLfs2.mkfs(bdev, readsize=16, progsize=16, lookahead=32)
+    return vfs.VfsLfs2(bdev, readsize=16, progsize=16, lookahead=32)

@@ -9,7 +9,7 @@
   only bumps a press counter after a dead time (contact bounce); tasks poll ``take(i)``.
 - ``Clock``: ``time.ticks_ms``; wall time from the RTC (set by the host link).
 - ``Random``: ``os.urandom`` -- the ESP32's hardware RNG (true random while the radio runs).
-- ``Storage``: the littlefs root the MicroPython firmware mounts at ``/``.
+- ``Storage``: the littlefs root at ``/`` (mounted again with ``hal.littlefs``'s parameters).
 - ``Battery``: the cell's voltage through the divider on an ADC1 pin (board.json
   ``battery``), averaged; ``Sleep``: ``machine.lightsleep`` between idle scans.
 - ``board_id()``: the link's board id, derived from ``machine.unique_id()`` (the chip's
@@ -199,11 +199,26 @@ class Random(hal.Random):
 
 
 class Storage(hal.Storage):
-    """The littlefs volume MicroPython mounts at ``/`` on the ESP32."""
+    """The littlefs volume on the flash's ``vfs`` partition, at ``/``. MicroPython's frozen
+    ``_boot.py`` mounts it with its defaults; it is mounted again here, nothing open on it yet,
+    with ``hal.littlefs``'s parameters, the simulator's: each open file then takes the heap
+    the board model measures (a run of 208 bytes, not 272). Should that mount fail, the boot's
+    stays (the same files; ``ok()`` tells whether it is usable)."""
 
     def __init__(self, root="/"):
         self.root = root
         self.error = ""
+        try:
+            import vfs
+            from flashbdev import bdev
+
+            if bdev:
+                fs = hal.littlefs(bdev)  # before the boot's is let go: one of them is mounted
+                vfs.umount(root)
+                vfs.mount(fs, root)
+                os.chdir(root)
+        except (ImportError, OSError):
+            pass
 
     def ok(self):
         try:

@@ -274,17 +274,18 @@ class Storage(hal.Storage):
                 bdev = FileBlockDev(image)
                 self.bdev = bdev
                 # FileBlockDev has the block protocol (readblocks/writeblocks/ioctl) that
-                # vfs needs; the stubs name an abstract class instead
+                # vfs needs; the stubs name an abstract class instead. Mounted as the ESP32's
+                # (hal.littlefs: the same cache sizes, so the same heap per open file)
                 try:
-                    fs = vfs.VfsLfs2(bdev)  # pyright: ignore[reportArgumentType]
+                    fs = hal.littlefs(bdev)  # pyright: ignore[reportArgumentType]
                 except OSError:
                     # Format only flash that was never written. An image that holds data
                     # but no readable littlefs is damaged: formatting it would silently
                     # destroy every stored match, so it stays as it is (storage error).
                     if not (bdev.created or bdev.erased()):
                         raise OSError("no littlefs on it (damaged?); left unformatted") from None
-                    vfs.VfsLfs2.mkfs(bdev)  # pyright: ignore[reportArgumentType]
-                    fs = vfs.VfsLfs2(bdev)  # pyright: ignore[reportArgumentType]
+                    hal.littlefs(bdev, True)  # pyright: ignore[reportArgumentType]
+                    fs = hal.littlefs(bdev)  # pyright: ignore[reportArgumentType]
                 vfs.mount(fs, mount)
                 self._mounted = mount
                 self.root = mount

@@ -328,3 +328,63 @@ def test_light_sleep_between_idle_scans(esp32):
     esp32.hw.sleep.nap(100)
     esp32.hw.sleep.nap(0)  # nothing to wait for: no sleep at all
     assert esp32.cell.sleeps == [100]
+
+
+class _LfsVfs(types.ModuleType):
+    """``vfs`` as the two backends' storage uses it: ``VfsLfs2(bdev, **params)`` (and its
+    ``mkfs``) recorded with their parameters, ``mount``/``umount`` recorded in order."""
+
+    def __init__(self):
+        super().__init__("vfs")
+        made = self.made = []
+        self.calls = []
+
+        class VfsLfs2:
+            def __init__(self, bdev, **kw):
+                self.bdev, self.kw = bdev, kw
+                made.append(kw)
+
+            @staticmethod
+            def mkfs(bdev, **kw):
+                made.append(kw)
+
+        self.VfsLfs2 = VfsLfs2
+
+    def mount(self, fs, point):
+        self.calls.append(("mount", fs, point))
+
+    def umount(self, point):
+        self.calls.append(("umount", point))
+
+
+def test_both_backends_mount_the_journals_littlefs_with_the_same_small_caches(esp32, monkeypatch, tmp_path):
+    """The ESP32 mounts the ``vfs`` partition again over the frozen ``_boot.py``'s mount (which
+    takes MicroPython's defaults, 32-byte caches: a 272-byte object per open file) with the
+    parameters the simulator and so the board model mount their image with (``hal.littlefs``:
+    16, a 208-byte object) -- the heap a file takes on the board is the one measured. A board
+    whose flash has no ``vfs`` partition keeps what it has."""
+    from hal import sim
+
+    mod = sys.modules["hal.esp32"]
+    v = _LfsVfs()
+    flash = types.ModuleType("flashbdev")
+    flash.bdev = object()
+    monkeypatch.setitem(sys.modules, "vfs", v)
+    monkeypatch.setitem(sys.modules, "flashbdev", flash)
+    monkeypatch.setattr(mod.os, "chdir", lambda p: v.calls.append(("chdir", p)), raising=False)
+    st = mod.Storage()
+    assert len(v.made) == 1 and v.made[0]["readsize"] == 16 and v.made[0]["progsize"] == 16, v.made
+    fs = v.calls[1][1]
+    assert fs.bdev is flash.bdev
+    assert v.calls == [("umount", "/"), ("mount", fs, "/"), ("chdir", "/")] and st.root == "/"
+    esp = v.made[0]
+    # the simulator: its image mounted with exactly those parameters
+    v.made.clear()
+    s = sim.Storage(image=str(tmp_path / "flash.img"), mount="/flash")
+    assert s.root == "/flash" and v.made == [esp], v.made
+    s.bdev.close()
+    # no vfs partition (flashbdev.bdev is None): the boot's state left alone
+    v.calls.clear()
+    flash.bdev = None
+    mod.Storage()
+    assert v.calls == []

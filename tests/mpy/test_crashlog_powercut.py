@@ -90,7 +90,10 @@ def test_power_cut_at_every_write_of_the_crash_log():
         F.umount("/clflash")
         dev.close()
     print("crash log power-cut points:", points[0], "outcomes:", seen)
-    # littlefs commits the rename in one block program: a cut (whole or torn) before it
-    # leaves the old log, and the next write is already the next add's
-    assert seen.get("before") == 2 * points[0]
+    # every cut (whole or torn) leaves the old log or the new one, nothing else (``_check``);
+    # mostly the old: littlefs commits the rename last. With the board's 16-byte programs
+    # (hal.littlefs) a few cuts fall after that commit but before add() returned (5 of 155,
+    # measured): the new log, as after that add
+    assert seen.get("before", 0) + seen.get("after", 0) == 2 * points[0], seen
+    assert seen.get("before", 0) > seen.get("after", 0), seen
     assert all(during[1:_ADDS]), list(during)  # cuts fell inside every add, the wrapping ones too

@@ -13,6 +13,8 @@ import os
 
 import vfs
 
+import hal
+
 BS = 4096
 _FF = b"\xff" * 256
 
@@ -89,7 +91,7 @@ def apply_torn(dev, op, block, off, data):
 
 
 def mount(dev, point):
-    fs = vfs.VfsLfs2(dev)
+    fs = hal.littlefs(dev)  # the board's parameters: the power cuts hit what the board writes
     vfs.mount(fs, point)
     return fs
 
@@ -104,7 +106,7 @@ def umount(point):
 def fresh(path, nblocks, point):
     """A new formatted and mounted device."""
     dev = FlashDev(path, nblocks)
-    vfs.VfsLfs2.mkfs(dev)
+    hal.littlefs(dev, True)
     mount(dev, point)
     return dev
 
