@@ -236,6 +236,7 @@ def test_the_bus_heap_probe_sends_the_most_held_when_it_grows():
 def _open_cost(fs, point, path):
     """The heap one open file takes on ``fs`` (mounted at ``point`` for the measure)."""
     import gc
+
     import vfs
 
     vfs.mount(fs, point)

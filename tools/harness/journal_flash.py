@@ -11,9 +11,8 @@ uses it to snapshot the image at that exact instant (before the write, after it,
 
 import os
 
-import vfs
-
 import hal
+import vfs
 
 BS = 4096
 _FF = b"\xff" * 256
