@@ -2,6 +2,8 @@
 latch before read, CE low while clocking, buffer filled in place, IRQ press counting."""
 
 import importlib
+import importlib.util
+import pathlib
 import sys
 import time
 import types
@@ -330,6 +332,9 @@ def test_light_sleep_between_idle_scans(esp32):
     assert esp32.cell.sleeps == [100]
 
 
+_HARNESS = str(pathlib.Path(__file__).resolve().parents[2] / "tools" / "harness" / "journal_flash.py")
+
+
 class _LfsVfs(types.ModuleType):
     """``vfs`` as the two backends' storage uses it: ``VfsLfs2(bdev, **params)`` (and its
     ``mkfs``) recorded with their parameters, ``mount``/``umount`` recorded in order."""
@@ -383,6 +388,13 @@ def test_both_backends_mount_the_journals_littlefs_with_the_same_small_caches(es
     s = sim.Storage(image=str(tmp_path / "flash.img"), mount="/flash")
     assert s.root == "/flash" and v.made == [esp], v.made
     s.bdev.close()
+    # the power-cut tests' and the journal bench's flash (tools/harness): the same again
+    harness = importlib.util.spec_from_file_location("journal_flash", _HARNESS)
+    jf = importlib.util.module_from_spec(harness)
+    harness.loader.exec_module(jf)
+    v.made.clear()
+    jf.fresh(str(tmp_path / "h.img"), 4, "/h").close()
+    assert v.made == [esp, esp], v.made
     # no vfs partition (flashbdev.bdev is None): the boot's state left alone
     v.calls.clear()
     flash.bdev = None
