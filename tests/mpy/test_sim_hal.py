@@ -267,11 +267,22 @@ def test_storage_open_file_is_smaller_than_with_micropythons_defaults():
     vfs.mount(vfs.VfsLfs2(dev), "/simhal")  # pyright: ignore[reportArgumentType]
     with open("/simhal/m.bin", "wb") as f:
         f.write(b"match" * 100)
+    with open("/simhal/name", "wb") as f:  # 100 bytes: inline in its directory with 128-byte caches
+        f.write(b"n" * 100)
     vfs.umount("/simhal")
     big, data = _open_cost(vfs.VfsLfs2(dev), "/simhal", "/m.bin")  # pyright: ignore[reportArgumentType]
     assert data == b"match" * 100
     small, data = _open_cost(hal.littlefs(dev), "/simhal", "/m.bin")  # pyright: ignore[reportArgumentType]
     assert data == b"match" * 100
     assert big - small >= 64, (big, small)
+    # the inline file, larger than the new cache: read whole, then grown and read again
+    _cost, data = _open_cost(hal.littlefs(dev), "/simhal", "/name")  # pyright: ignore[reportArgumentType]
+    assert data == b"n" * 100
+    vfs.mount(hal.littlefs(dev), "/simhal")  # pyright: ignore[reportArgumentType]
+    with open("/simhal/name", "ab") as f:
+        f.write(b"m" * 10)
+    vfs.umount("/simhal")
+    _cost, data = _open_cost(vfs.VfsLfs2(dev), "/simhal", "/name")  # pyright: ignore[reportArgumentType]
+    assert data == b"n" * 100 + b"m" * 10
     dev.close()
     _rm(IMG)
