@@ -164,10 +164,27 @@ class Recorder:
         if rare:
             release()  # a new match's file is made, a game compacted: until next time
 
+    def spare(self):
+        """Give the reserve back to the heap for a reader that met a MemoryError (the link's
+        fetch of a finished match: littlefs's file object in one piece, in a heap left in
+        short runs by the match), but only while no match is being stored: in a match the
+        reserve is the journal's. True when given; the next store takes it again first."""
+        j = self.journal
+        if self._reserve is None or j is None or j.active is not None:
+            return False
+        self._reserve = None
+        gc.collect()
+        return True
+
     def store(self, k, f):
         """Store one action; a MemoryError is met with the reserve (see ``__init__``), and when
         even that is gone it is a storage error like a full flash: the game goes on, the view
         shows it, and the journal stays a prefix of the match (nothing out of order)."""
+        if self._reserve is None:  # given to a reader between matches (``spare``)
+            try:
+                self._reserve = bytearray(_RESERVE)
+            except MemoryError:
+                pass
         try:
             self._store(k, f)
         except MemoryError:

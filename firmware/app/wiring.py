@@ -92,6 +92,7 @@ class Wiring:
 
             bid = getattr(hw, "board_id", None)  # hal.Hardware: 8 bytes, or None
             store = JournalStore(self.recorder.journal, hw.storage.root, bid() if bid else None)
+            store.spare = self.recorder.spare  # the journal's reserve, for a fetch between matches
             seed = self.contribute
             board = Board(
                 store,

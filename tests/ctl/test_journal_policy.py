@@ -26,6 +26,7 @@ class _Journal:
     def __init__(self):
         self.stored = []
         self.fail = 0
+        self.active = None
 
     def _w(self, item):
         if self.fail:
@@ -91,8 +92,7 @@ def test_watchers_see_every_action_even_the_unstored_ones():
     rec, errors, logs = _recorder()
     seen = []
     rec.watchers.append(lambda k, f: seen.append(k))
-    rec._reserve = None  # no reserve left
-    rec.journal.fail = 1
+    rec.journal.fail = 2  # the reserve given back too
     _feed(rec, MS, ROLL, PLAY)
     assert errors[0] == ERR_NOMEM and seen == [R.MATCH_START, R.ROLL, R.PLAY]
 
@@ -106,3 +106,19 @@ def test_a_throw_of_a_match_with_another_board_is_stored_at_once():
     assert rec.journal.stored == [(R.MATCH_START, b"M" * 8), ROLL] and rec.pending_roll is None
     _feed(rec, PLAY)
     assert rec.journal.stored[1:] == [ROLL, PLAY]
+
+
+def test_a_reserve_given_to_a_reader_between_matches_is_taken_again_before_the_next_store():
+    """``spare``: the link's fetch of a finished match may have the reserve (a file object in
+    one piece); the next match's first store takes it back first, so a MemoryError there is
+    still met with it. Mid-match it is never given."""
+    rec, errors, logs = _recorder()
+    rec.journal.active = b"M" * 8  # a match being stored
+    assert rec.spare() is False and rec._reserve is not None
+    rec.journal.active = None  # between matches
+    assert rec.spare() is True and rec._reserve is None
+    assert rec.spare() is False  # nothing left to give
+    rec.journal.fail = 1
+    _feed(rec, MS)
+    assert rec.journal.stored == [(R.MATCH_START, b"M" * 8)] and "journal: stored from the reserve" in logs
+    assert ERR_NOMEM not in errors and rec._reserve is not None

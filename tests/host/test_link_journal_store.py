@@ -132,3 +132,41 @@ def test_the_factory_name_tells_two_boards_apart(tmp_path):
         store.set_name("Salon")
         assert JournalStore(j, str(root), board_id=bid).get_name() == "Salon"
     assert names == ["Gammon abcd", "Gammon 2e2f"]
+
+
+def test_a_read_in_a_fragmented_heap_gets_the_journals_reserve_between_matches(tmp_path, monkeypatch):
+    """After a long match the heap may hold no run for littlefs's file object though
+    kilobytes are free: the store's read meets a MemoryError, asks the device's ``spare``
+    (the journal's reserve, ``app.journal_policy.Recorder``) and reads once more. Without a
+    reserve to give (mid-match, or already given) the MemoryError goes to the session, which
+    answers "busy"."""
+    import pytest
+    from app.journal_policy import Recorder
+
+    j, mid = _journal(tmp_path, finish=True)
+    rec = Recorder(None, print, print)
+    rec.journal = j
+    rec._reserve = bytearray(1024)
+    store = JournalStore(j, str(tmp_path))
+    store.spare = rec.spare
+    real = j.read_match
+    want = real(mid, 0, 64)
+    fails = [1]
+
+    def read(*a):
+        if fails[0]:
+            fails[0] -= 1
+            raise MemoryError("memory allocation failed, allocating 208 bytes")
+        return real(*a)
+
+    monkeypatch.setattr(j, "read_match", read)
+    assert store.read_match(mid, 0, 64) == want and rec._reserve is None
+    fails[0] = 1
+    with pytest.raises(MemoryError):  # nothing left to give
+        store.read_match(mid, 0, 64)
+    rec._reserve = bytearray(1024)
+    j.active = mid  # a match being stored: the reserve stays the journal's
+    fails[0] = 1
+    with pytest.raises(MemoryError):
+        store.read_match(mid, 0, 64)
+    assert rec._reserve is not None

@@ -44,7 +44,11 @@ def _write_atomic(path, data):
 
 
 class JournalStore:
-    """The link's ``Store`` over a ``Journal`` (see ``bg.link.store.Store`` for the contract)."""
+    """The link's ``Store`` over a ``Journal`` (see ``bg.link.store.Store`` for the contract).
+    ``spare``: None, or a callable giving the heap back a reserve the device keeps (True when
+    it did; ``app.journal_policy.Recorder.spare``), asked when a read meets a MemoryError."""
+
+    spare = None  # (read from the class until the device sets it: no slot in the store's dict)
 
     def __init__(self, journal, root, board_id=None, urandom=None):
         self.j = journal
@@ -102,7 +106,16 @@ class JournalStore:
 
     def read_match(self, match_id, offset, n):
         try:
-            return self.j.read_match(match_id, offset, n)
+            try:
+                return self.j.read_match(match_id, offset, n)
+            except MemoryError:
+                # After a long match the heap is kilobytes free in short runs, and littlefs's
+                # file object wants one (208 B): what the device keeps in reserve is given
+                # back if it can be (``spare``: between matches) and the read tried once more
+                s = self.spare
+                if s is None or not s():
+                    raise
+                return self.j.read_match(match_id, offset, n)
         except ValueError:
             raise KeyError(match_id) from None
 
